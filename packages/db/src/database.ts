@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { type RunningPostgres, startEmbeddedPostgres, startThrowawayPostgres } from './embedded.ts';
+import { migrate } from './migrate.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** Default data folder of the embedded database (git-ignored). */
+export const DEFAULT_DATA_DIR = path.join(REPO_ROOT, '.guardtrace', 'pg');
+
+export interface Database {
+  url: string;
+  /** Where the database came from, for start-up logs. */
+  source: 'DATABASE_URL' | 'embedded';
+  close(): Promise<void>;
+}
+
+/**
+ * The app's database: `databaseUrl` when given (from DATABASE_URL), else an embedded
+ * Postgres in `dataDir` (started, or reused when already running). Migrations are applied.
+ */
+export async function ensureDatabase(opts: {
+  databaseUrl?: string;
+  dataDir?: string;
+  migrate?: boolean;
+  log?: (line: string) => void;
+}): Promise<Database> {
+  let db: Database;
+  if (opts.databaseUrl) {
+    db = { url: opts.databaseUrl, source: 'DATABASE_URL', close: async () => {} };
+  } else {
+    const pgServer = await startEmbeddedPostgres({ dataDir: opts.dataDir ?? DEFAULT_DATA_DIR });
+    const url = await ensureDbExists(pgServer.url, 'guardtrace');
+    opts.log?.(
+      pgServer.owned
+        ? `started embedded Postgres on port ${pgServer.port} (${opts.dataDir ?? DEFAULT_DATA_DIR})`
+        : `reusing embedded Postgres already running on port ${pgServer.port}`,
+    );
+    db = { url, source: 'embedded', close: () => pgServer.stop() };
+  }
+  if (opts.migrate !== false) await migrate(db.url, { log: opts.log });
+  return db;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function ensureDbExists(serverUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+  return withDatabase(serverUrl, name);
+}
+
+export interface TestDatabase {
+  url: string;
+  /** The server's maintenance URL (for tests that stop or inspect the server). */
+  server?: RunningPostgres;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one test file: a new database inside DATABASE_URL's
+ * server when set, else a throwaway embedded Postgres. Dropped/deleted on close().
+ */
+export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const external = process.env.DATABASE_URL;
+  let result: TestDatabase;
+  if (external) {
+    const name = `guardtrace_test_${randomBytes(6).toString('hex')}`;
+    const url = await ensureDbExists(external, name);
+    result = {
+      url,
+      close: async () => {
+        const c = new pg.Client({ connectionString: external });
+        c.on('error', () => {});
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).catch(() => {});
+        await c.end().catch(() => {});
+      },
+    };
+  } else {
+    const server = await startThrowawayPostgres();
+    const url = await ensureDbExists(server.url, 'guardtrace');
+    result = { url, server, close: () => server.stop() };
+  }
+  if (opts.migrate !== false) await migrate(result.url);
+  return result;
+}

