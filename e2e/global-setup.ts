@@ -1,0 +1,24 @@
+import path from 'node:path';
+import { freePort } from '@guardtrace/db/server';
+import { fileOutput, ROOT, startSystem } from '../scripts/system.ts';
+
+/** Starts the whole system on free ports with a throwaway database and the demo agent's sessions. */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const logFile = path.join(ROOT, 'e2e/test-results/system.log');
+  const system = await startSystem({
+    throwaway: true,
+    collectorPort: await freePort(),
+    webPort: await freePort(),
+    demo: 'always',
+    build: false,
+    log: fileOutput(logFile).bind(null, 'start'),
+    childOutput: fileOutput(logFile),
+  });
+  process.env.GUARDTRACE_WEB_URL = system.webUrl;
+  process.env.GUARDTRACE_COLLECTOR_URL = system.collectorUrl;
+  process.env.GUARDTRACE_DATABASE_URL = system.databaseUrl;
+  process.env.GUARDTRACE_PROJECT_ID = system.projectId;
+  process.env.GUARDTRACE_API_KEY = system.createdApiKey ?? '';
+  process.env.GUARDTRACE_DEMO_SESSIONS = String(system.demoSessions);
+  return () => system.stop();
+}

@@ -1,0 +1,46 @@
+import { expect, test } from '@playwright/test';
+
+test('the demo agent\'s sessions appear in the sessions list', async ({ page }) => {
+  const expected = Number(process.env.GUARDTRACE_DEMO_SESSIONS);
+  expect(expected).toBeGreaterThanOrEqual(6);
+  await page.goto('/');
+  await expect(page).toHaveURL(/\/sessions/);
+  await expect(page.getByTestId('session-row')).toHaveCount(expected);
+  // Clean and failing sessions are both there, with their outcomes.
+  await expect(page.getByTestId('session-row').filter({ hasText: /escalated/i }).first()).toBeVisible();
+  await expect(page.getByTestId('session-row').filter({ hasText: /success/i }).first()).toBeVisible();
+});
+
+test('a session opens and shows each tool call with its attempts and guard results', async ({ page }) => {
+  await page.goto('/sessions');
+  const row = page.getByTestId('session-row').filter({ hasText: /escalated/i }).first();
+  await row.getByRole('link').first().click();
+  await expect(page).toHaveURL(/\/sessions\/[^/?]+/);
+  await expect(page.getByTestId('tool-call').first()).toBeVisible();
+  const attempts = page.getByTestId('attempt');
+  expect(await attempts.count()).toBeGreaterThanOrEqual(2);
+  await expect(page.getByTestId('guard-check').first()).toBeVisible();
+  await expect(page.getByTestId('failure-class').first()).toBeVisible();
+});
+
+test('a hallucinated tool name is shown as unknown_tool with the valid names fed back', async ({ page }) => {
+  await page.goto('/sessions?failureClass=unknown_tool');
+  const rows = page.getByTestId('session-row');
+  await expect(rows.first()).toBeVisible();
+  await rows.first().getByRole('link').first().click();
+  const badge = page.getByTestId('failure-class').filter({ hasText: 'unknown_tool' }).first();
+  await expect(badge).toBeVisible();
+  // The feedback the model saw lists the tools that do exist.
+  await expect(page.getByTestId('attempt').filter({ hasText: 'unknown_tool' }).first()).toContainText(/valid|available/i);
+});
+
+test('the non-idempotent charge that timed out is failed and reconciled, never retried', async ({ page }) => {
+  await page.goto('/sessions?failureClass=uncertain_side_effect');
+  const rows = page.getByTestId('session-row');
+  await expect(rows.first()).toBeVisible();
+  await rows.first().getByRole('link').first().click();
+  const call = page.getByTestId('tool-call').filter({ hasText: 'charge_card' }).first();
+  await expect(call).toBeVisible();
+  await expect(call.getByTestId('attempt')).toHaveCount(1);
+  await expect(call).toContainText('fail_reconcile');
+});

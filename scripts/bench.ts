@@ -1,0 +1,80 @@
+/**
+ * `pnpm bench`: runs every package's benchmark (its `bench` script), each of which writes
+ * `bench/results.json`, and merges them into docs/benchmarks.md. Benchmarks never run in tests.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './system.ts';
+
+interface Row {
+  benchmark: string;
+  metric: string;
+  value: string;
+  target: string;
+  pass: boolean;
+}
+interface Results {
+  rows: Row[];
+  machine?: string;
+  date?: string;
+  method?: string;
+}
+
+const PACKAGES = [
+  { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
+  { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
+];
+const only = process.argv.slice(2);
+
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.platform()} ${os.release()}, Node ${process.version}`;
+const sections: string[] = [];
+let failed = false;
+
+for (const pkg of PACKAGES) {
+  if (only.length && !only.some((o) => pkg.name.includes(o))) continue;
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, pkg.dir, 'package.json'), 'utf8'));
+  const resultsFile = path.join(ROOT, pkg.dir, 'bench/results.json');
+  let results: Results = { rows: [] };
+  let note = '';
+  if (!manifest.scripts?.bench || !existsSync(path.join(ROOT, pkg.dir, 'bench'))) {
+    note = 'No benchmark yet.';
+  } else {
+    console.log(`\n== ${pkg.name} bench ==`);
+    const r = spawnSync('pnpm', ['--filter', pkg.name, 'run', 'bench'], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) {
+      failed = true;
+      note = `The benchmark failed (exit ${r.status}).`;
+    } else if (existsSync(resultsFile)) {
+      results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
+    } else {
+      note = 'The benchmark wrote no bench/results.json.';
+    }
+  }
+  const lines = [`## ${pkg.title}`, ''];
+  if (results.method) lines.push(`Method: ${results.method}`, '');
+  if (results.date) lines.push(`Run: ${results.date}${results.machine ? ` on ${results.machine}` : ''}`, '');
+  lines.push('| benchmark | metric | value | target | met |', '| --- | --- | --- | --- | --- |');
+  for (const row of results.rows) {
+    lines.push(`| ${row.benchmark} | ${row.metric} | ${row.value} | ${row.target} | ${row.pass ? 'yes' : 'no'} |`);
+  }
+  if (!results.rows.length) lines.push('| — | — | — | — | — |');
+  if (note) lines.push('', note);
+  sections.push(lines.join('\n'));
+}
+
+const doc = [
+  '# Benchmarks',
+  '',
+  'Written by `pnpm bench` (scripts/bench.ts); do not edit by hand. Each package\'s `bench` script',
+  'measures its own numbers and compares side by side in one run (ratios), because these machines are',
+  'noisy. Benchmarks never run inside the test suite.',
+  '',
+  `Machine: ${machine}. Date: ${new Date().toISOString()}.`,
+  '',
+  ...sections.flatMap((s) => [s, '']),
+].join('\n');
+writeFileSync(path.join(ROOT, 'docs/benchmarks.md'), doc);
+console.log('\nwrote docs/benchmarks.md');
+process.exit(failed ? 1 : 0);

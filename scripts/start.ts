@@ -1,0 +1,54 @@
+/** `pnpm start`: the whole product on the embedded database (or DATABASE_URL), with demo data. */
+import { startSystem } from './system.ts';
+
+const env = process.env;
+const port = (name: string, def: number): number => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0 || n > 65535) {
+    console.error(`${name} must be a port number (1-65535), got "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+};
+const demo = env.GUARDTRACE_DEMO ?? 'auto';
+if (demo !== 'auto' && demo !== 'always' && demo !== 'never') {
+  console.error(`GUARDTRACE_DEMO must be auto, always or never, got "${demo}"`);
+  process.exit(2);
+}
+
+const system = await startSystem({
+  databaseUrl: env.DATABASE_URL || undefined,
+  dataDir: env.GUARDTRACE_DATA_DIR || undefined,
+  // 4318 is the OTLP/HTTP port every OpenTelemetry exporter defaults to.
+  collectorPort: port('GUARDTRACE_COLLECTOR_PORT', 4318),
+  webPort: port('GUARDTRACE_WEB_PORT', 3000),
+  demo,
+  build: true,
+});
+
+const lines = [
+  '',
+  'Guardtrace is running.',
+  `  Web app:        ${system.webUrl}/sessions`,
+  `  OTLP endpoint:  ${system.collectorUrl}/v1/traces`,
+];
+if (system.createdApiKey) {
+  lines.push(`  API key:        ${system.createdApiKey}`);
+  lines.push('                  (shown once: it is stored hashed; send it as "Authorization: Bearer <key>")');
+}
+if (system.demoSessions) lines.push(`  Demo agent:     ${system.demoSessions} sessions recorded`);
+lines.push('Press Ctrl-C to stop.', '');
+console.log(lines.join('\n'));
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nstopping...');
+  await system.stop();
+  process.exit(0);
+};
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);

@@ -1,0 +1,193 @@
+/**
+ * Starts the whole Guardtrace system: database (DATABASE_URL or embedded), migrations,
+ * default project and key, collector, web app, and optionally the demo agent. Used by
+ * `pnpm start` (fixed ports) and by the end-to-end tests (free ports, throwaway database).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApiKey, createPrisma, createProject, type PrismaClient } from '@guardtrace/db';
+import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/server';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TSX_CLI = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+const NEXT_CLI = path.join(ROOT, 'apps/web/node_modules/next/dist/bin/next');
+
+export interface SystemOptions {
+  /** Use this database instead of DATABASE_URL / the embedded default. */
+  databaseUrl?: string;
+  /** Start a throwaway database (tests). */
+  throwaway?: boolean;
+  dataDir?: string;
+  collectorPort: number;
+  webPort: number;
+  host?: string;
+  /** Run the demo agent: always, never, or only when the project has no sessions yet. */
+  demo: 'always' | 'never' | 'auto';
+  /** Build the web app first (turbo caches it). */
+  build?: boolean;
+  log?: (line: string) => void;
+  /** Where the children's output goes (default: this process' stdout, prefixed). */
+  childOutput?: (name: string, line: string) => void;
+}
+
+export interface RunningSystem {
+  databaseUrl: string;
+  projectId: string;
+  /** Set only when this start created the default key (shown once). */
+  createdApiKey?: string;
+  collectorUrl: string;
+  webUrl: string;
+  demoSessions: number;
+  stop(): Promise<void>;
+}
+
+function startChild(
+  name: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; output: (name: string, line: string) => void },
+): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) {
+    let buf = '';
+    stream?.setEncoding('utf8');
+    stream?.on('data', (chunk: string) => {
+      buf += chunk;
+      const lines = buf.split('\n');
+      buf = lines.pop() ?? '';
+      for (const l of lines) opts.output(name, l);
+    });
+  }
+  return child;
+}
+
+async function waitFor(url: string, child: ChildProcess, name: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited: number | null = null;
+  child.once('exit', (code) => {
+    exited = code ?? -1;
+  });
+  while (Date.now() < deadline) {
+    if (exited !== null) throw new Error(`${name} exited with code ${exited} before it was ready (${url})`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${name} was not ready at ${url} within ${timeoutMs / 1000} s`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const done = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await done;
+  clearTimeout(timer);
+}
+
+async function defaultProject(prisma: PrismaClient): Promise<{ id: string; createdKey?: string }> {
+  const existing = await prisma.project.findFirst({ orderBy: { createdAt: 'asc' } });
+  if (existing) return { id: existing.id };
+  const project = await createProject(prisma, 'Default project');
+  const key = await createApiKey(prisma, project.id, 'default');
+  return { id: project.id, createdKey: key.key };
+}
+
+/** Runs the SDK's demo agent against the collector with a short-lived key, revoked afterwards. */
+async function runDemoAgent(prisma: PrismaClient, projectId: string, collectorUrl: string): Promise<number> {
+  const key = await createApiKey(prisma, projectId, `demo-agent ${new Date().toISOString()}`);
+  try {
+    const { runDemo } = await import('@guardtrace/sdk/examples/demo-agent');
+    const result = await runDemo({ endpoint: collectorUrl, apiKey: key.key, serviceName: 'guardtrace-demo' });
+    return result.sessions;
+  } finally {
+    await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+  }
+}
+
+export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
+  const log = opts.log ?? ((l: string) => console.log(`[guardtrace] ${l}`));
+  const output = opts.childOutput ?? ((name: string, line: string) => console.log(`[${name}] ${line}`));
+  const host = opts.host ?? '127.0.0.1';
+  const children: ChildProcess[] = [];
+  const killAll = () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  };
+  process.on('exit', killAll);
+
+  let db: Database | { url: string; close(): Promise<void> };
+  if (opts.throwaway) db = await createTestDatabase();
+  else db = await ensureDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, log });
+  const prisma = createPrisma(db.url, { max: 2 });
+
+  const stop = async () => {
+    process.off('exit', killAll);
+    await Promise.all(children.map(stopChild));
+    await prisma.$disconnect().catch(() => {});
+    await db.close();
+  };
+
+  try {
+    const project = await defaultProject(prisma);
+    if (opts.build) {
+      log('building the web app (cached after the first time)...');
+      const status = await new Promise<number>((resolve) => {
+        const b = spawn(path.join(ROOT, 'node_modules/.bin/turbo'), ['run', 'build', '--filter=@guardtrace/web', '--output-logs=errors-only'], {
+          cwd: ROOT,
+          stdio: 'inherit',
+          env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', TURBO_TELEMETRY_DISABLED: '1' },
+        });
+        b.on('exit', (code) => resolve(code ?? 1));
+      });
+      if (status !== 0) throw new Error(`web app build failed (exit ${status})`);
+    }
+    const baseEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1' };
+    const collectorUrl = `http://${host}:${opts.collectorPort}`;
+    const webUrl = `http://${host}:${opts.webPort}`;
+    const collector = startChild('collector', [TSX_CLI, 'src/main.ts'], {
+      cwd: path.join(ROOT, 'apps/collector'),
+      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host },
+      output,
+    });
+    children.push(collector);
+    const web = startChild('web', [NEXT_CLI, 'start', '-p', String(opts.webPort), '-H', host], {
+      cwd: path.join(ROOT, 'apps/web'),
+      env: { ...baseEnv, PORT: String(opts.webPort) },
+      output,
+    });
+    children.push(web);
+    await waitFor(`${collectorUrl}/readyz`, collector, 'collector', 60_000);
+    await waitFor(`${webUrl}/sessions`, web, 'web app', 120_000);
+
+    let demoSessions = 0;
+    const sessionCount = await prisma.session.count({ where: { projectId: project.id } });
+    if (opts.demo === 'always' || (opts.demo === 'auto' && sessionCount === 0)) {
+      log('running the demo agent...');
+      demoSessions = await runDemoAgent(prisma, project.id, collectorUrl);
+    }
+    return {
+      databaseUrl: db.url,
+      projectId: project.id,
+      createdApiKey: project.createdKey,
+      collectorUrl,
+      webUrl,
+      demoSessions,
+      stop,
+    };
+  } catch (err) {
+    await stop().catch(() => {});
+    throw err;
+  }
+}
+
+/** Write a child's output to a log file (tests keep the console quiet). */
+export function fileOutput(file: string): (name: string, line: string) => void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const stream = fs.createWriteStream(file, { flags: 'a' });
+  return (name, line) => stream.write(`[${name}] ${line}\n`);
+}
