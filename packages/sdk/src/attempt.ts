@@ -1,0 +1,296 @@
+import type { Span } from '@opentelemetry/api';
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_GUARDRAIL_NAME,
+  ATTR_GEN_AI_GUARDRAIL_REASON,
+  ATTR_GEN_AI_GUARDRAIL_VERDICT,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GUARDTRACE_CIRCUIT_STATE,
+  ATTR_GUARDTRACE_DECISION,
+  ATTR_GUARDTRACE_FAILURE_CLASS,
+  ATTR_GUARDTRACE_GUARD_CANDIDATES,
+  ATTR_GUARDTRACE_GUARD_DURATION_US,
+  ATTR_GUARDTRACE_GUARD_STAGE,
+  type FailureClass,
+  type GuardStage,
+  OP_APPLY_GUARDRAIL,
+} from '@guardtrace/semconv';
+import { classifyError } from './classify.ts';
+import { ToolTimeout } from './errors.ts';
+import { canonicalJson, idempotencyKey } from './idempotency.ts';
+import type { RegisteredTool, Runtime } from './runtime.ts';
+import { sanitizeFeedback } from './sanitize.ts';
+import { checkSchema } from './schema-guard.ts';
+import type { Guard, GuardContext, GuardOutcome, GuardRecord, ReconcileResult } from './types.ts';
+import { rankNames, unknownToolFeedback } from './unknown-tool.ts';
+
+/** A guard span whose decision is set once the policy has decided, then ended at the guard's own end time. */
+export interface PendingGuardSpan {
+  span: Span;
+  endTime: number;
+}
+
+export interface AttemptRun {
+  ok: boolean;
+  value?: unknown;
+  deduplicated?: boolean;
+  failureClass?: FailureClass;
+  feedback?: string;
+  errorType?: string;
+  retryAfterMs?: number;
+  candidates?: string[];
+  /** Where the attempt stopped: before execution (rejected), during or after it (failed). */
+  stage?: 'pre' | 'execution' | 'post';
+  /** Canonical JSON of the validated arguments (raw text when validation failed). */
+  canonicalArgs: string;
+  idempotencyKey?: string;
+  guards: GuardRecord[];
+  failingGuard?: PendingGuardSpan;
+  reconciliation?: ReconcileResult;
+}
+
+export interface AttemptInput {
+  rt: Runtime;
+  tool: RegisteredTool | undefined;
+  toolName: string;
+  rawArgs: unknown;
+  attemptSpan: Span;
+  sessionId: string;
+  callId: string;
+  intentId: string | undefined;
+  attempt: number;
+}
+
+const nowMs = (): number => performance.timeOrigin + performance.now();
+
+/** Runs one guard (or a built-in check) inside its own `apply_guardrail` span. */
+export async function runGuardSpan(
+  inp: Pick<AttemptInput, 'rt' | 'attemptSpan' | 'sessionId'>,
+  name: string,
+  stage: GuardStage,
+  fn: () => GuardOutcome | Promise<GuardOutcome>,
+  defaultClass: FailureClass,
+): Promise<{ outcome: GuardOutcome; record: GuardRecord; pending?: PendingGuardSpan; failureClass?: FailureClass }> {
+  const { rt } = inp;
+  const span = rt.telemetry.start(`${OP_APPLY_GUARDRAIL} ${name}`, {
+    [ATTR_GEN_AI_OPERATION_NAME]: OP_APPLY_GUARDRAIL,
+    [ATTR_GEN_AI_CONVERSATION_ID]: inp.sessionId,
+    [ATTR_GEN_AI_GUARDRAIL_NAME]: name,
+    [ATTR_GUARDTRACE_GUARD_STAGE]: stage,
+  }, inp.attemptSpan);
+  const t0 = performance.now();
+  let outcome: GuardOutcome;
+  try {
+    outcome = await fn();
+  } catch (err) {
+    const c = classifyError(err, {});
+    outcome = { pass: false, reason: `Guard ${name} threw: ${c.message}`, failureClass: 'guard_violation' };
+  }
+  const durationUs = Math.max(0, Math.round((performance.now() - t0) * 1000));
+  const record: GuardRecord = { name, stage, verdict: outcome.pass ? 'pass' : 'fail', durationUs };
+  const attrs: Record<string, string | number | string[] | undefined> = {
+    [ATTR_GEN_AI_GUARDRAIL_VERDICT]: record.verdict,
+    [ATTR_GUARDTRACE_GUARD_DURATION_US]: durationUs,
+  };
+  if (outcome.pass) {
+    rt.telemetry.set(span, attrs);
+    rt.telemetry.end(span);
+    return { outcome, record };
+  }
+  const failureClass = outcome.failureClass ?? defaultClass;
+  record.reason = sanitizeFeedback(outcome.reason, rt.sanitize);
+  if (outcome.candidates) record.candidates = outcome.candidates;
+  rt.telemetry.set(span, {
+    ...attrs,
+    [ATTR_GEN_AI_GUARDRAIL_REASON]: record.reason,
+    [ATTR_GUARDTRACE_FAILURE_CLASS]: failureClass,
+    [ATTR_ERROR_TYPE]: failureClass,
+    [ATTR_GUARDTRACE_GUARD_CANDIDATES]: outcome.candidates,
+  });
+  return { outcome, record, pending: { span, endTime: nowMs() }, failureClass };
+}
+
+/** Sets the decision on a failed guard's span and ends it. */
+export function closeGuardSpan(rt: Runtime, pending: PendingGuardSpan | undefined, decision: string): void {
+  if (!pending) return;
+  rt.telemetry.set(pending.span, { [ATTR_GUARDTRACE_DECISION]: decision });
+  rt.telemetry.end(pending.span, { endTime: pending.endTime, error: 'guard failed' });
+}
+
+function fail(run: AttemptRun, g: Awaited<ReturnType<typeof runGuardSpan>>, stage: AttemptRun['stage']): AttemptRun {
+  const o = g.outcome as Extract<GuardOutcome, { pass: false }>;
+  run.ok = false;
+  run.failureClass = g.failureClass ?? 'guard_violation';
+  run.feedback = o.feedback ?? o.reason;
+  run.errorType = run.failureClass;
+  run.stage = stage;
+  run.failingGuard = g.pending;
+  if (o.candidates) run.candidates = o.candidates;
+  return run;
+}
+
+async function withTimeout<T>(ms: number | undefined, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
+  const ac = new AbortController();
+  if (ms === undefined) return fn(ac.signal);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new ToolTimeout(ms);
+      ac.abort(err);
+      reject(err);
+    }, ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(() => fn(ac.signal)), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One attempt: circuit breaker, schema, idempotency store, logical guards, execution, post-execution gates. */
+export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
+  const { rt, tool, toolName, rawArgs } = inp;
+  const run: AttemptRun = { ok: false, canonicalArgs: typeof rawArgs === 'string' ? rawArgs : canonicalJson(rawArgs), guards: [] };
+  const push = (g: { record: GuardRecord }) => run.guards.push(g.record);
+
+  if (!tool) {
+    const ranked = rankNames(toolName, [...rt.tools.keys()]);
+    const g = await runGuardSpan(inp, 'tool_exists', 'schema', () => ({
+      pass: false,
+      reason: `Unknown tool "${toolName}"`,
+      feedback: unknownToolFeedback(toolName, ranked),
+      failureClass: 'unknown_tool',
+      candidates: ranked,
+    }), 'unknown_tool');
+    push(g);
+    return fail(run, g, 'pre');
+  }
+
+  const circuit = rt.breakers.state(tool.name, rt.clock.now());
+  rt.telemetry.set(inp.attemptSpan, { [ATTR_GUARDTRACE_CIRCUIT_STATE]: circuit });
+  if (circuit === 'open') {
+    const g = await runGuardSpan(inp, 'circuit_breaker', 'logical', () => ({
+      pass: false,
+      reason: `Circuit open for ${tool.name} after repeated failures`,
+      feedback: `TOOL CALL REJECTED: ${tool.name} is failing repeatedly and is paused.${tool.fallbackTool ? ` Use ${tool.fallbackTool} instead.` : ' Choose another step.'}`,
+      failureClass: 'budget_exhausted',
+    }), 'budget_exhausted');
+    push(g);
+    return fail(run, g, 'pre');
+  }
+
+  let args: unknown;
+  const schema = await runGuardSpan(inp, 'schema', 'schema', () => {
+    const r = checkSchema(tool, rawArgs);
+    if (r.ok) {
+      args = r.data;
+      return { pass: true };
+    }
+    return { pass: false, reason: r.reason, feedback: r.feedback, failureClass: 'invalid_arguments' };
+  }, 'invalid_arguments');
+  push(schema);
+  if (!schema.outcome.pass) return fail(run, schema, 'pre');
+  run.canonicalArgs = canonicalJson(args);
+  const intent = inp.intentId ?? `session:${inp.sessionId}`;
+  const key = idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(args) : args, intent);
+  run.idempotencyKey = key;
+  const ctx: GuardContext = {
+    tool: tool.name,
+    sessionId: inp.sessionId,
+    callId: inp.callId,
+    attempt: inp.attempt,
+    idempotencyKey: key,
+    holder: `${inp.sessionId}/${inp.callId}`,
+  };
+
+  const sideEffect = !(tool.flags?.readOnly || tool.flags?.idempotent);
+  if (sideEffect) {
+    const entry = rt.idempotency.get(key);
+    if (entry?.status === 'done') {
+      const g = await runGuardSpan(inp, 'idempotency', 'logical', () => ({ pass: true }), 'guard_violation');
+      push(g);
+      run.ok = true;
+      run.value = entry.value;
+      run.deduplicated = true;
+      return run;
+    }
+    if (entry?.status === 'uncertain') {
+      let rec = { status: 'unknown', detail: 'no reconcile hook' } as ReconcileResult;
+      const g = await runGuardSpan(inp, 'idempotency', 'logical', async () => {
+        if (tool.reconcile) rec = await tool.reconcile(key, args);
+        if (rec.status === 'committed') return { pass: true };
+        if (rec.status === 'not_committed') return { pass: true };
+        return {
+          pass: false,
+          reason: `An earlier call with idempotency key ${key} has no confirmed outcome`,
+          feedback: `TOOL CALL REJECTED: an earlier ${tool.name} call for this intent may already have taken effect and is not reconciled. Do not repeat it; wait for reconciliation.`,
+          failureClass: 'uncertain_side_effect',
+        };
+      }, 'uncertain_side_effect');
+      push(g);
+      run.reconciliation = rec;
+      if (!g.outcome.pass) return fail(run, g, 'pre');
+      if (rec.status === 'committed') {
+        rt.idempotency.set(key, { status: 'done', value: rec.value });
+        run.ok = true;
+        run.value = rec.value;
+        run.deduplicated = true;
+        return run;
+      }
+      rt.idempotency.delete(key);
+    }
+  }
+
+  const releases: (() => void | Promise<void>)[] = [];
+  const post: { guard: Guard; prepared: unknown }[] = [];
+  try {
+    for (const guard of tool.guards ?? []) {
+      if (guard.stage === 'post_execution') continue;
+      const g = await runGuardSpan(inp, guard.name, 'logical', () => guard.check(args, ctx), 'guard_violation');
+      push(g);
+      if (g.outcome.pass && g.outcome.release) releases.push(g.outcome.release);
+      if (!g.outcome.pass) return fail(run, g, 'pre');
+    }
+    for (const guard of tool.guards ?? []) {
+      if (guard.stage !== 'post_execution') continue;
+      post.push({ guard, prepared: guard.prepare ? await guard.prepare(args, ctx) : undefined });
+    }
+
+    let value: unknown;
+    try {
+      value = await rt.telemetry.withSpan(inp.attemptSpan, () =>
+        withTimeout(tool.timeoutMs, (signal) =>
+          tool.execute(args, { idempotencyKey: key, attempt: inp.attempt, callId: inp.callId, sessionId: inp.sessionId, signal }),
+        ),
+      );
+    } catch (err) {
+      const c = classifyError(err, tool.flags);
+      run.failureClass = c.failureClass;
+      run.errorType = c.errorType;
+      run.feedback = `${tool.name} failed: ${c.message}`;
+      if (c.retryAfterMs !== undefined) run.retryAfterMs = c.retryAfterMs;
+      run.stage = 'execution';
+      if (c.failureClass === 'uncertain_side_effect') rt.idempotency.set(key, { status: 'uncertain' });
+      return run;
+    }
+
+    for (const { guard, prepared } of post) {
+      const g = await runGuardSpan(inp, guard.name, 'post_execution', () => guard.check(args, { ...ctx, result: value, prepared }), 'execution_feedback');
+      push(g);
+      if (!g.outcome.pass) return fail(run, g, 'post');
+    }
+    if (sideEffect) rt.idempotency.set(key, { status: 'done', value });
+    run.ok = true;
+    run.value = value;
+    return run;
+  } finally {
+    for (const release of releases.reverse()) {
+      try {
+        await release();
+      } catch {
+        // a failing release must not turn a finished attempt into a failure
+      }
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import type { Decision, EscalationReason, FailureClass } from '@guardtrace/semconv';
+import type { BackoffConfig, ClassPolicy, PolicyOverrides, PolicyTable } from './types.ts';
+
+/** Defaults from the seed articles' "practical budgets from production systems". */
+export const DEFAULT_POLICY: PolicyTable = {
+  // Schema failures: one retry with structured error details.
+  invalid_arguments: { retries: 1, decision: 'reject_with_feedback', onExhausted: 'escalate_human' },
+  // Hallucinated tool name: rejecting once with the valid names fixes it; retrying does not.
+  unknown_tool: { retries: 1, decision: 'reject_with_feedback', onExhausted: 'escalate_human' },
+  // Missing resources: 0 retries, feed the error forward and replan.
+  missing_resource: { retries: 0, decision: 'replan', onExhausted: 'replan' },
+  // Deterministic violation: will not change without new information.
+  guard_violation: { retries: 0, decision: 'replan', onExhausted: 'replan' },
+  // Network/I/O transients: 3 retries with exponential backoff (the per-call cap may cut earlier).
+  transient: { retries: 3, decision: 'retry_backoff', onExhausted: 'escalate_human' },
+  // Compile/lint/test failures: 2 retries with the output in context.
+  execution_feedback: { retries: 2, decision: 'reject_with_feedback', onExhausted: 'escalate_human' },
+  // A side effect may have happened: never retry, fail and reconcile by idempotency key.
+  uncertain_side_effect: { retries: 0, decision: 'fail_reconcile', onExhausted: 'fail_reconcile' },
+  // Credentials, configuration: stop.
+  fatal: { retries: 0, decision: 'abort', onExhausted: 'abort' },
+  budget_exhausted: { retries: 0, decision: 'escalate_human', onExhausted: 'escalate_human' },
+};
+
+/** 200 ms base doubles to ~1.6 s by the 4th retry; 10 s ceiling keeps one wait inside the 30 s latency budget. */
+export const DEFAULT_BACKOFF: BackoffConfig = { baseMs: 200, maxMs: 10_000, factor: 2 };
+
+export function mergePolicy(base: PolicyTable, ...overrides: (PolicyOverrides | undefined)[]): PolicyTable {
+  const out = { ...base };
+  for (const o of overrides) {
+    if (!o) continue;
+    for (const [k, v] of Object.entries(o) as [FailureClass, Partial<ClassPolicy>][]) {
+      out[k] = { ...out[k], ...v };
+    }
+  }
+  return out;
+}
+
+/** Full-jitter exponential backoff; a Retry-After from the server is a floor. */
+export function backoffDelay(cfg: BackoffConfig, retryIndex: number, random: number, retryAfterMs?: number): number {
+  const ceiling = Math.min(cfg.maxMs, cfg.baseMs * cfg.factor ** retryIndex);
+  const jittered = Math.floor(random * ceiling);
+  return retryAfterMs !== undefined ? Math.max(jittered, Math.ceil(retryAfterMs)) : jittered;
+}
+
+/** What the budgets allow right now, computed by the session before each decision. */
+export interface BudgetView {
+  attemptsLeft: number;
+  sessionRetriesLeft: number;
+  rejectionsLeft: number;
+  latencyLeftMs: number;
+  repairTokensLeft: number;
+}
+
+export interface DecideInput {
+  failureClass: FailureClass;
+  policy: ClassPolicy;
+  /** Failed attempts of this class so far in this call, including the current one. */
+  classFailures: number;
+  budgets: BudgetView;
+  /** The same rejection (tool, arguments, feedback) was already sent once in this session. */
+  repeatedRejection: boolean;
+  /** Backoff the retry would wait (only for automatic retries). */
+  backoffMs: number;
+}
+
+export interface DecideOutput {
+  decision: Decision;
+  escalationReason?: EscalationReason;
+  /** True when the call stays open for the model's corrected call. */
+  awaitingCorrection: boolean;
+}
+
+const RETRY_DECISIONS: ReadonlySet<Decision> = new Set(['retry_backoff', 'reject_with_feedback', 'corrected_retry']);
+
+/** The decision function: class policy first, then every budget, checked inside the loop. */
+export function decide(input: DecideInput): DecideOutput {
+  const { policy, budgets } = input;
+  const wantsRetry = RETRY_DECISIONS.has(policy.decision);
+  if (!wantsRetry) return { decision: policy.decision, awaitingCorrection: false };
+  const modelRetry = policy.decision !== 'retry_backoff';
+  if (modelRetry && input.repeatedRejection) {
+    return { decision: 'escalate_human', escalationReason: 'repeated_rejection', awaitingCorrection: false };
+  }
+  if (input.classFailures > policy.retries) {
+    return { decision: policy.onExhausted, escalationReason: 'class_retries', awaitingCorrection: false };
+  }
+  let reason: EscalationReason | undefined;
+  if (budgets.attemptsLeft <= 0) reason = 'attempts_per_call';
+  else if (budgets.sessionRetriesLeft <= 0) reason = 'session_retries';
+  else if (modelRetry && budgets.rejectionsLeft <= 0) reason = 'rejections_per_task';
+  else if (input.backoffMs > budgets.latencyLeftMs || budgets.latencyLeftMs <= 0) reason = 'added_latency';
+  else if (modelRetry && budgets.repairTokensLeft <= 0) reason = 'repair_tokens';
+  if (reason) return { decision: 'escalate_human', escalationReason: reason, awaitingCorrection: false };
+  return { decision: policy.decision, awaitingCorrection: modelRetry };
+}

@@ -1,0 +1,94 @@
+import type { Tracer } from '@opentelemetry/api';
+import { type BudgetOverrides, type Budgets, CircuitBreakers, DEFAULT_BUDGETS, RepairLedger, mergeBudgets } from './budgets.ts';
+import { type IdempotencyStore, MemoryIdempotencyStore } from './idempotency.ts';
+import { DEFAULT_BACKOFF, DEFAULT_POLICY, mergePolicy } from './policy.ts';
+import type { SanitizeOptions } from './sanitize.ts';
+import { Telemetry } from './telemetry.ts';
+import type { BackoffConfig, Clock, PolicyOverrides, PolicyTable, ToolSpec } from './types.ts';
+
+export const SDK_VERSION = '0.1.0';
+/** Version of the guardtrace.* attribute set written on spans. */
+export const SCHEMA_VERSION = 1;
+
+export interface GuardtraceOptions {
+  /** Tracer to emit spans with (default: the global tracer provider's `@guardtrace/sdk` tracer). */
+  tracer?: Tracer;
+  /** `false` turns span emission off; guards and policy still run. */
+  tracing?: boolean;
+  budgets?: BudgetOverrides;
+  /** Per-class policy overrides for every tool. */
+  policy?: PolicyOverrides;
+  backoff?: Partial<BackoffConfig>;
+  /** Injectable clock, sleep and randomness (deterministic tests and simulations). */
+  clock?: Partial<Clock>;
+  idempotencyStore?: IdempotencyStore;
+  sanitize?: SanitizeOptions;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  random: () => Math.random(),
+};
+
+/** A registered tool with its merged policy. */
+export interface RegisteredTool extends ToolSpec {
+  readonly mergedPolicy: PolicyTable;
+}
+
+/** Per-lock-resource holders, shared by every session of one Guardtrace instance. */
+export class LockTable {
+  readonly #holders = new Map<string, string>();
+  acquire(resource: string, holder: string): { ok: true } | { ok: false; holder: string } {
+    const cur = this.#holders.get(resource);
+    if (cur !== undefined && cur !== holder) return { ok: false, holder: cur };
+    this.#holders.set(resource, holder);
+    return { ok: true };
+  }
+  release(resource: string, holder: string): void {
+    if (this.#holders.get(resource) === holder) this.#holders.delete(resource);
+  }
+  holder(resource: string): string | undefined {
+    return this.#holders.get(resource);
+  }
+}
+
+/** Everything a session and its tool calls share. Internal. */
+export class Runtime {
+  readonly telemetry: Telemetry;
+  readonly clock: Clock;
+  readonly budgets: Budgets;
+  readonly policy: PolicyTable;
+  readonly backoff: BackoffConfig;
+  readonly breakers: CircuitBreakers;
+  readonly ledger: RepairLedger;
+  readonly idempotency: IdempotencyStore;
+  readonly locks = new LockTable();
+  readonly tools = new Map<string, RegisteredTool>();
+  readonly sanitize: SanitizeOptions;
+
+  constructor(opts: GuardtraceOptions) {
+    this.telemetry = new Telemetry(opts.tracer, opts.tracing !== false, SDK_VERSION);
+    const c = opts.clock;
+    // method lookups, not a spread: a class instance keeps its methods on the prototype
+    this.clock = {
+      now: c?.now ? () => c.now!() : realClock.now,
+      sleep: c?.sleep ? (ms) => c.sleep!(ms) : realClock.sleep,
+      random: c?.random ? () => c.random!() : realClock.random,
+    };
+    this.budgets = mergeBudgets(DEFAULT_BUDGETS, opts.budgets);
+    this.policy = mergePolicy(DEFAULT_POLICY, opts.policy);
+    this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    this.breakers = new CircuitBreakers(this.budgets.circuitBreaker);
+    this.ledger = new RepairLedger(this.budgets.repairTokens.windowMs);
+    this.idempotency = opts.idempotencyStore ?? new MemoryIdempotencyStore();
+    this.sanitize = opts.sanitize ?? {};
+  }
+
+  register(spec: ToolSpec): RegisteredTool {
+    if (this.tools.has(spec.name)) throw new Error(`guardtrace: tool "${spec.name}" is already registered`);
+    const tool: RegisteredTool = { ...spec, mergedPolicy: mergePolicy(this.policy, spec.policy) };
+    this.tools.set(spec.name, tool);
+    return tool;
+  }
+}

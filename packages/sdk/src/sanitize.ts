@@ -1,0 +1,80 @@
+/**
+ * Feedback sanitizer: the model treats everything in a tool result as context, so secrets,
+ * internal topology, stack traces and reflected instruction-like text never reach it.
+ */
+
+export interface SanitizeOptions {
+  /** Extra hostname suffixes that count as internal (default: .internal .local .lan .corp .intranet .svc .cluster.local). */
+  internalSuffixes?: string[];
+  /** Longest text kept, in characters (default 4000: a feedback message, not a log dump). */
+  maxLength?: number;
+}
+
+const DEFAULT_SUFFIXES = ['internal', 'local', 'lan', 'corp', 'intranet', 'svc', 'cluster.local', 'home.arpa'];
+
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+const BEARER = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]+):[^@/\s]+@/gi;
+const JWT = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g;
+/** Vendor key shapes: OpenAI/Anthropic sk-, AWS, GitHub, Slack, Google, Stripe. */
+const VENDOR_KEYS = [
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}\b/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g,
+  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g,
+];
+const KEY_VALUE = /\b([\w.-]*(?:api[_-]?key|secret|token|password|passwd|pwd|access[_-]?key|client[_-]?secret)[\w.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;}&]+)/gi;
+const PRIVATE_IPV4 =
+  /\b(?:10\.\d{1,3}\.\d{1,3}\.\d{1,3}|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3})(?::\d+)?\b/g;
+const PRIVATE_IPV6 = /\b(?:fd[0-9a-f]{2}|fe80):[0-9a-f:]+/gi;
+const STACK_LINE = /^\s*(?:at\s+.+(?:\(.*:\d+(?::\d+)?\)|\S+:\d+:\d+)|File ".+", line \d+.*|Traceback \(most recent call last\):)\s*$/;
+const INSTRUCTION_LIKE = [
+  /\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:previous|prior|above|earlier|all|your|system)\b.{0,20}\b(?:instructions?|prompts?|rules|messages?)/i,
+  /\byou are now\b/i,
+  /\b(?:new|updated|real) (?:system )?instructions?\s*:/i,
+  /\bsystem prompt\b/i,
+  /<\|(?:im_start|im_end|system|endoftext)\|>/i,
+  /^\s*#{2,}\s*(?:system|instruction)/i,
+  /\b(?:assistant|AI|model)\s*(?:must|should)\s+(?:now\s+)?(?:call|run|execute|send|transfer|email)\b/i,
+];
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Returns `text` with secrets, internal hosts/IPs, stack traces and instruction-like lines removed. */
+export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): string {
+  const suffixes = [...DEFAULT_SUFFIXES, ...(options.internalSuffixes ?? [])].map((s) => escapeRe(s.replace(/^\./, '')));
+  const internalHost = new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${suffixes.join('|')})(?::\\d+)?\\b`, 'gi');
+  let out = text.replace(PRIVATE_KEY, '[REDACTED PRIVATE KEY]');
+  out = out.replace(URL_PASSWORD, '$1:[REDACTED]@');
+  out = out.replace(BEARER, '$1 [REDACTED]');
+  out = out.replace(JWT, '[REDACTED TOKEN]');
+  for (const re of VENDOR_KEYS) out = out.replace(re, '[REDACTED KEY]');
+  out = out.replace(KEY_VALUE, (m, key: string, sep: string, value: string) =>
+    value.startsWith('[REDACTED') ? m : `${key}${sep}[REDACTED]`,
+  );
+  out = out.replace(PRIVATE_IPV4, '[internal-address]').replace(PRIVATE_IPV6, '[internal-address]');
+  out = out.replace(internalHost, '[internal-host]');
+  const lines: string[] = [];
+  let inStack = false;
+  for (const line of out.split('\n')) {
+    if (STACK_LINE.test(line)) {
+      if (!inStack) lines.push('[stack trace removed]');
+      inStack = true;
+      continue;
+    }
+    inStack = false;
+    if (INSTRUCTION_LIKE.some((re) => re.test(line))) {
+      lines.push('[removed instruction-like text from tool output]');
+      continue;
+    }
+    lines.push(line);
+  }
+  out = lines.join('\n');
+  const max = options.maxLength ?? 4000;
+  return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
+}

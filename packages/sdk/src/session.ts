@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Span } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
+import {
+  ATTR_GEN_AI_AGENT_ID,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID,
+  ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
+  ATTR_GUARDTRACE_REPAIR_TOKENS,
+  ATTR_GUARDTRACE_SAMPLING_WEIGHT,
+  ATTR_GUARDTRACE_SESSION_OUTCOME,
+  ATTR_GUARDTRACE_USER_ID,
+  ATTR_GUARDTRACE_VERSION,
+  type FailureClass,
+  OP_CHAT,
+  OP_INVOKE_AGENT,
+  type SessionOutcome,
+} from '@guardtrace/semconv';
+import type { BudgetView } from './policy.ts';
+import { type Runtime, SCHEMA_VERSION } from './runtime.ts';
+import { ToolCall } from './tool-call.ts';
+import type { CallResult, ModelCall, RepairRef } from './types.ts';
+
+export interface SessionOptions {
+  /** Session id (`gen_ai.conversation.id` on every span); generated when omitted. */
+  id?: string;
+  agentName: string;
+  agentId?: string;
+  /** The user the session runs for: the repair-token budget is per user. */
+  userId?: string;
+  /** Parent context for the root span (default: the active context). */
+  parent?: Context;
+}
+
+export interface CallOptions {
+  /** Tool call id given by the model. */
+  callId?: string;
+  /** Intent id: the idempotency key is made from it, and a call with the same intent continues a rejected call. */
+  intentId?: string;
+}
+
+/** Token totals of a session; repair tokens are broken down by the failure class they repaired. */
+export interface TokenTotals {
+  input: number;
+  output: number;
+  repair: number;
+  repairByClass: Partial<Record<FailureClass, number>>;
+}
+
+function repairRefOf(r: NonNullable<ModelCall['repairs']>): RepairRef | undefined {
+  if ('ok' in r) {
+    const last = r.attempts.at(-1);
+    return last ? { spanId: last.spanId, failureClass: last.failureClass ?? r.failureClass } : undefined;
+  }
+  if ('attempt' in r) return r.failureClass ? { spanId: r.spanId, failureClass: r.failureClass } : undefined;
+  return r;
+}
+
+/** One agent session: the `invoke_agent` root span, its budgets, and its tool calls. */
+export class Session {
+  readonly id: string;
+  readonly agentName: string;
+  readonly userId: string | undefined;
+  readonly rt: Runtime;
+  readonly span: Span;
+  readonly tokens: TokenTotals = { input: 0, output: 0, repair: 0, repairByClass: {} };
+  retriesUsed = 0;
+  rejectionsUsed = 0;
+  addedLatencyMs = 0;
+  readonly rejectionFingerprints = new Set<string>();
+  readonly #pending = new Map<string, ToolCall>();
+  readonly #open = new Set<ToolCall>();
+  #escalated = false;
+  #failed = false;
+  #ended: SessionOutcome | undefined;
+  #seq = 0;
+
+  constructor(rt: Runtime, opts: SessionOptions) {
+    this.rt = rt;
+    this.id = opts.id ?? `sess_${randomUUID()}`;
+    this.agentName = opts.agentName;
+    this.userId = opts.userId;
+    this.span = rt.telemetry.start(`${OP_INVOKE_AGENT} ${opts.agentName}`, {
+      [ATTR_GEN_AI_OPERATION_NAME]: OP_INVOKE_AGENT,
+      [ATTR_GEN_AI_CONVERSATION_ID]: this.id,
+      [ATTR_GEN_AI_AGENT_NAME]: opts.agentName,
+      [ATTR_GEN_AI_AGENT_ID]: opts.agentId,
+      [ATTR_GUARDTRACE_USER_ID]: opts.userId,
+      [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
+    }, opts.parent, undefined, SpanKind.INTERNAL);
+  }
+
+  nextCallId(): string {
+    this.#seq += 1;
+    return `${this.id}_call_${this.#seq}`;
+  }
+
+  get #user(): string {
+    return this.userId ?? `session:${this.id}`;
+  }
+
+  budgetView(attemptsLeft: number): BudgetView {
+    const b = this.rt.budgets;
+    return {
+      attemptsLeft,
+      sessionRetriesLeft: b.sessionRetries - this.retriesUsed,
+      rejectionsLeft: b.rejectionsPerTask - this.rejectionsUsed,
+      latencyLeftMs: b.addedLatencyMs - this.addedLatencyMs,
+      repairTokensLeft: b.repairTokens.perUser - this.rt.ledger.spent(this.#user, this.rt.clock.now()),
+    };
+  }
+
+  /** Opens a logical tool call; pass the model's arguments to `.attempt()`, then `.end()` if it is still open. */
+  toolCall(name: string, opts: CallOptions = {}): ToolCall {
+    const call = new ToolCall(this, name, opts);
+    this.#open.add(call);
+    return call;
+  }
+
+  /**
+   * One-shot call. If a call of this session is waiting for the model's correction and this
+   * call has the same intent id, the same call id, or (neither given) the same tool name, it
+   * continues that call as its next attempt; otherwise it opens a new call.
+   */
+  async callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
+    const waiting =
+      (opts.intentId !== undefined ? this.#pending.get(`intent:${opts.intentId}`) : undefined) ??
+      (opts.callId !== undefined ? this.#pending.get(`call:${opts.callId}`) : undefined) ??
+      (opts.intentId === undefined ? this.#pending.get(`tool:${name}`) : undefined);
+    if (waiting && !waiting.done && waiting.toolName === name) {
+      this.#unmark(waiting);
+      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId } : {});
+    }
+    return this.toolCall(name, opts).attempt(rawArgs);
+  }
+
+  markAwaiting(call: ToolCall): void {
+    this.#pending.set(`call:${call.callId}`, call);
+    if (call.intentId !== undefined) this.#pending.set(`intent:${call.intentId}`, call);
+    else this.#pending.set(`tool:${call.toolName}`, call);
+  }
+
+  #unmark(call: ToolCall): void {
+    for (const [k, v] of this.#pending) if (v === call) this.#pending.delete(k);
+  }
+
+  noteFinished(call: ToolCall, result: CallResult): void {
+    this.#unmark(call);
+    this.#open.delete(call);
+    if (result.ok) return;
+    if (result.decision === 'escalate_human' || result.decision === 'fail_reconcile') this.#escalated = true;
+    if (result.decision === 'abort' || result.awaitingCorrection) this.#failed = true;
+  }
+
+  /** Records a model call (`chat {model}` span). A call that repairs a failed attempt adds repair tokens to that class and to the user's window. */
+  recordModelCall(m: ModelCall): { spanId: string } {
+    const t = this.rt.telemetry;
+    const ref = m.repairs ? repairRefOf(m.repairs) : undefined;
+    const total = m.inputTokens + m.outputTokens;
+    this.tokens.input += m.inputTokens;
+    this.tokens.output += m.outputTokens;
+    if (ref) {
+      this.tokens.repair += total;
+      this.tokens.repairByClass[ref.failureClass] = (this.tokens.repairByClass[ref.failureClass] ?? 0) + total;
+      this.rt.ledger.add(this.#user, total, this.rt.clock.now());
+    }
+    const span = t.start(`${OP_CHAT} ${m.model}`, {
+      [ATTR_GEN_AI_OPERATION_NAME]: OP_CHAT,
+      [ATTR_GEN_AI_CONVERSATION_ID]: this.id,
+      [ATTR_GEN_AI_REQUEST_MODEL]: m.model,
+      [ATTR_GEN_AI_RESPONSE_MODEL]: m.responseModel,
+      [ATTR_GEN_AI_PROVIDER_NAME]: m.provider,
+      [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: m.inputTokens,
+      [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: m.outputTokens,
+      [ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID]: ref?.spanId || undefined,
+      [ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS]: ref?.failureClass,
+      [ATTR_GUARDTRACE_REPAIR_TOKENS]: ref ? total : undefined,
+    }, this.span, m.startTime, SpanKind.CLIENT);
+    const spanId = t.spanId(span);
+    t.end(span, m.endTime !== undefined ? { endTime: m.endTime } : {});
+    return { spanId };
+  }
+
+  /** Whether the session has ended, and how. */
+  get outcome(): SessionOutcome | undefined {
+    return this.#ended;
+  }
+
+  /**
+   * Ends open calls and the root span. Without an explicit outcome: `escalated` if any call
+   * went to a human or to reconciliation, `failed` if one aborted or was left uncorrected,
+   * else `success`. Safe to call twice.
+   */
+  async end(outcome?: SessionOutcome): Promise<SessionOutcome> {
+    if (this.#ended) return this.#ended;
+    for (const call of [...this.#open]) call.end();
+    const final: SessionOutcome = outcome ?? (this.#escalated ? 'escalated' : this.#failed ? 'failed' : 'success');
+    this.#ended = final;
+    this.rt.telemetry.set(this.span, {
+      [ATTR_GUARDTRACE_SESSION_OUTCOME]: final,
+      [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: 1,
+    });
+    this.rt.telemetry.end(this.span, final === 'success' ? {} : { error: final });
+    return final;
+  }
+}

@@ -1,0 +1,216 @@
+import type { Span } from '@opentelemetry/api';
+import type {
+  Decision,
+  EscalationReason,
+  FailureClass,
+  GuardStage,
+  Outcome,
+  ReconcileStatus,
+} from '@guardtrace/semconv';
+import type { z } from 'zod';
+
+/** What a tool does to the world. The policy reads these; the model never decides whether its own retry is safe. */
+export interface ToolFlags {
+  /** Only reads. Implies idempotent. */
+  readOnly?: boolean;
+  /** Repeating the call has no further effect (classify by business effect, not by HTTP verb). */
+  idempotent?: boolean;
+  /** Destroys or overwrites data. */
+  destructive?: boolean;
+  /** Reaches a system outside the process (network, payment provider, ...). */
+  external?: boolean;
+}
+
+/** Per-class retry policy. */
+export interface ClassPolicy {
+  /** Retries allowed for this class within one logical call (model-corrected or automatic). */
+  retries: number;
+  /** Decision while retries remain. */
+  decision: Decision;
+  /** Decision once the class's retries are used up. */
+  onExhausted: Decision;
+}
+
+export type PolicyTable = Record<FailureClass, ClassPolicy>;
+export type PolicyOverrides = Partial<Record<FailureClass, Partial<ClassPolicy>>>;
+
+/** Exponential backoff with full jitter: wait = random() * min(maxMs, baseMs * factor^retryIndex). */
+export interface BackoffConfig {
+  baseMs: number;
+  maxMs: number;
+  factor: number;
+}
+
+/** Clock, sleep and randomness, injectable so tests and simulations are deterministic. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  random(): number;
+}
+
+/** Result of a tool's reconcile hook, asked after an uncertain side effect. */
+export type ReconcileResult =
+  | { status: 'committed'; value?: unknown }
+  | { status: 'not_committed' }
+  | { status: 'unknown'; detail?: string };
+
+export interface GuardPass {
+  pass: true;
+  /** Called when the attempt ends (success or not): release a lock, drop a snapshot. */
+  release?: () => void | Promise<void>;
+}
+export interface GuardFail {
+  pass: false;
+  /** Short reason, recorded on the guard span. */
+  reason: string;
+  /** Text for the model; defaults to `reason`. Sanitized before use. */
+  feedback?: string;
+  /** Failure class; defaults to `guard_violation`. */
+  failureClass?: FailureClass;
+  /** Bounded list of valid options offered to the model (enum exhaustion). */
+  candidates?: string[];
+}
+export type GuardOutcome = GuardPass | GuardFail;
+
+export interface GuardContext {
+  tool: string;
+  sessionId: string;
+  callId: string;
+  attempt: number;
+  idempotencyKey: string;
+  /** Holder id used by locks: `${sessionId}/${callId}`. */
+  holder: string;
+  /** Tool result, set for post-execution guards. */
+  result?: unknown;
+  /** Value returned by the guard's `prepare` hook for this attempt. */
+  prepared?: unknown;
+}
+
+/** A pluggable guard. Logical guards run before execution, post-execution guards after it. */
+export interface Guard<A = any> {
+  name: string;
+  /** `logical` (default) or `post_execution`. */
+  stage?: Extract<GuardStage, 'logical' | 'post_execution'>;
+  /** Runs before execution for post-execution guards (e.g. snapshot files to roll back). */
+  prepare?(args: A, ctx: GuardContext): unknown | Promise<unknown>;
+  check(args: A, ctx: GuardContext): GuardOutcome | Promise<GuardOutcome>;
+}
+
+export interface ToolContext {
+  idempotencyKey: string;
+  attempt: number;
+  callId: string;
+  sessionId: string;
+  /** Aborted when the tool's timeoutMs elapses. */
+  signal: AbortSignal;
+}
+
+export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {
+  name: string;
+  description: string;
+  schema: S;
+  flags?: ToolFlags;
+  guards?: Guard<z.output<S>>[];
+  execute: (args: z.output<S>, ctx: ToolContext) => R | Promise<R>;
+  /** Asked after an uncertain side effect, with the call's idempotency key. */
+  reconcile?: (idempotencyKey: string, args: z.output<S>) => ReconcileResult | Promise<ReconcileResult>;
+  /** Aborts and classifies the attempt as a timeout after this many ms. */
+  timeoutMs?: number;
+  /** Per-class overrides for this tool. */
+  policy?: PolicyOverrides;
+  /** Hard cap of attempts for one call of this tool (default: budgets.maxAttemptsPerCall). */
+  maxAttempts?: number;
+  /** Tool proposed when the circuit is open or a class says `fallback_tool`. */
+  fallbackTool?: string;
+  /** Picks the fields that identify the intent for the idempotency key (default: all arguments). */
+  idempotencyArgs?: (args: z.output<S>) => unknown;
+  /** `reject` (default): unknown argument names are an error, never silently dropped. */
+  unknownKeys?: 'reject' | 'strip';
+}
+
+export interface GuardRecord {
+  name: string;
+  stage: GuardStage;
+  verdict: 'pass' | 'fail';
+  reason?: string;
+  durationUs: number;
+  candidates?: string[];
+}
+
+/** One attempt of a logical tool call, as recorded. */
+export interface AttemptRecord {
+  attempt: number;
+  tool: string;
+  callId: string;
+  /** Arguments as the model sent them (sanitized JSON text). */
+  args: string;
+  outcome: Outcome;
+  failureClass?: FailureClass;
+  decision: Decision;
+  feedback?: string;
+  backoffMs?: number;
+  errorType?: string;
+  escalationReason?: EscalationReason;
+  guards: GuardRecord[];
+  durationMs: number;
+  /** Span id of the attempt span (empty when tracing is off); a repairing model call points at it. */
+  spanId: string;
+}
+
+export interface Escalation {
+  kind: 'replan' | 'escalate_human' | 'fallback_tool' | 'fail_reconcile' | 'abort';
+  reason: EscalationReason | FailureClass;
+  /** Full attempt history of the call. */
+  history: AttemptRecord[];
+  fallbackTool?: string;
+}
+
+export interface CallSuccess<R = unknown> {
+  ok: true;
+  value: R;
+  tool: string;
+  callId: string;
+  attempts: AttemptRecord[];
+  idempotencyKey?: string;
+  /** True when answered from the idempotency store (the tool did not run again). */
+  deduplicated?: boolean;
+}
+export interface CallFailure {
+  ok: false;
+  tool: string;
+  callId: string;
+  failureClass: FailureClass;
+  decision: Decision;
+  /** Sanitized feedback for the model. */
+  feedback: string;
+  attempts: AttemptRecord[];
+  idempotencyKey?: string;
+  /** True when the model may send a corrected call (it counts as the next attempt of this call). */
+  awaitingCorrection: boolean;
+  /** Set when the loop must stop retrying this call: replan, human, fallback, reconcile, abort. */
+  escalation?: Escalation;
+  reconciliation?: ReconcileResult & { status: ReconcileStatus };
+  /** Valid options offered (tool names, paths), closest first. */
+  candidates?: string[];
+}
+export type CallResult<R = unknown> = CallSuccess<R> | CallFailure;
+
+/** Handle on a recorded attempt, for `recordModelCall({ repairs })`. */
+export interface RepairRef {
+  spanId: string;
+  failureClass: FailureClass;
+}
+
+export interface ModelCall {
+  model: string;
+  provider?: string;
+  responseModel?: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** The failed attempt (or failed call result) this model turn repairs: its tokens count as repair tokens of that class. */
+  repairs?: RepairRef | AttemptRecord | CallFailure;
+  startTime?: number;
+  endTime?: number;
+}
+
+export type { Span };

@@ -1,0 +1,271 @@
+import { ATTR_GEN_AI_CONVERSATION_ID } from '@guardtrace/semconv';
+import { describe, expect, it } from 'vitest';
+import { FakeClock, traced } from './helpers.ts';
+import { httpError, registerSeedTools } from './fixtures.ts';
+
+describe('span tree', () => {
+  it('emits invoke_agent > execute_tool > guardtrace.attempt > apply_guardrail with the session id on every span', async () => {
+    const { gt, spans, named, childrenOf } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ id: 'sess_a', agentName: 'invoice-agent', userId: 'u1' });
+    s.recordModelCall({ model: 'gpt-4.1-mini', provider: 'openai', inputTokens: 4000, outputTokens: 120 });
+    const r = await s.callTool('lookup_customer', '{"email":"a@b.co"}', { callId: 'call_1' });
+    expect(r.ok).toBe(true);
+    expect(await s.end()).toBe('success');
+
+    const [root] = named('invoke_agent');
+    const [tool] = named('execute_tool');
+    const [attempt] = named('guardtrace.attempt');
+    const [chat] = named('chat');
+    expect(root?.name).toBe('invoke_agent invoice-agent');
+    expect(root?.attributes['guardtrace.session.outcome']).toBe('success');
+    expect(root?.attributes['gen_ai.agent.name']).toBe('invoice-agent');
+    expect(chat?.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 4000, 'gen_ai.usage.output_tokens': 120, 'gen_ai.request.model': 'gpt-4.1-mini' });
+    expect(tool?.name).toBe('execute_tool lookup_customer');
+    expect(tool?.attributes).toMatchObject({
+      'gen_ai.tool.name': 'lookup_customer',
+      'gen_ai.tool.call.id': 'call_1',
+      'guardtrace.tool.read_only': true,
+      'guardtrace.tool.external': true,
+      'guardtrace.outcome': 'success',
+      'guardtrace.decision': 'proceed',
+      'guardtrace.attempt': 1,
+    });
+    expect(childrenOf(root!).map((x) => x.name).sort()).toEqual(['chat gpt-4.1-mini', 'execute_tool lookup_customer']);
+    expect(childrenOf(tool!)).toEqual([attempt]);
+    expect(attempt?.attributes).toMatchObject({ 'guardtrace.attempt': 1, 'gen_ai.tool.call.arguments': '{"email":"a@b.co"}', 'guardtrace.outcome': 'success' });
+    const guards = childrenOf(attempt!);
+    expect(guards.map((g) => g.name)).toEqual(['apply_guardrail schema']);
+    expect(guards[0]?.attributes).toMatchObject({ 'gen_ai.guardrail.verdict': 'pass', 'guardtrace.guard.stage': 'schema' });
+    expect(typeof guards[0]?.attributes['guardtrace.guard.duration_us']).toBe('number');
+    for (const sp of spans()) expect(sp.attributes[ATTR_GEN_AI_CONVERSATION_ID]).toBe('sess_a');
+  });
+
+  it('keeps working when the tracer throws, and with tracing off', async () => {
+    const broken = { startSpan: () => { throw new Error('exporter down'); }, startActiveSpan: () => { throw new Error('x'); } };
+    for (const opts of [{ tracer: broken as never }, { tracing: false }]) {
+      const { gt } = traced(opts);
+      registerSeedTools(gt);
+      const s = gt.session({ agentName: 'a' });
+      const r = await s.callTool('lookup_customer', { email: 'x' });
+      expect(r.ok).toBe(true);
+      if (r.ok) expect(r.attempts[0]?.spanId).toBe('');
+      expect(await s.end()).toBe('success');
+    }
+  });
+});
+
+describe('rejection and correction', () => {
+  it('a renamed parameter is rejected with feedback; the corrected call is attempt 2 of the same execute_tool', async () => {
+    const { gt, named } = traced();
+    const calls = registerSeedTools(gt);
+    const s = gt.session({ agentName: 'file-agent' });
+    const r1 = await s.callTool('create_file', { filepath: '/src/main.py', content: 'x' }, { callId: 'c1' });
+    expect(r1).toMatchObject({ ok: false, failureClass: 'invalid_arguments', decision: 'reject_with_feedback', awaitingCorrection: true });
+    if (r1.ok) return;
+    expect(r1.feedback).toContain('Missing required field: "path"');
+    expect(calls.create).toBe(0);
+    s.recordModelCall({ model: 'm', inputTokens: 8000, outputTokens: 50, repairs: r1 });
+    const r2 = await s.callTool('create_file', { path: '/src/main.py', content: 'x' }, { callId: 'c2' });
+    expect(r2.ok).toBe(true);
+    expect(r2.attempts.map((a) => a.decision)).toEqual(['reject_with_feedback', 'proceed']);
+    await s.end();
+
+    expect(named('execute_tool')).toHaveLength(1);
+    const tool = named('execute_tool')[0]!;
+    expect(tool.attributes).toMatchObject({ 'guardtrace.attempt': 2, 'guardtrace.outcome': 'success', 'gen_ai.tool.call.id': 'c1' });
+    const attempts = named('guardtrace.attempt');
+    expect(attempts.map((a) => a.attributes['guardtrace.attempt'])).toEqual([1, 2]);
+    expect(attempts[0]?.attributes).toMatchObject({
+      'guardtrace.outcome': 'rejected', 'guardtrace.failure.class': 'invalid_arguments', 'guardtrace.decision': 'reject_with_feedback',
+      'error.type': 'invalid_arguments', 'guardtrace.budget.attempts_left': 2, 'guardtrace.budget.rejections_left': 1,
+    });
+    expect(String(attempts[0]?.attributes['guardtrace.feedback'])).toContain('Expected schema:');
+    expect(attempts[1]?.attributes['gen_ai.tool.call.id']).toBe('c2');
+    const failedGuard = named('apply_guardrail').find((g) => g.attributes['gen_ai.guardrail.verdict'] === 'fail');
+    expect(failedGuard?.attributes).toMatchObject({ 'guardtrace.decision': 'reject_with_feedback', 'guardtrace.failure.class': 'invalid_arguments' });
+    const chat = named('chat')[0]!;
+    expect(chat.attributes).toMatchObject({
+      'guardtrace.repair.failure_class': 'invalid_arguments',
+      'guardtrace.repair.attempt_span_id': attempts[0]!.spanContext().spanId,
+      'guardtrace.repair.tokens': 8050,
+    });
+    expect(s.tokens.repairByClass).toEqual({ invalid_arguments: 8050 });
+  });
+
+  it('never sends the same rejection twice: an identical invalid call escalates to a human', async () => {
+    const { gt, named } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    const bad = '{"filepath":"a.py","content":""}';
+    const r1 = await s.callTool('create_file', bad);
+    const r2 = await s.callTool('create_file', bad);
+    expect(r1).toMatchObject({ decision: 'reject_with_feedback' });
+    expect(r2).toMatchObject({ ok: false, decision: 'escalate_human', failureClass: 'budget_exhausted', awaitingCorrection: false });
+    if (r2.ok) return;
+    expect(r2.escalation).toMatchObject({ kind: 'escalate_human', reason: 'repeated_rejection' });
+    expect(r2.escalation?.history).toHaveLength(2);
+    expect(r2.feedback).toMatch(/already rejected/);
+    expect(await s.end()).toBe('escalated');
+    expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.escalation.reason']).toBe('repeated_rejection');
+    expect(named('invoke_agent')[0]?.attributes['guardtrace.session.outcome']).toBe('escalated');
+  });
+
+  it('a hallucinated tool name is rejected with the valid names, closest first', async () => {
+    const { gt, named } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    const r = await s.callTool('charge_cards', { customer_id: 'c', amount_cents: 5 });
+    expect(r).toMatchObject({ ok: false, failureClass: 'unknown_tool', decision: 'reject_with_feedback' });
+    if (r.ok) return;
+    expect(r.candidates?.[0]).toBe('charge_card');
+    expect(r.feedback).toContain('TOOL CALL REJECTED: Unknown tool "charge_cards".');
+    expect(r.feedback.indexOf('- charge_card')).toBeLessThan(r.feedback.indexOf('- lookup_customer'));
+    const guard = named('apply_guardrail')[0]!;
+    expect(guard.attributes).toMatchObject({ 'gen_ai.guardrail.name': 'tool_exists', 'gen_ai.guardrail.verdict': 'fail', 'guardtrace.guard.stage': 'schema' });
+    expect(guard.attributes['guardtrace.guard.candidates']).toEqual(['charge_card', 'create_file', 'lookup_customer']);
+  });
+
+  it('caps rejections per task at 2', async () => {
+    const { gt } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('nope_1', {});
+    await s.callTool('nope_2', {});
+    const r = await s.callTool('nope_3', {});
+    expect(r).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'rejections_per_task' } });
+  });
+});
+
+describe('transient failures', () => {
+  it('retries 503 with full-jitter exponential backoff, honouring Retry-After, inside one call', async () => {
+    const clock = new FakeClock([0.5]);
+    let n = 0;
+    const { gt, named } = traced({}, clock);
+    registerSeedTools(gt, {
+      lookup: () => {
+        n += 1;
+        if (n === 1) throw httpError(503);
+        if (n === 2) throw httpError(429, { 'retry-after': '3' });
+        return { id: 'cus_9' };
+      },
+    });
+    const s = gt.session({ agentName: 'a' });
+    const r = await s.callTool('lookup_customer', { email: 'a@b.co' });
+    expect(r).toMatchObject({ ok: true, value: { id: 'cus_9' } });
+    // retry 1: 0.5 * min(10000, 200 * 2^0) = 100; retry 2: max(0.5 * 400, Retry-After 3000) = 3000
+    expect(clock.sleeps).toEqual([100, 3000]);
+    const attempts = named('guardtrace.attempt');
+    expect(attempts.map((a) => a.attributes['guardtrace.decision'])).toEqual(['retry_backoff', 'retry_backoff', 'proceed']);
+    expect(attempts.map((a) => a.attributes['guardtrace.backoff_ms'])).toEqual([100, 3000, undefined]);
+    expect(attempts[0]?.attributes['error.type']).toBe('503');
+    expect(named('execute_tool')[0]?.attributes['guardtrace.attempt']).toBe(3);
+  });
+
+  it('stops at the hard cap of 3 attempts and escalates with the history', async () => {
+    const { gt, clock } = traced();
+    const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
+    const s = gt.session({ agentName: 'a' });
+    const r = await s.callTool('lookup_customer', { email: 'a@b.co' });
+    expect(calls.lookup).toBe(3);
+    expect(clock.sleeps).toHaveLength(2);
+    expect(r).toMatchObject({ ok: false, decision: 'escalate_human', failureClass: 'budget_exhausted', escalation: { reason: 'attempts_per_call' } });
+    if (!r.ok) expect(r.escalation?.history.map((a) => a.failureClass)).toEqual(['transient', 'transient', 'transient']);
+  });
+
+  it('enforces the added-latency budget before sleeping', async () => {
+    const { gt, clock } = traced({ budgets: { addedLatencyMs: 1000 } });
+    registerSeedTools(gt, { lookup: () => { throw httpError(503, { 'retry-after': '5' }); } });
+    const r = await gt.session({ agentName: 'a' }).callTool('lookup_customer', { email: 'x' });
+    expect(clock.sleeps).toEqual([]);
+    expect(r).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'added_latency' } });
+  });
+
+  it('enforces the session retry budget across calls', async () => {
+    const { gt } = traced({ budgets: { sessionRetries: 3 } });
+    registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('lookup_customer', { email: 'x' }); // 2 retries
+    const r = await s.callTool('lookup_customer', { email: 'y' }); // 1 retry, then out
+    expect(r.attempts).toHaveLength(2);
+    expect(r).toMatchObject({ escalation: { reason: 'session_retries' } });
+  });
+
+  it('opens the circuit after repeated failures and proposes the fallback tool', async () => {
+    const { gt, clock } = traced({ budgets: { circuitBreaker: { failureThreshold: 3, cooldownMs: 10_000 } } });
+    const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('lookup_customer', { email: 'x' });
+    const r = await s.callTool('lookup_customer', { email: 'y' });
+    expect(calls.lookup).toBe(3);
+    expect(r).toMatchObject({ failureClass: 'budget_exhausted', decision: 'escalate_human' });
+    expect(r.attempts[0]?.guards.map((g) => g.name)).toEqual(['circuit_breaker']);
+    clock.t += 10_000;
+    await s.callTool('lookup_customer', { email: 'z' });
+    expect(calls.lookup).toBe(4); // half-open trial let one call through
+  });
+});
+
+describe('side effects', () => {
+  it('a timeout on non-idempotent charge_card is never retried: fail and reconcile by idempotency key', async () => {
+    const { gt, named } = traced();
+    const calls = registerSeedTools(gt, {
+      charge: () => { throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }); },
+      reconcile: () => ({ status: 'committed', value: { charge: 'ch_123' } }),
+    });
+    const s = gt.session({ agentName: 'invoice-agent' });
+    const r = await s.callTool('charge_card', { customer_id: 'cus_1', amount_cents: 4200 }, { intentId: 'inv_88' });
+    expect(calls.charge).toBe(1);
+    expect(r).toMatchObject({ ok: false, failureClass: 'uncertain_side_effect', decision: 'fail_reconcile', reconciliation: { status: 'committed' } });
+    if (r.ok) return;
+    expect(calls.reconcile).toEqual([r.idempotencyKey]);
+    expect(r.idempotencyKey).toBe(calls.keys[0]);
+    // the model regenerates the call for the same intent (different key order): no second charge
+    const again = await s.callTool('charge_card', '{"amount_cents":4200,"customer_id":"cus_1"}', { intentId: 'inv_88' });
+    expect(again).toMatchObject({ ok: true, deduplicated: true, value: { charge: 'ch_123' }, idempotencyKey: r.idempotencyKey });
+    expect(calls.charge).toBe(1);
+    expect(await s.end()).toBe('escalated');
+    const tool = named('execute_tool')[0]!;
+    expect(tool.attributes).toMatchObject({ 'guardtrace.reconcile.status': 'committed', 'guardtrace.decision': 'fail_reconcile', 'guardtrace.idempotency_key': r.idempotencyKey });
+    expect(named('execute_tool')[1]?.attributes['guardtrace.deduplicated']).toBe(true);
+  });
+
+  it('an unresolved uncertain charge blocks a regenerated call until reconciled', async () => {
+    const { gt } = traced();
+    const calls = registerSeedTools(gt, { charge: () => { throw Object.assign(new Error('t'), { code: 'ETIMEDOUT' }); } });
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('charge_card', { customer_id: 'c', amount_cents: 1 }, { intentId: 'i' });
+    const r = await s.callTool('charge_card', { customer_id: 'c', amount_cents: 1 }, { intentId: 'i' });
+    expect(calls.charge).toBe(1);
+    expect(r).toMatchObject({ ok: false, failureClass: 'uncertain_side_effect', decision: 'fail_reconcile' });
+  });
+
+  it('missing resources replan without a retry; fatal aborts', async () => {
+    const { gt } = traced();
+    registerSeedTools(gt, { lookup: () => { throw httpError(404); }, charge: () => { throw httpError(401); } });
+    const s = gt.session({ agentName: 'a' });
+    const r1 = await s.callTool('lookup_customer', { email: 'x' });
+    expect(r1).toMatchObject({ failureClass: 'missing_resource', decision: 'replan', escalation: { kind: 'replan' } });
+    expect(r1.attempts).toHaveLength(1);
+    const r2 = await s.callTool('charge_card', { customer_id: 'c', amount_cents: 1 });
+    expect(r2).toMatchObject({ failureClass: 'fatal', decision: 'abort' });
+    expect(await s.end()).toBe('failed');
+  });
+});
+
+describe('repair-token budget', () => {
+  it('stops inviting repairs once the user spent the rolling window, and frees it after the window', async () => {
+    const { gt, clock } = traced({ budgets: { repairTokens: { perUser: 10_000, windowMs: 60_000 } } });
+    registerSeedTools(gt);
+    const s1 = gt.session({ agentName: 'a', userId: 'u1' });
+    const r = await s1.callTool('create_file', { path: 'a' });
+    s1.recordModelCall({ model: 'm', inputTokens: 10_000, outputTokens: 10, repairs: r as never });
+    const s2 = gt.session({ agentName: 'a', userId: 'u1' });
+    expect(await s2.callTool('create_file', { path: 'b' })).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repair_tokens' } });
+    const other = gt.session({ agentName: 'a', userId: 'u2' });
+    expect(await other.callTool('create_file', { path: 'b' })).toMatchObject({ decision: 'reject_with_feedback' });
+    clock.t += 61_000;
+    const s3 = gt.session({ agentName: 'a', userId: 'u1' });
+    expect(await s3.callTool('create_file', { path: 'c' })).toMatchObject({ decision: 'reject_with_feedback' });
+  });
+});
