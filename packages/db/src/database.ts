@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type RunningPostgres, startEmbeddedPostgres, startThrowawayPostgres } from './embedded.ts';
 import { migrate } from './migrate.ts';
+import { maintainSpanPartitions } from './partitions.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Default data folder of the embedded database (git-ignored). */
@@ -39,7 +40,10 @@ export async function ensureDatabase(opts: {
     );
     db = { url, source: 'embedded', close: () => pgServer.stop() };
   }
-  if (opts.migrate !== false) await migrate(db.url, { log: opts.log });
+  if (opts.migrate !== false) {
+    await migrate(db.url, { log: opts.log });
+    await maintainSpanPartitions(db.url);
+  }
   return db;
 }
 
@@ -94,6 +98,9 @@ export async function createTestDatabase(opts: { migrate?: boolean } = {}): Prom
     const url = await ensureDbExists(server.url, 'guardtrace');
     result = { url, server, close: () => server.stop() };
   }
-  if (opts.migrate !== false) await migrate(result.url);
+  if (opts.migrate !== false) {
+    await migrate(result.url);
+    await maintainSpanPartitions(result.url);
+  }
   return result;
 }

@@ -16,14 +16,17 @@ async function catalog(url: string): Promise<string[]> {
                      coalesce(datetime_precision, 0), is_nullable, coalesce(column_default, '')
                    FROM information_schema.columns
                    WHERE table_schema = 'public' AND table_name <> '_prisma_migrations'
+                     AND table_name NOT IN (SELECT relname FROM pg_class WHERE relispartition)
                    ORDER BY table_name, column_name`)),
-      ...(await q(`SELECT 'index', tablename, indexname, indexdef FROM pg_indexes
+      // A partitioned table's index reads "ON ONLY": same index as far as the schema goes.
+      ...(await q(`SELECT 'index', tablename, indexname, replace(indexdef, ' ON ONLY ', ' ON ') FROM pg_indexes
                    WHERE schemaname = 'public' AND tablename <> '_prisma_migrations'
+                     AND tablename NOT IN (SELECT relname FROM pg_class WHERE relispartition)
                    ORDER BY tablename, indexname`)),
       ...(await q(`SELECT 'constraint', t.relname, con.conname, pg_get_constraintdef(con.oid)
                    FROM pg_constraint con JOIN pg_class t ON t.oid = con.conrelid
                    JOIN pg_namespace n ON n.oid = t.relnamespace
-                   WHERE n.nspname = 'public' AND t.relname <> '_prisma_migrations'
+                   WHERE n.nspname = 'public' AND t.relname <> '_prisma_migrations' AND NOT t.relispartition
                    ORDER BY t.relname, con.conname`)),
     ];
   } finally {

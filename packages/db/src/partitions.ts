@@ -1,0 +1,87 @@
+import pg from 'pg';
+
+/** Partition name for the month starting at `d` (UTC): spans_p2026_11. */
+function partitionName(d: Date): string {
+  return `spans_p${d.getUTCFullYear()}_${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+function monthStart(d: Date, offset = 0): Date {
+  return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + offset, 1));
+}
+
+export interface PartitionReport {
+  created: string[];
+  dropped: string[];
+  /** Rows deleted from spans_default because they were older than the retention. */
+  deletedFromDefault: number;
+}
+
+/**
+ * Creates monthly span partitions from last month to `monthsAhead` ahead and, when
+ * `retentionDays` is set, drops partitions entirely older than it. Idempotent; safe to run
+ * from every process at start and daily. A month whose rows already sit in spans_default
+ * (data older or newer than the partitions made so far) is left to the default partition.
+ */
+export async function maintainSpanPartitions(
+  connectionString: string,
+  opts: { now?: Date; monthsAhead?: number; retentionDays?: number } = {},
+): Promise<PartitionReport> {
+  const now = opts.now ?? new Date();
+  // Two months ahead: a collector that is not restarted for weeks still finds its partition.
+  const ahead = opts.monthsAhead ?? 2;
+  const client = new pg.Client({ connectionString });
+  client.on('error', () => {});
+  await client.connect();
+  const report: PartitionReport = { created: [], dropped: [], deletedFromDefault: 0 };
+  try {
+    const existing = new Set(
+      (
+        await client.query<{ name: string }>(
+          `SELECT c.relname AS name FROM pg_inherits i
+           JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+           WHERE p.relname = 'spans'`,
+        )
+      ).rows.map((r) => r.name),
+    );
+    for (let m = -1; m <= ahead; m++) {
+      const from = monthStart(now, m);
+      const to = monthStart(now, m + 1);
+      const name = partitionName(from);
+      if (existing.has(name)) continue;
+      const inDefault = await client.query(
+        'SELECT 1 FROM spans_default WHERE start_time >= $1 AND start_time < $2 LIMIT 1',
+        [from, to],
+      );
+      if (inDefault.rowCount) continue;
+      try {
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS "${name}" PARTITION OF spans FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')`,
+        );
+        report.created.push(name);
+      } catch (err) {
+        // Another process created it first, or rows arrived in default meanwhile: both fine.
+        if (!/already exists|would be violated/.test((err as Error).message)) throw err;
+      }
+    }
+    if (opts.retentionDays !== undefined) {
+      const cutoff = new Date(now.getTime() - opts.retentionDays * 86_400_000);
+      const bounds = await client.query<{ name: string; upper: string }>(
+        `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS upper FROM pg_inherits i
+         JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+         WHERE p.relname = 'spans' AND c.relname <> 'spans_default'`,
+      );
+      for (const b of bounds.rows) {
+        const m = /TO \('([^']+)'\)/.exec(b.upper);
+        if (m?.[1] && new Date(m[1]) <= cutoff) {
+          await client.query(`DROP TABLE "${b.name}"`);
+          report.dropped.push(b.name);
+        }
+      }
+      const del = await client.query('DELETE FROM spans_default WHERE start_time < $1', [cutoff]);
+      report.deletedFromDefault = del.rowCount ?? 0;
+    }
+    return report;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

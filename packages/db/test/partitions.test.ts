@@ -1,0 +1,52 @@
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, maintainSpanPartitions, type TestDatabase } from '../src/server.ts';
+
+let db: TestDatabase;
+let client: pg.Client;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+});
+afterAll(async () => {
+  await client?.end();
+  await db?.close();
+});
+
+const PROJECT = '00000000-0000-4000-8000-000000000001';
+async function insertSpan(start: string, spanId: string) {
+  await client.query(
+    `INSERT INTO spans (project_id, start_time, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+     VALUES ($1, $2, $3, $4, 's', 'x', 0, 0)`,
+    [PROJECT, start, 'a'.repeat(32), spanId],
+  );
+}
+async function partitionOf(spanId: string): Promise<string> {
+  const r = await client.query('SELECT tableoid::regclass::text AS t FROM spans WHERE span_id = $1', [spanId]);
+  return r.rows[0].t;
+}
+
+it('routes spans to monthly partitions and drops whole months past the retention', async () => {
+  const now = new Date('2027-03-15T12:00:00Z');
+  const made = await maintainSpanPartitions(db.url, { now });
+  expect(made.created).toEqual(expect.arrayContaining(['spans_p2027_02', 'spans_p2027_03', 'spans_p2027_04', 'spans_p2027_05']));
+  expect((await maintainSpanPartitions(db.url, { now })).created).toEqual([]);
+
+  await insertSpan('2027-03-03T00:00:00Z', '0000000000000001');
+  await insertSpan('2027-02-20T00:00:00Z', '0000000000000002');
+  await insertSpan('2025-01-01T00:00:00Z', '0000000000000003');
+  expect(await partitionOf('0000000000000001')).toBe('spans_p2027_03');
+  expect(await partitionOf('0000000000000002')).toBe('spans_p2027_02');
+  expect(await partitionOf('0000000000000003')).toBe('spans_default');
+
+  // The primary key still rejects a duplicate span (ingest relies on it for idempotency).
+  await expect(insertSpan('2027-03-03T00:00:00Z', '0000000000000001')).rejects.toThrow(/duplicate key/);
+
+  // 30 days of retention on 2027-04-05: February ended on Mar 1 (> 30 days ago: dropped), March stays.
+  const later = await maintainSpanPartitions(db.url, { now: new Date('2027-04-05T00:00:00Z'), retentionDays: 30 });
+  expect(later.dropped).toContain('spans_p2027_02');
+  expect(later.deletedFromDefault).toBe(1);
+  const left = await client.query('SELECT span_id FROM spans ORDER BY span_id');
+  expect(left.rows.map((r) => r.span_id)).toEqual(['0000000000000001']);
+});
