@@ -23,6 +23,11 @@ export interface GuardtraceOptions {
   clock?: Partial<Clock>;
   idempotencyStore?: IdempotencyStore;
   sanitize?: SanitizeOptions;
+  /**
+   * Tail sampling of clean sessions, decided at the session's end from its id: sessions with
+   * a failure, escalation or budget hit are always kept. Default 1 (keep all).
+   */
+  sampling?: { cleanSessionRate?: number };
 }
 
 export const realClock: Clock = {
@@ -66,6 +71,7 @@ export class Runtime {
   readonly locks = new LockTable();
   readonly tools = new Map<string, RegisteredTool>();
   readonly sanitize: SanitizeOptions;
+  cleanSessionRate: number;
 
   constructor(opts: GuardtraceOptions) {
     this.telemetry = new Telemetry(opts.tracer, opts.tracing !== false, SDK_VERSION);
@@ -83,6 +89,7 @@ export class Runtime {
     this.ledger = new RepairLedger(this.budgets.repairTokens.windowMs);
     this.idempotency = opts.idempotencyStore ?? new MemoryIdempotencyStore();
     this.sanitize = opts.sanitize ?? {};
+    this.cleanSessionRate = opts.sampling?.cleanSessionRate ?? 1;
   }
 
   register(spec: ToolSpec): RegisteredTool {

@@ -25,6 +25,7 @@ import {
 } from '@guardtrace/semconv';
 import type { BudgetView } from './policy.ts';
 import { type Runtime, SCHEMA_VERSION } from './runtime.ts';
+import { samplingWeight } from './sampling.ts';
 import { ToolCall } from './tool-call.ts';
 import type { CallResult, ModelCall, RepairRef } from './types.ts';
 
@@ -72,6 +73,8 @@ export class Session {
   readonly span: Span;
   readonly tokens: TokenTotals = { input: 0, output: 0, repair: 0, repairByClass: {} };
   retriesUsed = 0;
+  /** Failed or rejected attempts in the session (a session with any is always kept by sampling). */
+  failedAttempts = 0;
   rejectionsUsed = 0;
   addedLatencyMs = 0;
   readonly rejectionFingerprints = new Set<string>();
@@ -156,7 +159,7 @@ export class Session {
     this.#open.delete(call);
     if (result.ok) return;
     if (result.decision === 'escalate_human' || result.decision === 'fail_reconcile') this.#escalated = true;
-    if (result.decision === 'abort' || result.awaitingCorrection) this.#failed = true;
+    if (result.decision === 'abort') this.#failed = true;
   }
 
   /** Records a model call (`chat {model}` span). A call that repairs a failed attempt adds repair tokens to that class and to the user's window. */
@@ -200,12 +203,16 @@ export class Session {
    */
   async end(outcome?: SessionOutcome): Promise<SessionOutcome> {
     if (this.#ended) return this.#ended;
-    for (const call of [...this.#open]) call.end();
+    for (const call of [...this.#open]) {
+      // a call still waiting for the model's correction when the session ends was never fixed
+      if (call.attempts.length > 0 && call.lastResult && !call.lastResult.ok) this.#failed = true;
+      call.end();
+    }
     const final: SessionOutcome = outcome ?? (this.#escalated ? 'escalated' : this.#failed ? 'failed' : 'success');
     this.#ended = final;
     this.rt.telemetry.set(this.span, {
       [ATTR_GUARDTRACE_SESSION_OUTCOME]: final,
-      [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: 1,
+      [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: samplingWeight(this.id, final === 'success' && this.failedAttempts === 0, this.rt.cleanSessionRate),
     });
     this.rt.telemetry.end(this.span, final === 'success' ? {} : { error: final });
     return final;

@@ -146,6 +146,7 @@ export class ToolCall {
       if (run.ok) return this.#succeed(run, span, n, callId, args, durationMs);
 
       const failureClass = run.failureClass ?? 'guard_violation';
+      s.failedAttempts += 1;
       const policy = (this.#tool?.mergedPolicy ?? rt.policy)[failureClass];
       const classFailures = this.attempts.filter((a) => a.failureClass === failureClass).length + 1;
       const feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
@@ -298,6 +299,7 @@ export class ToolCall {
     const rec = recordAttemptSpan(this.#session, this, n, a);
     this.attempts.push(rec);
     if (n > 1) this.#session.retriesUsed += 1;
+    if (a.outcome !== 'success') this.#session.failedAttempts += 1;
     return rec;
   }
 

@@ -1,0 +1,85 @@
+import { once } from 'node:events';
+import { type IncomingMessage, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { trace } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Guardtrace } from './guardtrace.ts';
+import { setupGuardtrace } from './setup.ts';
+
+interface Received {
+  path: string | undefined;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+async function collector(status = 200) {
+  const received: Received[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    received.push({ path: req.url, headers: req.headers, body: Buffer.concat(chunks) });
+    res.writeHead(status, { 'content-type': 'application/x-protobuf' }).end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return { received, endpoint: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+  trace.disable();
+});
+
+async function runSession(gt: Guardtrace, id: string, fail = false) {
+  const s = gt.session({ id, agentName: 'setup-agent' });
+  await s.callTool('echo', fail ? { wrong: 1 } : { text: 'hi' });
+  await s.end();
+}
+
+describe('setupGuardtrace', () => {
+  it('exports the session as OTLP protobuf to /v1/traces with the bearer key', async () => {
+    const c = await collector();
+    closers.push(c.close);
+    const otel = setupGuardtrace({ endpoint: `${c.endpoint}/`, apiKey: 'gt_test_key', serviceName: 'setup-test', flushOnExit: false });
+    expect(trace.getTracerProvider()).toBeDefined();
+    const gt = new Guardtrace({ tracer: otel.tracer });
+    gt.tool({ name: 'echo', description: 'echo', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
+    await runSession(gt, 'sess_setup_1');
+    await otel.shutdown();
+    await otel.shutdown();
+    expect(c.received).toHaveLength(1);
+    const [req] = c.received;
+    expect(req?.path).toBe('/v1/traces');
+    expect(req?.headers.authorization).toBe('Bearer gt_test_key');
+    expect(req?.headers['content-type']).toBe('application/x-protobuf');
+    const body = req!.body.toString('latin1');
+    for (const text of ['setup-test', 'invoke_agent setup-agent', 'execute_tool echo', 'guardtrace.attempt', 'apply_guardrail schema', 'sess_setup_1']) {
+      expect(body).toContain(text);
+    }
+  });
+
+  it('never throws into the agent when the collector is down', async () => {
+    const otel = setupGuardtrace({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', serviceName: 's', register: false, flushOnExit: false, batch: { exportTimeoutMillis: 300 } });
+    const gt = new Guardtrace({ tracer: otel.tracer });
+    gt.tool({ name: 'echo', description: 'echo', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
+    await runSession(gt, 'sess_down');
+    await expect(otel.shutdown()).resolves.toBeUndefined();
+  }, 15_000);
+
+  it('tail-samples clean sessions by id but always keeps failed ones', async () => {
+    const c = await collector();
+    closers.push(c.close);
+    const otel = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 'sampled', register: false, flushOnExit: false, sampling: {} });
+    const gt = new Guardtrace({ tracer: otel.tracer, sampling: { cleanSessionRate: 0 } });
+    gt.tool({ name: 'echo', description: 'echo', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
+    await runSession(gt, 'sess_clean');
+    await runSession(gt, 'sess_failed', true);
+    await otel.shutdown();
+    const body = Buffer.concat(c.received.map((r) => r.body)).toString('latin1');
+    expect(body).toContain('sess_failed');
+    expect(body).not.toContain('sess_clean');
+  });
+});
