@@ -1,0 +1,212 @@
+/**
+ * The collector as a Fastify app: POST /v1/traces (OTLP/HTTP, protobuf or JSON), GET
+ * /v1/sampling, /healthz, /readyz, /metrics. buildApp() wires the pieces; app.close() stops
+ * taking requests, finishes the ones in flight, drains the writer and closes the pool.
+ */
+import { pendingMigrations } from '@guardtrace/db/server';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { decodeBody } from './body.ts';
+import { KeyCache, keyFromHeaders, type Principal } from './auth.ts';
+import { CollectorError, toCollectorError } from './errors.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { createMetrics } from './metrics.ts';
+import { Normalizer, rejectionMessage } from './normalize.ts';
+import { contentTypeOf, decodeRequest, type Encoding, encodeResponse, encodeStatus, encodingOf } from './otlp-decode.ts';
+import { createPool, isUnavailable } from './pg.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { type RedactionOptions, Redactor } from './redact.ts';
+import { Writer } from './writer.ts';
+
+export interface AppOptions extends Partial<Limits> {
+  databaseUrl: string;
+  /** Fastify logger option: false (default in tests), true, or pino options. */
+  logger?: boolean | object;
+  redaction?: RedactionOptions;
+}
+
+interface RequestState {
+  principal?: Principal;
+  inFlight: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    gt: RequestState;
+  }
+}
+
+interface Parsed {
+  encoding: Encoding;
+  body: Buffer;
+}
+
+const TRACE_TYPES = ['application/x-protobuf', 'application/protobuf', 'application/json'];
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...definedOnly(opts) };
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    // Compressed bytes on the wire; the inflated size is checked against the same cap in body.ts.
+    bodyLimit: limits.maxBodyBytes,
+    return503OnClosing: true,
+  });
+  const metrics = createMetrics();
+  const log = (msg: string, err?: unknown) => {
+    const e = err as { message?: string; code?: string } | undefined;
+    app.log.warn(e ? { error: e.message, code: e.code } : {}, msg);
+  };
+  const pool = createPool(opts.databaseUrl, { log });
+  const keys = new KeyCache(pool, {
+    ttlMs: limits.keyCacheTtlMs,
+    // 5 s: a key created in the UI starts working almost at once, while a flood of bad keys is still cached.
+    negativeTtlMs: 5_000,
+    // 10,000 keys: far above any real fleet's active keys, small in memory.
+    maxEntries: 10_000,
+    retryAfterSeconds: limits.retryAfterSeconds,
+  });
+  const limiter = new RateLimiter({ ratePerSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst });
+  const redactor = new Redactor(opts.redaction);
+  const writer = new Writer(pool, {
+    maxBatchSpans: limits.maxBatchSpans,
+    maxQueueSpans: limits.maxQueueSpans,
+    retryAfterSeconds: limits.retryAfterSeconds,
+    onBatch: (n, s) => {
+      metrics.batchSize.observe(n);
+      metrics.batchSeconds.observe(s);
+    },
+    onQueueDepth: (n) => metrics.queueDepth.set(n),
+    log,
+  });
+  let inFlightBytes = 0;
+  const release = (req: FastifyRequest) => {
+    inFlightBytes -= req.gt.inFlight;
+    req.gt.inFlight = 0;
+    metrics.inFlightBytes.set(inFlightBytes);
+  };
+
+  app.decorateRequest('gt', null as unknown as RequestState);
+  app.addHook('onRequest', async (req) => {
+    req.gt = { inFlight: 0 };
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    release(req);
+    metrics.requests.observe(
+      { route: req.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+    if (reply.statusCode === 429 || reply.statusCode === 503) {
+      metrics.overloaded.inc({ reason: reply.statusCode === 429 ? 'rate_limit' : 'unavailable' });
+    }
+  });
+  app.addHook('onRequestAbort', async (req) => release(req));
+  app.addHook('onClose', async () => {
+    await writer.drain();
+    await pool.end().catch(() => {});
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = toCollectorError(err);
+    if (e.status >= 500 && e.status !== 503) req.log.error({ err }, 'request failed');
+    else req.log.info({ status: e.status, reason: e.message }, 'request refused');
+    const encoding = encodingOf(req.headers['content-type']) ?? 'json';
+    if (e.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfter))));
+    return reply.status(e.status).type(contentTypeOf(encoding)).send(encodeStatus(encoding, e.rpcCode, e.message));
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(TRACE_TYPES, { parseAs: 'buffer' }, async (req: FastifyRequest, raw: Buffer) => {
+    const encoding = encodingOf(req.headers['content-type']) as Encoding;
+    const body = await decodeBody(raw, req.headers['content-encoding'], limits.maxBodyBytes);
+    req.gt.inFlight = body.length;
+    inFlightBytes += body.length;
+    metrics.inFlightBytes.set(inFlightBytes);
+    if (inFlightBytes > limits.maxInFlightBytes) {
+      throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
+    }
+    return { encoding, body } satisfies Parsed;
+  });
+
+  /** Auth, rate limit and the memory bound, all before the body is read. */
+  const admit = async (req: FastifyRequest) => {
+    const principal = await keys.authenticate(keyFromHeaders(req.headers));
+    const wait = limiter.take(principal.keyHash);
+    if (wait > 0) throw CollectorError.tooMany('rate limit exceeded for this API key', wait);
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > 0 && inFlightBytes + declared > limits.maxInFlightBytes) {
+      throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
+    }
+    req.gt.principal = principal;
+  };
+
+  app.post('/v1/traces', { onRequest: admit }, async (req: FastifyRequest, reply: FastifyReply) => {
+    const parsed = req.body as Parsed | undefined;
+    if (!parsed || !Buffer.isBuffer(parsed.body)) {
+      throw new CollectorError(415, 'unsupported Content-Type: send application/x-protobuf or application/json');
+    }
+    const principal = req.gt.principal as Principal;
+    const decoded = decodeRequest(parsed.body, parsed.encoding);
+    const { spans, rejected } = new Normalizer(parsed.encoding).normalize(decoded);
+    metrics.spansReceived.inc(spans.length + rejected.length);
+    const seen = new WeakSet<object>();
+    for (const span of spans) redactor.span(span, seen);
+    await writer.submit(principal.projectId, spans);
+    metrics.spansStored.inc(spans.length);
+    metrics.spansRejected.inc(rejected.length);
+    const message = rejectionMessage(rejected);
+    if (rejected.length > 0) req.log.info({ rejected: rejected.length, message }, 'partial success');
+    return reply
+      .type(contentTypeOf(parsed.encoding))
+      .send(encodeResponse(parsed.encoding, rejected.length, message));
+  });
+
+  app.get('/v1/sampling', { onRequest: admit }, async (req) => {
+    const principal = req.gt.principal as Principal;
+    try {
+      const { rows } = await pool.query<{ rate: number }>(
+        'SELECT clean_sample_rate AS rate FROM projects WHERE id = $1',
+        [principal.projectId],
+      );
+      return { cleanSampleRate: rows[0]?.rate ?? 1 };
+    } catch (err) {
+      if (isUnavailable(err)) throw CollectorError.unavailable('database unavailable', limits.retryAfterSeconds, err);
+      throw err;
+    }
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  let migrationsChecked = false;
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await pool.query('SELECT 1');
+      if (!migrationsChecked) {
+        const pending = await pendingMigrations(opts.databaseUrl);
+        if (pending.length > 0) {
+          return reply.status(503).send({ status: 'migrations pending', pending });
+        }
+        migrationsChecked = true; // applied migrations do not un-apply
+      }
+      return { status: 'ready', queuedSpans: writer.queuedSpans };
+    } catch (err) {
+      return reply
+        .status(503)
+        .header('retry-after', String(limits.retryAfterSeconds))
+        .send({ status: 'database unreachable', error: (err as Error).message });
+    }
+  });
+
+  app.get('/metrics', async (_req, reply) => {
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  return app;
+}
+
+function definedOnly(o: AppOptions): Partial<Limits> {
+  const out: Partial<Limits> = {};
+  for (const k of Object.keys(DEFAULT_LIMITS) as (keyof Limits)[]) {
+    const v = o[k];
+    if (typeof v === 'number') out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,113 @@
+/**
+ * The only reader of process.env. Parsed once at start-up with zod; a bad value stops the
+ * process with a message naming the variable.
+ */
+import { z } from 'zod';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import type { RedactionOptions, ValueRule } from './redact.ts';
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const regex = (src: string, flags: string) => {
+  try {
+    return new RegExp(src, flags);
+  } catch (err) {
+    throw new Error(`invalid regular expression /${src}/: ${(err as Error).message}`);
+  }
+};
+
+const schema = z.object({
+  // 4318: the OTLP/HTTP port every OpenTelemetry exporter defaults to.
+  PORT: int(4318).pipe(z.number().max(65_535)),
+  // Loopback by default: exposing ingest to the network is an explicit choice.
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().url().optional(),
+  GUARDTRACE_DATA_DIR: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  COLLECTOR_MAX_BODY_BYTES: int(DEFAULT_LIMITS.maxBodyBytes, 1024),
+  COLLECTOR_MAX_INFLIGHT_BYTES: int(DEFAULT_LIMITS.maxInFlightBytes, 1024),
+  COLLECTOR_MAX_BATCH_SPANS: int(DEFAULT_LIMITS.maxBatchSpans, 1),
+  COLLECTOR_MAX_QUEUE_SPANS: int(DEFAULT_LIMITS.maxQueueSpans, 1),
+  COLLECTOR_RETRY_AFTER_SECONDS: int(DEFAULT_LIMITS.retryAfterSeconds, 1),
+  COLLECTOR_RATE_LIMIT_RPS: int(DEFAULT_LIMITS.rateLimitPerSecond),
+  COLLECTOR_RATE_LIMIT_BURST: int(DEFAULT_LIMITS.rateLimitBurst, 1),
+  COLLECTOR_KEY_CACHE_TTL_MS: int(DEFAULT_LIMITS.keyCacheTtlMs),
+  GUARDTRACE_REDACT_DEFAULTS: bool(true),
+  /** Comma-separated regexes matched (case-insensitive) against attribute keys. */
+  GUARDTRACE_REDACT_KEYS: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .map((x) => regex(x, 'i')),
+    ),
+  /** `name=regex` pairs separated by `;;` (a named group `secret` limits what is replaced). */
+  GUARDTRACE_REDACT_VALUES: z
+    .string()
+    .default('')
+    .transform((s) =>
+      s
+        .split(';;')
+        .map((x) => x.trim())
+        .filter(Boolean)
+        .map((pair): ValueRule => {
+          const eq = pair.indexOf('=');
+          if (eq <= 0) throw new Error(`expected name=regex, got "${pair}"`);
+          return { name: pair.slice(0, eq).trim(), pattern: regex(pair.slice(eq + 1), 'g') };
+        }),
+    ),
+});
+
+export interface CollectorEnv {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  logLevel: string;
+  limits: Limits;
+  redaction: RedactionOptions;
+}
+
+export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  let e: z.infer<typeof schema>;
+  try {
+    e = schema.parse(cleaned);
+  } catch (err) {
+    if (err instanceof z.ZodError) {
+      const lines = err.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+      throw new Error(`invalid collector environment:\n${lines.join('\n')}`);
+    }
+    throw err;
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.GUARDTRACE_DATA_DIR,
+    logLevel: e.LOG_LEVEL,
+    limits: {
+      maxBodyBytes: e.COLLECTOR_MAX_BODY_BYTES,
+      maxInFlightBytes: e.COLLECTOR_MAX_INFLIGHT_BYTES,
+      maxBatchSpans: e.COLLECTOR_MAX_BATCH_SPANS,
+      maxQueueSpans: e.COLLECTOR_MAX_QUEUE_SPANS,
+      retryAfterSeconds: e.COLLECTOR_RETRY_AFTER_SECONDS,
+      rateLimitPerSecond: e.COLLECTOR_RATE_LIMIT_RPS,
+      rateLimitBurst: e.COLLECTOR_RATE_LIMIT_BURST,
+      keyCacheTtlMs: e.COLLECTOR_KEY_CACHE_TTL_MS,
+    },
+    redaction: {
+      defaults: e.GUARDTRACE_REDACT_DEFAULTS,
+      keyPatterns: e.GUARDTRACE_REDACT_KEYS,
+      valueRules: e.GUARDTRACE_REDACT_VALUES,
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/** Every limit of the collector, with why it has that value. env.ts can override each. */
+export interface Limits {
+  maxBodyBytes: number;
+  maxInFlightBytes: number;
+  maxBatchSpans: number;
+  maxQueueSpans: number;
+  retryAfterSeconds: number;
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  keyCacheTtlMs: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  // 16 MiB after decompression: the OTel Collector's own default cap is 20 MiB; SDK batches are ~1 MiB.
+  maxBodyBytes: 16 * 1024 * 1024,
+  // 256 MiB of decoded bodies in flight: bounds memory to a few hundred MiB on a small machine.
+  maxInFlightBytes: 256 * 1024 * 1024,
+  // 8,192 spans per transaction: big enough to amortise round trips, small enough to commit in ~100 ms.
+  maxBatchSpans: 8_192,
+  // 100,000 queued spans: ~2-4 s of peak ingest; beyond that, clients should back off (503).
+  maxQueueSpans: 100_000,
+  // 2 s: long enough for a burst to drain, short enough that retrying exporters recover quickly.
+  retryAfterSeconds: 2,
+  // 200 requests/s per key: a batch exporter sends ~1/s; an OTel Collector gateway at 100k spans/s sends ~200.
+  rateLimitPerSecond: 200,
+  // 400 requests back to back: absorbs reconnect storms after an outage without tripping the limit.
+  rateLimitBurst: 400,
+  // 30 s: revocation takes effect within half a minute while ingest rarely touches api_keys.
+  keyCacheTtlMs: 30_000,
+};

@@ -1,0 +1,51 @@
+/** Process entry: env -> database (DATABASE_URL or embedded) -> app -> listen; signals drain. */
+import { ensureDatabase } from '@guardtrace/db/server';
+import { buildApp } from './app.ts';
+import { parseEnv } from './env.ts';
+
+async function main(): Promise<void> {
+  let env: ReturnType<typeof parseEnv>;
+  try {
+    env = parseEnv();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(1);
+  }
+  const db = await ensureDatabase({
+    databaseUrl: env.databaseUrl,
+    dataDir: env.dataDir,
+    log: (line) => console.log(`[collector] ${line}`),
+  });
+  console.log(`[collector] database: ${db.source === 'DATABASE_URL' ? 'DATABASE_URL' : 'embedded Postgres'}`);
+  const app = await buildApp({
+    databaseUrl: db.url,
+    logger: { level: env.logLevel },
+    redaction: env.redaction,
+    ...env.limits,
+  });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    try {
+      await app.close();
+      await db.close();
+      process.exit(0);
+    } catch (err) {
+      console.error(err);
+      process.exit(1);
+    }
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  await app.listen({ port: env.port, host: env.host });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : env.port;
+  console.log(`collector listening on http://${env.host}:${port}`);
+}
+
+main().catch((err) => {
+  console.error('[collector] failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,294 @@
+/**
+ * What a span means: a logical tool call, one attempt, one guard decision, a model call, or
+ * nothing we derive (kept raw only). Classification goes by gen_ai.operation.name first,
+ * then the span-name prefix, then usage attributes — so Guardtrace's SDK, other GenAI
+ * emitters and the Vercel AI SDK all land in the same tables.
+ */
+import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_GUARDRAIL_NAME,
+  ATTR_GEN_AI_GUARDRAIL_REASON,
+  ATTR_GEN_AI_GUARDRAIL_VERDICT,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_USAGE_COMPLETION_TOKENS,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_PROMPT_TOKENS,
+  ATTR_GUARDTRACE_ATTEMPT,
+  ATTR_GUARDTRACE_BACKOFF_MS,
+  ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT,
+  ATTR_GUARDTRACE_BUDGET_EXHAUSTED,
+  ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT,
+  ATTR_GUARDTRACE_DECISION,
+  ATTR_GUARDTRACE_FAILURE_CLASS,
+  ATTR_GUARDTRACE_FEEDBACK,
+  ATTR_GUARDTRACE_GUARD_DURATION_US,
+  ATTR_GUARDTRACE_GUARD_STAGE,
+  ATTR_GUARDTRACE_IDEMPOTENCY_KEY,
+  ATTR_GUARDTRACE_OUTCOME,
+  ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID,
+  ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
+  ATTR_GUARDTRACE_TOOL_DESTRUCTIVE,
+  ATTR_GUARDTRACE_TOOL_EXTERNAL,
+  ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
+  ATTR_GUARDTRACE_TOOL_READ_ONLY,
+  OP_APPLY_GUARDRAIL,
+  OP_CHAT,
+  OP_EXECUTE_TOOL,
+  OP_INVOKE_AGENT,
+  SPAN_ATTEMPT,
+} from '@guardtrace/semconv';
+import type { Attributes, NormSpan } from './normalize.ts';
+
+// Vercel AI SDK telemetry (ai.* namespace), read for tool and model calls.
+const AI_TOOL_CALL_NAME = 'ai.toolCall.name';
+const AI_TOOL_CALL_ID = 'ai.toolCall.id';
+const AI_TOOL_CALL_ARGS = 'ai.toolCall.args';
+const AI_TOOL_CALL_INPUT = 'ai.toolCall.input';
+const AI_USAGE_PROMPT = 'ai.usage.promptTokens';
+const AI_USAGE_COMPLETION = 'ai.usage.completionTokens';
+const AI_USAGE_INPUT = 'ai.usage.inputTokens';
+const AI_USAGE_OUTPUT = 'ai.usage.outputTokens';
+const AI_MODEL_ID = 'ai.model.id';
+const AI_MODEL_PROVIDER = 'ai.model.provider';
+const AI_OPERATION_ID = 'ai.operationId';
+const GEN_AI_SYSTEM = 'gen_ai.system';
+
+/** GenAI operations that are model calls (semconv gen_ai.operation.name values). */
+const MODEL_OPERATIONS = new Set([OP_CHAT, 'text_completion', 'generate_content', 'embeddings']);
+/** Operations whose usage attributes are totals of their children: never counted again. */
+const AGGREGATE_OPERATIONS = new Set([OP_INVOKE_AGENT, 'create_agent', 'invoke_workflow']);
+
+export type SpanRole = 'tool_call' | 'attempt' | 'guard_check' | 'model_call' | null;
+
+export function str(attrs: Attributes, key: string): string | null {
+  const v = attrs[key];
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return null;
+}
+
+export function num(attrs: Attributes, key: string): number | null {
+  const v = attrs[key];
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return null;
+}
+
+function int(attrs: Attributes, key: string): number | null {
+  const n = num(attrs, key);
+  // Columns are int4: anything outside is not a count we can trust.
+  return n === null || !Number.isInteger(n) || Math.abs(n) > 2_147_483_647 ? null : n;
+}
+
+function bool(attrs: Attributes, key: string): boolean | null {
+  const v = attrs[key];
+  if (typeof v === 'boolean') return v;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return null;
+}
+
+function firstStr(attrs: Attributes, ...keys: string[]): string | null {
+  for (const k of keys) {
+    const v = str(attrs, k);
+    if (v !== null && v !== '') return v;
+  }
+  return null;
+}
+
+function firstInt(attrs: Attributes, ...keys: string[]): number | null {
+  for (const k of keys) {
+    const v = int(attrs, k);
+    if (v !== null) return v;
+  }
+  return null;
+}
+
+/** Session id carried by the span itself (span attribute, else its resource). */
+export function conversationId(span: NormSpan): string | null {
+  return firstStr(span.attributes, ATTR_GEN_AI_CONVERSATION_ID) ?? firstStr(span.resource, ATTR_GEN_AI_CONVERSATION_ID);
+}
+
+function hasUsage(attrs: Attributes): boolean {
+  return (
+    attrs[ATTR_GEN_AI_USAGE_INPUT_TOKENS] !== undefined ||
+    attrs[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] !== undefined ||
+    attrs[ATTR_GEN_AI_USAGE_PROMPT_TOKENS] !== undefined ||
+    attrs[ATTR_GEN_AI_USAGE_COMPLETION_TOKENS] !== undefined ||
+    attrs[AI_USAGE_PROMPT] !== undefined ||
+    attrs[AI_USAGE_COMPLETION] !== undefined ||
+    attrs[AI_USAGE_INPUT] !== undefined ||
+    attrs[AI_USAGE_OUTPUT] !== undefined
+  );
+}
+
+/** Vercel's outer `ai.generateText` / `ai.streamText` spans sum their `.doGenerate` children. */
+function isVercelAggregate(span: NormSpan): boolean {
+  const op = str(span.attributes, AI_OPERATION_ID) ?? span.name;
+  return op.startsWith('ai.') && !op.includes('.do') && op !== 'ai.toolCall';
+}
+
+export function classify(span: NormSpan): SpanRole {
+  const op = str(span.attributes, ATTR_GEN_AI_OPERATION_NAME);
+  if (op === OP_EXECUTE_TOOL) return 'tool_call';
+  if (op === SPAN_ATTEMPT) return 'attempt';
+  if (op === OP_APPLY_GUARDRAIL) return 'guard_check';
+  if (op !== null && MODEL_OPERATIONS.has(op)) return 'model_call';
+  if (op !== null && AGGREGATE_OPERATIONS.has(op)) return null;
+  const name = span.name;
+  if (name === SPAN_ATTEMPT) return 'attempt';
+  if (name.startsWith(OP_EXECUTE_TOOL)) return 'tool_call';
+  if (name.startsWith(OP_APPLY_GUARDRAIL)) return 'guard_check';
+  if (name === 'ai.toolCall' || span.attributes[AI_TOOL_CALL_NAME] !== undefined) return 'tool_call';
+  if (name.startsWith(OP_CHAT)) return 'model_call';
+  if (hasUsage(span.attributes) && !isVercelAggregate(span)) return 'model_call';
+  return null;
+}
+
+function suffix(name: string, prefix: string): string | null {
+  if (!name.startsWith(prefix)) return null;
+  const rest = name.slice(prefix.length).trim();
+  return rest === '' ? null : rest;
+}
+
+function durationMs(span: NormSpan): number {
+  return Number(span.endNs - span.startNs) / 1e6;
+}
+
+function failed(span: NormSpan): boolean {
+  return span.statusCode === 2;
+}
+
+/** Common key columns of every derived row. */
+function keys(span: NormSpan, projectId: string, sessionId: string) {
+  return {
+    project_id: projectId,
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    session_id: sessionId,
+    start_ns: span.startNs.toString(),
+  };
+}
+
+export function toolCallRow(span: NormSpan, projectId: string, sessionId: string) {
+  const a = span.attributes;
+  return {
+    ...keys(span, projectId, sessionId),
+    parent_span_id: span.parentSpanId,
+    tool_name:
+      firstStr(a, ATTR_GEN_AI_TOOL_NAME, AI_TOOL_CALL_NAME) ?? suffix(span.name, OP_EXECUTE_TOOL) ?? span.name,
+    call_id: firstStr(a, ATTR_GEN_AI_TOOL_CALL_ID, AI_TOOL_CALL_ID),
+    duration_ms: durationMs(span),
+    outcome: firstStr(a, ATTR_GUARDTRACE_OUTCOME) ?? (failed(span) ? 'failed' : 'success'),
+    failure_class: firstStr(a, ATTR_GUARDTRACE_FAILURE_CLASS),
+    decision: firstStr(a, ATTR_GUARDTRACE_DECISION),
+    attempts: firstInt(a, ATTR_GUARDTRACE_ATTEMPT),
+    read_only: bool(a, ATTR_GUARDTRACE_TOOL_READ_ONLY),
+    idempotent: bool(a, ATTR_GUARDTRACE_TOOL_IDEMPOTENT),
+    destructive: bool(a, ATTR_GUARDTRACE_TOOL_DESTRUCTIVE),
+    external: bool(a, ATTR_GUARDTRACE_TOOL_EXTERNAL),
+    idempotency_key: firstStr(a, ATTR_GUARDTRACE_IDEMPOTENCY_KEY),
+    arguments: firstStr(a, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, AI_TOOL_CALL_ARGS, AI_TOOL_CALL_INPUT),
+  };
+}
+
+export function attemptRow(span: NormSpan, projectId: string, sessionId: string) {
+  const a = span.attributes;
+  return {
+    ...keys(span, projectId, sessionId),
+    tool_call_span_id: span.parentSpanId,
+    tool_name: firstStr(a, ATTR_GEN_AI_TOOL_NAME),
+    number: firstInt(a, ATTR_GUARDTRACE_ATTEMPT) ?? 1,
+    duration_ms: durationMs(span),
+    outcome: firstStr(a, ATTR_GUARDTRACE_OUTCOME) ?? (failed(span) ? 'failed' : 'success'),
+    failure_class: firstStr(a, ATTR_GUARDTRACE_FAILURE_CLASS),
+    decision: firstStr(a, ATTR_GUARDTRACE_DECISION),
+    feedback: firstStr(a, ATTR_GUARDTRACE_FEEDBACK),
+    backoff_ms: num(a, ATTR_GUARDTRACE_BACKOFF_MS),
+    attempts_left: firstInt(a, ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT),
+    session_retries_left: firstInt(a, ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT),
+    budget_exhausted: firstStr(a, ATTR_GUARDTRACE_BUDGET_EXHAUSTED),
+    arguments: firstStr(a, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS),
+    error_type: firstStr(a, ATTR_ERROR_TYPE),
+  };
+}
+
+export function guardCheckRow(span: NormSpan, projectId: string, sessionId: string) {
+  const a = span.attributes;
+  const reported = num(a, ATTR_GUARDTRACE_GUARD_DURATION_US);
+  return {
+    ...keys(span, projectId, sessionId),
+    attempt_span_id: span.parentSpanId,
+    guard_name: firstStr(a, ATTR_GEN_AI_GUARDRAIL_NAME) ?? suffix(span.name, OP_APPLY_GUARDRAIL) ?? span.name,
+    stage: firstStr(a, ATTR_GUARDTRACE_GUARD_STAGE),
+    verdict: firstStr(a, ATTR_GEN_AI_GUARDRAIL_VERDICT) ?? (failed(span) ? 'fail' : 'pass'),
+    reason: firstStr(a, ATTR_GEN_AI_GUARDRAIL_REASON),
+    decision: firstStr(a, ATTR_GUARDTRACE_DECISION),
+    failure_class: firstStr(a, ATTR_GUARDTRACE_FAILURE_CLASS),
+    duration_us: reported ?? Number(span.endNs - span.startNs) / 1e3,
+  };
+}
+
+export function modelCallRow(span: NormSpan, projectId: string, sessionId: string) {
+  const a = span.attributes;
+  return {
+    ...keys(span, projectId, sessionId),
+    parent_span_id: span.parentSpanId,
+    model:
+      firstStr(a, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, AI_MODEL_ID) ?? suffix(span.name, OP_CHAT),
+    provider: firstStr(a, ATTR_GEN_AI_PROVIDER_NAME, GEN_AI_SYSTEM, AI_MODEL_PROVIDER),
+    duration_ms: durationMs(span),
+    input_tokens:
+      firstInt(a, ATTR_GEN_AI_USAGE_INPUT_TOKENS, ATTR_GEN_AI_USAGE_PROMPT_TOKENS, AI_USAGE_INPUT, AI_USAGE_PROMPT) ?? 0,
+    output_tokens:
+      firstInt(a, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, ATTR_GEN_AI_USAGE_COMPLETION_TOKENS, AI_USAGE_OUTPUT, AI_USAGE_COMPLETION) ??
+      0,
+    repair_attempt_span_id: validSpanId(firstStr(a, ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID)),
+    repair_failure_class: firstStr(a, ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS),
+  };
+}
+
+/** The column is varchar(16): only a real span id fits. */
+function validSpanId(v: string | null): string | null {
+  return v !== null && /^[0-9a-fA-F]{16}$/.test(v) ? v.toLowerCase() : null;
+}
+
+export type ToolCallRow = ReturnType<typeof toolCallRow>;
+export type AttemptRow = ReturnType<typeof attemptRow>;
+export type GuardCheckRow = ReturnType<typeof guardCheckRow>;
+export type ModelCallRow = ReturnType<typeof modelCallRow>;
+
+/** Rows of one batch, by table. */
+export interface DerivedRows {
+  toolCalls: ToolCallRow[];
+  attempts: AttemptRow[];
+  guardChecks: GuardCheckRow[];
+  modelCalls: ModelCallRow[];
+}
+
+export function derive(span: NormSpan, projectId: string, sessionId: string, into: DerivedRows): void {
+  switch (classify(span)) {
+    case 'tool_call':
+      into.toolCalls.push(toolCallRow(span, projectId, sessionId));
+      break;
+    case 'attempt':
+      into.attempts.push(attemptRow(span, projectId, sessionId));
+      break;
+    case 'guard_check':
+      into.guardChecks.push(guardCheckRow(span, projectId, sessionId));
+      break;
+    case 'model_call':
+      into.modelCalls.push(modelCallRow(span, projectId, sessionId));
+      break;
+    default:
+      break;
+  }
+}

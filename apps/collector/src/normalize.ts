@@ -1,0 +1,384 @@
+/**
+ * Request tree (protobuf-decoded or JSON) -> validated, plain spans. Every span is checked on
+ * its own: a bad span is rejected with its path and reason and never drops its neighbours.
+ * Protobuf gives bytes ids, Long int64s and enum numbers; OTLP JSON gives hex ids, int64 as
+ * strings or numbers, enums as numbers or names. Both go through the same walker.
+ */
+import type { Encoding } from './otlp-decode.ts';
+
+export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
+export type Attributes = Record<string, AttrValue>;
+
+export interface SpanEvent {
+  timeUnixNano: string;
+  name: string;
+  attributes: Attributes;
+}
+export interface SpanLink {
+  traceId: string;
+  spanId: string;
+  attributes: Attributes;
+}
+
+export interface NormSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  kind: number;
+  startNs: bigint;
+  endNs: bigint;
+  statusCode: number;
+  statusMessage: string | null;
+  attributes: Attributes;
+  events: SpanEvent[];
+  links: SpanLink[];
+  resource: Attributes;
+  serviceName: string | null;
+  scopeName: string | null;
+  scopeVersion: string | null;
+}
+
+export interface Rejection {
+  path: string;
+  reason: string;
+}
+
+export interface NormalizeLimits {
+  /** Longest string value kept; longer ones are truncated and marked. */
+  maxStringChars: number;
+  /** Deepest array/kvlist nesting accepted in one attribute value. */
+  maxValueDepth: number;
+  /** Most attributes, events or links accepted on one span. */
+  maxItemsPerSpan: number;
+}
+
+export const DEFAULT_NORMALIZE_LIMITS: NormalizeLimits = {
+  // 64 Ki characters: more than any tool-argument or feedback preview; beyond that it is a payload, not metadata.
+  maxStringChars: 65_536,
+  // 16 levels: GenAI attributes nest 2-3 deep; a bound keeps recursion (and stack) small on hostile input.
+  maxValueDepth: 16,
+  // 1,024: eight times the OTel SDKs' default attribute count limit (128).
+  maxItemsPerSpan: 1024,
+};
+
+class SpanError extends Error {}
+
+const SPAN_KINDS: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
+const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+const HEX32 = /^[0-9a-fA-F]{32}$/;
+const HEX16 = /^[0-9a-fA-F]{16}$/;
+const ZERO32 = '0'.repeat(32);
+const ZERO16 = '0'.repeat(16);
+// fixed64 nanoseconds fit int64; later than this (year 2262) is not a real timestamp.
+const MAX_NS = 9_223_372_036_854_775_807n;
+const NEEDS_CLEANING = /[\u0000\ud800-\udfff]/;
+
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+}
+
+function list(v: unknown, what: string): unknown[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw new SpanError(`${what} must be an array`);
+  return v;
+}
+
+export class Normalizer {
+  constructor(
+    private readonly encoding: Encoding,
+    private readonly limits: NormalizeLimits = DEFAULT_NORMALIZE_LIMITS,
+  ) {}
+
+  /** All spans of a decoded request, valid ones normalized and invalid ones explained. */
+  normalize(request: unknown): { spans: NormSpan[]; rejected: Rejection[] } {
+    const spans: NormSpan[] = [];
+    const rejected: Rejection[] = [];
+    const resourceSpans = isObj(request) ? list(request.resourceSpans, 'resourceSpans') : [];
+    resourceSpans.forEach((rs, ri) => {
+      const rpath = `resourceSpans[${ri}]`;
+      let resource: Attributes;
+      let scopeSpans: unknown[];
+      try {
+        if (!isObj(rs)) throw new SpanError('must be an object');
+        const res = rs.resource;
+        if (res !== undefined && res !== null && !isObj(res)) throw new SpanError('resource must be an object');
+        resource = this.attributes(isObj(res) ? res.attributes : undefined, 'resource.attributes');
+        scopeSpans = list(rs.scopeSpans ?? rs.instrumentationLibrarySpans, 'scopeSpans');
+      } catch (err) {
+        this.rejectAll(rs, rpath, err, rejected);
+        return;
+      }
+      const serviceName = typeof resource['service.name'] === 'string' ? resource['service.name'] : null;
+      scopeSpans.forEach((ss, si) => {
+        const spath = `${rpath}.scopeSpans[${si}]`;
+        let scopeName: string | null = null;
+        let scopeVersion: string | null = null;
+        let spanList: unknown[];
+        try {
+          if (!isObj(ss)) throw new SpanError('must be an object');
+          const scope = ss.scope ?? ss.instrumentationLibrary;
+          if (scope !== undefined && scope !== null) {
+            if (!isObj(scope)) throw new SpanError('scope must be an object');
+            scopeName = this.optString(scope.name, 'scope.name') || null;
+            scopeVersion = this.optString(scope.version, 'scope.version') || null;
+          }
+          spanList = list(ss.spans, 'spans');
+        } catch (err) {
+          this.rejectAll({ scopeSpans: [ss] }, spath, err, rejected);
+          return;
+        }
+        spanList.forEach((sp, i) => {
+          const path = `${spath}.spans[${i}]`;
+          try {
+            spans.push(this.span(sp, resource, serviceName, scopeName, scopeVersion));
+          } catch (err) {
+            if (!(err instanceof SpanError || err instanceof RangeError)) throw err;
+            rejected.push({ path: `${path}${this.idHint(sp)}`, reason: err.message });
+          }
+        });
+      });
+    });
+    return { spans, rejected };
+  }
+
+  /** A whole resource or scope is unreadable: every span under it is rejected (counted when countable). */
+  private rejectAll(node: unknown, path: string, err: unknown, rejected: Rejection[]): void {
+    if (!(err instanceof SpanError || err instanceof RangeError)) throw err;
+    let n = 0;
+    const scopes = isObj(node) && Array.isArray(node.scopeSpans) ? node.scopeSpans : [];
+    for (const ss of scopes) if (isObj(ss) && Array.isArray(ss.spans)) n += ss.spans.length;
+    for (let i = 0; i < Math.max(n, 1); i++) rejected.push({ path, reason: err.message });
+  }
+
+  private idHint(sp: unknown): string {
+    if (!isObj(sp)) return '';
+    try {
+      return ` (spanId ${this.id(sp.spanId, 8, 'spanId') ?? '?'})`;
+    } catch {
+      return '';
+    }
+  }
+
+  private span(
+    sp: unknown,
+    resource: Attributes,
+    serviceName: string | null,
+    scopeName: string | null,
+    scopeVersion: string | null,
+  ): NormSpan {
+    if (!isObj(sp)) throw new SpanError('span must be an object');
+    const traceId = this.id(sp.traceId, 16, 'traceId');
+    const spanId = this.id(sp.spanId, 8, 'spanId');
+    if (!traceId) throw new SpanError('traceId is missing');
+    if (!spanId) throw new SpanError('spanId is missing');
+    const parentSpanId = this.id(sp.parentSpanId, 8, 'parentSpanId');
+    const name = this.optString(sp.name, 'name');
+    const startNs = this.int64(sp.startTimeUnixNano, 'startTimeUnixNano');
+    const endNs = this.int64(sp.endTimeUnixNano, 'endTimeUnixNano');
+    if (startNs <= 0n) throw new SpanError('startTimeUnixNano is missing');
+    if (endNs < startNs) throw new SpanError('endTimeUnixNano is before startTimeUnixNano');
+    const kind = this.enumValue(sp.kind, SPAN_KINDS, 5, 'kind');
+    let statusCode = 0;
+    let statusMessage: string | null = null;
+    if (sp.status !== undefined && sp.status !== null) {
+      if (!isObj(sp.status)) throw new SpanError('status must be an object');
+      statusCode = this.enumValue(sp.status.code, STATUS_CODES, 2, 'status.code');
+      statusMessage = this.optString(sp.status.message, 'status.message') || null;
+    }
+    const events = list(sp.events, 'events');
+    const links = list(sp.links, 'links');
+    if (events.length > this.limits.maxItemsPerSpan) throw new SpanError(`more than ${this.limits.maxItemsPerSpan} events`);
+    if (links.length > this.limits.maxItemsPerSpan) throw new SpanError(`more than ${this.limits.maxItemsPerSpan} links`);
+    return {
+      traceId,
+      spanId,
+      parentSpanId,
+      name,
+      kind,
+      startNs,
+      endNs,
+      statusCode,
+      statusMessage,
+      attributes: this.attributes(sp.attributes, 'attributes'),
+      events: events.map((e, i) => {
+        if (!isObj(e)) throw new SpanError(`events[${i}] must be an object`);
+        return {
+          timeUnixNano: this.int64(e.timeUnixNano, `events[${i}].timeUnixNano`).toString(),
+          name: this.optString(e.name, `events[${i}].name`),
+          attributes: this.attributes(e.attributes, `events[${i}].attributes`),
+        };
+      }),
+      links: links.map((l, i) => {
+        if (!isObj(l)) throw new SpanError(`links[${i}] must be an object`);
+        return {
+          traceId: this.id(l.traceId, 16, `links[${i}].traceId`) ?? '',
+          spanId: this.id(l.spanId, 8, `links[${i}].spanId`) ?? '',
+          attributes: this.attributes(l.attributes, `links[${i}].attributes`),
+        };
+      }),
+      resource,
+      serviceName,
+      scopeName,
+      scopeVersion,
+    };
+  }
+
+  /** Lowercase hex id, or null when absent/empty. All-zero ids are invalid (OTLP spec). */
+  private id(v: unknown, bytes: 8 | 16, field: string): string | null {
+    if (v === undefined || v === null) return null;
+    let hex: string;
+    if (v instanceof Uint8Array) {
+      if (v.length === 0) return null;
+      if (v.length !== bytes) throw new SpanError(`${field} must be ${bytes} bytes, got ${v.length}`);
+      hex = Buffer.from(v.buffer, v.byteOffset, v.length).toString('hex');
+    } else if (typeof v === 'string') {
+      if (v === '') return null;
+      if (!(bytes === 16 ? HEX32 : HEX16).test(v)) {
+        throw new SpanError(`${field} must be ${bytes * 2} hex characters`);
+      }
+      hex = v.toLowerCase();
+    } else {
+      throw new SpanError(`${field} must be a hex string`);
+    }
+    if (hex === (bytes === 16 ? ZERO32 : ZERO16)) throw new SpanError(`${field} is all zeros`);
+    return hex;
+  }
+
+  private int64(v: unknown, field: string): bigint {
+    if (v === undefined || v === null) return 0n;
+    let n: bigint;
+    if (typeof v === 'number') {
+      if (!Number.isInteger(v)) throw new SpanError(`${field} must be an integer`);
+      n = BigInt(v);
+    } else if (typeof v === 'string') {
+      if (!/^-?\d{1,20}$/.test(v)) throw new SpanError(`${field} must be an integer`);
+      n = BigInt(v);
+    } else if (typeof v === 'object' && typeof (v as { low?: unknown }).low === 'number') {
+      n = BigInt((v as { toString(): string }).toString()); // protobufjs Long
+    } else {
+      throw new SpanError(`${field} must be an integer`);
+    }
+    if (n < 0n || n > MAX_NS) throw new SpanError(`${field} is out of range`);
+    return n;
+  }
+
+  private enumValue(v: unknown, names: Record<string, number>, max: number, field: string): number {
+    if (v === undefined || v === null) return 0;
+    if (typeof v === 'string' && v in names) return names[v] as number;
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max) return v;
+    throw new SpanError(`${field} has an unknown value`);
+  }
+
+  private optString(v: unknown, field: string): string {
+    if (v === undefined || v === null) return '';
+    if (typeof v !== 'string') throw new SpanError(`${field} must be a string`);
+    return this.clean(v);
+  }
+
+  /** Text Postgres accepts (no NUL, no lone surrogates), truncated and marked when too long. */
+  clean(s: string): string {
+    let out = s;
+    if (NEEDS_CLEANING.test(out)) {
+      out = (out as string & { toWellFormed(): string }).toWellFormed().replace(/\u0000/g, '\ufffd');
+    }
+    if (out.length > this.limits.maxStringChars) {
+      const dropped = out.length - this.limits.maxStringChars;
+      out = `${out.slice(0, this.limits.maxStringChars)}…[TRUNCATED:${dropped} chars]`;
+    }
+    return out;
+  }
+
+  private attributes(v: unknown, field: string): Attributes {
+    const kvs = list(v, field);
+    if (kvs.length > this.limits.maxItemsPerSpan) throw new SpanError(`${field} has more than ${this.limits.maxItemsPerSpan} entries`);
+    const out: Attributes = {};
+    for (const kv of kvs) {
+      if (!isObj(kv) || typeof kv.key !== 'string') throw new SpanError(`${field} entries must have a string key`);
+      out[this.clean(kv.key)] = this.anyValue(kv.value, `${field}[${JSON.stringify(kv.key.slice(0, 64))}]`, 0);
+    }
+    return out;
+  }
+
+  private anyValue(v: unknown, field: string, depth: number): AttrValue {
+    if (v === undefined || v === null) return null;
+    if (!isObj(v)) throw new SpanError(`${field} must be an AnyValue object`);
+    if (depth > this.limits.maxValueDepth) throw new SpanError(`${field} is nested deeper than ${this.limits.maxValueDepth}`);
+    if (v.stringValue != null) {
+      if (typeof v.stringValue !== 'string') throw new SpanError(`${field}.stringValue must be a string`);
+      return this.clean(v.stringValue);
+    }
+    if (v.boolValue != null) {
+      if (typeof v.boolValue !== 'boolean') throw new SpanError(`${field}.boolValue must be a boolean`);
+      return v.boolValue;
+    }
+    if (v.intValue != null) return this.intValue(v.intValue, field);
+    if (v.doubleValue != null) {
+      const d = v.doubleValue;
+      if (typeof d === 'number') return Number.isFinite(d) ? d : String(d);
+      if (typeof d === 'string' && (d === 'NaN' || d === 'Infinity' || d === '-Infinity')) return d;
+      if (typeof d === 'string' && d.trim() !== '' && Number.isFinite(Number(d))) return Number(d);
+      throw new SpanError(`${field}.doubleValue must be a number`);
+    }
+    if (v.arrayValue != null) {
+      if (!isObj(v.arrayValue)) throw new SpanError(`${field}.arrayValue must be an object`);
+      const values = list(v.arrayValue.values, `${field}.arrayValue.values`);
+      if (values.length > this.limits.maxItemsPerSpan) throw new SpanError(`${field} has more than ${this.limits.maxItemsPerSpan} items`);
+      return values.map((x, i) => this.anyValue(x, `${field}[${i}]`, depth + 1));
+    }
+    if (v.kvlistValue != null) {
+      if (!isObj(v.kvlistValue)) throw new SpanError(`${field}.kvlistValue must be an object`);
+      const values = list(v.kvlistValue.values, `${field}.kvlistValue.values`);
+      if (values.length > this.limits.maxItemsPerSpan) throw new SpanError(`${field} has more than ${this.limits.maxItemsPerSpan} items`);
+      const out: Record<string, AttrValue> = {};
+      for (const kv of values) {
+        if (!isObj(kv) || typeof kv.key !== 'string') throw new SpanError(`${field} entries must have a string key`);
+        out[this.clean(kv.key)] = this.anyValue(kv.value, `${field}.${kv.key.slice(0, 64)}`, depth + 1);
+      }
+      return out;
+    }
+    if (v.bytesValue != null) {
+      const b = v.bytesValue;
+      if (b instanceof Uint8Array) return Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
+      if (typeof b === 'string') return this.clean(b);
+      throw new SpanError(`${field}.bytesValue must be base64`);
+    }
+    return null;
+  }
+
+  /** int64 attribute: a JSON number when exact, else its decimal string. */
+  private intValue(v: unknown, field: string): number | string {
+    let n: bigint;
+    if (typeof v === 'number') {
+      if (!Number.isInteger(v)) throw new SpanError(`${field}.intValue must be an integer`);
+      return v;
+    }
+    if (typeof v === 'string') {
+      if (!/^-?\d{1,20}$/.test(v)) throw new SpanError(`${field}.intValue must be an integer`);
+      n = BigInt(v);
+    } else if (typeof v === 'object' && v !== null && typeof (v as { low?: unknown }).low === 'number') {
+      n = BigInt((v as { toString(): string }).toString());
+    } else {
+      throw new SpanError(`${field}.intValue must be an integer`);
+    }
+    if (n < -(2n ** 63n) || n >= 2n ** 63n) throw new SpanError(`${field}.intValue is out of int64 range`);
+    return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+  }
+}
+
+/** One line naming the first rejected spans and why (the count says how many in all). */
+export function rejectionMessage(rejected: Rejection[], max = 5): string {
+  if (rejected.length === 0) return '';
+  const shown = rejected.slice(0, max).map((r) => `${r.path}: ${r.reason}`);
+  const more = rejected.length > max ? `; and ${rejected.length - max} more` : '';
+  return `rejected ${rejected.length} span(s): ${shown.join('; ')}${more}`;
+}

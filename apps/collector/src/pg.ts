@@ -1,0 +1,47 @@
+/** The collector's Postgres pool, and how to tell "database unavailable" from "bad data". */
+import pg from 'pg';
+
+export interface PoolOptions {
+  /** Connections: one writer transaction at a time, plus key lookups and health checks. */
+  max?: number;
+  log?: (msg: string, err: unknown) => void;
+}
+
+export function createPool(connectionString: string, opts: PoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    // 4: the writer holds one, key lookups / sampling / readyz share the rest.
+    max: opts.max ?? 4,
+    // 2 s: a local Postgres connects in ms; failing fast turns an outage into a quick 503.
+    connectionTimeoutMillis: 2_000,
+    // 30 s: no single batch transaction takes that long; a hung server must not hold requests forever.
+    query_timeout: 30_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server emits here; without a listener the process would crash.
+  pool.on('error', (err) => opts.log?.('idle Postgres client error', err));
+  return pool;
+}
+
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now (starting up / shutting down)
+  '53300', // too_many_connections
+  '40001', // serialization_failure: retry later
+  '40P01', // deadlock_detected: retry later
+]);
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
+
+/** True when the error says "the database is not there right now", not "this data is wrong". */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (typeof e.code === 'string') {
+    if (UNAVAILABLE_SQLSTATES.has(e.code) || UNAVAILABLE_ERRNOS.has(e.code) || e.code.startsWith('08')) return true;
+  }
+  const msg = e.message ?? '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|connection is closed|the database system is/i.test(
+    msg,
+  );
+}
