@@ -1,0 +1,56 @@
+/**
+ * `pnpm start` of the web app: serves the production build. With DATABASE_URL unset it
+ * starts (or reuses) the embedded Postgres first and hands its URL to `next start`.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureDatabase } from '@guardtrace/db/server';
+import { serveEnv } from '../src/env.ts';
+
+const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = (line: string) => console.log(`[web] ${line}`);
+
+async function main(): Promise<void> {
+  const env = serveEnv();
+  const database = env.DATABASE_URL
+    ? null
+    : await ensureDatabase({ dataDir: env.GUARDTRACE_DATA_DIR, log });
+  const databaseUrl = env.DATABASE_URL ?? database!.url;
+
+  const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
+  const child = spawn(
+    process.execPath,
+    [nextBin, 'start', '--port', String(env.PORT), '--hostname', env.GUARDTRACE_WEB_HOST],
+    {
+      cwd: appDir,
+      stdio: 'inherit',
+      env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: '1' },
+    },
+  );
+  log(`http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: ${database ? 'embedded' : 'DATABASE_URL'})`);
+
+  let stopping = false;
+  const forward = (signal: NodeJS.Signals) => {
+    stopping = true;
+    if (child.exitCode === null) child.kill(signal);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => forward(signal));
+
+  const code = await new Promise<number>((resolve) => {
+    child.on('exit', (exitCode, signal) => resolve(exitCode ?? 128 + (signal ? constants.signals[signal] : 0)));
+    child.on('error', (err) => {
+      console.error(`[web] could not start next: ${err.message}`);
+      resolve(1);
+    });
+  });
+  await database?.close().catch((err: unknown) => console.error(`[web] stopping Postgres: ${String(err)}`));
+  process.exit(stopping ? 0 : code);
+}
+
+main().catch((err: unknown) => {
+  console.error(`[web] ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,66 @@
+import { OutcomeBadge } from '@/components/badges';
+import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
+import type { SessionHeaderDto } from '@/server/queries/session-types';
+
+function Stat({ label, value, tone, testId }: { label: string; value: string; tone?: string; testId?: string }) {
+  return (
+    <div className="rounded-md border border-slate-200 bg-white px-4 py-3">
+      <dt className="text-[11px] font-semibold uppercase tracking-wide text-slate-500">{label}</dt>
+      <dd className={`mt-1 text-lg font-semibold tabular-nums ${tone ?? 'text-slate-900'}`} data-testid={testId}>
+        {value}
+      </dd>
+    </div>
+  );
+}
+
+export function SessionHeader({ s }: { s: SessionHeaderDto }) {
+  return (
+    <section data-testid="session-header" className="mb-6">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="font-mono text-xl font-semibold tracking-tight" data-testid="session-id">
+          {s.id}
+        </h1>
+        {s.outcome ? <OutcomeBadge outcome={s.outcome} /> : null}
+        {!s.derived ? (
+          <span className="rounded-md bg-slate-100 px-2 py-0.5 text-xs text-slate-600 ring-1 ring-slate-200 ring-inset">
+            raw spans only
+          </span>
+        ) : null}
+      </div>
+      <p className="mt-1 text-sm text-slate-600">
+        {s.agentName ? <span className="font-medium text-slate-800">{s.agentName}</span> : 'Unknown agent'}
+        {s.serviceName ? <> · {s.serviceName}</> : null}
+        {s.userId ? <> · user {s.userId}</> : null} · started {formatDateTime(s.startedAt)}
+        {s.samplingWeight !== 1 ? <> · sampling weight {s.samplingWeight}</> : null}
+      </p>
+      <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
+        <Stat label="Duration" value={formatDuration(s.durationMs)} />
+        <Stat label="Model calls" value={formatInt(s.modelCallCount)} />
+        <Stat label="Tool calls" value={formatInt(s.toolCallCount)} />
+        <Stat label="Attempts" value={formatInt(s.attemptCount)} />
+        <Stat
+          label="Failed attempts"
+          value={formatInt(s.failedAttemptCount)}
+          tone={s.failedAttemptCount ? 'text-red-700' : undefined}
+        />
+        <Stat label="Tokens in / out" value={`${formatInt(s.inputTokens)} / ${formatInt(s.outputTokens)}`} />
+        <Stat
+          label="Repair tokens"
+          value={formatInt(s.repairTokens)}
+          tone={s.repairTokens ? 'text-amber-700' : undefined}
+          testId="repair-tokens"
+        />
+      </dl>
+      {s.traceIds.length ? (
+        <p className="mt-3 text-xs text-slate-500">
+          Trace{s.traceIds.length > 1 ? 's' : ''}{' '}
+          {s.traceIds.map((t) => (
+            <span key={t} className="mr-2 font-mono text-slate-600">
+              {t}
+            </span>
+          ))}
+        </p>
+      ) : null}
+    </section>
+  );
+}

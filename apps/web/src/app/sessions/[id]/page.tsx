@@ -1,0 +1,38 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { Suspense } from 'react';
+import { Shell } from '@/components/shell';
+import { TimelineSkeleton } from '@/components/skeletons';
+import { first, hrefWith, parsePositiveInt, type RawSearchParams } from '@/lib/search-params';
+import { selectProject } from '@/server/context';
+import { db } from '@/server/db';
+import { sessionExists } from '@/server/queries/session';
+import { SessionView } from './session-view';
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<RawSearchParams> };
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  return { title: `Session ${decodeURIComponent((await params).id)}` };
+}
+
+export default async function SessionPage({ params, searchParams }: Props) {
+  const [{ id: rawId }, sp] = await Promise.all([params, searchParams]);
+  const id = decodeURIComponent(rawId);
+  const selection = await selectProject(sp);
+  const project = selection.current?.id;
+  if (project && !(await sessionExists(db(), project, id))) notFound();
+  const step = first(sp.step) === undefined ? null : parsePositiveInt(sp, 'step', 1);
+  return (
+    <Shell selection={selection} section="sessions">
+      <Link href={hrefWith('/sessions', { project })} className="mb-4 inline-block text-sm text-indigo-700 hover:underline">
+        ← All sessions
+      </Link>
+      {project ? (
+        <Suspense fallback={<TimelineSkeleton />}>
+          <SessionView project={project} id={id} step={step} />
+        </Suspense>
+      ) : null}
+    </Shell>
+  );
+}

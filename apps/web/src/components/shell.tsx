@@ -1,0 +1,115 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { hrefWith } from '@/lib/search-params';
+import type { ProjectDto, ProjectSelection } from '@/server/queries/projects';
+
+type Section = 'sessions' | 'analytics';
+
+const NAV: { section: Section; label: string; href: string }[] = [
+  { section: 'sessions', label: 'Sessions', href: '/sessions' },
+  { section: 'analytics', label: 'Analytics', href: '/analytics' },
+];
+
+function ProjectPicker({ projects, current, path }: { projects: ProjectDto[]; current: ProjectDto | null; path: string }) {
+  return (
+    <details className="group relative" data-testid="project-picker">
+      <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-700 px-2.5 py-1 text-sm text-slate-200 hover:border-slate-500">
+        <span className="text-slate-400">Project</span>
+        <span className="font-medium text-white">{current?.name ?? 'none'}</span>
+        <span className="text-slate-400 transition group-open:rotate-180" aria-hidden>
+          ▾
+        </span>
+      </summary>
+      <ul className="absolute right-0 z-20 mt-1 max-h-80 w-72 overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm text-slate-800 shadow-lg">
+        {projects.map((p) => (
+          <li key={p.id}>
+            <Link
+              href={hrefWith(path, { project: p.id })}
+              className={`block px-3 py-2 hover:bg-slate-50 ${p.id === current?.id ? 'font-semibold text-indigo-700' : ''}`}
+            >
+              {p.name}
+              <span className="block font-mono text-[11px] text-slate-400">{p.id}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+/** Top bar and page frame. Pages render it because only pages see `?project=`. */
+export function Shell({
+  selection,
+  section,
+  children,
+}: {
+  selection: ProjectSelection;
+  section: Section;
+  children: ReactNode;
+}) {
+  const project = selection.current?.id;
+  return (
+    <>
+      <header className="sticky top-0 z-10 border-b border-slate-800 bg-slate-900">
+        <div className="mx-auto flex h-14 max-w-7xl items-center gap-8 px-6">
+          <Link href={hrefWith('/sessions', { project })} className="flex items-center gap-2 text-white">
+            <span className="grid size-7 place-items-center rounded-md bg-indigo-500 text-sm font-bold">G</span>
+            <span className="font-semibold tracking-tight">Guardtrace</span>
+          </Link>
+          <nav className="flex gap-1 text-sm">
+            {NAV.map((n) => (
+              <Link
+                key={n.section}
+                href={hrefWith(n.href, { project })}
+                aria-current={n.section === section ? 'page' : undefined}
+                className={`rounded-md px-3 py-1.5 font-medium ${
+                  n.section === section ? 'bg-slate-800 text-white' : 'text-slate-300 hover:text-white'
+                }`}
+              >
+                {n.label}
+              </Link>
+            ))}
+          </nav>
+          <div className="ml-auto">
+            <ProjectPicker projects={selection.projects} current={selection.current} path={`/${section}`} />
+          </div>
+        </div>
+      </header>
+      <main className="mx-auto max-w-7xl px-6 py-8">
+        {selection.current ? children : <NoProject unknown={selection.unknownRequested} />}
+      </main>
+    </>
+  );
+}
+
+function NoProject({ unknown }: { unknown: boolean }) {
+  return (
+    <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center">
+      <h1 className="text-lg font-semibold">{unknown ? 'Project not found' : 'No projects yet'}</h1>
+      <p className="mx-auto mt-2 max-w-md text-sm text-slate-600">
+        {unknown ? (
+          <>
+            No project has this id. <Link href="/sessions" className="text-indigo-700 hover:underline">Open the default project</Link>.
+          </>
+        ) : (
+          <>
+            Run <code className="rounded bg-slate-100 px-1 font-mono">pnpm start</code> to create the default project and
+            send the demo agent&apos;s sessions.
+          </>
+        )}
+      </p>
+    </div>
+  );
+}
+
+export function PageTitle({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children?: ReactNode }) {
+  return (
+    <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
+      <div>
+        <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
+        {subtitle ? <p className="mt-1 text-sm text-slate-600">{subtitle}</p> : null}
+      </div>
+      {children}
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
+export function formatInt(n: number): string {
+  return integer.format(n);
+}
+
+export function formatCompact(n: number): string {
+  return Math.abs(n) < 10_000 ? integer.format(n) : compact.format(n);
+}
+
+/** 850 ms, 2.4 s, 3m 12s, 1h 05m. */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(s < 10 ? 2 : 1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(Math.round(s % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** Guard durations are recorded in microseconds. */
+export function formatMicros(us: number): string {
+  if (us < 1000) return `${us < 10 ? us.toFixed(1) : Math.round(us)} µs`;
+  return formatDuration(us / 1000);
+}
+
+// Rendered on the server only; UTC keeps every viewer (and every test) on the same clock.
+const dateTime = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'UTC',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+});
+
+export function formatDateTime(iso: string): string {
+  return `${dateTime.format(new Date(iso))} UTC`;
+}
+
+/** Offset of a step from the session start: +0.000 s, +12.345 s. */
+export function formatOffset(fromIso: string, toIso: string): string {
+  const ms = Date.parse(toIso) - Date.parse(fromIso);
+  return `+${(ms / 1000).toFixed(3)} s`;
+}
+
+/** Pretty-prints JSON text when it parses; returns the text unchanged otherwise. */
+export function prettyJson(text: string | null | undefined): string {
+  if (!text) return '';
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

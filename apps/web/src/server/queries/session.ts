@@ -1,0 +1,285 @@
+import 'server-only';
+import type { PrismaClient } from '@guardtrace/db';
+import { ATTR_GEN_AI_AGENT_NAME, ATTR_GEN_AI_OPERATION_NAME, OP_INVOKE_AGENT } from '@guardtrace/semconv';
+import type {
+  AttemptDto,
+  GuardCheckDto,
+  ModelCallStepDto,
+  RawSpanStepDto,
+  SessionDetailDto,
+  SessionHeaderDto,
+  TimelineStepDto,
+  ToolCallStepDto,
+} from './session-types.ts';
+
+// 2,000 rows of each kind: far beyond a readable replay, and still a sub-second page.
+export const SESSION_ROW_LIMIT = 2000;
+// 8 KB of attributes per raw span: enough to read, small enough to keep the page light.
+const ATTRIBUTES_MAX_CHARS = 8192;
+
+type Json = unknown;
+type Unstepped<T> = Omit<T, 'step'>;
+
+/** The session page: header totals and the time-ordered timeline; null when the id is unknown. */
+export async function getSessionDetail(
+  db: PrismaClient,
+  projectId: string,
+  sessionId: string,
+): Promise<SessionDetailDto | null> {
+  const scope = { projectId, sessionId };
+  const take = SESSION_ROW_LIMIT + 1;
+  const [session, toolCalls, attempts, guardChecks, modelCalls, spans] = await Promise.all([
+    db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
+    db.toolCall.findMany({ where: scope, orderBy: [{ startedAt: 'asc' }, { spanId: 'asc' }], take }),
+    db.attempt.findMany({ where: scope, orderBy: [{ number: 'asc' }, { startedAt: 'asc' }], take }),
+    db.guardCheck.findMany({ where: scope, orderBy: [{ startedAt: 'asc' }, { spanId: 'asc' }], take }),
+    db.modelCall.findMany({ where: scope, orderBy: [{ startedAt: 'asc' }, { spanId: 'asc' }], take }),
+    db.span.findMany({
+      where: scope,
+      orderBy: [{ startTime: 'asc' }, { spanId: 'asc' }],
+      take,
+      select: {
+        spanId: true,
+        traceId: true,
+        parentSpanId: true,
+        name: true,
+        serviceName: true,
+        startTime: true,
+        startTimeUnixNano: true,
+        endTimeUnixNano: true,
+        statusCode: true,
+        statusMessage: true,
+        attributes: true,
+      },
+    }),
+  ]);
+  if (!session && toolCalls.length === 0 && modelCalls.length === 0 && spans.length === 0) return null;
+  const truncated = [toolCalls, attempts, guardChecks, modelCalls, spans].some((r) => r.length > SESSION_ROW_LIMIT);
+  for (const rows of [toolCalls, attempts, guardChecks, modelCalls, spans]) rows.splice(SESSION_ROW_LIMIT);
+
+  const key = (traceId: string, spanId: string) => `${traceId}:${spanId}`;
+  const checksByAttempt = new Map<string, GuardCheckDto[]>();
+  for (const g of guardChecks) {
+    if (!g.attemptSpanId) continue;
+    const k = key(g.traceId, g.attemptSpanId);
+    const list = checksByAttempt.get(k) ?? [];
+    list.push({
+      spanId: g.spanId,
+      guardName: g.guardName,
+      stage: g.stage,
+      verdict: g.verdict,
+      reason: g.reason,
+      decision: g.decision,
+      failureClass: g.failureClass,
+      startedAt: g.startedAt.toISOString(),
+      durationUs: g.durationUs,
+    });
+    checksByAttempt.set(k, list);
+  }
+
+  const tools = new Map<string, Unstepped<ToolCallStepDto>>();
+  for (const t of toolCalls) {
+    tools.set(key(t.traceId, t.spanId), {
+      kind: 'tool',
+      spanId: t.spanId,
+      traceId: t.traceId,
+      toolName: t.toolName,
+      callId: t.callId,
+      startedAt: t.startedAt.toISOString(),
+      durationMs: t.durationMs,
+      outcome: t.outcome,
+      failureClass: t.failureClass,
+      decision: t.decision,
+      flags: { readOnly: t.readOnly, idempotent: t.idempotent, destructive: t.destructive, external: t.external },
+      idempotencyKey: t.idempotencyKey,
+      arguments: t.arguments,
+      attempts: [],
+    });
+  }
+
+  const derived = new Set<string>([...toolCalls, ...guardChecks, ...modelCalls].map((r) => key(r.traceId, r.spanId)));
+  for (const a of attempts) {
+    const attempt: AttemptDto = {
+      spanId: a.spanId,
+      number: a.number,
+      startedAt: a.startedAt.toISOString(),
+      durationMs: a.durationMs,
+      outcome: a.outcome,
+      failureClass: a.failureClass,
+      decision: a.decision,
+      feedback: a.feedback,
+      backoffMs: a.backoffMs,
+      attemptsLeft: a.attemptsLeft,
+      sessionRetriesLeft: a.sessionRetriesLeft,
+      budgetExhausted: a.budgetExhausted,
+      arguments: a.arguments,
+      errorType: a.errorType,
+      guardChecks: checksByAttempt.get(key(a.traceId, a.spanId)) ?? [],
+    };
+    derived.add(key(a.traceId, a.spanId));
+    // An attempt whose tool-call span never arrived still shows, under a stand-in tool call.
+    const parentKey = key(a.traceId, a.toolCallSpanId ?? a.spanId);
+    let tool = tools.get(parentKey);
+    if (!tool) {
+      tool = standInToolCall(a.toolCallSpanId ?? a.spanId, a.traceId, a.toolName ?? 'unknown tool', attempt.startedAt);
+      tools.set(parentKey, tool);
+    }
+    tool.attempts.push(attempt);
+  }
+
+  const models: Unstepped<ModelCallStepDto>[] = modelCalls.map((m) => ({
+    kind: 'model',
+    spanId: m.spanId,
+    traceId: m.traceId,
+    model: m.model,
+    provider: m.provider,
+    startedAt: m.startedAt.toISOString(),
+    durationMs: m.durationMs,
+    inputTokens: m.inputTokens,
+    outputTokens: m.outputTokens,
+    repairFailureClass: m.repairFailureClass,
+    repairAttemptSpanId: m.repairAttemptSpanId,
+  }));
+
+  const roots = spans.filter((s) => isAgentRoot(s.name, s.attributes));
+  const raw: Unstepped<RawSpanStepDto>[] = spans
+    .filter((s) => !derived.has(key(s.traceId, s.spanId)) && !roots.includes(s))
+    .map((s) => ({
+      kind: 'span',
+      spanId: s.spanId,
+      traceId: s.traceId,
+      parentSpanId: s.parentSpanId,
+      name: s.name,
+      serviceName: s.serviceName,
+      startedAt: s.startTime.toISOString(),
+      durationMs: Number(s.endTimeUnixNano - s.startTimeUnixNano) / 1e6,
+      statusCode: s.statusCode,
+      statusMessage: s.statusMessage,
+      attributes: attributesText(s.attributes),
+    }));
+
+  // Same millisecond: the model turn comes before the tool call it asked for.
+  const rank = { model: 0, tool: 1, span: 2 } as const;
+  const steps: TimelineStepDto[] = [...models, ...tools.values(), ...raw]
+    .sort(
+      (a, b) =>
+        a.startedAt.localeCompare(b.startedAt) || rank[a.kind] - rank[b.kind] || a.spanId.localeCompare(b.spanId),
+    )
+    .map((s, i) => ({ ...s, step: i + 1 }) as TimelineStepDto);
+
+  const traceIds = new Set<string>([...spans, ...toolCalls, ...modelCalls].map((r) => r.traceId));
+  const header: SessionHeaderDto = session
+    ? {
+        id: session.id,
+        derived: true,
+        agentName: session.agentName,
+        serviceName: session.serviceName,
+        userId: session.userId,
+        startedAt: session.startedAt.toISOString(),
+        endedAt: session.endedAt?.toISOString() ?? null,
+        durationMs: session.endedAt ? session.endedAt.getTime() - session.startedAt.getTime() : null,
+        outcome: session.outcome,
+        spanCount: session.spanCount,
+        toolCallCount: session.toolCallCount,
+        attemptCount: session.attemptCount,
+        failedAttemptCount: session.failedAttemptCount,
+        modelCallCount: session.modelCallCount,
+        inputTokens: Number(session.inputTokens),
+        outputTokens: Number(session.outputTokens),
+        repairTokens: Number(session.repairTokens),
+        samplingWeight: session.samplingWeight,
+        traceIds: [...traceIds].sort(),
+      }
+    : headerFromSpans(sessionId, spans, roots, steps, [...traceIds].sort());
+
+  return { session: header, steps, truncated };
+}
+
+function standInToolCall(spanId: string, traceId: string, toolName: string, startedAt: string) {
+  return {
+    kind: 'tool',
+    spanId,
+    traceId,
+    toolName,
+    callId: null,
+    startedAt,
+    durationMs: 0,
+    outcome: null,
+    failureClass: null,
+    decision: null,
+    flags: { readOnly: null, idempotent: null, destructive: null, external: null },
+    idempotencyKey: null,
+    arguments: null,
+    attempts: [],
+  } satisfies Unstepped<ToolCallStepDto>;
+}
+
+function attr(attributes: Json, name: string): unknown {
+  return attributes && typeof attributes === 'object' ? (attributes as Record<string, unknown>)[name] : undefined;
+}
+
+function isAgentRoot(name: string, attributes: Json): boolean {
+  return attr(attributes, ATTR_GEN_AI_OPERATION_NAME) === OP_INVOKE_AGENT || name.startsWith(`${OP_INVOKE_AGENT} `);
+}
+
+function attributesText(attributes: Json): string {
+  const text = JSON.stringify(attributes ?? {}, null, 2);
+  return text.length > ATTRIBUTES_MAX_CHARS ? `${text.slice(0, ATTRIBUTES_MAX_CHARS)}\n… (truncated)` : text;
+}
+
+interface SpanLite {
+  name: string;
+  serviceName: string | null;
+  startTime: Date;
+  startTimeUnixNano: bigint;
+  endTimeUnixNano: bigint;
+  attributes: Json;
+}
+
+/** A header for a session that has raw spans but no derived session row. */
+function headerFromSpans(
+  id: string,
+  spans: SpanLite[],
+  roots: SpanLite[],
+  steps: TimelineStepDto[],
+  traceIds: string[],
+): SessionHeaderDto {
+  const starts = [...spans.map((s) => s.startTime.getTime()), ...steps.map((s) => Date.parse(s.startedAt))];
+  const ends = spans.map((s) => s.startTime.getTime() + Number(s.endTimeUnixNano - s.startTimeUnixNano) / 1e6);
+  const startedAt = Math.min(...starts);
+  const endedAt = ends.length ? Math.max(...ends) : null;
+  const agent = roots.map((r) => attr(r.attributes, ATTR_GEN_AI_AGENT_NAME)).find((v) => typeof v === 'string');
+  const models = steps.filter((s): s is ModelCallStepDto => s.kind === 'model');
+  const tools = steps.filter((s): s is ToolCallStepDto => s.kind === 'tool');
+  const attempts = tools.flatMap((t) => t.attempts);
+  return {
+    id,
+    derived: false,
+    agentName: (agent as string | undefined) ?? null,
+    serviceName: spans.find((s) => s.serviceName)?.serviceName ?? null,
+    userId: null,
+    startedAt: new Date(startedAt).toISOString(),
+    endedAt: endedAt === null ? null : new Date(endedAt).toISOString(),
+    durationMs: endedAt === null ? null : endedAt - startedAt,
+    outcome: null,
+    spanCount: spans.length,
+    toolCallCount: tools.length,
+    attemptCount: attempts.length,
+    failedAttemptCount: attempts.filter((a) => a.outcome !== null && a.outcome !== 'success').length,
+    modelCallCount: models.length,
+    inputTokens: models.reduce((n, m) => n + m.inputTokens, 0),
+    outputTokens: models.reduce((n, m) => n + m.outputTokens, 0),
+    repairTokens: models.reduce((n, m) => n + (m.repairFailureClass ? m.inputTokens + m.outputTokens : 0), 0),
+    samplingWeight: 1,
+    traceIds,
+  };
+}
+
+/** Cheap check for the page's 404: a derived session row or any raw span with this id. */
+export async function sessionExists(db: PrismaClient, projectId: string, sessionId: string): Promise<boolean> {
+  const [session, span] = await Promise.all([
+    db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } }, select: { id: true } }),
+    db.span.findFirst({ where: { projectId, sessionId }, select: { spanId: true } }),
+  ]);
+  return session !== null || span !== null;
+}

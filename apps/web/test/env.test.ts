@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { parseServerEnv, serveEnv } from '../src/env.ts';
+
+describe('env', () => {
+  it('names DATABASE_URL when it is missing or malformed', () => {
+    expect(() => parseServerEnv({})).toThrow(/DATABASE_URL/);
+    expect(() => parseServerEnv({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
+    expect(parseServerEnv({ DATABASE_URL: 'postgres://u@h/db' }).DATABASE_URL).toBe('postgres://u@h/db');
+  });
+
+  it('lets the serve script run without DATABASE_URL, on port 3000 of loopback by default', () => {
+    expect(serveEnv({})).toEqual({ PORT: 3000, GUARDTRACE_WEB_HOST: '127.0.0.1' });
+    expect(serveEnv({ PORT: '4123' }).PORT).toBe(4123);
+    expect(() => serveEnv({ PORT: 'abc' })).toThrow(/PORT/);
+  });
+});

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { createProject, type PrismaClient } from '@guardtrace/db';
+
+/** Fresh ids, so test files and tests never collide and never truncate tables. */
+export const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+export const spanId = () => hex(8);
+export const traceId = () => hex(16);
+
+export async function seedProject(prisma: PrismaClient, name = `project-${hex(3)}`, createdAt?: Date) {
+  const project = await createProject(prisma, name);
+  if (createdAt) await prisma.project.update({ where: { id: project.id }, data: { createdAt } });
+  return project;
+}
+
+export interface GuardSeed {
+  guardName: string;
+  stage?: string;
+  verdict: 'pass' | 'fail';
+  reason?: string;
+  durationUs?: number;
+}
+
+export interface AttemptSeed {
+  outcome: 'success' | 'rejected' | 'failed';
+  failureClass?: string;
+  decision?: string;
+  feedback?: string;
+  backoffMs?: number;
+  arguments?: string;
+  guards?: GuardSeed[];
+}
+
+export interface ToolCallSeed {
+  toolName: string;
+  /** Offset from the session start. */
+  atMs: number;
+  attempts: AttemptSeed[];
+  idempotent?: boolean;
+}
+
+export interface ModelCallSeed {
+  model?: string;
+  atMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  repairFailureClass?: string;
+}
+
+export interface SessionSeed {
+  id?: string;
+  agentName?: string;
+  startedAt: Date;
+  durationMs?: number;
+  outcome?: 'success' | 'failed' | 'escalated';
+  samplingWeight?: number;
+  toolCalls?: ToolCallSeed[];
+  modelCalls?: ModelCallSeed[];
+}
+
+const at = (start: Date, ms: number) => new Date(start.getTime() + ms);
+
+/** Inserts a session row and its derived tool calls, attempts, guard checks and model calls. */
+export async function seedSession(prisma: PrismaClient, projectId: string, seed: SessionSeed) {
+  const id = seed.id ?? `sess_${hex(6)}`;
+  const trace = traceId();
+  const base = { projectId, traceId: trace, sessionId: id };
+  const toolCalls = seed.toolCalls ?? [];
+  const modelCalls = seed.modelCalls ?? [];
+  const toolSpanIds: string[] = [];
+  const attemptSpanIds: string[][] = [];
+  let attemptCount = 0;
+  let failedAttemptCount = 0;
+
+  for (const tc of toolCalls) {
+    const toolSpan = spanId();
+    toolSpanIds.push(toolSpan);
+    const last = tc.attempts.at(-1);
+    await prisma.toolCall.create({
+      data: {
+        ...base,
+        spanId: toolSpan,
+        toolName: tc.toolName,
+        callId: `call_${hex(4)}`,
+        startedAt: at(seed.startedAt, tc.atMs),
+        durationMs: 40 * tc.attempts.length,
+        outcome: last?.outcome ?? null,
+        failureClass: tc.attempts.find((a) => a.failureClass)?.failureClass ?? null,
+        decision: last?.decision ?? null,
+        attempts: tc.attempts.length,
+        idempotent: tc.idempotent ?? true,
+        arguments: tc.attempts[0]?.arguments ?? '{}',
+      },
+    });
+    const ids: string[] = [];
+    for (const [i, a] of tc.attempts.entries()) {
+      const attemptSpan = spanId();
+      ids.push(attemptSpan);
+      attemptCount++;
+      if (a.outcome !== 'success') failedAttemptCount++;
+      const startedAt = at(seed.startedAt, tc.atMs + i * 40);
+      await prisma.attempt.create({
+        data: {
+          ...base,
+          spanId: attemptSpan,
+          toolCallSpanId: toolSpan,
+          toolName: tc.toolName,
+          number: i + 1,
+          startedAt,
+          durationMs: 30,
+          outcome: a.outcome,
+          failureClass: a.failureClass ?? null,
+          decision: a.decision ?? (a.outcome === 'success' ? 'proceed' : null),
+          feedback: a.feedback ?? null,
+          backoffMs: a.backoffMs ?? null,
+          arguments: a.arguments ?? '{}',
+        },
+      });
+      for (const [j, g] of (a.guards ?? []).entries()) {
+        await prisma.guardCheck.create({
+          data: {
+            ...base,
+            spanId: spanId(),
+            attemptSpanId: attemptSpan,
+            guardName: g.guardName,
+            stage: g.stage ?? 'schema',
+            verdict: g.verdict,
+            reason: g.reason ?? null,
+            startedAt: at(startedAt, j),
+            durationUs: g.durationUs ?? 12,
+          },
+        });
+      }
+    }
+    attemptSpanIds.push(ids);
+  }
+
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let repairTokens = 0;
+  for (const m of modelCalls) {
+    inputTokens += m.inputTokens;
+    outputTokens += m.outputTokens;
+    if (m.repairFailureClass) repairTokens += m.inputTokens + m.outputTokens;
+    await prisma.modelCall.create({
+      data: {
+        ...base,
+        spanId: spanId(),
+        model: m.model ?? 'gpt-test',
+        provider: 'openai',
+        startedAt: at(seed.startedAt, m.atMs),
+        durationMs: 500,
+        inputTokens: m.inputTokens,
+        outputTokens: m.outputTokens,
+        repairFailureClass: m.repairFailureClass ?? null,
+      },
+    });
+  }
+
+  const durationMs = seed.durationMs ?? 5000;
+  await prisma.session.create({
+    data: {
+      projectId,
+      id,
+      agentName: seed.agentName ?? 'test-agent',
+      serviceName: 'test-service',
+      startedAt: seed.startedAt,
+      endedAt: at(seed.startedAt, durationMs),
+      outcome: seed.outcome ?? 'success',
+      spanCount: 1 + toolCalls.length + attemptCount + modelCalls.length,
+      toolCallCount: toolCalls.length,
+      attemptCount,
+      failedAttemptCount,
+      modelCallCount: modelCalls.length,
+      inputTokens: BigInt(inputTokens),
+      outputTokens: BigInt(outputTokens),
+      repairTokens: BigInt(repairTokens),
+      samplingWeight: seed.samplingWeight ?? 1,
+    },
+  });
+  return { id, traceId: trace, toolSpanIds, attemptSpanIds };
+}
+
+export interface RawSpanSeed {
+  name: string;
+  atMs: number;
+  durationMs?: number;
+  parentSpanId?: string;
+  attributes?: Record<string, unknown>;
+  statusCode?: number;
+}
+
+/** Raw spans only (another instrumentation's spans: no derived rows). */
+export async function seedRawSpans(
+  prisma: PrismaClient,
+  projectId: string,
+  sessionId: string,
+  start: Date,
+  spans: RawSpanSeed[],
+  trace = traceId(),
+) {
+  const ids: string[] = [];
+  for (const s of spans) {
+    const id = spanId();
+    ids.push(id);
+    const startNs = BigInt(start.getTime() + s.atMs) * 1_000_000n;
+    await prisma.span.create({
+      data: {
+        projectId,
+        startTime: at(start, s.atMs),
+        traceId: trace,
+        spanId: id,
+        parentSpanId: s.parentSpanId ?? null,
+        sessionId,
+        name: s.name,
+        startTimeUnixNano: startNs,
+        endTimeUnixNano: startNs + BigInt((s.durationMs ?? 10) * 1_000_000),
+        statusCode: s.statusCode ?? 0,
+        serviceName: 'other-service',
+        attributes: (s.attributes ?? {}) as object,
+      },
+    });
+  }
+  return { traceId: trace, spanIds: ids };
+}
+

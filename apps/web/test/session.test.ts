@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { getSessionDetail } from '../src/server/queries/session.ts';
+import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
+import { setupTestDatabase } from './db.ts';
+import { seedProject, seedRawSpans, seedSession } from './factories.ts';
+
+const db = setupTestDatabase();
+const t0 = new Date('2026-11-21T09:00:00.000Z');
+
+describe('getSessionDetail', () => {
+  it('returns model and tool calls in time order with attempts and guard checks in order', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      outcome: 'success',
+      toolCalls: [
+        {
+          toolName: 'read_file',
+          atMs: 1000,
+          attempts: [
+            {
+              outcome: 'rejected',
+              failureClass: 'invalid_arguments',
+              decision: 'reject_with_feedback',
+              feedback: 'Field "path" is required (string).',
+              arguments: '{"file":"a.txt"}',
+              guards: [{ guardName: 'schema', stage: 'schema', verdict: 'fail', reason: 'path: required', durationUs: 8 }],
+            },
+            {
+              outcome: 'success',
+              arguments: '{"path":"a.txt"}',
+              guards: [
+                { guardName: 'schema', stage: 'schema', verdict: 'pass' },
+                { guardName: 'file_exists', stage: 'logical', verdict: 'pass' },
+              ],
+            },
+          ],
+        },
+        { toolName: 'search', atMs: 3000, attempts: [{ outcome: 'success' }] },
+      ],
+      modelCalls: [
+        { atMs: 0, inputTokens: 900, outputTokens: 100 },
+        { atMs: 2000, inputTokens: 400, outputTokens: 80, repairFailureClass: 'invalid_arguments' },
+      ],
+    });
+
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    expect(detail).not.toBeNull();
+    expect(detail!.session).toMatchObject({ id: seeded.id, derived: true, outcome: 'success', repairTokens: 480 });
+    expect(detail!.steps.map((s) => [s.step, s.kind])).toEqual([
+      [1, 'model'],
+      [2, 'tool'],
+      [3, 'model'],
+      [4, 'tool'],
+    ]);
+    const readFile = detail!.steps[1] as ToolCallStepDto;
+    expect(readFile.toolName).toBe('read_file');
+    expect(readFile.attempts.map((a) => [a.number, a.outcome, a.failureClass])).toEqual([
+      [1, 'rejected', 'invalid_arguments'],
+      [2, 'success', null],
+    ]);
+    expect(readFile.attempts[0]!.feedback).toBe('Field "path" is required (string).');
+    expect(readFile.attempts[0]!.guardChecks).toEqual([
+      expect.objectContaining({ guardName: 'schema', verdict: 'fail', reason: 'path: required', durationUs: 8 }),
+    ]);
+    expect(readFile.attempts[1]!.guardChecks.map((g) => g.guardName)).toEqual(['schema', 'file_exists']);
+    expect((detail!.steps[2] as ModelCallStepDto).repairFailureClass).toBe('invalid_arguments');
+    expect(detail!.session.traceIds).toEqual([seeded.traceId]);
+  });
+
+  it('shows spans of other instrumentations as raw steps, without a session row', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const sessionId = 'conv-from-another-sdk';
+    await seedRawSpans(prisma, project.id, sessionId, t0, [
+      { name: 'invoke_agent planner', atMs: 0, durationMs: 3000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' } },
+      { name: 'http GET /weather', atMs: 500, attributes: { 'http.method': 'GET' }, statusCode: 2 },
+      { name: 'db.query', atMs: 200 },
+    ]);
+
+    const detail = await getSessionDetail(prisma, project.id, sessionId);
+    expect(detail!.session).toMatchObject({ id: sessionId, derived: false, agentName: 'planner', spanCount: 3, durationMs: 3000 });
+    expect(detail!.steps.map((s) => (s.kind === 'span' ? s.name : s.kind))).toEqual(['db.query', 'http GET /weather']);
+    const http = detail!.steps[1]!;
+    expect(http.kind === 'span' && http.statusCode).toBe(2);
+    expect(http.kind === 'span' && JSON.parse(http.attributes)).toEqual({ 'http.method': 'GET' });
+  });
+
+  it('hides raw spans that have derived rows and keeps the rest', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [{ toolName: 'lookup', atMs: 100, attempts: [{ outcome: 'success' }] }],
+    });
+    const toolSpan = seeded.toolSpanIds[0]!;
+    await prisma.span.create({
+      data: {
+        projectId: project.id,
+        startTime: new Date(t0.getTime() + 100),
+        traceId: seeded.traceId,
+        spanId: toolSpan,
+        sessionId: seeded.id,
+        name: 'execute_tool lookup',
+        startTimeUnixNano: 1n,
+        endTimeUnixNano: 2n,
+      },
+    });
+    await seedRawSpans(prisma, project.id, seeded.id, t0, [{ name: 'vector.search', atMs: 50 }], seeded.traceId);
+
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    expect(detail!.steps.map((s) => (s.kind === 'span' ? s.name : s.kind))).toEqual(['vector.search', 'tool']);
+  });
+
+  it('is scoped by project and returns null for unknown sessions', async () => {
+    const prisma = db.prisma();
+    const mine = await seedProject(prisma);
+    const theirs = await seedProject(prisma);
+    const seeded = await seedSession(prisma, theirs.id, {
+      startedAt: t0,
+      toolCalls: [{ toolName: 'secret_tool', atMs: 1, attempts: [{ outcome: 'success' }] }],
+    });
+    expect(await getSessionDetail(prisma, mine.id, seeded.id)).toBeNull();
+    expect(await getSessionDetail(prisma, theirs.id, 'nope')).toBeNull();
+
+    await seedSession(prisma, mine.id, { id: seeded.id, startedAt: t0, agentName: 'mine' });
+    const detail = await getSessionDetail(prisma, mine.id, seeded.id);
+    expect(detail!.session.agentName).toBe('mine');
+    expect(detail!.steps).toEqual([]);
+  });
+});
