@@ -202,6 +202,7 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
     attempt: inp.attempt,
     idempotencyKey: key,
     holder: `${inp.sessionId}/${inp.callId}`,
+    locks: rt.locks,
   };
 
   const sideEffect = !(tool.flags?.readOnly || tool.flags?.idempotent);

@@ -18,12 +18,33 @@ export { checkSchema, contractExcerpt } from './schema-guard.ts';
 export { idempotencyKey, canonicalJson, MemoryIdempotencyStore } from './idempotency.ts';
 export type { IdempotencyStore, IdempotencyEntry } from './idempotency.ts';
 export { rankNames } from './unknown-tool.ts';
+export { replayInputTokens, SEED_REPLAY_MODEL } from './cost.ts';
+export type { ReplayModel } from './cost.ts';
+export { samplingWeight, sessionHash } from './sampling.ts';
+export {
+  insideWorkspace,
+  fileExists,
+  lineRange,
+  resourceLock,
+  predicate,
+  pathCandidates,
+  sqlHeuristics,
+  sqlViolation,
+  CommandGate,
+  FileSnapshot,
+  runCommand,
+  parseDiagnostics,
+  diagnosticsFeedback,
+  resolveInside,
+} from './guards/index.ts';
+export type { SqlHeuristicsOptions, CommandGateOptions, GateResult, Diagnostic, PathsOf } from './guards/index.ts';
 export type {
   ToolFlags,
   ToolSpec,
   ToolContext,
   Guard,
   GuardContext,
+  LockTableLike,
   GuardOutcome,
   GuardPass,
   GuardFail,

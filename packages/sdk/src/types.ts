@@ -84,6 +84,13 @@ export interface GuardContext {
   result?: unknown;
   /** Value returned by the guard's `prepare` hook for this attempt. */
   prepared?: unknown;
+  /** Per-resource lock table shared by every session of the Guardtrace instance. */
+  locks: LockTableLike;
+}
+
+export interface LockTableLike {
+  acquire(resource: string, holder: string): { ok: true } | { ok: false; holder: string };
+  release(resource: string, holder: string): void;
 }
 
 /** A pluggable guard. Logical guards run before execution, post-execution guards after it. */
@@ -110,7 +117,7 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {
   description: string;
   schema: S;
   flags?: ToolFlags;
-  guards?: Guard<z.output<S>>[];
+  guards?: Guard<NoInfer<z.output<S>>>[];
   execute: (args: z.output<S>, ctx: ToolContext) => R | Promise<R>;
   /** Asked after an uncertain side effect, with the call's idempotency key. */
   reconcile?: (idempotencyKey: string, args: z.output<S>) => ReconcileResult | Promise<ReconcileResult>;

@@ -1,0 +1,166 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { distance } from 'fastest-levenshtein';
+import { glob } from 'tinyglobby';
+import type { FailureClass } from '@guardtrace/semconv';
+import type { Guard, GuardOutcome } from '../types.ts';
+import { type Loose, type PathsOf, pathsOf, resolveInside } from './paths.ts';
+
+const IGNORE = ['**/node_modules/**', '**/.git/**'];
+
+/** Path stays inside the workspace root: no `../` escape, no absolute path elsewhere, no symlink out. */
+export function insideWorkspace<A>(opts: { root: string; paths: PathsOf<A>; name?: string }): Guard<A> {
+  return {
+    name: opts.name ?? 'path_inside_workspace',
+    check(args) {
+      for (const p of pathsOf(opts.paths, args)) {
+        if (p.includes('\0') || resolveInside(opts.root, p) === undefined) {
+          return {
+            pass: false,
+            reason: `Path escapes the workspace root: ${p}`,
+            feedback: `TOOL CALL REJECTED: Path "${p}" is outside the workspace. Use a path relative to the workspace root, without "..".`,
+            failureClass: 'guard_violation',
+          };
+        }
+      }
+      return { pass: true };
+    },
+  };
+}
+
+/** Drops candidates that leave the root through a symlink: the model must not be offered them. */
+function inside(root: string, paths: string[]): string[] {
+  return paths.filter((p) => resolveInside(root, p) !== undefined);
+}
+
+/**
+ * Candidate paths for a missing one, bounded: same basename anywhere (the seed's
+ * `**\/Button.tsx`), else the closest workspace paths by edit distance.
+ */
+export async function pathCandidates(root: string, missing: string, limit = 5): Promise<{ pattern: string; paths: string[] }> {
+  const base = path.posix.basename(missing.split(path.sep).join('/'));
+  const pattern = `**/${base}`;
+  const same = inside(root, await glob(pattern, { cwd: root, ignore: IGNORE, onlyFiles: true, followSymbolicLinks: false }));
+  if (same.length > 0) {
+    const ranked = same.sort((a, b) => distance(missing, a) - distance(missing, b) || a.localeCompare(b));
+    return { pattern, paths: ranked.slice(0, limit) };
+  }
+  // 5000 files bounds the work on a big repository; candidates are a hint, not an index
+  const all = inside(root, await glob('**/*', { cwd: root, ignore: IGNORE, onlyFiles: true, followSymbolicLinks: false })).slice(0, 5000);
+  const scored = all
+    .map((p) => ({ p, d: Math.min(distance(missing, p), distance(base, path.posix.basename(p)) + 1) }))
+    .filter((x) => x.d <= Math.max(3, Math.floor(missing.length / 3)))
+    .sort((a, b) => a.d - b.d || a.p.localeCompare(b.p));
+  return { pattern: 'similar names', paths: scored.slice(0, limit).map((x) => x.p) };
+}
+
+export function pathNotFoundFeedback(missing: string, pattern: string, candidates: string[]): string {
+  if (candidates.length === 0) {
+    return `TOOL CALL REJECTED: Path not found: ${missing}\nNo similar paths exist in the workspace. List the directory before choosing a path.`;
+  }
+  const header = pattern === 'similar names' ? 'Closest existing paths:' : `Available paths matching ${pattern}:`;
+  return ['TOOL CALL REJECTED: Path not found.', '', header, ...candidates.map((c) => `- ${c}`), '', 'Retry with one of the valid paths above.'].join('\n');
+}
+
+/** File exists, else a bounded list of candidates (enum exhaustion). Class `missing_resource`. */
+export function fileExists<A>(opts: { root: string; paths: PathsOf<A>; maxCandidates?: number; name?: string }): Guard<A> {
+  return {
+    name: opts.name ?? 'file_exists',
+    async check(args): Promise<GuardOutcome> {
+      for (const p of pathsOf(opts.paths, args)) {
+        const abs = resolveInside(opts.root, p);
+        const st = abs === undefined ? null : await stat(abs).catch(() => null);
+        if (st?.isFile()) continue;
+        const { pattern, paths } = await pathCandidates(opts.root, p, opts.maxCandidates ?? 5);
+        return {
+          pass: false,
+          reason: `File not found: ${p}`,
+          feedback: pathNotFoundFeedback(p, pattern, paths),
+          failureClass: 'missing_resource',
+          candidates: paths,
+        };
+      }
+      return { pass: true };
+    },
+  };
+}
+
+/** Line range valid for the file's current length (1-based, inclusive). */
+export function lineRange<A>(opts: {
+  root: string;
+  path: (args: Loose<A>) => string;
+  start: (args: Loose<A>) => number;
+  end: (args: Loose<A>) => number;
+  failureClass?: FailureClass;
+  name?: string;
+}): Guard<A> {
+  return {
+    name: opts.name ?? 'line_range',
+    async check(args): Promise<GuardOutcome> {
+      const a = args as Loose<A>;
+      const p = opts.path(a);
+      const start = opts.start(a);
+      const end = opts.end(a);
+      const abs = resolveInside(opts.root, p);
+      const text = abs === undefined ? undefined : await readFile(abs, 'utf8').catch(() => undefined);
+      if (text === undefined) return { pass: true }; // existence is file_exists' job
+      const lines = text.length === 0 ? 0 : text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length;
+      if (start >= 1 && end >= start && end <= Math.max(lines, 1)) return { pass: true };
+      const why = end < start ? `end line ${end} is before start line ${start}` : `edit targets lines ${start}-${end}`;
+      return {
+        pass: false,
+        reason: `File ${p} has ${lines} lines, ${why}`,
+        feedback: `TOOL CALL REJECTED: File ${p} has ${lines} lines, ${why}. Use a range within 1-${lines}; read the file again if your view is stale.`,
+        failureClass: opts.failureClass ?? 'invalid_arguments',
+      };
+    },
+  };
+}
+
+/**
+ * Per-resource lock: a second concurrent edit of the same resource is rejected, naming the
+ * holder. Held for the attempt, released when it ends.
+ */
+export function resourceLock<A>(opts: { resource: (args: Loose<A>) => string | string[]; name?: string; describe?: (resource: string) => string }): Guard<A> {
+  return {
+    name: opts.name ?? 'resource_lock',
+    check(args, ctx): GuardOutcome {
+      const raw = opts.resource(args as Loose<A>);
+      const resources = [...new Set(Array.isArray(raw) ? raw : [raw])].sort();
+      const taken: string[] = [];
+      for (const r of resources) {
+        const got = ctx.locks.acquire(r, ctx.holder);
+        if (!got.ok) {
+          for (const t of taken) ctx.locks.release(t, ctx.holder);
+          const what = opts.describe ? opts.describe(r) : `File ${r}`;
+          return {
+            pass: false,
+            reason: `${what} is locked by ${got.holder}`,
+            feedback: `TOOL CALL REJECTED: ${what} is already being edited by operation ${got.holder}. Retry when complete, or work on another file.`,
+            failureClass: 'guard_violation',
+          };
+        }
+        taken.push(r);
+      }
+      return { pass: true, release: () => { for (const t of taken) ctx.locks.release(t, ctx.holder); } };
+    },
+  };
+}
+
+/** A custom precondition with its own message. */
+export function predicate<A>(opts: {
+  name: string;
+  test: (args: Loose<A>) => boolean | Promise<boolean>;
+  message: string | ((args: Loose<A>) => string);
+  failureClass?: FailureClass;
+}): Guard<A> {
+  return {
+    name: opts.name,
+    async check(args): Promise<GuardOutcome> {
+      const a = args as Loose<A>;
+      if (await opts.test(a)) return { pass: true };
+      const message = typeof opts.message === 'function' ? opts.message(a) : opts.message;
+      return { pass: false, reason: message, feedback: `TOOL CALL REJECTED: ${message}`, failureClass: opts.failureClass ?? 'guard_violation' };
+    },
+  };
+}
