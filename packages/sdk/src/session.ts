@@ -27,7 +27,8 @@ import type { BudgetView } from './policy.ts';
 import { type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { samplingWeight } from './sampling.ts';
 import { ToolCall } from './tool-call.ts';
-import type { CallResult, ModelCall, RepairRef } from './types.ts';
+import type { RecordedAttempt } from './record.ts';
+import type { CallResult, ModelCall, RepairRef, ToolFlags } from './types.ts';
 
 export interface SessionOptions {
   /** Session id (`gen_ai.conversation.id` on every span); generated when omitted. */
@@ -38,6 +39,16 @@ export interface SessionOptions {
   userId?: string;
   /** Parent context for the root span (default: the active context). */
   parent?: Context;
+}
+
+/** A tool call your own loop ran, recorded as it happened (instrument-only API). */
+export interface RecordedToolCall extends CallOptions {
+  flags?: ToolFlags;
+  description?: string;
+  attempts: RecordedAttempt[];
+  /** Final value of a successful call (not exported; returned in the result). */
+  value?: unknown;
+  idempotencyKey?: string;
 }
 
 export interface CallOptions {
@@ -120,8 +131,23 @@ export class Session {
     };
   }
 
-  /** Opens a logical tool call; pass the model's arguments to `.attempt()`, then `.end()` if it is still open. */
-  toolCall(name: string, opts: CallOptions = {}): ToolCall {
+  /**
+   * Instrument-only: records a tool call your own loop ran (its attempts and guard results)
+   * as an `execute_tool` span tree, without running anything.
+   */
+  recordToolCall(name: string, rec: RecordedToolCall): CallResult {
+    const call = this.toolCall(name, rec);
+    for (const a of rec.attempts) call.recordAttempt(a);
+    const final: { value?: unknown; idempotencyKey?: string } = { value: rec.value };
+    if (rec.idempotencyKey) final.idempotencyKey = rec.idempotencyKey;
+    return call.end(final);
+  }
+
+  /**
+   * Opens a logical tool call; pass the model's arguments to `.attempt()` (guarded run) or
+   * `.recordAttempt()` (instrument-only), then `.end()` if it is still open.
+   */
+  toolCall(name: string, opts: CallOptions & { flags?: ToolFlags; description?: string } = {}): ToolCall {
     const call = new ToolCall(this, name, opts);
     this.#open.add(call);
     return call;

@@ -45,7 +45,7 @@ import { backoffDelay, decide } from './policy.ts';
 import { type RegisteredTool, SCHEMA_VERSION } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { Session } from './session.ts';
-import type { AttemptRecord, CallFailure, CallResult, Escalation, GuardRecord, ReconcileResult } from './types.ts';
+import type { AttemptRecord, CallFailure, CallResult, Escalation, GuardRecord, ReconcileResult, ToolFlags } from './types.ts';
 import { recordAttemptSpan, type RecordedAttempt } from './record.ts';
 
 const MAX_ATTR_CHARS = 8_000;
@@ -77,20 +77,24 @@ export class ToolCall {
   #last: CallResult | undefined;
   #idempotencyKey: string | undefined;
 
-  constructor(session: Session, toolName: string, opts: { callId?: string | undefined; intentId?: string | undefined } = {}) {
+  constructor(
+    session: Session,
+    toolName: string,
+    opts: { callId?: string | undefined; intentId?: string | undefined; flags?: ToolFlags | undefined; description?: string | undefined } = {},
+  ) {
     this.#session = session;
     this.toolName = toolName;
     this.callId = opts.callId ?? session.nextCallId();
     this.intentId = opts.intentId;
     this.#tool = session.rt.tools.get(toolName);
-    const flags = this.#tool?.flags ?? {};
+    const flags = opts.flags ?? this.#tool?.flags ?? {};
     this.#span = session.rt.telemetry.start(`${OP_EXECUTE_TOOL} ${toolName}`, {
       [ATTR_GEN_AI_OPERATION_NAME]: OP_EXECUTE_TOOL,
       [ATTR_GEN_AI_CONVERSATION_ID]: session.id,
       [ATTR_GEN_AI_TOOL_NAME]: toolName,
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
       [ATTR_GEN_AI_TOOL_TYPE]: 'function',
-      [ATTR_GEN_AI_TOOL_DESCRIPTION]: this.#tool?.description,
+      [ATTR_GEN_AI_TOOL_DESCRIPTION]: opts.description ?? this.#tool?.description,
       [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
       [ATTR_GUARDTRACE_INTENT_ID]: this.intentId,
       [ATTR_GUARDTRACE_TOOL_READ_ONLY]: Boolean(flags.readOnly),
@@ -307,7 +311,8 @@ export class ToolCall {
    * Ends the call. With no argument, the outcome follows the last attempt (an attempt still
    * awaiting the model's correction ends as it stands). Idempotent.
    */
-  end(final?: { value?: unknown }): CallResult {
+  end(final?: { value?: unknown; idempotencyKey?: string }): CallResult {
+    if (final?.idempotencyKey) this.#idempotencyKey = final.idempotencyKey;
     if (this.#done && this.#last) return this.#last;
     const last = this.attempts.at(-1);
     let result: CallResult;
