@@ -1,0 +1,149 @@
+/**
+ * Vercel AI SDK 6 integration: Guardtrace tools as AI SDK tools, so `generateText` /
+ * `streamText` with tools and `stopWhen: stepCountIs(n)` run every call through the guards,
+ * and each step's usage is recorded as a model call (repair turns tagged with the class).
+ *
+ * ```ts
+ * const s = gt.session({ agentName: 'file-agent' });
+ * const guarded = guardedAiSdk(s);
+ * await generateText({ model, prompt, stopWhen: stepCountIs(6), ...guarded });
+ * await s.end();
+ * ```
+ */
+import { type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, jsonSchema, tool } from 'ai';
+import { z } from 'zod';
+import type { Guardtrace } from '../guardtrace.ts';
+import type { Session } from '../session.ts';
+import type { CallFailure, CallResult, Guard, ToolFlags, ToolSpec } from '../types.ts';
+
+/** What the model sees when a call is rejected or fails: the sanitized feedback and the decision. */
+export interface GuardedToolOutput {
+  error: string;
+  decision: CallFailure['decision'];
+  failureClass: CallFailure['failureClass'];
+}
+
+export interface GuardedAiSdkOptions {
+  /** Only these registered tools (default: all). */
+  tools?: string[];
+  /** `gen_ai.provider.name` of the model calls (default: the model's provider). */
+  provider?: string;
+}
+
+/** Spread into `generateText`: tools, `prepareStep`, `onStepFinish`, `experimental_repairToolCall`. */
+export interface GuardedAiSdk {
+  tools: ToolSet;
+  prepareStep: (o: { model: LanguageModel; stepNumber: number }) => undefined;
+  onStepFinish: (step: StepResult<ToolSet>) => void;
+  experimental_repairToolCall: (o: { toolCall: { toolCallId: string; toolName: string; input: string }; error: unknown }) => Promise<null>;
+}
+
+function feedbackOutput(r: CallFailure): GuardedToolOutput {
+  return { error: r.feedback, decision: r.decision, failureClass: r.failureClass };
+}
+
+function modelInfo(model: LanguageModel): { id: string; provider?: string } {
+  if (typeof model === 'string') {
+    const [provider, ...rest] = model.split('/');
+    return rest.length > 0 ? { id: rest.join('/'), provider: provider as string } : { id: model };
+  }
+  return { id: model.modelId, provider: model.provider };
+}
+
+/** Builds the AI SDK tool set and step hooks for one Guardtrace session. */
+export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): GuardedAiSdk {
+  const rt = session.rt;
+  const names = opts.tools ?? [...rt.tools.keys()];
+  let failedThisStep: CallFailure | undefined;
+  let failedLastStep: CallFailure | undefined;
+  let step = { start: Date.now(), model: { id: 'unknown' } as { id: string; provider?: string } };
+
+  const note = (r: CallResult): void => {
+    if (!r.ok) failedThisStep ??= r;
+  };
+
+  const tools: ToolSet = {};
+  for (const name of names) {
+    const spec = rt.tools.get(name);
+    if (!spec) throw new Error(`guardtrace: tool "${name}" is not registered`);
+    let schema: Record<string, unknown>;
+    try {
+      schema = z.toJSONSchema(spec.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    } catch {
+      schema = { type: 'object' };
+    }
+    // The model sees the real contract; validation is the schema guard's job, so the AI SDK
+    // accepts any input instead of answering with its own error text.
+    tools[name] = tool({
+      description: spec.description,
+      inputSchema: jsonSchema<unknown>(schema as never, { validate: (value) => ({ success: true, value }) }),
+      execute: async (input: unknown, o: { toolCallId: string }) => {
+        const r = await session.callTool(name, input, { callId: o.toolCallId });
+        note(r);
+        return r.ok ? r.value : feedbackOutput(r);
+      },
+    }) as Tool;
+  }
+
+  return {
+    tools,
+    prepareStep: ({ model }) => {
+      step = { start: Date.now(), model: modelInfo(model) };
+      return undefined;
+    },
+    onStepFinish: (s) => {
+      const call: Parameters<Session['recordModelCall']>[0] = {
+        model: step.model.id,
+        responseModel: s.response?.modelId,
+        inputTokens: s.usage?.inputTokens ?? 0,
+        outputTokens: s.usage?.outputTokens ?? 0,
+        startTime: step.start,
+      };
+      const provider = opts.provider ?? step.model.provider;
+      if (provider) call.provider = provider;
+      if (failedLastStep) call.repairs = failedLastStep;
+      session.recordModelCall(call);
+      failedLastStep = failedThisStep;
+      failedThisStep = undefined;
+    },
+    experimental_repairToolCall: async ({ toolCall, error }) => {
+      // a hallucinated tool name: run it through the runtime so it is rejected, recorded and counted
+      if (NoSuchToolError.isInstance(error)) note(await session.callTool(toolCall.toolName, toolCall.input, { callId: toolCall.toolCallId }));
+      return null;
+    },
+  };
+}
+
+/** An AI SDK tool definition with a zod input schema (the shape `tool({...})` takes). */
+export interface AiSdkToolDef {
+  description?: string;
+  inputSchema: z.ZodType;
+  execute?: (input: any, options: any) => unknown;
+}
+
+/**
+ * Registers existing AI SDK tool definitions as Guardtrace tools (schema from `inputSchema`),
+ * with the flags, guards and reconcile hooks the AI SDK has no place for.
+ */
+export function registerAiSdkTools(
+  gt: Guardtrace,
+  defs: Record<string, AiSdkToolDef>,
+  meta: Record<string, { flags?: ToolFlags; guards?: Guard[]; reconcile?: ToolSpec['reconcile']; timeoutMs?: number }> = {},
+): void {
+  for (const [name, def] of Object.entries(defs)) {
+    const m = meta[name] ?? {};
+    const execute = def.execute;
+    if (!execute) throw new Error(`guardtrace: AI SDK tool "${name}" has no execute function`);
+    const spec: ToolSpec = {
+      name,
+      description: def.description ?? name,
+      schema: def.inputSchema,
+      execute: (args, ctx) => execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal }),
+    };
+    if (m.flags) spec.flags = m.flags;
+    if (m.guards) spec.guards = m.guards;
+    if (m.reconcile) spec.reconcile = m.reconcile;
+    if (m.timeoutMs !== undefined) spec.timeoutMs = m.timeoutMs;
+    gt.tool(spec);
+  }
+}
