@@ -63,3 +63,21 @@ export type {
   BackoffConfig,
   Clock,
 } from './types.ts';
+export {
+  openAITools,
+  runOpenAIToolCalls,
+  runOpenAIResponseCalls,
+  recordOpenAIUsage,
+  anthropicTools,
+  runAnthropicToolUses,
+  recordAnthropicUsage,
+} from './integrations/messages.ts';
+export type {
+  ToolRun,
+  OpenAIToolCall,
+  OpenAIToolMessage,
+  OpenAIFunctionCallItem,
+  OpenAIFunctionCallOutput,
+  AnthropicToolUse,
+  AnthropicToolResult,
+} from './integrations/messages.ts';

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { traced } from '../../test/helpers.ts';
+import { registerSeedTools } from '../../test/fixtures.ts';
+import {
+  anthropicTools,
+  openAITools,
+  recordAnthropicUsage,
+  recordOpenAIUsage,
+  runAnthropicToolUses,
+  runOpenAIResponseCalls,
+  runOpenAIToolCalls,
+} from './messages.ts';
+
+describe('OpenAI-format tool calls', () => {
+  it('runs a message tool_calls and returns tool messages carrying the feedback', async () => {
+    const { gt, named } = traced();
+    registerSeedTools(gt);
+    expect(openAITools(gt).map((t) => t.function.name)).toEqual(['create_file', 'lookup_customer', 'charge_card']);
+    expect(openAITools(gt)[0]?.function.parameters).toMatchObject({ type: 'object', required: ['path', 'content'] });
+    const s = gt.session({ agentName: 'openai-agent' });
+    const response = {
+      model: 'gpt-4.1-mini-2025-04-14',
+      usage: { prompt_tokens: 4000, completion_tokens: 80 },
+      choices: [{ message: { role: 'assistant', content: null, tool_calls: [
+        { id: 'call_a', type: 'function' as const, function: { name: 'lookup_customer', arguments: '{"email":"dana@acme.io"}' } },
+        { id: 'call_b', type: 'function' as const, function: { name: 'lookup_custmer', arguments: '{"email":"x"}' } },
+        { id: 'call_c', type: 'function' as const, function: { name: 'create_file', arguments: '{"path": "a",' } },
+      ] } }],
+    };
+    recordOpenAIUsage(s, response);
+    const run = await runOpenAIToolCalls(s, response.choices[0]!.message);
+    expect(run.messages.map((m) => m.tool_call_id)).toEqual(['call_a', 'call_b', 'call_c']);
+    expect(run.messages[0]?.content).toBe('{"id":"cus_1"}');
+    expect(run.messages[1]?.content).toContain('TOOL CALL REJECTED: Unknown tool "lookup_custmer".');
+    expect(run.messages[1]?.content).toMatch(/closest first\):\n- lookup_customer/);
+    expect(run.messages[2]?.content).toContain('Arguments are not valid JSON');
+    expect(run.repairs?.failureClass).toBe('unknown_tool');
+    recordOpenAIUsage(s, { model: 'gpt-4.1-mini', usage: { input_tokens: 6000, output_tokens: 40 } }, { repairs: run.repairs });
+    const chats = named('chat');
+    expect(chats.map((c) => c.attributes['gen_ai.usage.input_tokens'])).toEqual([4000, 6000]);
+    expect(chats[1]?.attributes['guardtrace.repair.failure_class']).toBe('unknown_tool');
+  });
+
+  it('runs Responses API function_call items', async () => {
+    const { gt } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    const run = await runOpenAIResponseCalls(s, [
+      { type: 'reasoning' },
+      { type: 'function_call', call_id: 'fc_1', name: 'lookup_customer', arguments: '{"email":"a@b.co"}' } as never,
+    ]);
+    expect(run.messages).toEqual([{ type: 'function_call_output', call_id: 'fc_1', output: '{"id":"cus_1"}' }]);
+  });
+});
+
+describe('Anthropic-format tool uses', () => {
+  it('returns one user message with tool_result blocks, errors flagged', async () => {
+    const { gt, named } = traced();
+    registerSeedTools(gt);
+    expect(anthropicTools(gt)[2]).toMatchObject({ name: 'charge_card', input_schema: { type: 'object' } });
+    const s = gt.session({ agentName: 'claude-agent' });
+    const msg = {
+      model: 'claude-sonnet-4-5',
+      usage: { input_tokens: 4000, output_tokens: 120 },
+      content: [
+        { type: 'text', text: 'Charging.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'charge_card', input: { customer_id: 'cus_1', amount: 12 } },
+      ],
+    };
+    recordAnthropicUsage(s, msg);
+    const run = await runAnthropicToolUses(s, msg);
+    expect(run.messages).toHaveLength(1);
+    const block = run.messages[0]!.content[0]!;
+    expect(block).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true });
+    expect(block.content).toContain('Missing required field: "amount_cents"');
+    expect(block.content).toContain('Unexpected field: "amount" (did you mean "amount_cents"?)');
+    expect(named('chat')[0]?.attributes['gen_ai.provider.name']).toBe('anthropic');
+  });
+});
