@@ -76,27 +76,19 @@ export function Shell({
         </div>
       </header>
       <main className="mx-auto max-w-7xl px-6 py-8">
-        {selection.current ? children : <NoProject unknown={selection.unknownRequested} />}
+        {selection.current ? children : <NoProject />}
       </main>
     </>
   );
 }
 
-function NoProject({ unknown }: { unknown: boolean }) {
+function NoProject() {
   return (
     <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center">
-      <h1 className="text-lg font-semibold">{unknown ? 'Project not found' : 'No projects yet'}</h1>
+      <h1 className="text-lg font-semibold">No projects yet</h1>
       <p className="mx-auto mt-2 max-w-md text-sm text-slate-600">
-        {unknown ? (
-          <>
-            No project has this id. <Link href="/sessions" className="text-indigo-700 hover:underline">Open the default project</Link>.
-          </>
-        ) : (
-          <>
-            Run <code className="rounded bg-slate-100 px-1 font-mono">pnpm start</code> to create the default project and
-            send the demo agent&apos;s sessions.
-          </>
-        )}
+        Run <code className="rounded bg-slate-100 px-1 font-mono">pnpm start</code> to create the default project and send
+        the demo agent&apos;s sessions.
       </p>
     </div>
   );

@@ -47,3 +47,12 @@ export function hrefWith(
   const s = qs.toString();
   return s ? `${path}?${s}` : path;
 }
+
+/** Route params arrive percent-encoded; a malformed sequence is kept as typed instead of failing. */
+export function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -7,7 +7,7 @@ import { hrefWith } from '@/lib/search-params';
 import { db } from '@/server/db';
 import { listSessions } from '@/server/queries/sessions';
 
-const TH = 'px-4 py-2.5 text-xs font-semibold uppercase tracking-wide text-slate-500';
+const TH = 'whitespace-nowrap px-4 py-2.5 text-xs font-semibold uppercase tracking-wide text-slate-500';
 const NUM = 'px-4 py-3 text-right tabular-nums';
 
 export async function SessionTable({

@@ -4,7 +4,7 @@ import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { Shell } from '@/components/shell';
 import { TimelineSkeleton } from '@/components/skeletons';
-import { first, hrefWith, parsePositiveInt, type RawSearchParams } from '@/lib/search-params';
+import { decodeParam, first, hrefWith, parsePositiveInt, type RawSearchParams } from '@/lib/search-params';
 import { selectProject } from '@/server/context';
 import { db } from '@/server/db';
 import { sessionExists } from '@/server/queries/session';
@@ -13,12 +13,12 @@ import { SessionView } from './session-view';
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<RawSearchParams> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  return { title: `Session ${decodeURIComponent((await params).id)}` };
+  return { title: `Session ${decodeParam((await params).id)}` };
 }
 
 export default async function SessionPage({ params, searchParams }: Props) {
   const [{ id: rawId }, sp] = await Promise.all([params, searchParams]);
-  const id = decodeURIComponent(rawId);
+  const id = decodeParam(rawId);
   const selection = await selectProject(sp);
   const project = selection.current?.id;
   if (project && !(await sessionExists(db(), project, id))) notFound();

@@ -43,12 +43,14 @@ function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
 
 function Budgets({ a }: { a: AttemptDto }) {
   const items = [
-    a.attemptsLeft !== null ? `${a.attemptsLeft} attempts left` : null,
-    a.sessionRetriesLeft !== null ? `${a.sessionRetriesLeft} session retries left` : null,
+    a.attemptsLeft !== null ? `${a.attemptsLeft} attempt${a.attemptsLeft === 1 ? '' : 's'} left` : null,
+    a.sessionRetriesLeft !== null
+      ? `${a.sessionRetriesLeft} session retr${a.sessionRetriesLeft === 1 ? 'y' : 'ies'} left`
+      : null,
   ].filter(Boolean);
   if (!items.length && !a.budgetExhausted) return null;
   return (
-    <span className="text-xs text-slate-500">
+    <span className="flex flex-wrap items-center gap-2 text-xs text-slate-500">
       {items.join(' · ')}
       {a.budgetExhausted ? <FlagChip tone="red">budget exhausted: {a.budgetExhausted}</FlagChip> : null}
     </span>
@@ -136,11 +138,22 @@ export function ToolCallCard({ call }: { call: ToolCallStepDto }) {
           Idempotency key <span className="font-mono text-slate-700">{call.idempotencyKey}</span>
         </p>
       ) : null}
-      <ol className="space-y-2 p-3">
-        {call.attempts.map((a) => (
-          <Attempt key={a.spanId} a={a} />
-        ))}
-      </ol>
+      {call.attempts.length ? (
+        <ol className="space-y-2 p-3">
+          {call.attempts.map((a) => (
+            <Attempt key={a.spanId} a={a} />
+          ))}
+        </ol>
+      ) : (
+        <div className="px-4 py-3 text-xs text-slate-500">
+          <p>No attempts recorded: this tool call was not run through Guardtrace guards.</p>
+          {call.arguments ? (
+            <pre className="mt-2 max-h-60 overflow-auto rounded bg-slate-900 p-2.5 font-mono text-xs text-slate-100">
+              {prettyJson(call.arguments)}
+            </pre>
+          ) : null}
+        </div>
+      )}
     </div>
   );
 }
