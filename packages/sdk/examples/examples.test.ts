@@ -1,0 +1,63 @@
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { describe, expect, it } from 'vitest';
+import { runFileAgent } from './file-agent.ts';
+import { runInvoiceAgent } from './invoice-agent.ts';
+
+function memory() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { tracer: provider.getTracer('examples'), spans: () => exporter.getFinishedSpans() };
+}
+
+describe('file-agent example (third seed)', () => {
+  it('offers path candidates, rejects a concurrent edit, rolls back a breaking edit and ends compiling', async () => {
+    const m = memory();
+    const run = await runFileAgent({ tracer: m.tracer });
+    expect(run.steps.map((s) => `${s.tool}:${s.decision}`).sort()).toEqual(
+      [
+        'read_file:replan',
+        'read_file:proceed',
+        'edit_file:replan',
+        'edit_file:reject_with_feedback',
+        'edit_file:proceed',
+        'edit_file:reject_with_feedback',
+        'edit_file:proceed',
+      ].sort(),
+    );
+    const fb = (i: number) => run.steps[i]?.feedback ?? '';
+    expect(fb(0)).toContain('Available paths matching **/Button.tsx:\n- src/components/Button.tsx\n- src/ui/Button.tsx');
+    const lock = run.steps.find((s) => s.feedback?.includes('is already being edited by operation'));
+    expect(lock?.decision).toBe('replan');
+    const gate = run.steps.find((s) => s.feedback?.includes('Validation failed after edit to src/api/routes.ts'));
+    expect(gate?.feedback).toContain("TypeScript error TS2304: Cannot find name 'UserId'.");
+    expect(run.steps.find((s) => s.feedback?.includes('has 1 lines, edit targets lines 9-12'))?.decision).toBe('reject_with_feedback');
+    expect(run.finalRoutes).toContain('export type UserId = string;');
+    expect(run.outcome).toBe('success');
+    const gates = m.spans().filter((s) => s.name === 'apply_guardrail tsc --noEmit');
+    expect(gates.map((g) => g.attributes['gen_ai.guardrail.verdict'])).toContain('fail');
+    expect(m.spans().every((s) => s.attributes['gen_ai.conversation.id'] === run.sessionId)).toBe(true);
+  }, 30_000);
+});
+
+describe('invoice-agent example (second seed)', () => {
+  it('retries the 503, widens the empty lookup once, reconciles the timed-out charge and never charges twice', async () => {
+    const m = memory();
+    const run = await runInvoiceAgent({ tracer: m.tracer });
+    expect(run.steps).toEqual([
+      { tool: 'lookup_customer', ok: false, decision: 'corrected_retry' },
+      { tool: 'lookup_customer', ok: true, decision: 'proceed' },
+      { tool: 'charge_card', ok: false, decision: 'fail_reconcile', reconcile: 'committed' },
+      { tool: 'charge_card', ok: true, decision: 'proceed', deduplicated: true },
+    ]);
+    expect(run.charges).toBe(1);
+    expect(run.outcome).toBe('escalated');
+    const lookupAttempts = m.spans().filter((s) => s.name === 'guardtrace.attempt' && s.attributes['gen_ai.tool.name'] === 'lookup_customer');
+    expect(lookupAttempts.map((a) => [a.attributes['guardtrace.decision'], a.attributes['error.type']])).toEqual([
+      ['retry_backoff', '503'],
+      ['corrected_retry', 'FeedbackRequired'],
+      ['proceed', undefined],
+    ]);
+    const charge = m.spans().find((s) => s.name === 'guardtrace.attempt' && s.attributes['guardtrace.decision'] === 'fail_reconcile');
+    expect(charge?.attributes).toMatchObject({ 'guardtrace.failure.class': 'uncertain_side_effect', 'error.type': 'ETIMEDOUT' });
+  }, 30_000);
+});
