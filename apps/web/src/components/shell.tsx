@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { hrefWith } from '@/lib/search-params';
+import { Menu } from './menu';
 import type { ProjectDto, ProjectSelection } from '@/server/queries/projects';
 
 type Section = 'sessions' | 'analytics';
@@ -12,14 +13,18 @@ const NAV: { section: Section; label: string; href: string }[] = [
 
 function ProjectPicker({ projects, current, path }: { projects: ProjectDto[]; current: ProjectDto | null; path: string }) {
   return (
-    <details className="group relative" data-testid="project-picker">
-      <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-700 px-2.5 py-1 text-sm text-slate-200 hover:border-slate-500">
-        <span className="text-slate-400">Project</span>
-        <span className="font-medium text-white">{current?.name ?? 'none'}</span>
-        <span className="text-slate-400 transition group-open:rotate-180" aria-hidden>
-          ▾
-        </span>
-      </summary>
+    <Menu
+      testId="project-picker"
+      summary={
+        <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-700 px-2.5 py-1 text-sm text-slate-200 hover:border-slate-500">
+          <span className="hidden text-slate-400 sm:inline">Project</span>
+          <span className="max-w-40 truncate font-medium text-white">{current?.name ?? 'none'}</span>
+          <span className="text-slate-400 transition group-open:rotate-180" aria-hidden>
+            ▾
+          </span>
+        </summary>
+      }
+    >
       <ul className="absolute right-0 z-20 mt-1 max-h-80 w-72 overflow-auto rounded-md border border-slate-200 bg-white py-1 text-sm text-slate-800 shadow-lg">
         {projects.map((p) => (
           <li key={p.id}>
@@ -33,7 +38,7 @@ function ProjectPicker({ projects, current, path }: { projects: ProjectDto[]; cu
           </li>
         ))}
       </ul>
-    </details>
+    </Menu>
   );
 }
 
@@ -51,10 +56,10 @@ export function Shell({
   return (
     <>
       <header className="sticky top-0 z-10 border-b border-slate-800 bg-slate-900">
-        <div className="mx-auto flex h-14 max-w-7xl items-center gap-8 px-6">
+        <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:gap-8 sm:px-6">
           <Link href={hrefWith('/sessions', { project })} className="flex items-center gap-2 text-white">
             <span className="grid size-7 place-items-center rounded-md bg-indigo-500 text-sm font-bold">G</span>
-            <span className="font-semibold tracking-tight">Guardtrace</span>
+            <span className="hidden font-semibold tracking-tight sm:inline">Guardtrace</span>
           </Link>
           <nav className="flex gap-1 text-sm">
             {NAV.map((n) => (
@@ -75,7 +80,7 @@ export function Shell({
           </div>
         </div>
       </header>
-      <main className="mx-auto max-w-7xl px-6 py-8">
+      <main className="mx-auto max-w-7xl px-4 py-8 sm:px-6">
         {selection.current ? children : <NoProject />}
       </main>
     </>

@@ -1,5 +1,6 @@
 import { FAILURE_CLASSES, SESSION_OUTCOMES } from '@guardtrace/semconv';
 import Link from 'next/link';
+import { Menu } from '@/components/menu';
 import { classStyle } from '@/lib/failure-classes';
 import { hrefWith } from '@/lib/search-params';
 
@@ -33,20 +34,23 @@ export function SessionFilters({ params }: { params: ListParams }) {
           </Link>
         ))}
       </div>
-      <details className="group relative">
-        <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50">
-          {params.class ? (
-            <>
-              <span className="size-2 rounded-full" style={{ background: classStyle(params.class).color }} aria-hidden />
-              {classStyle(params.class).label}
-            </>
-          ) : (
-            'Any failure class'
-          )}
-          <span className="text-slate-400 transition group-open:rotate-180" aria-hidden>
-            ▾
-          </span>
-        </summary>
+      <Menu
+        summary={
+          <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50">
+            {params.class ? (
+              <>
+                <span className="size-2 rounded-full" style={{ background: classStyle(params.class).color }} aria-hidden />
+                {classStyle(params.class).label}
+              </>
+            ) : (
+              'Any failure class'
+            )}
+            <span className="text-slate-400 transition group-open:rotate-180" aria-hidden>
+              ▾
+            </span>
+          </summary>
+        }
+      >
         <ul className="absolute z-20 mt-1 w-64 rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg">
           <li>
             <Link href={hrefWith('/sessions', keep, { class: undefined })} className="block px-3 py-1.5 hover:bg-slate-50">
@@ -66,7 +70,7 @@ export function SessionFilters({ params }: { params: ListParams }) {
             </li>
           ))}
         </ul>
-      </details>
+      </Menu>
       {params.outcome || params.class ? (
         <Link href={hrefWith('/sessions', { project: params.project })} className="text-sm text-indigo-700 hover:underline">
           Clear filters

@@ -9,7 +9,10 @@ export function ReplayKeys({ current, prevHref, nextHref }: { current: number | 
 
   useEffect(() => {
     if (current === null) return;
-    document.getElementById(`step-${current}`)?.scrollIntoView({ block: 'center', behavior: 'smooth' });
+    const el = document.getElementById(`step-${current}`);
+    // Short steps are centred; a tall tool call starts at the top, under the sticky replay bar.
+    const tall = (el?.offsetHeight ?? 0) > window.innerHeight * 0.6;
+    el?.scrollIntoView({ block: tall ? 'start' : 'center', behavior: 'smooth' });
   }, [current]);
 
   useEffect(() => {

@@ -7,11 +7,14 @@ export function ReplayBar({
   total,
   hrefFor,
   label,
+  progress,
 }: {
   step: number | null;
   total: number;
   hrefFor: (step: number | undefined) => string;
   label: string | null;
+  /** Running totals at the current step. */
+  progress: string | null;
 }) {
   const prev = step !== null && step > 1 ? hrefFor(step - 1) : null;
   const next = step === null ? (total > 0 ? hrefFor(1) : null) : step < total ? hrefFor(step + 1) : null;
@@ -45,7 +48,12 @@ export function ReplayBar({
       <span className="text-sm tabular-nums text-slate-700" data-testid="replay-position">
         {step === null ? `${total} steps` : `Step ${step} of ${total}`}
       </span>
-      {label ? <span className="truncate text-sm text-slate-500">{label}</span> : null}
+      {label ? <span className="truncate font-mono text-sm text-slate-600">{label}</span> : null}
+      {progress ? (
+        <span className="text-xs tabular-nums text-slate-500" data-testid="replay-progress">
+          {progress}
+        </span>
+      ) : null}
       {step !== null ? (
         <Link href={hrefFor(undefined)} scroll={false} className="ml-auto text-sm text-indigo-700 hover:underline">
           Show all

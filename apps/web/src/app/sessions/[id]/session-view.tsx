@@ -1,4 +1,4 @@
-import { formatOffset } from '@/lib/format';
+import { formatInt, formatOffset } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import { db } from '@/server/db';
 import { getSessionDetail } from '@/server/queries/session';
@@ -14,6 +14,18 @@ function stepLabel(s: TimelineStepDto): string {
   return `span ${s.name}`;
 }
 
+/** Tokens spent by the model calls up to and including `step`: the replay's running total. */
+function tokensUpTo(steps: TimelineStepDto[], step: number): { tokens: number; repair: number } {
+  let tokens = 0;
+  let repair = 0;
+  for (const s of steps.slice(0, step)) {
+    if (s.kind !== 'model') continue;
+    tokens += s.inputTokens + s.outputTokens;
+    if (s.repairFailureClass) repair += s.inputTokens + s.outputTokens;
+  }
+  return { tokens, repair };
+}
+
 export async function SessionView({ project, id, step }: { project: string; id: string; step: number | null }) {
   const detail = await getSessionDetail(db(), project, id);
   if (!detail) return null;
@@ -21,6 +33,7 @@ export async function SessionView({ project, id, step }: { project: string; id: 
   const current = step === null ? null : Math.min(step, Math.max(steps.length, 1));
   const path = `/sessions/${encodeURIComponent(id)}`;
   const currentStep = current === null ? undefined : steps[current - 1];
+  const progress = current === null ? null : tokensUpTo(steps, current);
   return (
     <>
       <SessionHeader s={session} />
@@ -29,6 +42,9 @@ export async function SessionView({ project, id, step }: { project: string; id: 
         total={steps.length}
         hrefFor={(n) => hrefWith(path, { project, step: n })}
         label={currentStep ? stepLabel(currentStep) : null}
+        progress={
+          progress ? `${formatInt(progress.tokens)} tokens so far · ${formatInt(progress.repair)} repair` : null
+        }
       />
       {steps.length === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-12 text-center text-sm text-slate-600">
@@ -47,7 +63,7 @@ export async function SessionView({ project, id, step }: { project: string; id: 
                 data-step={s.step}
                 data-kind={s.kind}
                 data-current={isCurrent ? 'true' : undefined}
-                className={`relative scroll-mt-32 transition-opacity ${future ? 'opacity-40' : ''} ${
+                className={`relative scroll-mt-36 transition-opacity ${future ? 'opacity-40' : ''} ${
                   isCurrent ? 'rounded-lg ring-2 ring-indigo-500 ring-offset-4 ring-offset-slate-50' : ''
                 }`}
               >
