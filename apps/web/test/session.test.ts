@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getSessionDetail } from '../src/server/queries/session.ts';
+import { getSessionDetail, sessionExists } from '../src/server/queries/session.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject, seedRawSpans, seedSession } from './factories.ts';
@@ -113,6 +113,22 @@ describe('getSessionDetail', () => {
     expect(detail!.steps.map((s) => (s.kind === 'span' ? s.name : s.kind))).toEqual(['vector.search', 'tool']);
   });
 
+  it('shows attempts whose tool-call span never arrived under a stand-in tool call', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [{ toolName: 'send_email', atMs: 10, attempts: [{ outcome: 'failed', failureClass: 'transient' }] }],
+    });
+    await prisma.toolCall.deleteMany({ where: { projectId: project.id, sessionId: seeded.id } });
+
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    expect(detail!.steps).toHaveLength(1);
+    const stand = detail!.steps[0] as ToolCallStepDto;
+    expect(stand).toMatchObject({ kind: 'tool', toolName: 'send_email', spanId: seeded.toolSpanIds[0] });
+    expect(stand.attempts.map((a) => a.failureClass)).toEqual(['transient']);
+  });
+
   it('is scoped by project and returns null for unknown sessions', async () => {
     const prisma = db.prisma();
     const mine = await seedProject(prisma);
@@ -122,9 +138,11 @@ describe('getSessionDetail', () => {
       toolCalls: [{ toolName: 'secret_tool', atMs: 1, attempts: [{ outcome: 'success' }] }],
     });
     expect(await getSessionDetail(prisma, mine.id, seeded.id)).toBeNull();
+    expect(await sessionExists(prisma, mine.id, seeded.id)).toBe(false);
     expect(await getSessionDetail(prisma, theirs.id, 'nope')).toBeNull();
 
     await seedSession(prisma, mine.id, { id: seeded.id, startedAt: t0, agentName: 'mine' });
+    expect(await sessionExists(prisma, mine.id, seeded.id)).toBe(true);
     const detail = await getSessionDetail(prisma, mine.id, seeded.id);
     expect(detail!.session.agentName).toBe('mine');
     expect(detail!.steps).toEqual([]);
