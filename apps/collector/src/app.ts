@@ -99,6 +99,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
   app.addHook('onRequestAbort', async (req) => release(req));
+  // While closing, answer in-flight requests with `Connection: close`: a kept-alive socket
+  // would otherwise hold close() open until the keep-alive timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_req, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.addHook('onClose', async () => {
     await writer.drain();
     await pool.end().catch(() => {});

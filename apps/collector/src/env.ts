@@ -42,28 +42,38 @@ const schema = z.object({
   GUARDTRACE_REDACT_KEYS: z
     .string()
     .default('')
-    .transform((s) =>
-      s
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean)
-        .map((x) => regex(x, 'i')),
-    ),
+    .transform((s, ctx) => {
+      try {
+        return s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean)
+          .map((x) => regex(x, 'i'));
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** `name=regex` pairs separated by `;;` (a named group `secret` limits what is replaced). */
   GUARDTRACE_REDACT_VALUES: z
     .string()
     .default('')
-    .transform((s) =>
-      s
-        .split(';;')
-        .map((x) => x.trim())
-        .filter(Boolean)
-        .map((pair): ValueRule => {
-          const eq = pair.indexOf('=');
-          if (eq <= 0) throw new Error(`expected name=regex, got "${pair}"`);
-          return { name: pair.slice(0, eq).trim(), pattern: regex(pair.slice(eq + 1), 'g') };
-        }),
-    ),
+    .transform((s, ctx) => {
+      try {
+        return s
+          .split(';;')
+          .map((x) => x.trim())
+          .filter(Boolean)
+          .map((pair): ValueRule => {
+            const eq = pair.indexOf('=');
+            if (eq <= 0) throw new Error(`expected name=regex, got "${pair}"`);
+            return { name: pair.slice(0, eq).trim(), pattern: regex(pair.slice(eq + 1), 'g') };
+          });
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 export interface CollectorEnv {

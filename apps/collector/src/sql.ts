@@ -1,69 +1,95 @@
 /**
- * The ingest SQL. Rows travel as one JSON document per table and are expanded with
- * json_to_recordset: one round trip per table per batch, typed by the column list below.
+ * The ingest SQL. Rows are streamed with COPY into temp tables (one per target table, kept
+ * per connection, emptied at commit), then moved with INSERT ... SELECT ... ON CONFLICT DO
+ * NOTHING so retried spans are ignored: COPY's speed with idempotent inserts.
  */
 
 /** Exact timestamptz (microseconds) from a bigint of nanoseconds since the epoch. */
 const ts = (col: string) => `(timestamptz 'epoch' + (${col} / 1000) * interval '1 microsecond')`;
 
-export const INSERT_SPANS = `
-INSERT INTO spans (project_id, start_time, trace_id, span_id, parent_span_id, session_id, name, kind,
-  start_time_unix_nano, end_time_unix_nano, status_code, status_message, service_name, scope_name,
-  scope_version, attributes, resource, events, links)
-SELECT project_id, ${ts('start_ns')}, trace_id, span_id, parent_span_id, session_id, name, kind,
-  start_ns, end_ns, status_code, status_message, service_name, scope_name, scope_version,
-  attributes, resource, events, links
-FROM json_to_recordset($1::json) AS x(project_id uuid, trace_id text, span_id text, parent_span_id text,
-  session_id text, name text, kind int, start_ns bigint, end_ns bigint, status_code int,
-  status_message text, service_name text, scope_name text, scope_version text, attributes jsonb,
-  resource jsonb, events jsonb, links jsonb)
-ON CONFLICT DO NOTHING`;
+/** Rows reach Postgres by COPY into per-connection temp tables, then INSERT ... ON CONFLICT DO NOTHING. */
+export interface Staged {
+  temp: string;
+  /** Column names in COPY order (keys of the row objects). */
+  columns: string[];
+  create: string;
+  insert: string;
+}
 
-export const INSERT_TOOL_CALLS = `
-INSERT INTO tool_calls (project_id, trace_id, span_id, parent_span_id, session_id, tool_name, call_id,
-  started_at, duration_ms, outcome, failure_class, decision, attempts, read_only, idempotent,
-  destructive, external, idempotency_key, arguments)
-SELECT project_id, trace_id, span_id, parent_span_id, session_id, tool_name, call_id, ${ts('start_ns')},
-  duration_ms, outcome, failure_class, decision, attempts, read_only, idempotent, destructive,
-  external, idempotency_key, arguments
-FROM json_to_recordset($1::json) AS x(project_id uuid, trace_id text, span_id text, parent_span_id text,
-  session_id text, tool_name text, call_id text, start_ns bigint, duration_ms float8, outcome text,
-  failure_class text, decision text, attempts int, read_only bool, idempotent bool, destructive bool,
-  external bool, idempotency_key text, arguments text)
-ON CONFLICT DO NOTHING`;
+function staged(temp: string, columnDefs: string, insert: string): Staged {
+  const defs = columnDefs.split(',').map((c) => c.trim()).filter(Boolean);
+  return {
+    temp,
+    columns: defs.map((d) => d.split(/\s+/)[0] as string),
+    create: `CREATE TEMP TABLE IF NOT EXISTS ${temp} (${defs.join(', ')}) ON COMMIT DELETE ROWS`,
+    insert: `${insert} FROM ${temp} ON CONFLICT DO NOTHING`,
+  };
+}
 
-export const INSERT_ATTEMPTS = `
-INSERT INTO attempts (project_id, trace_id, span_id, tool_call_span_id, session_id, tool_name, number,
-  started_at, duration_ms, outcome, failure_class, decision, feedback, backoff_ms, attempts_left,
-  session_retries_left, budget_exhausted, arguments, error_type)
-SELECT project_id, trace_id, span_id, tool_call_span_id, session_id, tool_name, number, ${ts('start_ns')},
-  duration_ms, outcome, failure_class, decision, feedback, backoff_ms, attempts_left,
-  session_retries_left, budget_exhausted, arguments, error_type
-FROM json_to_recordset($1::json) AS x(project_id uuid, trace_id text, span_id text, tool_call_span_id text,
-  session_id text, tool_name text, number int, start_ns bigint, duration_ms float8, outcome text,
-  failure_class text, decision text, feedback text, backoff_ms float8, attempts_left int,
-  session_retries_left int, budget_exhausted text, arguments text, error_type text)
-ON CONFLICT DO NOTHING`;
+export const SPANS = staged(
+  'gt_stage_spans',
+  `project_id uuid, trace_id text, span_id text, parent_span_id text, session_id text, name text, kind int,
+   start_ns bigint, end_ns bigint, status_code int, status_message text, service_name text, scope_name text,
+   scope_version text, attributes jsonb, resource jsonb, events jsonb, links jsonb`,
+  `INSERT INTO spans (project_id, start_time, trace_id, span_id, parent_span_id, session_id, name, kind,
+     start_time_unix_nano, end_time_unix_nano, status_code, status_message, service_name, scope_name,
+     scope_version, attributes, resource, events, links)
+   SELECT project_id, ${ts('start_ns')}, trace_id, span_id, parent_span_id, session_id, name, kind,
+     start_ns, end_ns, status_code, status_message, service_name, scope_name, scope_version,
+     attributes, resource, events, links`,
+);
 
-export const INSERT_GUARD_CHECKS = `
-INSERT INTO guard_checks (project_id, trace_id, span_id, attempt_span_id, session_id, guard_name, stage,
-  verdict, reason, decision, failure_class, started_at, duration_us)
-SELECT project_id, trace_id, span_id, attempt_span_id, session_id, guard_name, stage, verdict, reason,
-  decision, failure_class, ${ts('start_ns')}, duration_us
-FROM json_to_recordset($1::json) AS x(project_id uuid, trace_id text, span_id text, attempt_span_id text,
-  session_id text, guard_name text, stage text, verdict text, reason text, decision text,
-  failure_class text, start_ns bigint, duration_us float8)
-ON CONFLICT DO NOTHING`;
+export const TOOL_CALLS = staged(
+  'gt_stage_tool_calls',
+  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, parent_span_id text,
+   tool_name text, call_id text, duration_ms float8, outcome text, failure_class text, decision text,
+   attempts int, read_only bool, idempotent bool, destructive bool, external bool, idempotency_key text,
+   arguments text`,
+  `INSERT INTO tool_calls (project_id, trace_id, span_id, parent_span_id, session_id, tool_name, call_id,
+     started_at, duration_ms, outcome, failure_class, decision, attempts, read_only, idempotent,
+     destructive, external, idempotency_key, arguments)
+   SELECT project_id, trace_id, span_id, parent_span_id, session_id, tool_name, call_id, ${ts('start_ns')},
+     duration_ms, outcome, failure_class, decision, attempts, read_only, idempotent, destructive,
+     external, idempotency_key, arguments`,
+);
 
-export const INSERT_MODEL_CALLS = `
-INSERT INTO model_calls (project_id, trace_id, span_id, parent_span_id, session_id, model, provider,
-  started_at, duration_ms, input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class)
-SELECT project_id, trace_id, span_id, parent_span_id, session_id, model, provider, ${ts('start_ns')},
-  duration_ms, input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class
-FROM json_to_recordset($1::json) AS x(project_id uuid, trace_id text, span_id text, parent_span_id text,
-  session_id text, model text, provider text, start_ns bigint, duration_ms float8, input_tokens int,
-  output_tokens int, repair_attempt_span_id text, repair_failure_class text)
-ON CONFLICT DO NOTHING`;
+export const ATTEMPTS = staged(
+  'gt_stage_attempts',
+  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, tool_call_span_id text,
+   tool_name text, number int, duration_ms float8, outcome text, failure_class text, decision text,
+   feedback text, backoff_ms float8, attempts_left int, session_retries_left int, budget_exhausted text,
+   arguments text, error_type text`,
+  `INSERT INTO attempts (project_id, trace_id, span_id, tool_call_span_id, session_id, tool_name, number,
+     started_at, duration_ms, outcome, failure_class, decision, feedback, backoff_ms, attempts_left,
+     session_retries_left, budget_exhausted, arguments, error_type)
+   SELECT project_id, trace_id, span_id, tool_call_span_id, session_id, tool_name, number, ${ts('start_ns')},
+     duration_ms, outcome, failure_class, decision, feedback, backoff_ms, attempts_left,
+     session_retries_left, budget_exhausted, arguments, error_type`,
+);
+
+export const GUARD_CHECKS = staged(
+  'gt_stage_guard_checks',
+  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, attempt_span_id text,
+   guard_name text, stage text, verdict text, reason text, decision text, failure_class text,
+   duration_us float8`,
+  `INSERT INTO guard_checks (project_id, trace_id, span_id, attempt_span_id, session_id, guard_name, stage,
+     verdict, reason, decision, failure_class, started_at, duration_us)
+   SELECT project_id, trace_id, span_id, attempt_span_id, session_id, guard_name, stage, verdict, reason,
+     decision, failure_class, ${ts('start_ns')}, duration_us`,
+);
+
+export const MODEL_CALLS = staged(
+  'gt_stage_model_calls',
+  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, parent_span_id text,
+   model text, provider text, duration_ms float8, input_tokens int, output_tokens int,
+   repair_attempt_span_id text, repair_failure_class text`,
+  `INSERT INTO model_calls (project_id, trace_id, span_id, parent_span_id, session_id, model, provider,
+     started_at, duration_ms, input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class)
+   SELECT project_id, trace_id, span_id, parent_span_id, session_id, model, provider, ${ts('start_ns')},
+     duration_ms, input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class`,
+);
+
+export const ALL_STAGED = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS];
 
 /** Session id already stored for traces this batch has no conversation id for. */
 export const STORED_SESSIONS = `

@@ -9,16 +9,18 @@ import { CollectorError } from './errors.ts';
 import { conversationId, type DerivedRows, derive } from './mapping.ts';
 import type { NormSpan } from './normalize.ts';
 import { isUnavailable } from './pg.ts';
+import { copyRows } from './copy.ts';
 import {
-  INSERT_ATTEMPTS,
-  INSERT_GUARD_CHECKS,
-  INSERT_MODEL_CALLS,
-  INSERT_SPANS,
-  INSERT_TOOL_CALLS,
+  ALL_STAGED,
+  ATTEMPTS,
+  GUARD_CHECKS,
+  MODEL_CALLS,
   RECOMPUTE_SESSIONS,
   REKEY_SPANS,
   rekeyDerived,
+  SPANS,
   STORED_SESSIONS,
+  TOOL_CALLS,
 } from './sql.ts';
 
 export interface WriterOptions {
@@ -44,6 +46,8 @@ export class Writer {
   private queue: Job[] = [];
   private queued = 0;
   private running: Promise<void> | null = null;
+  /** Connections that already have the staging temp tables. */
+  private staged = new WeakSet<pg.PoolClient>();
   private closed = false;
 
   constructor(
@@ -129,6 +133,10 @@ export class Writer {
     const client = await this.pool.connect();
     let broken = false;
     try {
+      if (!this.staged.has(client)) {
+        await client.query(ALL_STAGED.map((t) => t.create).join(';\n'));
+        this.staged.add(client);
+      }
       await client.query('BEGIN');
       await this.writeIn(client, jobs);
       await client.query('COMMIT');
@@ -192,7 +200,7 @@ export class Writer {
       }
     }
     // 4. Rows.
-    const spanRows: unknown[] = [];
+    const spanRows: Record<string, unknown>[] = [];
     const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
     for (const job of jobs) {
       for (const span of job.spans) {
@@ -222,11 +230,21 @@ export class Writer {
         derive(span, job.projectId, sessionId, derived);
       }
     }
-    await client.query(INSERT_SPANS, [JSON.stringify(spanRows)]);
-    if (derived.toolCalls.length) await client.query(INSERT_TOOL_CALLS, [JSON.stringify(derived.toolCalls)]);
-    if (derived.attempts.length) await client.query(INSERT_ATTEMPTS, [JSON.stringify(derived.attempts)]);
-    if (derived.guardChecks.length) await client.query(INSERT_GUARD_CHECKS, [JSON.stringify(derived.guardChecks)]);
-    if (derived.modelCalls.length) await client.query(INSERT_MODEL_CALLS, [JSON.stringify(derived.modelCalls)]);
+    const staged: [typeof SPANS, Record<string, unknown>[]][] = [
+      [SPANS, spanRows],
+      [TOOL_CALLS, derived.toolCalls],
+      [ATTEMPTS, derived.attempts],
+      [GUARD_CHECKS, derived.guardChecks],
+      [MODEL_CALLS, derived.modelCalls],
+    ];
+    const inserts: string[] = [];
+    for (const [t, rows] of staged) {
+      if (rows.length === 0) continue;
+      await copyRows(client, t.temp, rows, t.columns);
+      inserts.push(t.insert);
+    }
+    // One round trip for every move from the stage (simple protocol allows several statements).
+    await client.query(inserts.join(';\n'));
     // 5. Session totals from what is stored now.
     const tv = [...touched.values()];
     await client.query(RECOMPUTE_SESSIONS, [tv.map((v) => v[0]), tv.map((v) => v[1])]);

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { parseEnv } from './env.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
+
+describe('parseEnv', () => {
+  it('has defaults for everything', () => {
+    const e = parseEnv({});
+    expect(e).toMatchObject({ port: 4318, host: '127.0.0.1', databaseUrl: undefined, limits: DEFAULT_LIMITS });
+    expect(e.redaction.defaults).toBe(true);
+  });
+
+  it('reads limits and redaction rules', () => {
+    const e = parseEnv({
+      PORT: '0',
+      DATABASE_URL: 'postgres://u:p@localhost:5432/db',
+      COLLECTOR_RATE_LIMIT_RPS: '5',
+      GUARDTRACE_REDACT_DEFAULTS: 'false',
+      GUARDTRACE_REDACT_KEYS: '^customer\\.,email$',
+      GUARDTRACE_REDACT_VALUES: 'ssn=\\d{3}-\\d{2}-\\d{4};;pin=pin:\\d+',
+    });
+    expect(e.port).toBe(0);
+    expect(e.limits.rateLimitPerSecond).toBe(5);
+    expect(e.redaction.defaults).toBe(false);
+    expect(e.redaction.keyPatterns?.map(String)).toEqual(['/^customer\\./i', '/email$/i']);
+    expect(e.redaction.valueRules?.map((r) => r.name)).toEqual(['ssn', 'pin']);
+  });
+
+  it('fails fast naming the variable', () => {
+    expect(() => parseEnv({ PORT: 'http' })).toThrow(/PORT/);
+    expect(() => parseEnv({ DATABASE_URL: 'not a url' })).toThrow(/DATABASE_URL/);
+    expect(() => parseEnv({ COLLECTOR_MAX_BODY_BYTES: '-1' })).toThrow(/COLLECTOR_MAX_BODY_BYTES/);
+    expect(() => parseEnv({ GUARDTRACE_REDACT_KEYS: '(' })).toThrow(/GUARDTRACE_REDACT_KEYS: invalid regular expression/);
+    expect(() => parseEnv({ GUARDTRACE_REDACT_VALUES: 'nameonly' })).toThrow(/GUARDTRACE_REDACT_VALUES: expected name=regex/);
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { decodeRequest, encodeRequestProtobuf } from './otlp-decode.ts';
+import { Normalizer, rejectionMessage } from './normalize.ts';
+
+const T = '5b8efff798038103d269b633813fc60c';
+const S = 'eee19b7ec3c1b174';
+
+function req(spans: unknown[]): Record<string, unknown> {
+  return { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] }, scopeSpans: [{ spans }] }] };
+}
+const good = (over: Record<string, unknown> = {}) => ({
+  traceId: T,
+  spanId: S,
+  name: 'op',
+  startTimeUnixNano: '1764504000000000001',
+  endTimeUnixNano: '1764504000000500001',
+  ...over,
+});
+const json = new Normalizer('json');
+
+describe('Normalizer (JSON rules)', () => {
+  it('accepts int64 as string or number, enum ints or names, ignores unknown fields', () => {
+    const { spans, rejected } = json.normalize(
+      req([
+        good({ kind: 'SPAN_KIND_CLIENT', status: { code: 'STATUS_CODE_ERROR', message: 'x' }, someFutureField: { a: 1 } }),
+        good({ spanId: 'EEE19B7EC3C1B175', startTimeUnixNano: 1764504000000000000, endTimeUnixNano: 1764504000000000000, kind: 3, status: { code: 2 } }),
+      ]),
+    );
+    expect(rejected).toEqual([]);
+    expect(spans.map((s) => [s.kind, s.statusCode, s.spanId])).toEqual([
+      [3, 2, S],
+      [3, 2, 'eee19b7ec3c1b175'],
+    ]);
+    expect(spans[0]?.startNs).toBe(1764504000000000001n);
+    expect(spans[0]?.serviceName).toBe('svc');
+  });
+
+  it('reads every AnyValue kind; int64 beyond 2^53 is kept exact as a string', () => {
+    const attributes = [
+      { key: 's', value: { stringValue: 'a' } },
+      { key: 'b', value: { boolValue: true } },
+      { key: 'i', value: { intValue: '42' } },
+      { key: 'n', value: { intValue: 7 } },
+      { key: 'big', value: { intValue: '9007199254740993' } },
+      { key: 'd', value: { doubleValue: 1.5 } },
+      { key: 'nan', value: { doubleValue: 'NaN' } },
+      { key: 'arr', value: { arrayValue: { values: [{ stringValue: 'x' }, { intValue: 1 }] } } },
+      { key: 'kv', value: { kvlistValue: { values: [{ key: 'k', value: { boolValue: false } }] } } },
+      { key: 'bytes', value: { bytesValue: 'AQID' } },
+      { key: 'empty', value: {} },
+    ];
+    const { spans } = json.normalize(req([good({ attributes })]));
+    expect(spans[0]?.attributes).toEqual({ s: 'a', b: true, i: 42, n: 7, big: '9007199254740993', d: 1.5, nan: 'NaN', arr: ['x', 1], kv: { k: false }, bytes: 'AQID', empty: null });
+  });
+
+  it('rejects only the bad spans, naming each and why', () => {
+    const spans = [
+      good(),
+      good({ spanId: 'xyz' }),
+      good({ traceId: '0'.repeat(32), spanId: 'eee19b7ec3c1b176' }),
+      good({ spanId: 'eee19b7ec3c1b177', startTimeUnixNano: 'soon' }),
+      good({ spanId: 'eee19b7ec3c1b178', endTimeUnixNano: '1' }),
+      good({ spanId: 'eee19b7ec3c1b179', attributes: [{ key: 'x', value: { intValue: 1.5 } }] }),
+      good({ spanId: 'eee19b7ec3c1b17a', kind: 99 }),
+      'not a span',
+      good({ spanId: 'eee19b7ec3c1b17b' }),
+    ];
+    const { spans: ok, rejected } = json.normalize(req(spans));
+    expect(ok.map((s) => s.spanId)).toEqual([S, 'eee19b7ec3c1b17b']);
+    expect(rejected.map((r) => r.reason)).toEqual([
+      'spanId must be 16 hex characters',
+      'traceId is all zeros',
+      'startTimeUnixNano must be an integer',
+      'endTimeUnixNano is before startTimeUnixNano',
+      'attributes["x"].intValue must be an integer',
+      'kind has an unknown value',
+      'span must be an object',
+    ]);
+    expect(rejected[2]?.path).toBe('resourceSpans[0].scopeSpans[0].spans[3] (spanId eee19b7ec3c1b177)');
+    const msg = rejectionMessage(rejected);
+    expect(msg).toMatch(/^rejected 7 span\(s\): resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]: spanId must be 16 hex/);
+    expect(msg).toContain('and 2 more');
+  });
+
+  it('rejects values nested too deep, truncates huge strings with a marker, cleans NUL and lone surrogates', () => {
+    let deep: Record<string, unknown> = { stringValue: 'leaf' };
+    for (let i = 0; i < 40; i++) deep = { arrayValue: { values: [deep] } };
+    const n = new Normalizer('json', { maxStringChars: 10, maxValueDepth: 16, maxItemsPerSpan: 8 });
+    const { spans, rejected } = n.normalize(
+      req([
+        good({ attributes: [{ key: 'deep', value: deep }] }),
+        good({ spanId: 'eee19b7ec3c1b175', attributes: [{ key: 'big', value: { stringValue: 'x'.repeat(25) } }, { key: 'nul', value: { stringValue: 'a\u0000b\ud800' } }] }),
+        good({ spanId: 'eee19b7ec3c1b176', attributes: Array.from({ length: 9 }, (_, i) => ({ key: `k${i}`, value: { intValue: i } })) }),
+      ]),
+    );
+    expect(rejected.map((r) => r.reason)).toEqual([expect.stringContaining('nested deeper than 16'), 'attributes has more than 8 entries']);
+    expect(spans[0]?.attributes).toEqual({ big: 'xxxxxxxxxx…[TRUNCATED:15 chars]', nul: 'a\ufffdb\ufffd' });
+  });
+
+  it('rejects every span of an unreadable resource but keeps other resources', () => {
+    const body = {
+      resourceSpans: [
+        { resource: { attributes: 'nope' }, scopeSpans: [{ spans: [good(), good()] }] },
+        { scopeSpans: [{ spans: [good()] }] },
+      ],
+    };
+    const { spans, rejected } = json.normalize(body);
+    expect(spans).toHaveLength(1);
+    expect(rejected).toHaveLength(2);
+    expect(rejected[0]).toEqual({ path: 'resourceSpans[0]', reason: 'resource.attributes must be an array' });
+  });
+});
+
+describe('Normalizer (protobuf)', () => {
+  it('reads bytes ids, fixed64 times and int64 attributes exactly', () => {
+    const buf = encodeRequestProtobuf({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              scope: { name: 'lib', version: '1' },
+              spans: [
+                {
+                  traceId: Buffer.from(T, 'hex'),
+                  spanId: Buffer.from(S, 'hex'),
+                  parentSpanId: Buffer.alloc(0),
+                  name: 'op',
+                  startTimeUnixNano: '1764504000000000001',
+                  endTimeUnixNano: '1764504000000000009',
+                  attributes: [{ key: 'big', value: { intValue: '-9007199254740993' } }],
+                },
+                { traceId: Buffer.from('abcd', 'hex'), spanId: Buffer.from(S, 'hex'), name: 'bad', startTimeUnixNano: '1', endTimeUnixNano: '2' },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const { spans, rejected } = new Normalizer('protobuf').normalize(decodeRequest(buf, 'protobuf'));
+    expect(spans[0]).toMatchObject({ traceId: T, spanId: S, parentSpanId: null, startNs: 1764504000000000001n, endNs: 1764504000000000009n, scopeName: 'lib', attributes: { big: '-9007199254740993' } });
+    expect(rejected).toEqual([{ path: 'resourceSpans[0].scopeSpans[0].spans[1] (spanId eee19b7ec3c1b174)', reason: 'traceId must be 16 bytes, got 2' }]);
+  });
+});

@@ -1,0 +1,104 @@
+/** OTLP/HTTP protocol rules: partial success, gzip, 413 after decompression, 415, rpc Status bodies. */
+import { gzipSync, deflateSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeResponseProtobuf, decodeStatusProtobuf } from '../src/otlp-decode.ts';
+import { type Env, hex, jsonRequest, jsonSpan, one, protobufRequest, sdkSession, setupApp, setupDatabase } from './helpers.ts';
+
+const LIMIT = 256 * 1024;
+let env: Env;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  env = await setupDatabase();
+  app = await setupApp(env, { maxBodyBytes: LIMIT });
+});
+afterAll(async () => {
+  await app?.close();
+  await env?.close();
+});
+
+function post(payload: Buffer | string, headers: Record<string, string>) {
+  return app.inject({ method: 'POST', url: '/v1/traces', headers: { authorization: `Bearer ${env.key}`, ...headers }, payload });
+}
+const count = async (traceId: string) => (await one<{ n: number }>(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = $1', [traceId])).n;
+
+describe('partial success', () => {
+  it('stores valid spans, counts invalid ones in rejected_spans and names them (JSON)', async () => {
+    const traceId = hex(16);
+    const spans = [jsonSpan({ traceId, name: 'ok-1' }), { ...jsonSpan({ traceId, name: 'bad' }), spanId: 'nothex!' }, jsonSpan({ traceId, name: 'ok-2' })];
+    const res = await post(JSON.stringify(jsonRequest(spans)), { 'content-type': 'application/json' });
+    expect(res.statusCode).toBe(200);
+    const body = JSON.parse(res.body);
+    expect(body.partialSuccess.rejectedSpans).toBe('1');
+    expect(body.partialSuccess.errorMessage).toContain('resourceSpans[0].scopeSpans[0].spans[1]: spanId must be 16 hex characters');
+    expect(await count(traceId)).toBe(2);
+  });
+
+  it('answers protobuf partial success with rejected_spans and error_message', async () => {
+    const traceId = hex(16);
+    const good = jsonSpan({ traceId, name: 'ok' });
+    const noStart = { ...jsonSpan({ traceId, name: 'no-start' }), startTimeUnixNano: '0' };
+    const res = await post(protobufRequest(jsonRequest([good, noStart])), { 'content-type': 'application/x-protobuf' });
+    expect(res.statusCode).toBe(200);
+    const decoded = decodeResponseProtobuf(res.rawPayload) as { partialSuccess: { rejectedSpans: { toString(): string }; errorMessage: string } };
+    expect(decoded.partialSuccess.rejectedSpans.toString()).toBe('1');
+    expect(decoded.partialSuccess.errorMessage).toContain('startTimeUnixNano is missing');
+    expect(await count(traceId)).toBe(1);
+  });
+});
+
+describe('encodings', () => {
+  it('accepts gzip and deflate bodies', async () => {
+    const s1 = sdkSession();
+    const s2 = sdkSession();
+    const r1 = await post(gzipSync(protobufRequest(jsonRequest(s1.spans))), { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
+    const r2 = await post(deflateSync(JSON.stringify(jsonRequest(s2.spans))), { 'content-type': 'application/json', 'content-encoding': 'deflate' });
+    expect([r1.statusCode, r2.statusCode]).toEqual([200, 200]);
+    expect([await count(s1.traceId), await count(s2.traceId)]).toEqual([8, 8]);
+  });
+
+  it('413 for a gzip bomb: the limit is measured after decompression', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024)); // 64 MiB of zeros in ~64 KiB
+    expect(bomb.length).toBeLessThan(LIMIT);
+    const before = process.memoryUsage().rss;
+    const res = await post(bomb, { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' });
+    expect(res.statusCode).toBe(413);
+    expect(decodeStatusProtobuf(res.rawPayload).message).toContain('after decompression');
+    // Inflation stopped at the cap: nowhere near 64 MiB was allocated.
+    expect(process.memoryUsage().rss - before).toBeLessThan(48 * 1024 * 1024);
+  });
+
+  it('413 for a plain body over the limit', async () => {
+    const res = await post(Buffer.alloc(LIMIT + 10, 'x'), { 'content-type': 'application/json' });
+    expect(res.statusCode).toBe(413);
+    expect(JSON.parse(res.body).code).toBe(8);
+  });
+
+  it('415 for other content types and encodings', async () => {
+    const ct = await post('hello', { 'content-type': 'text/plain' });
+    expect(ct.statusCode).toBe(415);
+    expect(JSON.parse(ct.body).message).toContain('application/x-protobuf');
+    const enc = await post('{}', { 'content-type': 'application/json', 'content-encoding': 'br' });
+    expect(enc.statusCode).toBe(415);
+    expect(JSON.parse(enc.body).message).toContain('Content-Encoding');
+  });
+
+  it('400 with google.rpc.Status for undecodable bodies, in the request encoding', async () => {
+    const p = await post(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0x0f, 0x01]), { 'content-type': 'application/x-protobuf' });
+    expect(p.statusCode).toBe(400);
+    expect(p.headers['content-type']).toContain('application/x-protobuf');
+    expect(decodeStatusProtobuf(p.rawPayload)).toMatchObject({ code: 3 });
+    const j = await post('[1,2]', { 'content-type': 'application/json' });
+    expect(j.statusCode).toBe(400);
+    expect(JSON.parse(j.body)).toEqual({ code: 3, message: expect.stringContaining('must be an object'), details: [] });
+    const gz = await post(Buffer.from('not gzip'), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    expect(gz.statusCode).toBe(400);
+  });
+
+  it('an empty request is a success with nothing stored', async () => {
+    const res = await post('{}', { 'content-type': 'application/json' });
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({});
+  });
+});
