@@ -116,10 +116,12 @@ export async function runFileAgent(opts: { tracer?: Tracer; root?: string } = {}
   turn(60, missing); // replan with the candidates offered
   await call('read_file', { path: 'src/components/Button.tsx' }, 'toolu_02');
   turn(200); // refactor routes.ts; a second edit of the same file is dispatched concurrently
-  const [first, second] = await Promise.all([
-    call('edit_file', { path: 'src/api/routes.ts', start_line: 3, end_line: 3, new_content: 'export function handle(id: UserId): string {' }, 'toolu_03'),
-    call('edit_file', { path: 'src/api/routes.ts', start_line: 4, end_line: 4, new_content: '  logger.info(String(id));' }, 'toolu_04'),
-  ]);
+  const firstP = call('edit_file', { path: 'src/api/routes.ts', start_line: 3, end_line: 3, new_content: 'export function handle(id: UserId): string {' }, 'toolu_03');
+  let settled = false;
+  void firstP.finally(() => { settled = true; });
+  while (!settled && !gt.lockHolder('src/api/routes.ts')) await new Promise((r) => setImmediate(r)); // the first edit holds the file
+  const second = await call('edit_file', { path: 'src/api/routes.ts', start_line: 4, end_line: 4, new_content: '  logger.info(String(id));' }, 'toolu_04');
+  const first = await firstP;
   turn(180, first.ok ? second : first); // the compiler output is the feedback
   await call('edit_file', { path: 'src/api/routes.ts', start_line: 3, end_line: 3, new_content: 'export type UserId = string;\n\nexport function handle(id: UserId): string {' }, 'toolu_05');
   turn(40); // a stale view of logger.ts: the range guard answers with the real length

@@ -42,8 +42,8 @@ export interface AttemptRun {
   candidates?: string[];
   /** Where the attempt stopped: before execution (rejected), during or after it (failed). */
   stage?: 'pre' | 'execution' | 'post';
-  /** Canonical JSON of the validated arguments (raw text when validation failed). */
-  canonicalArgs: string;
+  /** Canonical JSON of the validated arguments (raw text when validation failed); computed on read. */
+  readonly canonicalArgs: string;
   idempotencyKey?: string;
   guards: GuardRecord[];
   failingGuard?: PendingGuardSpan;
@@ -130,9 +130,12 @@ function fail(run: AttemptRun, g: Awaited<ReturnType<typeof runGuardSpan>>, stag
   return run;
 }
 
+/** Shared by tools without a timeout: never aborts, saves an AbortController per call. */
+const NEVER = new AbortController().signal;
+
 async function withTimeout<T>(ms: number | undefined, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
+  if (ms === undefined) return fn(NEVER);
   const ac = new AbortController();
-  if (ms === undefined) return fn(ac.signal);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -151,7 +154,12 @@ async function withTimeout<T>(ms: number | undefined, fn: (signal: AbortSignal) 
 /** One attempt: circuit breaker, schema, idempotency store, logical guards, execution, post-execution gates. */
 export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
   const { rt, tool, toolName, rawArgs } = inp;
-  const run: AttemptRun = { ok: false, canonicalArgs: typeof rawArgs === 'string' ? rawArgs : canonicalJson(rawArgs), guards: [] };
+  const run: AttemptRun = { ok: false, canonicalArgs: '', guards: [] };
+  Object.defineProperty(run, 'canonicalArgs', {
+    get: () => (typeof rawArgs === 'string' ? rawArgs : canonicalJson(rawArgs)),
+    enumerable: true,
+    configurable: true,
+  });
   const push = (g: { record: GuardRecord }) => run.guards.push(g.record);
 
   if (!tool) {
@@ -168,7 +176,7 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
   }
 
   const circuit = rt.breakers.state(tool.name, rt.clock.now());
-  rt.telemetry.set(inp.attemptSpan, { [ATTR_GUARDTRACE_CIRCUIT_STATE]: circuit });
+  if (circuit !== 'closed') rt.telemetry.set(inp.attemptSpan, { [ATTR_GUARDTRACE_CIRCUIT_STATE]: circuit });
   if (circuit === 'open') {
     const g = await runGuardSpan(inp, 'circuit_breaker', 'logical', () => ({
       pass: false,
@@ -191,21 +199,27 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
   }, 'invalid_arguments');
   push(schema);
   if (!schema.outcome.pass) return fail(run, schema, 'pre');
-  run.canonicalArgs = canonicalJson(args);
+  const parsedArgs = args;
+  Object.defineProperty(run, 'canonicalArgs', { get: () => canonicalJson(parsedArgs), enumerable: true, configurable: true });
   const intent = inp.intentId ?? `session:${inp.sessionId}`;
-  const key = idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(args) : args, intent);
-  run.idempotencyKey = key;
+  // the key (a SHA-256) is made eagerly for side-effecting tools, on first use for the others
+  let keyCache: string | undefined;
+  const keyOf = (): string => (keyCache ??= idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(args) : args, intent));
+  const sideEffect = !(tool.flags?.readOnly || tool.flags?.idempotent);
+  if (sideEffect || tool.reconcile) run.idempotencyKey = keyOf();
   const ctx: GuardContext = {
     tool: tool.name,
     sessionId: inp.sessionId,
     callId: inp.callId,
     attempt: inp.attempt,
-    idempotencyKey: key,
+    get idempotencyKey() {
+      return keyOf();
+    },
     holder: `${inp.sessionId}/${inp.callId}`,
     locks: rt.locks,
   };
+  const key = run.idempotencyKey ?? '';
 
-  const sideEffect = !(tool.flags?.readOnly || tool.flags?.idempotent);
   if (sideEffect) {
     const entry = rt.idempotency.get(key);
     if (entry?.status === 'done') {
@@ -262,7 +276,15 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
     try {
       value = await rt.telemetry.withSpan(inp.attemptSpan, () =>
         withTimeout(tool.timeoutMs, (signal) =>
-          tool.execute(args, { idempotencyKey: key, attempt: inp.attempt, callId: inp.callId, sessionId: inp.sessionId, signal }),
+          tool.execute(args, {
+            get idempotencyKey() {
+              return keyOf();
+            },
+            attempt: inp.attempt,
+            callId: inp.callId,
+            sessionId: inp.sessionId,
+            signal,
+          }),
         ),
       );
     } catch (err) {
@@ -272,7 +294,10 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
       run.feedback = `${tool.name} failed: ${c.message}`;
       if (c.retryAfterMs !== undefined) run.retryAfterMs = c.retryAfterMs;
       run.stage = 'execution';
-      if (c.failureClass === 'uncertain_side_effect') rt.idempotency.set(key, { status: 'uncertain' });
+      if (c.failureClass === 'uncertain_side_effect') {
+        run.idempotencyKey = keyOf();
+        rt.idempotency.set(run.idempotencyKey, { status: 'uncertain' });
+      }
       return run;
     }
 

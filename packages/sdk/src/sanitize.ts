@@ -45,10 +45,33 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+const hostCache = new Map<string, RegExp>();
+function internalHostRe(extra: string[] | undefined): RegExp {
+  const cacheKey = (extra ?? []).join(',');
+  let re = hostCache.get(cacheKey);
+  if (!re) {
+    const suffixes = [...DEFAULT_SUFFIXES, ...(extra ?? [])].map((s) => escapeRe(s.replace(/^\./, '')));
+    re = new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${suffixes.join('|')})(?::\\d+)?\\b`, 'gi');
+    hostCache.set(cacheKey, re);
+  }
+  return re;
+}
+
+/**
+ * One cheap pass that every sensitive pattern below needs to match: text without any of these
+ * fragments (most tool arguments) skips the full sanitizer. Kept deliberately broad.
+ */
+const MAYBE_SENSITIVE =
+  /-----BEGIN|bearer|basic|token|:\/\/|eyJ|sk-|AKIA|ASIA|gh[pousr]_|github_pat|xox|AIza|_live_|_test_|key|secret|passw|pwd|\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model/i;
+
 /** Returns `text` with secrets, internal hosts/IPs, stack traces and instruction-like lines removed. */
 export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): string {
-  const suffixes = [...DEFAULT_SUFFIXES, ...(options.internalSuffixes ?? [])].map((s) => escapeRe(s.replace(/^\./, '')));
-  const internalHost = new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${suffixes.join('|')})(?::\\d+)?\\b`, 'gi');
+  const max = options.maxLength ?? 4000;
+  const extraHosts = options.internalSuffixes !== undefined && options.internalSuffixes.length > 0;
+  if (!extraHosts && !MAYBE_SENSITIVE.test(text)) {
+    return text.length > max ? `${text.slice(0, max)}\n[truncated ${text.length - max} characters]` : text;
+  }
+  const internalHost = internalHostRe(options.internalSuffixes);
   let out = text.replace(PRIVATE_KEY, '[REDACTED PRIVATE KEY]');
   out = out.replace(URL_PASSWORD, '$1:[REDACTED]@');
   out = out.replace(BEARER, '$1 [REDACTED]');
@@ -75,6 +98,5 @@ export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): s
     lines.push(line);
   }
   out = lines.join('\n');
-  const max = options.maxLength ?? 4000;
   return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
 }

@@ -17,7 +17,10 @@ const NOOP_SPAN: Span = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId:
 
 function clean(attrs: Attrs): Attributes {
   const out: Attributes = {};
-  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) out[k] = v;
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v !== undefined && v !== null) out[k] = v;
+  }
   return out;
 }
 

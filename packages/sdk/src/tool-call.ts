@@ -49,6 +49,15 @@ import type { AttemptRecord, CallFailure, CallResult, Escalation, GuardRecord, R
 import { recordAttemptSpan, type RecordedAttempt } from './record.ts';
 
 const MAX_ATTR_CHARS = 8_000;
+
+/** JSON text for span attributes (native stringify: fast; falls back for cycles and BigInt). */
+function jsonText(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch {
+    return canonicalJson(v);
+  }
+}
 const clip = (s: string): string => (s.length > MAX_ATTR_CHARS ? `${s.slice(0, MAX_ATTR_CHARS)}…` : s);
 
 function escalationFeedback(reason: EscalationReason, original: string): string {
@@ -117,7 +126,7 @@ export class ToolCall {
 
   #attemptSpan(n: number, callId: string, rawArgs: unknown): { span: Span; args: string } {
     const rt = this.#session.rt;
-    const args = clip(sanitizeFeedback(typeof rawArgs === 'string' ? rawArgs : canonicalJson(rawArgs), rt.sanitize));
+    const args = clip(sanitizeFeedback(typeof rawArgs === 'string' ? rawArgs : jsonText(rawArgs), rt.sanitize));
     const span = rt.telemetry.start(SPAN_ATTEMPT, {
       [ATTR_GEN_AI_OPERATION_NAME]: SPAN_ATTEMPT,
       [ATTR_GEN_AI_CONVERSATION_ID]: this.#session.id,
@@ -266,7 +275,7 @@ export class ToolCall {
       [ATTR_GUARDTRACE_DECISION]: 'proceed',
       [ATTR_GUARDTRACE_IDEMPOTENCY_KEY]: run.idempotencyKey,
       [ATTR_GUARDTRACE_DEDUPLICATED]: run.deduplicated,
-      [ATTR_GEN_AI_TOOL_CALL_RESULT]: clip(sanitizeFeedback(canonicalJson(run.value), rt.sanitize)),
+      [ATTR_GEN_AI_TOOL_CALL_RESULT]: clip(sanitizeFeedback(jsonText(run.value), rt.sanitize)),
     });
     rt.telemetry.end(span);
     const result: CallResult = { ok: true, value: run.value, tool: this.toolName, callId: this.callId, attempts: [...this.attempts] };
