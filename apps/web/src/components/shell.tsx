@@ -4,11 +4,12 @@ import { hrefWith } from '@/lib/search-params';
 import { Menu } from './menu';
 import type { ProjectDto, ProjectSelection } from '@/server/queries/projects';
 
-type Section = 'sessions' | 'analytics';
+type Section = 'sessions' | 'analytics' | 'settings';
 
 const NAV: { section: Section; label: string; href: string }[] = [
   { section: 'sessions', label: 'Sessions', href: '/sessions' },
   { section: 'analytics', label: 'Analytics', href: '/analytics' },
+  { section: 'settings', label: 'Settings', href: '/settings' },
 ];
 
 function ProjectPicker({ projects, current, path }: { projects: ProjectDto[]; current: ProjectDto | null; path: string }) {

@@ -1,0 +1,56 @@
+'use server';
+
+import { revalidatePath } from 'next/cache';
+import { z } from 'zod';
+import { db } from '@/server/db';
+import { createProjectKey, revokeProjectKey, setCleanSampleRate } from '@/server/queries/settings';
+
+// The UI has no users yet (the server binds to loopback): actions check input and project scope only.
+
+export interface ActionState {
+  ok: boolean;
+  message: string;
+  /** A key just created: shown once. */
+  key?: string;
+}
+
+const projectId = z.uuid();
+
+const rateInput = z.object({
+  project: projectId,
+  // Percent in the form, a fraction in the database.
+  percent: z.coerce.number().min(0, 'Use 0 to 100').max(100, 'Use 0 to 100'),
+});
+
+export async function updateSampleRate(_prev: ActionState, form: FormData): Promise<ActionState> {
+  const input = rateInput.safeParse({ project: form.get('project'), percent: form.get('percent') });
+  if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
+  const rate = Math.round(input.data.percent * 100) / 10_000;
+  if (!(await setCleanSampleRate(db(), input.data.project, rate))) return { ok: false, message: 'Project not found' };
+  revalidatePath('/settings');
+  return { ok: true, message: `Saved: SDKs keep ${input.data.percent}% of clean sessions.` };
+}
+
+const keyInput = z.object({
+  project: projectId,
+  // 60 characters: a label, not a description.
+  name: z.string().trim().min(1, 'Name the key').max(60, 'At most 60 characters'),
+});
+
+export async function createKey(_prev: ActionState, form: FormData): Promise<ActionState> {
+  const input = keyInput.safeParse({ project: form.get('project'), name: form.get('name') });
+  if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
+  const created = await createProjectKey(db(), input.data.project, input.data.name);
+  if (!created) return { ok: false, message: 'Project not found' };
+  revalidatePath('/settings');
+  return { ok: true, message: 'Copy this key now: it is stored hashed and will not be shown again.', key: created.key };
+}
+
+const revokeInput = z.object({ project: projectId, key: z.uuid() });
+
+export async function revokeKey(form: FormData): Promise<void> {
+  const input = revokeInput.safeParse({ project: form.get('project'), key: form.get('key') });
+  if (!input.success) return;
+  await revokeProjectKey(db(), input.data.project, input.data.key);
+  revalidatePath('/settings');
+}

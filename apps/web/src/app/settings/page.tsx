@@ -1,0 +1,102 @@
+import type { Metadata } from 'next';
+import { Suspense } from 'react';
+import { PageTitle, Shell } from '@/components/shell';
+import { TableSkeleton } from '@/components/skeletons';
+import { formatDateTime } from '@/lib/format';
+import type { RawSearchParams } from '@/lib/search-params';
+import { selectProject } from '@/server/context';
+import { db } from '@/server/db';
+import { getProjectSettings } from '@/server/queries/settings';
+import { revokeKey } from './actions';
+import { CreateKeyForm, RevokeButton, SampleRateForm } from './forms';
+
+export const metadata: Metadata = { title: 'Settings' };
+
+function Card({ title, children, subtitle }: { title: string; subtitle: string; children: React.ReactNode }) {
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
+      <h2 className="text-sm font-semibold text-slate-900">{title}</h2>
+      <p className="mt-0.5 max-w-2xl text-sm text-slate-600">{subtitle}</p>
+      <div className="mt-4">{children}</div>
+    </section>
+  );
+}
+
+async function SettingsPanels({ project }: { project: string }) {
+  const settings = await getProjectSettings(db(), project);
+  if (!settings) return null;
+  const TH = 'whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500';
+  return (
+    <div className="space-y-6">
+      <Card
+        title="Sampling"
+        subtitle="SDKs keep every session with a failure, escalation or budget hit, and this share of clean sessions (decided per session id). Charts scale kept sessions back up by their sampling weight."
+      >
+        <SampleRateForm project={settings.id} rate={settings.cleanSampleRate} />
+      </Card>
+      <Card
+        title="API keys"
+        subtitle="Agents send OTLP traces with a key of this project (Authorization: Bearer <key>). Keys are stored hashed and shown once."
+      >
+        <CreateKeyForm project={settings.id} />
+        {settings.keys.length ? (
+          <table className="mt-5 min-w-full divide-y divide-slate-200 text-sm" data-testid="api-keys">
+            <thead>
+              <tr>
+                <th className={TH}>Name</th>
+                <th className={TH}>Key</th>
+                <th className={TH}>Created</th>
+                <th className={TH}>Last used</th>
+                <th className={TH}>Status</th>
+                <th className={TH} aria-label="Actions" />
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {settings.keys.map((k) => (
+                <tr key={k.id} data-testid="api-key-row" className={k.revokedAt ? 'text-slate-400' : ''}>
+                  <td className="px-3 py-2.5 font-medium">{k.name}</td>
+                  <td className="px-3 py-2.5 font-mono text-xs">{k.prefix}…</td>
+                  <td className="whitespace-nowrap px-3 py-2.5">{formatDateTime(k.createdAt)}</td>
+                  <td className="whitespace-nowrap px-3 py-2.5">{k.lastUsedAt ? formatDateTime(k.lastUsedAt) : 'never'}</td>
+                  <td className="px-3 py-2.5">
+                    {k.revokedAt ? (
+                      <span className="text-xs">revoked {formatDateTime(k.revokedAt)}</span>
+                    ) : (
+                      <span className="rounded-md bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">
+                        active
+                      </span>
+                    )}
+                  </td>
+                  <td className="px-3 py-2.5 text-right">
+                    {k.revokedAt ? null : (
+                      <form action={revokeKey}>
+                        <input type="hidden" name="project" value={settings.id} />
+                        <input type="hidden" name="key" value={k.id} />
+                        <RevokeButton name={k.name} />
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ) : (
+          <p className="mt-4 text-sm text-slate-500">No keys yet.</p>
+        )}
+      </Card>
+    </div>
+  );
+}
+
+export default async function SettingsPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
+  const selection = await selectProject(await searchParams);
+  const project = selection.current?.id ?? '';
+  return (
+    <Shell selection={selection} section="settings">
+      <PageTitle title="Settings" subtitle={`Project ${selection.current?.name ?? ''} · ${project}`} />
+      <Suspense key={project} fallback={<TableSkeleton rows={4} />}>
+        <SettingsPanels project={project} />
+      </Suspense>
+    </Shell>
+  );
+}

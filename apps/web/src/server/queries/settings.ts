@@ -1,0 +1,64 @@
+import 'server-only';
+import { createApiKey, type PrismaClient } from '@guardtrace/db';
+
+export interface ApiKeyDto {
+  id: string;
+  name: string;
+  /** First characters of the key, safe to show. */
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface ProjectSettingsDto {
+  id: string;
+  name: string;
+  cleanSampleRate: number;
+  keys: ApiKeyDto[];
+}
+
+export async function getProjectSettings(db: PrismaClient, projectId: string): Promise<ProjectSettingsDto | null> {
+  const project = await db.project.findUnique({
+    where: { id: projectId },
+    include: { apiKeys: { orderBy: [{ revokedAt: { sort: 'desc', nulls: 'first' } }, { createdAt: 'desc' }] } },
+  });
+  if (!project) return null;
+  return {
+    id: project.id,
+    name: project.name,
+    cleanSampleRate: project.cleanSampleRate,
+    keys: project.apiKeys.map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      createdAt: k.createdAt.toISOString(),
+      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+      revokedAt: k.revokedAt?.toISOString() ?? null,
+    })),
+  };
+}
+
+/** Fraction of clean sessions SDKs keep (they fetch it from the collector); failures are always kept. */
+export async function setCleanSampleRate(db: PrismaClient, projectId: string, rate: number): Promise<boolean> {
+  if (!(rate >= 0 && rate <= 1)) throw new RangeError('clean sample rate must be between 0 and 1');
+  const { count } = await db.project.updateMany({ where: { id: projectId }, data: { cleanSampleRate: rate } });
+  return count === 1;
+}
+
+/** A new key for the project; the full key is returned once and only its hash is stored. */
+export async function createProjectKey(db: PrismaClient, projectId: string, name: string): Promise<{ key: string; prefix: string } | null> {
+  const exists = await db.project.findUnique({ where: { id: projectId }, select: { id: true } });
+  if (!exists) return null;
+  const created = await createApiKey(db, projectId, name);
+  return { key: created.key, prefix: created.prefix };
+}
+
+/** Revokes a key of this project only; a key id of another project changes nothing. */
+export async function revokeProjectKey(db: PrismaClient, projectId: string, keyId: string): Promise<boolean> {
+  const { count } = await db.apiKey.updateMany({
+    where: { id: keyId, projectId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  return count === 1;
+}

@@ -1,0 +1,46 @@
+import { hashApiKey } from '@guardtrace/db';
+import { describe, expect, it } from 'vitest';
+import { createProjectKey, getProjectSettings, revokeProjectKey, setCleanSampleRate } from '../src/server/queries/settings.ts';
+import { setupTestDatabase } from './db.ts';
+import { seedProject } from './factories.ts';
+
+const db = setupTestDatabase();
+
+describe('project settings', () => {
+  it('sets the clean-session sample rate of one project only, within 0..1', async () => {
+    const prisma = db.prisma();
+    const mine = await seedProject(prisma);
+    const theirs = await seedProject(prisma);
+    expect(await setCleanSampleRate(prisma, mine.id, 0.25)).toBe(true);
+    expect((await getProjectSettings(prisma, mine.id))!.cleanSampleRate).toBe(0.25);
+    expect((await getProjectSettings(prisma, theirs.id))!.cleanSampleRate).toBe(1);
+    await expect(setCleanSampleRate(prisma, mine.id, 1.5)).rejects.toThrow(/between 0 and 1/);
+    expect(await setCleanSampleRate(prisma, '00000000-0000-4000-8000-000000000000', 0.5)).toBe(false);
+  });
+
+  it('creates a key shown once and stored hashed, and lists it with its prefix only', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const created = await createProjectKey(prisma, project.id, 'ci agents');
+    expect(created!.key.startsWith(created!.prefix)).toBe(true);
+    const stored = await prisma.apiKey.findFirstOrThrow({ where: { projectId: project.id } });
+    expect(stored.hash).toBe(hashApiKey(created!.key));
+    const settings = await getProjectSettings(prisma, project.id);
+    expect(settings!.keys).toEqual([expect.objectContaining({ name: 'ci agents', prefix: created!.prefix, revokedAt: null })]);
+    expect(JSON.stringify(settings)).not.toContain(created!.key);
+  });
+
+  it('revokes only keys of the given project, once', async () => {
+    const prisma = db.prisma();
+    const mine = await seedProject(prisma);
+    const theirs = await seedProject(prisma);
+    await createProjectKey(prisma, theirs.id, 'theirs');
+    const theirKey = (await getProjectSettings(prisma, theirs.id))!.keys[0]!;
+
+    expect(await revokeProjectKey(prisma, mine.id, theirKey.id)).toBe(false);
+    expect((await getProjectSettings(prisma, theirs.id))!.keys[0]!.revokedAt).toBeNull();
+    expect(await revokeProjectKey(prisma, theirs.id, theirKey.id)).toBe(true);
+    expect(await revokeProjectKey(prisma, theirs.id, theirKey.id)).toBe(false);
+    expect((await getProjectSettings(prisma, theirs.id))!.keys[0]!.revokedAt).not.toBeNull();
+  });
+});
