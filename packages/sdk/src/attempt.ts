@@ -22,7 +22,7 @@ import { canonicalJson, idempotencyKey } from './idempotency.ts';
 import type { RegisteredTool, Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import { checkSchema } from './schema-guard.ts';
-import type { Guard, GuardContext, GuardOutcome, GuardRecord, ReconcileResult } from './types.ts';
+import type { Guard, GuardContext, GuardOutcome, GuardRecord, ReconcileResult, ToolContext } from './types.ts';
 import { rankNames, unknownToolFeedback } from './unknown-tool.ts';
 
 /** A guard span whose decision is set once the policy has decided, then ended at the guard's own end time. */
@@ -42,8 +42,11 @@ export interface AttemptRun {
   candidates?: string[];
   /** Where the attempt stopped: before execution (rejected), during or after it (failed). */
   stage?: 'pre' | 'execution' | 'post';
-  /** Canonical JSON of the validated arguments (raw text when validation failed); computed on read. */
-  readonly canonicalArgs: string;
+  /** Arguments as the model sent them. */
+  rawArgs: unknown;
+  /** True once the schema guard passed; `args` then holds the validated arguments. */
+  parsed: boolean;
+  args?: unknown;
   idempotencyKey?: string;
   guards: GuardRecord[];
   failingGuard?: PendingGuardSpan;
@@ -64,14 +67,19 @@ export interface AttemptInput {
 
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
-/** Runs one guard (or a built-in check) inside its own `apply_guardrail` span. */
-export async function runGuardSpan(
+type GuardRun = { outcome: GuardOutcome; record: GuardRecord; pending?: PendingGuardSpan; failureClass?: FailureClass };
+
+/**
+ * Runs one guard (or a built-in check) inside its own `apply_guardrail` span. Synchronous
+ * guards (the schema guard, most predicates) complete synchronously: no promise, no tick.
+ */
+export function runGuardSpan(
   inp: Pick<AttemptInput, 'rt' | 'attemptSpan' | 'sessionId'>,
   name: string,
   stage: GuardStage,
   fn: () => GuardOutcome | Promise<GuardOutcome>,
   defaultClass: FailureClass,
-): Promise<{ outcome: GuardOutcome; record: GuardRecord; pending?: PendingGuardSpan; failureClass?: FailureClass }> {
+): GuardRun | Promise<GuardRun> {
   const { rt } = inp;
   const span = rt.telemetry.start(`${OP_APPLY_GUARDRAIL} ${name}`, {
     [ATTR_GEN_AI_OPERATION_NAME]: OP_APPLY_GUARDRAIL,
@@ -80,21 +88,27 @@ export async function runGuardSpan(
     [ATTR_GUARDTRACE_GUARD_STAGE]: stage,
   }, inp.attemptSpan);
   const t0 = performance.now();
-  let outcome: GuardOutcome;
+  let o: GuardOutcome | Promise<GuardOutcome>;
   try {
-    outcome = await fn();
+    o = fn();
   } catch (err) {
-    const c = classifyError(err, {});
-    outcome = { pass: false, reason: `Guard ${name} threw: ${c.message}`, failureClass: 'guard_violation' };
+    o = guardThrew(name, err);
   }
+  if (o instanceof Promise) {
+    return o.catch((err: unknown) => guardThrew(name, err)).then((outcome) => finishGuard(rt, span, name, stage, t0, outcome, defaultClass));
+  }
+  return finishGuard(rt, span, name, stage, t0, o, defaultClass);
+}
+
+function guardThrew(name: string, err: unknown): GuardOutcome {
+  return { pass: false, reason: `Guard ${name} threw: ${classifyError(err, {}).message}`, failureClass: 'guard_violation' };
+}
+
+function finishGuard(rt: Runtime, span: Span, name: string, stage: GuardStage, t0: number, outcome: GuardOutcome, defaultClass: FailureClass): GuardRun {
   const durationUs = Math.max(0, Math.round((performance.now() - t0) * 1000));
   const record: GuardRecord = { name, stage, verdict: outcome.pass ? 'pass' : 'fail', durationUs };
-  const attrs: Record<string, string | number | string[] | undefined> = {
-    [ATTR_GEN_AI_GUARDRAIL_VERDICT]: record.verdict,
-    [ATTR_GUARDTRACE_GUARD_DURATION_US]: durationUs,
-  };
   if (outcome.pass) {
-    rt.telemetry.set(span, attrs);
+    rt.telemetry.set(span, { [ATTR_GEN_AI_GUARDRAIL_VERDICT]: 'pass', [ATTR_GUARDTRACE_GUARD_DURATION_US]: durationUs });
     rt.telemetry.end(span);
     return { outcome, record };
   }
@@ -102,7 +116,8 @@ export async function runGuardSpan(
   record.reason = sanitizeFeedback(outcome.reason, rt.sanitize);
   if (outcome.candidates) record.candidates = outcome.candidates;
   rt.telemetry.set(span, {
-    ...attrs,
+    [ATTR_GEN_AI_GUARDRAIL_VERDICT]: 'fail',
+    [ATTR_GUARDTRACE_GUARD_DURATION_US]: durationUs,
     [ATTR_GEN_AI_GUARDRAIL_REASON]: record.reason,
     [ATTR_GUARDTRACE_FAILURE_CLASS]: failureClass,
     [ATTR_ERROR_TYPE]: failureClass,
@@ -118,7 +133,7 @@ export function closeGuardSpan(rt: Runtime, pending: PendingGuardSpan | undefine
   rt.telemetry.end(pending.span, { endTime: pending.endTime, error: 'guard failed' });
 }
 
-function fail(run: AttemptRun, g: Awaited<ReturnType<typeof runGuardSpan>>, stage: AttemptRun['stage']): AttemptRun {
+function fail(run: AttemptRun, g: GuardRun, stage: AttemptRun['stage']): AttemptRun {
   const o = g.outcome as Extract<GuardOutcome, { pass: false }>;
   run.ok = false;
   run.failureClass = g.failureClass ?? 'guard_violation';
@@ -130,12 +145,48 @@ function fail(run: AttemptRun, g: Awaited<ReturnType<typeof runGuardSpan>>, stag
   return run;
 }
 
+/** Canonical JSON of an attempt's arguments: validated ones when the schema passed, else what was sent. */
+export function canonicalArgs(run: AttemptRun): string {
+  if (run.parsed) return canonicalJson(run.args);
+  return typeof run.rawArgs === 'string' ? run.rawArgs : canonicalJson(run.rawArgs);
+}
+
 /** Shared by tools without a timeout: never aborts, saves an AbortController per call. */
 const NEVER = new AbortController().signal;
 
-async function withTimeout<T>(ms: number | undefined, fn: (signal: AbortSignal) => T | Promise<T>): Promise<T> {
-  if (ms === undefined) return fn(NEVER);
+/**
+ * The context handed to guards and to the tool: one object per attempt, the idempotency key
+ * (a SHA-256) made on first read for tools that do not need it up front.
+ */
+class AttemptContext implements GuardContext, ToolContext {
+  #key: string | undefined;
+  result?: unknown;
+  prepared?: unknown;
+  signal: AbortSignal = NEVER;
+  readonly holder: string;
+  constructor(
+    readonly tool: string,
+    readonly sessionId: string,
+    readonly callId: string,
+    readonly attempt: number,
+    readonly locks: GuardContext['locks'],
+    private readonly keyInput: { tool: RegisteredTool; args: unknown; intent: string },
+  ) {
+    this.holder = `${sessionId}/${callId}`;
+  }
+  get idempotencyKey(): string {
+    if (this.#key === undefined) {
+      const { tool, args, intent } = this.keyInput;
+      this.#key = idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(args) : args, intent);
+    }
+    return this.#key;
+  }
+}
+
+
+async function raceTimeout<T>(ms: number, ctx: AttemptContext, fn: () => T | Promise<T>): Promise<T> {
   const ac = new AbortController();
+  ctx.signal = ac.signal;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -145,7 +196,7 @@ async function withTimeout<T>(ms: number | undefined, fn: (signal: AbortSignal) 
     }, ms);
   });
   try {
-    return await Promise.race([Promise.resolve().then(() => fn(ac.signal)), timeout]);
+    return await Promise.race([Promise.resolve().then(fn), timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -154,13 +205,7 @@ async function withTimeout<T>(ms: number | undefined, fn: (signal: AbortSignal) 
 /** One attempt: circuit breaker, schema, idempotency store, logical guards, execution, post-execution gates. */
 export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
   const { rt, tool, toolName, rawArgs } = inp;
-  const run: AttemptRun = { ok: false, canonicalArgs: '', guards: [] };
-  Object.defineProperty(run, 'canonicalArgs', {
-    get: () => (typeof rawArgs === 'string' ? rawArgs : canonicalJson(rawArgs)),
-    enumerable: true,
-    configurable: true,
-  });
-  const push = (g: { record: GuardRecord }) => run.guards.push(g.record);
+  const run: AttemptRun = { ok: false, rawArgs, parsed: false, guards: [] };
 
   if (!tool) {
     const ranked = rankNames(toolName, [...rt.tools.keys()]);
@@ -171,7 +216,7 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
       failureClass: 'unknown_tool',
       candidates: ranked,
     }), 'unknown_tool');
-    push(g);
+    run.guards.push(g.record);
     return fail(run, g, 'pre');
   }
 
@@ -184,12 +229,12 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
       feedback: `TOOL CALL REJECTED: ${tool.name} is failing repeatedly and is paused.${tool.fallbackTool ? ` Use ${tool.fallbackTool} instead.` : ' Choose another step.'}`,
       failureClass: 'budget_exhausted',
     }), 'budget_exhausted');
-    push(g);
+    run.guards.push(g.record);
     return fail(run, g, 'pre');
   }
 
   let args: unknown;
-  const schema = await runGuardSpan(inp, 'schema', 'schema', () => {
+  const schemaRun = runGuardSpan(inp, 'schema', 'schema', () => {
     const r = checkSchema(tool, rawArgs);
     if (r.ok) {
       args = r.data;
@@ -197,34 +242,23 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
     }
     return { pass: false, reason: r.reason, feedback: r.feedback, failureClass: 'invalid_arguments' };
   }, 'invalid_arguments');
-  push(schema);
+  const schema = schemaRun instanceof Promise ? await schemaRun : schemaRun;
+  run.guards.push(schema.record);
   if (!schema.outcome.pass) return fail(run, schema, 'pre');
-  const parsedArgs = args;
-  Object.defineProperty(run, 'canonicalArgs', { get: () => canonicalJson(parsedArgs), enumerable: true, configurable: true });
+  run.parsed = true;
+  run.args = args;
   const intent = inp.intentId ?? `session:${inp.sessionId}`;
-  // the key (a SHA-256) is made eagerly for side-effecting tools, on first use for the others
-  let keyCache: string | undefined;
-  const keyOf = (): string => (keyCache ??= idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(args) : args, intent));
+  const ctx = new AttemptContext(tool.name, inp.sessionId, inp.callId, inp.attempt, rt.locks, { tool, args, intent });
+  // the key is made up front for side-effecting tools (the store needs it), on first read for the others
   const sideEffect = !(tool.flags?.readOnly || tool.flags?.idempotent);
-  if (sideEffect || tool.reconcile) run.idempotencyKey = keyOf();
-  const ctx: GuardContext = {
-    tool: tool.name,
-    sessionId: inp.sessionId,
-    callId: inp.callId,
-    attempt: inp.attempt,
-    get idempotencyKey() {
-      return keyOf();
-    },
-    holder: `${inp.sessionId}/${inp.callId}`,
-    locks: rt.locks,
-  };
+  if (sideEffect || tool.reconcile) run.idempotencyKey = ctx.idempotencyKey;
   const key = run.idempotencyKey ?? '';
 
   if (sideEffect) {
     const entry = rt.idempotency.get(key);
     if (entry?.status === 'done') {
       const g = await runGuardSpan(inp, 'idempotency', 'logical', () => ({ pass: true }), 'guard_violation');
-      push(g);
+      run.guards.push(g.record);
       run.ok = true;
       run.value = entry.value;
       run.deduplicated = true;
@@ -243,7 +277,7 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
           failureClass: 'uncertain_side_effect',
         };
       }, 'uncertain_side_effect');
-      push(g);
+      run.guards.push(g.record);
       run.reconciliation = rec;
       if (!g.outcome.pass) return fail(run, g, 'pre');
       if (rec.status === 'committed') {
@@ -263,7 +297,7 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
     for (const guard of tool.guards ?? []) {
       if (guard.stage === 'post_execution') continue;
       const g = await runGuardSpan(inp, guard.name, 'logical', () => guard.check(args, ctx), 'guard_violation');
-      push(g);
+      run.guards.push(g.record);
       if (g.outcome.pass && g.outcome.release) releases.push(g.outcome.release);
       if (!g.outcome.pass) return fail(run, g, 'pre');
     }
@@ -274,19 +308,9 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
 
     let value: unknown;
     try {
-      value = await rt.telemetry.withSpan(inp.attemptSpan, () =>
-        withTimeout(tool.timeoutMs, (signal) =>
-          tool.execute(args, {
-            get idempotencyKey() {
-              return keyOf();
-            },
-            attempt: inp.attempt,
-            callId: inp.callId,
-            sessionId: inp.sessionId,
-            signal,
-          }),
-        ),
-      );
+      const exec = (): unknown => tool.execute(args, ctx);
+      const ms = tool.timeoutMs;
+      value = await rt.telemetry.withSpan(inp.attemptSpan, ms === undefined ? exec : () => raceTimeout(ms, ctx, exec));
     } catch (err) {
       const c = classifyError(err, tool.flags);
       run.failureClass = c.failureClass;
@@ -295,15 +319,17 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
       if (c.retryAfterMs !== undefined) run.retryAfterMs = c.retryAfterMs;
       run.stage = 'execution';
       if (c.failureClass === 'uncertain_side_effect') {
-        run.idempotencyKey = keyOf();
+        run.idempotencyKey = ctx.idempotencyKey;
         rt.idempotency.set(run.idempotencyKey, { status: 'uncertain' });
       }
       return run;
     }
 
     for (const { guard, prepared } of post) {
-      const g = await runGuardSpan(inp, guard.name, 'post_execution', () => guard.check(args, { ...ctx, result: value, prepared }), 'execution_feedback');
-      push(g);
+      ctx.result = value;
+      ctx.prepared = prepared;
+      const g = await runGuardSpan(inp, guard.name, 'post_execution', () => guard.check(args, ctx), 'execution_feedback');
+      run.guards.push(g.record);
       if (!g.outcome.pass) return fail(run, g, 'post');
     }
     if (sideEffect) rt.idempotency.set(key, { status: 'done', value });

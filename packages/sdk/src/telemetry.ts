@@ -16,6 +16,15 @@ export type Attrs = Record<string, AttributeValue | undefined | null>;
 const NOOP_SPAN: Span = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 });
 
 function clean(attrs: Attrs): Attributes {
+  let dirty = false;
+  for (const k in attrs) {
+    const v = attrs[k];
+    if (v === undefined || v === null) {
+      dirty = true;
+      break;
+    }
+  }
+  if (!dirty) return attrs as Attributes;
   const out: Attributes = {};
   for (const k in attrs) {
     const v = attrs[k];

@@ -39,7 +39,7 @@ import {
   type Outcome,
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
-import { type AttemptRun, closeGuardSpan, runAttempt } from './attempt.ts';
+import { type AttemptRun, canonicalArgs, closeGuardSpan, runAttempt } from './attempt.ts';
 import { canonicalJson } from './idempotency.ts';
 import { backoffDelay, decide } from './policy.ts';
 import { type RegisteredTool, SCHEMA_VERSION } from './runtime.ts';
@@ -163,7 +163,7 @@ export class ToolCall {
       const policy = (this.#tool?.mergedPolicy ?? rt.policy)[failureClass];
       const classFailures = this.attempts.filter((a) => a.failureClass === failureClass).length + 1;
       const feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
-      const fingerprint = `${this.toolName}\u0000${run.canonicalArgs}\u0000${failureClass}\u0000${feedback}`;
+      const fingerprint = `${this.toolName}\u0000${canonicalArgs(run)}\u0000${failureClass}\u0000${feedback}`;
       const retryIndex = classFailures - 1;
       const backoffMs = policy.decision === 'retry_backoff' ? backoffDelay(rt.backoff, retryIndex, rt.clock.random(), run.retryAfterMs) : 0;
       s.addedLatencyMs += durationMs;
@@ -238,7 +238,7 @@ export class ToolCall {
     let rec: ReconcileResult = run.reconciliation ?? { status: 'unknown', detail: 'no reconcile hook' };
     if (key && this.#tool?.reconcile && !run.reconciliation) {
       try {
-        rec = await this.#tool.reconcile(key, JSON.parse(run.canonicalArgs));
+        rec = await this.#tool.reconcile(key, run.args);
       } catch (err) {
         rec = { status: 'unknown', detail: err instanceof Error ? err.message : String(err) };
       }
