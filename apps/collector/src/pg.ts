@@ -20,6 +20,11 @@ export function createPool(connectionString: string, opts: PoolOptions = {}): pg
   });
   // An idle client losing its server emits here; without a listener the process would crash.
   pool.on('error', (err) => opts.log?.('idle Postgres client error', err));
+  // A checked-out client whose server goes away emits 'error' outside any query; unhandled, that
+  // would crash the process. The query in flight still rejects, and the writer answers 503.
+  pool.on('connect', (client) => {
+    client.on('error', (err) => opts.log?.('Postgres connection lost', err));
+  });
   return pool;
 }
 
