@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '@guardtrace/db/server';
 import { fileOutput, ROOT, startSystem } from '../scripts/system.ts';
@@ -5,6 +6,7 @@ import { fileOutput, ROOT, startSystem } from '../scripts/system.ts';
 /** Starts the whole system on free ports with a throwaway database and the demo agent's sessions. */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const logFile = path.join(ROOT, 'e2e/test-results/system.log');
+  rmSync(logFile, { force: true });
   const system = await startSystem({
     throwaway: true,
     collectorPort: await freePort(),
