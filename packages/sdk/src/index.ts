@@ -28,6 +28,7 @@ export {
   resourceLock,
   predicate,
   pathCandidates,
+  pathNotFoundFeedback,
   sqlHeuristics,
   sqlViolation,
   CommandGate,

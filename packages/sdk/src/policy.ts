@@ -77,11 +77,13 @@ const RETRY_DECISIONS: ReadonlySet<Decision> = new Set(['retry_backoff', 'reject
 export function decide(input: DecideInput): DecideOutput {
   const { policy, budgets } = input;
   const wantsRetry = RETRY_DECISIONS.has(policy.decision);
-  if (!wantsRetry) return { decision: policy.decision, awaitingCorrection: false };
-  const modelRetry = policy.decision !== 'retry_backoff';
-  if (modelRetry && input.repeatedRejection) {
+  const modelRetry = wantsRetry && policy.decision !== 'retry_backoff';
+  // a replan also hands the rejection text to the model: the same rules apply to it
+  const toModel = modelRetry || policy.decision === 'replan';
+  if (toModel && input.repeatedRejection) {
     return { decision: 'escalate_human', escalationReason: 'repeated_rejection', awaitingCorrection: false };
   }
+  if (!wantsRetry) return { decision: policy.decision, awaitingCorrection: false };
   if (input.classFailures > policy.retries) {
     return { decision: policy.onExhausted, escalationReason: 'class_retries', awaitingCorrection: false };
   }

@@ -169,10 +169,10 @@ export class ToolCall {
       s.addedLatencyMs += durationMs;
       const budgets = s.budgetView(maxAttempts - n);
       const d = decide({ failureClass, policy, classFailures, budgets, repeatedRejection: s.rejectionFingerprints.has(fingerprint), backoffMs });
-      if (d.decision === 'reject_with_feedback' || d.decision === 'corrected_retry') {
-        s.rejectionsUsed += 1;
-        s.rejectionFingerprints.add(fingerprint);
-      }
+      // rejections (the model is asked for a corrected call) count against the task's budget;
+      // a replan's feedback is remembered too, so the identical call is never rejected twice
+      if (d.decision === 'reject_with_feedback' || d.decision === 'corrected_retry') s.rejectionsUsed += 1;
+      if (d.decision === 'reject_with_feedback' || d.decision === 'corrected_retry' || d.decision === 'replan') s.rejectionFingerprints.add(fingerprint);
       if (d.decision === 'retry_backoff') s.addedLatencyMs += backoffMs;
       if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
       const shownFeedback = d.escalationReason && d.decision === 'escalate_human' ? escalationFeedback(d.escalationReason, feedback) : feedback;

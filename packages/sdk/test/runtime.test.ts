@@ -269,3 +269,14 @@ describe('repair-token budget', () => {
     expect(await s3.callTool('create_file', { path: 'c' })).toMatchObject({ decision: 'reject_with_feedback' });
   });
 });
+
+describe('replan feedback', () => {
+  it('escalates when the model repeats a call that was already answered with a replan', async () => {
+    const { gt } = traced();
+    registerSeedTools(gt, { lookup: () => { throw httpError(404); } });
+    const s = gt.session({ agentName: 'a' });
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
+    expect(await s.callTool('lookup_customer', { email: 'y' })).toMatchObject({ decision: 'replan' });
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
+  });
+});
