@@ -69,30 +69,37 @@ export async function listSessions(
   const outcome = filters.outcome ?? null;
   const failureClass = filters.failureClass ?? null;
 
-  // One static statement: NULL parameters switch a filter off.
-  const countRows = await db.$queryRaw<{ n: bigint }[]>`
+  // Static statements: NULL parameters switch a filter off.
+  const count = (): Promise<number> =>
+    db.$queryRaw<{ n: bigint }[]>`
       SELECT count(*)::bigint AS n FROM sessions s
       WHERE s.project_id = ${projectId}::uuid
         AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
         AND (${failureClass}::text IS NULL OR EXISTS (
           SELECT 1 FROM attempts a
-          WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))`;
-  const count = Number(countRows[0]?.n ?? 0);
-  const pageCount = Math.max(1, Math.ceil(count / pageSize));
-  const page = Math.min(Math.max(1, filters.page ?? 1), pageCount);
+          WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))`.then(
+      (r) => Number(r[0]?.n ?? 0),
+    );
+  const pageRows = (page: number): Promise<SessionRow[]> =>
+    db.$queryRaw<SessionRow[]>`
+      SELECT s.id, s.agent_name, s.service_name, s.started_at, s.ended_at, s.outcome,
+             s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
+             s.input_tokens, s.output_tokens, s.repair_tokens, s.sampling_weight
+      FROM sessions s
+      WHERE s.project_id = ${projectId}::uuid
+        AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
+        AND (${failureClass}::text IS NULL OR EXISTS (
+          SELECT 1 FROM attempts a
+          WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))
+      ORDER BY s.started_at DESC, s.id DESC
+      LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`;
 
-  const rows = await db.$queryRaw<SessionRow[]>`
-    SELECT s.id, s.agent_name, s.service_name, s.started_at, s.ended_at, s.outcome,
-           s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
-           s.input_tokens, s.output_tokens, s.repair_tokens, s.sampling_weight
-    FROM sessions s
-    WHERE s.project_id = ${projectId}::uuid
-      AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
-      AND (${failureClass}::text IS NULL OR EXISTS (
-        SELECT 1 FROM attempts a
-        WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))
-    ORDER BY s.started_at DESC, s.id DESC
-    LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`;
+  // Count and page in parallel; a page past the end (a stale link) is re-read as the last page.
+  const requested = Math.max(1, filters.page ?? 1);
+  const [total, firstTry] = await Promise.all([count(), pageRows(requested)]);
+  const pageCount = Math.max(1, Math.ceil(total / pageSize));
+  const page = Math.min(requested, pageCount);
+  const rows = page === requested ? firstTry : await pageRows(page);
 
   const classes = rows.length
     ? await db.attempt.groupBy({
@@ -126,7 +133,7 @@ export async function listSessions(
       samplingWeight: Number(r.sampling_weight),
       failureClasses: (classesBySession.get(r.id) ?? []).sort(),
     })),
-    total: count,
+    total,
     page,
     pageSize,
     pageCount,
