@@ -37,7 +37,6 @@ const empty = (): ArmStats => ({ tasks: 0, completed: 0, tokens: 0, repairTokens
 type Call = { tool: string; args: Record<string, unknown> };
 const fixable = (m: Step['mistake']): m is keyof typeof FIX_ODDS => m in FIX_ODDS;
 const firstCall = (step: Step): Call => (fixable(step.mistake) ? wrongCall(step, 0) : { tool: step.tool, args: { ...GOOD_ARGS[step.tool] } });
-const same = (a: Call, b: Call): boolean => a.tool === b.tool && JSON.stringify(a.args) === JSON.stringify(b.args);
 
 /** The model's next call after seeing an error: fixed with the odds of what it was shown. */
 function nextCall(step: Step, prev: Call, structured: boolean, rand: () => number, variant: number): Call {

@@ -15,7 +15,7 @@ import type { Tracer } from '@opentelemetry/api';
 import { z } from 'zod';
 import { replayInputTokens } from '../src/cost.ts';
 import { CommandGate, fileExists, insideWorkspace, lineRange, resourceLock } from '../src/guards/index.ts';
-import { type CallResult, Guardtrace, type Session } from '../src/index.ts';
+import { type CallResult, Guardtrace } from '../src/index.ts';
 import { setupGuardtrace } from '../src/setup.ts';
 
 const SEED_FILES: Record<string, string> = {

@@ -51,6 +51,8 @@ export interface AttemptRun {
   guards: GuardRecord[];
   failingGuard?: PendingGuardSpan;
   reconciliation?: ReconcileResult;
+  /** The tool's circuit was open: the attempt failed fast. */
+  circuitOpen?: boolean;
 }
 
 export interface AttemptInput {
@@ -230,6 +232,7 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
       failureClass: 'budget_exhausted',
     }), 'budget_exhausted');
     run.guards.push(g.record);
+    run.circuitOpen = true;
     return fail(run, g, 'pre');
   }
 

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -60,6 +63,18 @@ describe('setupGuardtrace', () => {
       expect(body).toContain(text);
     }
   });
+
+  it('flushes on process exit when the host never calls shutdown', async () => {
+    const c = await collector();
+    closers.push(c.close);
+    const fixture = fileURLToPath(new URL('../test/exit-flush.fixture.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, c.endpoint], { cwd: path.dirname(path.dirname(fixture)), stdio: 'inherit' });
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+    const body = Buffer.concat(c.received.map((r) => r.body)).toString('latin1');
+    expect(body).toContain('sess_exit_flush');
+    expect(body).toContain('invoke_agent exit-agent');
+  }, 20_000);
 
   it('never throws into the agent when the collector is down', async () => {
     const otel = setupGuardtrace({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', serviceName: 's', register: false, flushOnExit: false, batch: { exportTimeoutMillis: 300 } });

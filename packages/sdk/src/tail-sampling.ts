@@ -34,12 +34,16 @@ export class TailSamplingProcessor implements SpanProcessor {
 
   onEnd(span: ReadableSpan): void {
     const sid = span.attributes[ATTR_GEN_AI_CONVERSATION_ID];
-    if (typeof sid !== 'string') return this.#inner.onEnd(span);
+    if (typeof sid !== 'string') {
+      this.#inner.onEnd(span);
+      return;
+    }
     const isRoot = span.attributes[ATTR_GEN_AI_OPERATION_NAME] === OP_INVOKE_AGENT;
     const held = this.#held.get(sid) ?? [];
     if (!isRoot) {
       if (held.length >= this.#maxSpans || (!this.#held.has(sid) && this.#held.size >= this.#maxSessions)) {
-        return this.#inner.onEnd(span);
+        this.#inner.onEnd(span);
+        return;
       }
       held.push(span);
       this.#held.set(sid, held);

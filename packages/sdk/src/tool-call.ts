@@ -50,6 +50,9 @@ import { recordAttemptSpan, type RecordedAttempt } from './record.ts';
 
 const MAX_ATTR_CHARS = 8_000;
 
+/** Escalations caused by the tool failing, where a declared fallback tool is the better next step. */
+const TOOL_EXHAUSTION: ReadonlySet<EscalationReason> = new Set(['class_retries', 'attempts_per_call', 'circuit_breaker']);
+
 /** JSON text for span attributes (native stringify: fast; falls back for cycles and BigInt). */
 function jsonText(v: unknown): string {
   try {
@@ -169,13 +172,19 @@ export class ToolCall {
       s.addedLatencyMs += durationMs;
       const budgets = s.budgetView(maxAttempts - n);
       const d = decide({ failureClass, policy, classFailures, budgets, repeatedRejection: s.rejectionFingerprints.has(fingerprint), backoffMs });
+      if (run.circuitOpen) d.escalationReason = 'circuit_breaker';
+      // the tool itself keeps failing (not the model, not a session budget): use the declared fallback
+      if (d.decision === 'escalate_human' && this.#tool?.fallbackTool && TOOL_EXHAUSTION.has(d.escalationReason ?? 'class_retries')) {
+        d.decision = 'fallback_tool';
+      }
       // rejections (the model is asked for a corrected call) count against the task's budget;
       // a replan's feedback is remembered too, so the identical call is never rejected twice
       if (d.decision === 'reject_with_feedback' || d.decision === 'corrected_retry') s.rejectionsUsed += 1;
       if (d.decision === 'reject_with_feedback' || d.decision === 'corrected_retry' || d.decision === 'replan') s.rejectionFingerprints.add(fingerprint);
       if (d.decision === 'retry_backoff') s.addedLatencyMs += backoffMs;
       if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
-      const shownFeedback = d.escalationReason && d.decision === 'escalate_human' ? escalationFeedback(d.escalationReason, feedback) : feedback;
+      let shownFeedback = d.escalationReason && d.decision === 'escalate_human' ? escalationFeedback(d.escalationReason, feedback) : feedback;
+      if (d.decision === 'fallback_tool') shownFeedback = `${feedback}\n\n${this.toolName} keeps failing; use ${this.#tool?.fallbackTool} instead.`;
       const after = s.budgetView(maxAttempts - n);
       const record: AttemptRecord = {
         attempt: n, tool: this.toolName, callId, args, outcome: run.stage === 'pre' ? 'rejected' : 'failed',

@@ -94,6 +94,7 @@ export interface LockTableLike {
 }
 
 /** A pluggable guard. Logical guards run before execution, post-execution guards after it. */
+// biome-ignore lint/suspicious/noExplicitAny: a guard list mixes guards over different argument types
 export interface Guard<A = any> {
   name: string;
   /** `logical` (default) or `post_execution`. */

@@ -1,4 +1,5 @@
 import { ATTR_GEN_AI_CONVERSATION_ID } from '@guardtrace/semconv';
+import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, traced } from './helpers.ts';
 import { httpError, registerSeedTools } from './fixtures.ts';
@@ -278,5 +279,26 @@ describe('replan feedback', () => {
     expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
     expect(await s.callTool('lookup_customer', { email: 'y' })).toMatchObject({ decision: 'replan' });
     expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
+  });
+});
+
+describe('fallback tool', () => {
+  it('proposes the declared fallback when the tool keeps failing or its circuit is open', async () => {
+    const { gt } = traced({ budgets: { circuitBreaker: { failureThreshold: 3, cooldownMs: 60_000 } } });
+    gt.tool({
+      name: 'atomic_replace',
+      description: 'replace atomically',
+      schema: z.object({ path: z.string() }),
+      flags: { idempotent: true },
+      fallbackTool: 'write_file',
+      execute: () => { throw httpError(503); },
+    });
+    const s = gt.session({ agentName: 'a' });
+    const r1 = await s.callTool('atomic_replace', { path: 'a' });
+    expect(r1).toMatchObject({ ok: false, decision: 'fallback_tool', escalation: { kind: 'fallback_tool', fallbackTool: 'write_file', reason: 'attempts_per_call' } });
+    if (!r1.ok) expect(r1.feedback).toContain('use write_file instead');
+    const r2 = await s.callTool('atomic_replace', { path: 'b' });
+    expect(r2).toMatchObject({ decision: 'fallback_tool', escalation: { reason: 'circuit_breaker' } });
+    expect(r2.attempts).toHaveLength(1);
   });
 });

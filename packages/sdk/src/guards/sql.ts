@@ -25,7 +25,10 @@ function tableName(from: Node): string | undefined {
 function statements(ast: unknown): Node[] {
   const out: Node[] = [];
   const visit = (n: unknown): void => {
-    if (Array.isArray(n)) return n.forEach(visit);
+    if (Array.isArray(n)) {
+      for (const x of n) visit(x);
+      return;
+    }
     if (!isNode(n)) return;
     if (typeof n.type === 'string' && ['select', 'update', 'delete'].includes(n.type) && ('from' in n || 'table' in n)) out.push(n);
     for (const v of Object.values(n)) if (isNode(v) || Array.isArray(v)) visit(v);

@@ -118,6 +118,7 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
 export interface AiSdkToolDef {
   description?: string;
   inputSchema: z.ZodType;
+  // biome-ignore lint/suspicious/noExplicitAny: mirrors the AI SDK's own loosely typed execute
   execute?: (input: any, options: any) => unknown;
 }
 
