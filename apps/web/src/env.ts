@@ -4,11 +4,13 @@ import { z } from 'zod';
  * The only reader of process.env in apps/web. Parsed with zod once, on first use (not at
  * import), so `next build` does not need a database.
  */
+const REQUIRED = 'is required: set it to the Postgres URL of Guardtrace (or run `pnpm start`, which starts one)';
+
 const serverSchema = z.object({
   DATABASE_URL: z
-    .string({ error: 'DATABASE_URL is required: set it to the Postgres URL of Guardtrace (or run `pnpm start`).' })
-    .min(1, 'DATABASE_URL is required: set it to the Postgres URL of Guardtrace (or run `pnpm start`).')
-    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'DATABASE_URL must be a postgres:// or postgresql:// URL'),
+    .string({ error: REQUIRED })
+    .min(1, REQUIRED)
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL'),
 });
 
 const serveSchema = z.object({

@@ -3,8 +3,8 @@ import { parseServerEnv, serveEnv } from '../src/env.ts';
 
 describe('env', () => {
   it('names DATABASE_URL when it is missing or malformed', () => {
-    expect(() => parseServerEnv({})).toThrow(/DATABASE_URL/);
-    expect(() => parseServerEnv({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
+    expect(() => parseServerEnv({})).toThrow(/DATABASE_URL: is required/);
+    expect(() => parseServerEnv({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be a postgres/);
     expect(parseServerEnv({ DATABASE_URL: 'postgres://u@h/db' }).DATABASE_URL).toBe('postgres://u@h/db');
   });
 

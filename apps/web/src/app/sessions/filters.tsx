@@ -35,6 +35,7 @@ export function SessionFilters({ params }: { params: ListParams }) {
         ))}
       </div>
       <Menu
+        testId="filter-class-menu"
         summary={
           <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50">
             {params.class ? (
