@@ -19,7 +19,7 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
   const key = `${project}:${range}`;
   return (
     <Shell selection={selection} section="analytics">
-      <PageTitle title="Analytics" subtitle="Where the tokens went, per failure class. Counts scale by sampling weight.">
+      <PageTitle title="Analytics" subtitle="Where the tokens went, per failure class. Token totals are scaled back up by sampling weight.">
         <div className="inline-flex divide-x divide-slate-300 rounded-md border border-slate-300 shadow-sm">
           {ANALYTICS_RANGES.map((r) => (
             <Link

@@ -59,7 +59,7 @@ export async function ClassTablePanel({ project, range }: { project: string; ran
   const rows = await getClassSummary(db(), project, range);
   const TH = 'px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500';
   return (
-    <Card title="Failure classes" subtitle="Attempts that failed with each class, and what the policy decided next.">
+    <Card title="Failure classes" subtitle="Attempts that failed with each class and what the policy decided next. Exact counts: sessions with a failure are always kept by sampling.">
       {rows.length === 0 ? (
         <p className="py-8 text-center text-sm text-slate-500">No failed attempts in this range.</p>
       ) : (
