@@ -160,6 +160,7 @@ export class Session {
    */
   async callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
     const waiting =
+      this.#pending.size === 0 ? undefined :
       (opts.intentId !== undefined ? this.#pending.get(`intent:${opts.intentId}`) : undefined) ??
       (opts.callId !== undefined ? this.#pending.get(`call:${opts.callId}`) : undefined) ??
       (opts.intentId === undefined ? this.#pending.get(`tool:${name}`) : undefined);

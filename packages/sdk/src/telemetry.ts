@@ -13,6 +13,7 @@ import {
 
 export type Attrs = Record<string, AttributeValue | undefined | null>;
 
+const INVALID_SPAN_ID = '0000000000000000';
 const NOOP_SPAN: Span = trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: '0'.repeat(16), traceFlags: 0 });
 
 function clean(attrs: Attrs): Attributes {
@@ -85,7 +86,7 @@ export class Telemetry {
   spanId(span: Span): string {
     try {
       const id = span.spanContext().spanId;
-      return /^0+$/.test(id) ? '' : id;
+      return id === INVALID_SPAN_ID ? '' : id;
     } catch {
       return '';
     }

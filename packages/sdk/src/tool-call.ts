@@ -279,13 +279,14 @@ export class ToolCall {
       guards: run.guards, durationMs, spanId: rt.telemetry.spanId(span),
     };
     this.attempts.push(record);
-    rt.telemetry.set(span, {
+    const attrs: Record<string, string | boolean> = {
       [ATTR_GUARDTRACE_OUTCOME]: 'success',
       [ATTR_GUARDTRACE_DECISION]: 'proceed',
-      [ATTR_GUARDTRACE_IDEMPOTENCY_KEY]: run.idempotencyKey,
-      [ATTR_GUARDTRACE_DEDUPLICATED]: run.deduplicated,
       [ATTR_GEN_AI_TOOL_CALL_RESULT]: clip(sanitizeFeedback(jsonText(run.value), rt.sanitize)),
-    });
+    };
+    if (run.idempotencyKey) attrs[ATTR_GUARDTRACE_IDEMPOTENCY_KEY] = run.idempotencyKey;
+    if (run.deduplicated) attrs[ATTR_GUARDTRACE_DEDUPLICATED] = true;
+    rt.telemetry.set(span, attrs);
     rt.telemetry.end(span);
     const result: CallResult = { ok: true, value: run.value, tool: this.toolName, callId: this.callId, attempts: [...this.attempts] };
     if (run.idempotencyKey) result.idempotencyKey = run.idempotencyKey;
@@ -299,18 +300,30 @@ export class ToolCall {
     this.#done = true;
     const rt = this.#session.rt;
     const outcome: Outcome = result.ok ? 'success' : (this.attempts.at(-1)?.outcome ?? 'failed');
+    if (result.ok) {
+      const attrs: Record<string, string | number | boolean> = {
+        [ATTR_GUARDTRACE_ATTEMPT]: this.attempts.length,
+        [ATTR_GUARDTRACE_OUTCOME]: outcome,
+        [ATTR_GUARDTRACE_DECISION]: 'proceed',
+      };
+      if (this.#idempotencyKey) attrs[ATTR_GUARDTRACE_IDEMPOTENCY_KEY] = this.#idempotencyKey;
+      if (result.deduplicated) attrs[ATTR_GUARDTRACE_DEDUPLICATED] = true;
+      rt.telemetry.set(this.#span, attrs);
+      rt.telemetry.end(this.#span);
+      this.#session.noteFinished(this, result);
+      return;
+    }
     rt.telemetry.set(this.#span, {
       [ATTR_GUARDTRACE_ATTEMPT]: this.attempts.length,
       [ATTR_GUARDTRACE_OUTCOME]: outcome,
-      [ATTR_GUARDTRACE_DECISION]: result.ok ? 'proceed' : result.decision,
-      [ATTR_GUARDTRACE_FAILURE_CLASS]: result.ok ? undefined : result.failureClass,
-      [ATTR_ERROR_TYPE]: result.ok ? undefined : result.failureClass,
+      [ATTR_GUARDTRACE_DECISION]: result.decision,
+      [ATTR_GUARDTRACE_FAILURE_CLASS]: result.failureClass,
+      [ATTR_ERROR_TYPE]: result.failureClass,
       [ATTR_GUARDTRACE_IDEMPOTENCY_KEY]: this.#idempotencyKey,
-      [ATTR_GUARDTRACE_DEDUPLICATED]: result.ok && result.deduplicated ? true : undefined,
-      [ATTR_GUARDTRACE_FALLBACK_TOOL]: result.ok ? undefined : result.escalation?.fallbackTool,
-      [ATTR_GUARDTRACE_ESCALATION_REASON]: result.ok ? undefined : this.attempts.at(-1)?.escalationReason,
+      [ATTR_GUARDTRACE_FALLBACK_TOOL]: result.escalation?.fallbackTool,
+      [ATTR_GUARDTRACE_ESCALATION_REASON]: this.attempts.at(-1)?.escalationReason,
     });
-    rt.telemetry.end(this.#span, result.ok ? {} : { error: result.failureClass });
+    rt.telemetry.end(this.#span, { error: result.failureClass });
     this.#session.noteFinished(this, result);
   }
 
