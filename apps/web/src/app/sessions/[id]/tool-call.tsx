@@ -1,4 +1,5 @@
 import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
+import { type ArgsDiff, diffArguments } from '@/lib/args-diff';
 import { formatDuration, formatMicros, prettyJson } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
 
@@ -57,7 +58,32 @@ function Budgets({ a }: { a: AttemptDto }) {
   );
 }
 
-function Attempt({ a }: { a: AttemptDto }) {
+function ArgsChange({ diff, from }: { diff: ArgsDiff; from: number }) {
+  const chip = 'rounded px-1.5 py-px font-mono text-[11px]';
+  return (
+    <p className="mt-1.5 flex flex-wrap items-center gap-1.5 text-xs text-slate-500" data-testid="args-diff">
+      <span>Arguments changed since #{from}:</span>
+      {diff.removed.map((k) => (
+        <span key={`-${k}`} className={`${chip} bg-red-50 text-red-700 line-through`}>
+          {k}
+        </span>
+      ))}
+      {diff.added.map((k) => (
+        <span key={`+${k}`} className={`${chip} bg-emerald-50 text-emerald-700`}>
+          +{k}
+        </span>
+      ))}
+      {diff.changed.map((k) => (
+        <span key={`~${k}`} className={`${chip} bg-amber-50 text-amber-800`}>
+          ~{k}
+        </span>
+      ))}
+    </p>
+  );
+}
+
+function Attempt({ a, previous }: { a: AttemptDto; previous: AttemptDto | undefined }) {
+  const diff = previous ? diffArguments(previous.arguments, a.arguments) : null;
   const failed = a.outcome !== null && a.outcome !== 'success';
   return (
     <li
@@ -82,6 +108,7 @@ function Attempt({ a }: { a: AttemptDto }) {
       <div className="mt-1">
         <Budgets a={a} />
       </div>
+      {diff && previous ? <ArgsChange diff={diff} from={previous.number} /> : null}
       <div className="mt-3 grid gap-3 lg:grid-cols-2">
         <div>
           <h4 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-500">Arguments</h4>
@@ -140,8 +167,8 @@ export function ToolCallCard({ call }: { call: ToolCallStepDto }) {
       ) : null}
       {call.attempts.length ? (
         <ol className="space-y-2 p-3">
-          {call.attempts.map((a) => (
-            <Attempt key={a.spanId} a={a} />
+          {call.attempts.map((a, i) => (
+            <Attempt key={a.spanId} a={a} previous={call.attempts[i - 1]} />
           ))}
         </ol>
       ) : (
