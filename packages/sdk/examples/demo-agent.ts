@@ -22,13 +22,18 @@ export interface DemoOptions {
 class ScriptedModel {
   #step = 0;
   constructor(private readonly session: Session, private readonly model = 'gpt-4.1-mini') {}
-  turn(outputTokens: number, repairs?: CallResult): void {
+  /** A model turn takes time: ~0.2 ms per output token (kept short so the demo stays fast). */
+  async turn(outputTokens: number, repairs?: CallResult): Promise<void> {
     this.#step += 1;
+    const startTime = Date.now();
+    await new Promise((r) => setTimeout(r, Math.round(outputTokens / 5)));
     const call: Parameters<Session['recordModelCall']>[0] = {
       model: this.model,
       provider: 'openai',
       inputTokens: replayInputTokens(this.#step),
       outputTokens,
+      startTime,
+      endTime: Date.now(),
     };
     if (repairs && !repairs.ok) call.repairs = repairs;
     this.session.recordModelCall(call);
@@ -42,33 +47,33 @@ const scenarios: { name: string; agent: string; run: Scenario }[] = [
     name: 'clean-success',
     agent: 'file-agent',
     run: async (s, m) => {
-      m.turn(60);
+      await m.turn(60);
       await s.callTool('read_file', '{"path":"src/components/Button.tsx"}', { callId: 'call_read_1' });
-      m.turn(240);
+      await m.turn(240);
       await s.callTool('create_file', { path: 'src/components/Button.test.tsx', content: "import { Button } from './Button';\n" }, { callId: 'call_create_1' });
-      m.turn(90);
+      await m.turn(90);
     },
   },
   {
     name: 'renamed-parameter',
     agent: 'file-agent',
     run: async (s, m) => {
-      m.turn(70);
+      await m.turn(70);
       const bad = await s.callTool('create_file', '{"filepath":"src/main.py","content":"print(1)\\n"}', { callId: 'call_create_a' });
-      m.turn(80, bad);
+      await m.turn(80, bad);
       await s.callTool('create_file', '{"path":"src/main.py","content":"print(1)\\n"}', { callId: 'call_create_b' });
-      m.turn(50);
+      await m.turn(50);
     },
   },
   {
     name: 'hallucinated-tool',
     agent: 'file-agent',
     run: async (s, m) => {
-      m.turn(55);
+      await m.turn(55);
       const bad = await s.callTool('search_codebase', '{"query":"Button.tsx"}', { callId: 'call_search_a' });
-      m.turn(60, bad);
+      await m.turn(60, bad);
       await s.callTool('search_files', '{"name":"Button.tsx"}', { callId: 'call_search_b' });
-      m.turn(120);
+      await m.turn(120);
     },
   },
   {
@@ -76,25 +81,25 @@ const scenarios: { name: string; agent: string; run: Scenario }[] = [
     agent: 'invoice-agent',
     run: async (s, m, script) => {
       script.lookupFailures = 1;
-      m.turn(45);
+      await m.turn(45);
       await s.callTool('lookup_customer', '{"email":"dana@acme.io"}', { callId: 'call_lookup_1' });
-      m.turn(110);
+      await m.turn(110);
     },
   },
   {
     name: 'charge-timeout-reconcile',
     agent: 'invoice-agent',
     run: async (s, m, script) => {
-      m.turn(45);
+      await m.turn(45);
       await s.callTool('lookup_customer', '{"email":"dana@acme.io"}', { callId: 'call_lookup_2' });
-      m.turn(60);
+      await m.turn(60);
       script.chargeHangsMs = 400;
       await s.callTool('charge_card', '{"customer_id":"cus_4821","amount_cents":12900,"currency":"usd"}', {
         callId: 'call_charge_1',
         intentId: 'invoice_INV-2031',
       });
       script.chargeHangsMs = 0;
-      m.turn(90);
+      await m.turn(90);
     },
   },
   {
@@ -102,10 +107,10 @@ const scenarios: { name: string; agent: string; run: Scenario }[] = [
     agent: 'invoice-agent',
     run: async (s, m, script) => {
       script.fxAlwaysDown = true;
-      m.turn(40);
+      await m.turn(40);
       await s.callTool('fetch_fx_rate', '{"from":"USD","to":"EUR"}', { callId: 'call_fx_1' });
       script.fxAlwaysDown = false;
-      m.turn(75);
+      await m.turn(75);
     },
   },
 ];
