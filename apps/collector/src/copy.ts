@@ -8,11 +8,24 @@ const SPECIAL = /[\\\n\r\t]/;
 const SPECIAL_G = /[\\\n\r\t]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
+/** JSON of objects shared by many rows (a request's resource), serialized once. */
+const shared = new WeakMap<object, string>();
+
 /** One field in COPY text format: \N for null, objects as JSON, specials escaped. */
 export function copyField(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  let s: string;
+  if (typeof v === 'object') {
+    s = shared.get(v) ?? JSON.stringify(v);
+  } else {
+    s = String(v);
+  }
   return SPECIAL.test(s) ? s.replace(SPECIAL_G, (c) => ESCAPES[c] as string) : s;
+}
+
+/** Serialize `obj` once for every row that carries it (call before building COPY text). */
+export function shareJson(obj: object): void {
+  if (!shared.has(obj)) shared.set(obj, JSON.stringify(obj));
 }
 
 /** Rows (objects) as COPY text, fields in `columns` order. Chunks of ~1 MiB keep memory flat. */

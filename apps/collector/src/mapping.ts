@@ -167,6 +167,19 @@ function failed(span: NormSpan): boolean {
   return span.statusCode === 2;
 }
 
+/** Postgres timestamptz text, exact to the microsecond, from nanoseconds since the epoch. */
+export function timestamp(ns: bigint): string {
+  const us = ns / 1_000n;
+  const iso = new Date(Number(us / 1_000n)).toISOString();
+  return `${iso.slice(0, 23)}${String(Number(us % 1_000n)).padStart(3, '0')}Z`;
+}
+
+/** The span's start as timestamptz text, computed once per span. */
+function startTime(span: NormSpan): string {
+  span.startTime ??= timestamp(span.startNs);
+  return span.startTime;
+}
+
 /** Common key columns of every derived row. */
 function keys(span: NormSpan, projectId: string, sessionId: string) {
   return {
@@ -174,7 +187,7 @@ function keys(span: NormSpan, projectId: string, sessionId: string) {
     trace_id: span.traceId,
     span_id: span.spanId,
     session_id: sessionId,
-    start_ns: span.startNs.toString(),
+    started_at: startTime(span),
   };
 }
 
@@ -259,6 +272,31 @@ export function modelCallRow(span: NormSpan, projectId: string, sessionId: strin
 /** The column is varchar(16): only a real span id fits. */
 function validSpanId(v: string | null): string | null {
   return v !== null && /^[0-9a-fA-F]{16}$/.test(v) ? v.toLowerCase() : null;
+}
+
+/** The raw `spans` row of a span. */
+export function spanRow(span: NormSpan, projectId: string, sessionId: string) {
+  return {
+    project_id: projectId,
+    start_time: startTime(span),
+    trace_id: span.traceId,
+    span_id: span.spanId,
+    parent_span_id: span.parentSpanId,
+    session_id: sessionId,
+    name: span.name,
+    kind: span.kind,
+    start_time_unix_nano: span.startNs.toString(),
+    end_time_unix_nano: span.endNs.toString(),
+    status_code: span.statusCode,
+    status_message: span.statusMessage,
+    service_name: span.serviceName,
+    scope_name: span.scopeName,
+    scope_version: span.scopeVersion,
+    attributes: span.attributes,
+    resource: span.resource,
+    events: span.events,
+    links: span.links,
+  };
 }
 
 export type ToolCallRow = ReturnType<typeof toolCallRow>;

@@ -21,6 +21,8 @@ export interface SpanLink {
 }
 
 export interface NormSpan {
+  /** Start time as Postgres timestamptz text (set once by mapping.ts). */
+  startTime?: string;
   traceId: string;
   spanId: string;
   parentSpanId: string | null;
@@ -63,6 +65,18 @@ export const DEFAULT_NORMALIZE_LIMITS: NormalizeLimits = {
 };
 
 class SpanError extends Error {}
+
+interface LongLike {
+  low: number;
+  high: number;
+  unsigned: boolean;
+}
+
+/** protobufjs Long -> bigint without Long.toString()'s division loop. */
+function longToBigInt(v: LongLike): bigint {
+  const n = (BigInt(v.high >>> 0) << 32n) | BigInt(v.low >>> 0);
+  return !v.unsigned && v.high < 0 ? n - 18_446_744_073_709_551_616n : n;
+}
 
 const SPAN_KINDS: Record<string, number> = {
   SPAN_KIND_UNSPECIFIED: 0,
@@ -264,7 +278,7 @@ export class Normalizer {
       if (!/^-?\d{1,20}$/.test(v)) throw new SpanError(`${field} must be an integer`);
       n = BigInt(v);
     } else if (typeof v === 'object' && typeof (v as { low?: unknown }).low === 'number') {
-      n = BigInt((v as { toString(): string }).toString()); // protobufjs Long
+      n = longToBigInt(v as LongLike);
     } else {
       throw new SpanError(`${field} must be an integer`);
     }
@@ -366,7 +380,10 @@ export class Normalizer {
       if (!/^-?\d{1,20}$/.test(v)) throw new SpanError(`${field}.intValue must be an integer`);
       n = BigInt(v);
     } else if (typeof v === 'object' && v !== null && typeof (v as { low?: unknown }).low === 'number') {
-      n = BigInt((v as { toString(): string }).toString());
+      const long = v as LongLike;
+      // Small values (the common case) need no bigint at all.
+      if (long.high === 0 && long.low >= 0) return long.low;
+      n = longToBigInt(long);
     } else {
       throw new SpanError(`${field}.intValue must be an integer`);
     }

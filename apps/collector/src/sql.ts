@@ -1,102 +1,85 @@
 /**
- * The ingest SQL. Rows are streamed with COPY into temp tables (one per target table, kept
- * per connection, emptied at commit), then moved with INSERT ... SELECT ... ON CONFLICT DO
- * NOTHING so retried spans are ignored: COPY's speed with idempotent inserts.
+ * The ingest SQL. Rows are streamed with COPY straight into their tables once the batch is
+ * known to hold no stored span (checked first; retries are filtered out). Should a concurrent
+ * writer insert one of them meanwhile, the batch is redone through per-connection stages and
+ * INSERT ... ON CONFLICT DO NOTHING. Either way ingest is idempotent.
  */
 
 /** Exact timestamptz (microseconds) from a bigint of nanoseconds since the epoch. */
 const ts = (col: string) => `(timestamptz 'epoch' + (${col} / 1000) * interval '1 microsecond')`;
 
-/** Rows reach Postgres by COPY into per-connection temp tables, then INSERT ... ON CONFLICT DO NOTHING. */
-export interface Staged {
-  temp: string;
-  /** Column names in COPY order (keys of the row objects). */
-  columns: string[];
-  create: string;
-  insert: string;
+/** A target table: its columns in COPY order (the keys of the row objects writer.ts builds). */
+export interface Target {
+  table: string;
+  columns: readonly string[];
+  /** Per-connection stage for the ON CONFLICT path (same columns, emptied at commit). */
+  stage: string;
+  createStage: string;
+  /** Move staged rows, ignoring any already stored (retries, concurrent collectors). */
+  insertStaged: string;
 }
 
-function staged(temp: string, columnDefs: string, insert: string): Staged {
-  const defs = columnDefs.split(',').map((c) => c.trim()).filter(Boolean);
+function target(table: string, columns: string): Target {
+  const cols = columns.split(',').map((c) => c.trim()).filter(Boolean);
+  const stage = `gt_stage_${table}`;
   return {
-    temp,
-    columns: defs.map((d) => d.split(/\s+/)[0] as string),
-    create: `CREATE TEMP TABLE IF NOT EXISTS ${temp} (${defs.join(', ')}) ON COMMIT DELETE ROWS`,
-    insert: `${insert} FROM ${temp} ON CONFLICT DO NOTHING`,
+    table,
+    columns: cols,
+    stage,
+    createStage: `CREATE TEMP TABLE IF NOT EXISTS ${stage} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
+    insertStaged: `INSERT INTO ${table} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM ${stage} ON CONFLICT DO NOTHING`,
   };
 }
 
-export const SPANS = staged(
-  'gt_stage_spans',
-  `project_id uuid, trace_id text, span_id text, parent_span_id text, session_id text, name text, kind int,
-   start_ns bigint, end_ns bigint, status_code int, status_message text, service_name text, scope_name text,
-   scope_version text, attributes jsonb, resource jsonb, events jsonb, links jsonb`,
-  `INSERT INTO spans (project_id, start_time, trace_id, span_id, parent_span_id, session_id, name, kind,
-     start_time_unix_nano, end_time_unix_nano, status_code, status_message, service_name, scope_name,
-     scope_version, attributes, resource, events, links)
-   SELECT project_id, ${ts('start_ns')}, trace_id, span_id, parent_span_id, session_id, name, kind,
-     start_ns, end_ns, status_code, status_message, service_name, scope_name, scope_version,
-     attributes, resource, events, links`,
+export const SPANS = target(
+  'spans',
+  `project_id, start_time, trace_id, span_id, parent_span_id, session_id, name, kind, start_time_unix_nano,
+   end_time_unix_nano, status_code, status_message, service_name, scope_name, scope_version, attributes,
+   resource, events, links`,
+);
+export const TOOL_CALLS = target(
+  'tool_calls',
+  `project_id, trace_id, span_id, session_id, started_at, parent_span_id, tool_name, call_id, duration_ms,
+   outcome, failure_class, decision, attempts, read_only, idempotent, destructive, external, idempotency_key,
+   arguments`,
+);
+export const ATTEMPTS = target(
+  'attempts',
+  `project_id, trace_id, span_id, session_id, started_at, tool_call_span_id, tool_name, number, duration_ms,
+   outcome, failure_class, decision, feedback, backoff_ms, attempts_left, session_retries_left,
+   budget_exhausted, arguments, error_type`,
+);
+export const GUARD_CHECKS = target(
+  'guard_checks',
+  `project_id, trace_id, span_id, session_id, started_at, attempt_span_id, guard_name, stage, verdict, reason,
+   decision, failure_class, duration_us`,
+);
+export const MODEL_CALLS = target(
+  'model_calls',
+  `project_id, trace_id, span_id, session_id, started_at, parent_span_id, model, provider, duration_ms,
+   input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class`,
 );
 
-export const TOOL_CALLS = staged(
-  'gt_stage_tool_calls',
-  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, parent_span_id text,
-   tool_name text, call_id text, duration_ms float8, outcome text, failure_class text, decision text,
-   attempts int, read_only bool, idempotent bool, destructive bool, external bool, idempotency_key text,
-   arguments text`,
-  `INSERT INTO tool_calls (project_id, trace_id, span_id, parent_span_id, session_id, tool_name, call_id,
-     started_at, duration_ms, outcome, failure_class, decision, attempts, read_only, idempotent,
-     destructive, external, idempotency_key, arguments)
-   SELECT project_id, trace_id, span_id, parent_span_id, session_id, tool_name, call_id, ${ts('start_ns')},
-     duration_ms, outcome, failure_class, decision, attempts, read_only, idempotent, destructive,
-     external, idempotency_key, arguments`,
-);
+export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;
 
-export const ATTEMPTS = staged(
-  'gt_stage_attempts',
-  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, tool_call_span_id text,
-   tool_name text, number int, duration_ms float8, outcome text, failure_class text, decision text,
-   feedback text, backoff_ms float8, attempts_left int, session_retries_left int, budget_exhausted text,
-   arguments text, error_type text`,
-  `INSERT INTO attempts (project_id, trace_id, span_id, tool_call_span_id, session_id, tool_name, number,
-     started_at, duration_ms, outcome, failure_class, decision, feedback, backoff_ms, attempts_left,
-     session_retries_left, budget_exhausted, arguments, error_type)
-   SELECT project_id, trace_id, span_id, tool_call_span_id, session_id, tool_name, number, ${ts('start_ns')},
-     duration_ms, outcome, failure_class, decision, feedback, backoff_ms, attempts_left,
-     session_retries_left, budget_exhausted, arguments, error_type`,
-);
-
-export const GUARD_CHECKS = staged(
-  'gt_stage_guard_checks',
-  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, attempt_span_id text,
-   guard_name text, stage text, verdict text, reason text, decision text, failure_class text,
-   duration_us float8`,
-  `INSERT INTO guard_checks (project_id, trace_id, span_id, attempt_span_id, session_id, guard_name, stage,
-     verdict, reason, decision, failure_class, started_at, duration_us)
-   SELECT project_id, trace_id, span_id, attempt_span_id, session_id, guard_name, stage, verdict, reason,
-     decision, failure_class, ${ts('start_ns')}, duration_us`,
-);
-
-export const MODEL_CALLS = staged(
-  'gt_stage_model_calls',
-  `project_id uuid, trace_id text, span_id text, session_id text, start_ns bigint, parent_span_id text,
-   model text, provider text, duration_ms float8, input_tokens int, output_tokens int,
-   repair_attempt_span_id text, repair_failure_class text`,
-  `INSERT INTO model_calls (project_id, trace_id, span_id, parent_span_id, session_id, model, provider,
-     started_at, duration_ms, input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class)
-   SELECT project_id, trace_id, span_id, parent_span_id, session_id, model, provider, ${ts('start_ns')},
-     duration_ms, input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class`,
-);
-
-export const ALL_STAGED = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS];
-
-/** Session id already stored for traces this batch has no conversation id for. */
-export const STORED_SESSIONS = `
-SELECT DISTINCT ON (s.project_id, s.trace_id) s.project_id::text AS project_id, s.trace_id, s.session_id
+/**
+ * What is already stored for the batch's traces (only traces with stored spans come back): a
+ * conversation id found on a stored span, and whether spans are stored under the trace id.
+ */
+export const TRACE_STATE = `
+SELECT t.project_id::text AS project_id, t.trace_id,
+  (SELECT s.session_id FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id
+     AND s.session_id <> s.trace_id LIMIT 1) AS stored_session,
+  EXISTS (SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id
+     AND s.session_id = s.trace_id) AS keyed_by_trace
 FROM unnest($1::uuid[], $2::text[]) AS t(project_id, trace_id)
-JOIN spans s ON s.project_id = t.project_id AND s.trace_id = t.trace_id AND s.session_id <> s.trace_id
-ORDER BY s.project_id, s.trace_id, s.start_time`;
+WHERE EXISTS (SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id)`;
+
+/** Spans of the batch that are already stored (retried exports), among traces that have stored spans. */
+export const EXISTING_SPANS = `
+SELECT s.project_id::text AS project_id, s.trace_id, s.span_id
+FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, span_id)
+JOIN spans s ON s.project_id = t.project_id AND s.trace_id = t.trace_id AND s.span_id = t.span_id`;
 
 /** Traces stored under their trace id whose conversation id this batch reveals: move their spans. */
 export const REKEY_SPANS = `

@@ -5,22 +5,24 @@
  * re-keying race-free and lets batches grow under load instead of connections.
  */
 import type pg from 'pg';
+import { copyRows, shareJson } from './copy.ts';
 import { CollectorError } from './errors.ts';
-import { conversationId, type DerivedRows, derive } from './mapping.ts';
+import { conversationId, type DerivedRows, derive, spanRow } from './mapping.ts';
 import type { NormSpan } from './normalize.ts';
 import { isUnavailable } from './pg.ts';
-import { copyRows } from './copy.ts';
 import {
-  ALL_STAGED,
   ATTEMPTS,
+  EXISTING_SPANS,
   GUARD_CHECKS,
   MODEL_CALLS,
   RECOMPUTE_SESSIONS,
   REKEY_SPANS,
   rekeyDerived,
   SPANS,
-  STORED_SESSIONS,
+  TARGETS,
   TOOL_CALLS,
+  TRACE_STATE,
+  type Target,
 } from './sql.ts';
 
 export interface WriterOptions {
@@ -42,13 +44,17 @@ interface Job {
   reject: (err: unknown) => void;
 }
 
+type Mode = 'direct' | 'staged';
+const UNIQUE_VIOLATION = '23505';
+const key = (projectId: string, traceId: string) => `${projectId}/${traceId}`;
+
 export class Writer {
   private queue: Job[] = [];
   private queued = 0;
   private running: Promise<void> | null = null;
+  private closed = false;
   /** Connections that already have the staging temp tables. */
   private staged = new WeakSet<pg.PoolClient>();
-  private closed = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -62,11 +68,11 @@ export class Writer {
   /** Resolves once the spans are committed; rejects with a CollectorError otherwise. */
   submit(projectId: string, spans: NormSpan[]): Promise<void> {
     if (spans.length === 0) return Promise.resolve();
-    if (this.closed) return Promise.reject(CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds));
+    if (this.closed) {
+      return Promise.reject(CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds));
+    }
     if (this.queued > 0 && this.queued + spans.length > this.opts.maxQueueSpans) {
-      return Promise.reject(
-        CollectorError.unavailable('ingest queue is full, retry later', this.opts.retryAfterSeconds),
-      );
+      return Promise.reject(CollectorError.unavailable('ingest queue is full, retry later', this.opts.retryAfterSeconds));
     }
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ projectId, spans, resolve, reject });
@@ -110,8 +116,17 @@ export class Writer {
   private async runJobs(jobs: Job[]): Promise<void> {
     const started = performance.now();
     try {
-      await this.write(jobs);
-      this.opts.onBatch?.(jobs.reduce((s, j) => s + j.spans.length, 0), (performance.now() - started) / 1000);
+      try {
+        await this.write(jobs, 'direct');
+      } catch (err) {
+        // Another writer stored one of these spans after our check: redo with ON CONFLICT.
+        if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+        await this.write(jobs, 'staged');
+      }
+      this.opts.onBatch?.(
+        jobs.reduce((s, j) => s + j.spans.length, 0),
+        (performance.now() - started) / 1000,
+      );
       for (const j of jobs) j.resolve();
     } catch (err) {
       if (isUnavailable(err)) {
@@ -123,22 +138,23 @@ export class Writer {
         for (const j of jobs) await this.runJobs([j]);
       } else {
         this.opts.log?.('batch write failed', err);
-        for (const j of jobs) j.reject(new CollectorError(500, `could not store spans: ${(err as Error).message}`, { cause: err }));
+        const e = new CollectorError(500, `could not store spans: ${(err as Error).message}`, { cause: err });
+        for (const j of jobs) j.reject(e);
       }
     }
   }
 
-  /** One transaction: resolve sessions, re-key, insert rows, recompute touched sessions. */
-  private async write(jobs: Job[]): Promise<void> {
+  /** One transaction: resolve sessions, re-key, write rows, recompute touched sessions. */
+  private async write(jobs: Job[], mode: Mode): Promise<void> {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      if (!this.staged.has(client)) {
-        await client.query(ALL_STAGED.map((t) => t.create).join(';\n'));
+      if (mode === 'staged' && !this.staged.has(client)) {
+        await client.query(TARGETS.map((t) => t.createStage).join(';\n'));
         this.staged.add(client);
       }
       await client.query('BEGIN');
-      await this.writeIn(client, jobs);
+      await this.writeIn(client, jobs, mode);
       await client.query('COMMIT');
     } catch (err) {
       broken = isUnavailable(err);
@@ -151,102 +167,96 @@ export class Writer {
     }
   }
 
-  private async writeIn(client: pg.PoolClient, jobs: Job[]): Promise<void> {
+  private async writeIn(client: pg.PoolClient, jobs: Job[], mode: Mode): Promise<void> {
     // 1. Conversation id per (project, trace) as far as this batch knows it.
-    const traceSession = new Map<string, string>();
-    const unknown = new Map<string, [string, string]>();
+    const batchSession = new Map<string, string>();
+    const traces = new Map<string, [string, string]>();
     for (const job of jobs) {
       for (const span of job.spans) {
+        const k = key(job.projectId, span.traceId);
+        traces.set(k, [job.projectId, span.traceId]);
         const conv = conversationId(span);
-        const k = `${job.projectId}/${span.traceId}`;
-        if (conv !== null && !traceSession.has(k)) traceSession.set(k, conv);
+        if (conv !== null && !batchSession.has(k)) batchSession.set(k, conv);
       }
     }
-    for (const job of jobs) {
-      for (const span of job.spans) {
-        const k = `${job.projectId}/${span.traceId}`;
-        if (!traceSession.has(k)) unknown.set(k, [job.projectId, span.traceId]);
-      }
+    // 2. What is stored for these traces: their session, and spans to skip (retries).
+    const tv = [...traces.values()];
+    const state = await client.query<{ project_id: string; trace_id: string; stored_session: string | null; keyed_by_trace: boolean }>(
+      TRACE_STATE,
+      [tv.map((t) => t[0]), tv.map((t) => t[1])],
+    );
+    const traceSession = new Map(batchSession);
+    const rekey: [string, string, string][] = [];
+    const storedTraces = new Set<string>();
+    for (const r of state.rows) {
+      const k = key(r.project_id, r.trace_id);
+      storedTraces.add(k);
+      if (r.stored_session !== null && !traceSession.has(k)) traceSession.set(k, r.stored_session);
+      const session = traceSession.get(k);
+      if (r.keyed_by_trace && session !== undefined) rekey.push([r.project_id, r.trace_id, session]);
     }
-    // 2. Traces the batch has no id for: one may already be stored.
-    if (unknown.size > 0) {
-      const vals = [...unknown.values()];
-      const { rows } = await client.query<{ project_id: string; trace_id: string; session_id: string }>(
-        STORED_SESSIONS,
-        [vals.map((v) => v[0]), vals.map((v) => v[1])],
-      );
-      for (const r of rows) traceSession.set(`${r.project_id}/${r.trace_id}`, r.session_id);
+    const existing = new Set<string>();
+    if (storedTraces.size > 0) {
+      const p: string[] = [];
+      const t: string[] = [];
+      const s: string[] = [];
+      for (const job of jobs) {
+        for (const span of job.spans) {
+          if (!storedTraces.has(key(job.projectId, span.traceId))) continue;
+          p.push(job.projectId);
+          t.push(span.traceId);
+          s.push(span.spanId);
+        }
+      }
+      const { rows } = await client.query<{ project_id: string; trace_id: string; span_id: string }>(EXISTING_SPANS, [p, t, s]);
+      for (const r of rows) existing.add(`${key(r.project_id, r.trace_id)}/${r.span_id}`);
     }
     const touched = new Map<string, [string, string]>();
-    // 3. Traces stored under their trace id that now have a conversation id: move them.
-    const known = [...traceSession.entries()];
-    if (known.length > 0) {
-      const p = known.map(([k]) => k.slice(0, k.indexOf('/')));
-      const t = known.map(([k]) => k.slice(k.indexOf('/') + 1));
-      const s = known.map(([, v]) => v);
-      const moved = await client.query<{ project_id: string; trace_id: string; session_id: string }>(REKEY_SPANS, [p, t, s]);
-      if (moved.rowCount) {
-        const m = new Map<string, [string, string, string]>();
-        for (const r of moved.rows) m.set(`${r.project_id}/${r.trace_id}`, [r.project_id, r.trace_id, r.session_id]);
-        const mv = [...m.values()];
-        const params = [mv.map((v) => v[0]), mv.map((v) => v[1]), mv.map((v) => v[2])];
-        for (const table of ['tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
-          await client.query(rekeyDerived(table), params);
-        }
-        for (const [pid, tid, sid] of mv) {
-          touched.set(`${pid}/${tid}`, [pid, tid]);
-          touched.set(`${pid}/${sid}`, [pid, sid]);
-        }
+    // 3. Traces stored under their trace id whose conversation id is now known: move them.
+    if (rekey.length > 0) {
+      const params = [rekey.map((v) => v[0]), rekey.map((v) => v[1]), rekey.map((v) => v[2])];
+      await client.query(REKEY_SPANS, params);
+      for (const table of ['tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
+        await client.query(rekeyDerived(table), params);
+      }
+      for (const [p, t, s] of rekey) {
+        touched.set(key(p, t), [p, t]);
+        touched.set(key(p, s), [p, s]);
       }
     }
-    // 4. Rows.
+    // 4. Rows of the spans not stored yet (each once, even when a batch repeats one).
     const spanRows: Record<string, unknown>[] = [];
     const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
     for (const job of jobs) {
       for (const span of job.spans) {
-        const sessionId =
-          conversationId(span) ?? traceSession.get(`${job.projectId}/${span.traceId}`) ?? span.traceId;
-        touched.set(`${job.projectId}/${sessionId}`, [job.projectId, sessionId]);
-        spanRows.push({
-          project_id: job.projectId,
-          trace_id: span.traceId,
-          span_id: span.spanId,
-          parent_span_id: span.parentSpanId,
-          session_id: sessionId,
-          name: span.name,
-          kind: span.kind,
-          start_ns: span.startNs.toString(),
-          end_ns: span.endNs.toString(),
-          status_code: span.statusCode,
-          status_message: span.statusMessage,
-          service_name: span.serviceName,
-          scope_name: span.scopeName,
-          scope_version: span.scopeVersion,
-          attributes: span.attributes,
-          resource: span.resource,
-          events: span.events,
-          links: span.links,
-        });
+        const traceKey = key(job.projectId, span.traceId);
+        const sessionId = conversationId(span) ?? traceSession.get(traceKey) ?? span.traceId;
+        touched.set(key(job.projectId, sessionId), [job.projectId, sessionId]);
+        const spanKey = `${traceKey}/${span.spanId}`;
+        if (existing.has(spanKey)) continue;
+        existing.add(spanKey);
+        shareJson(span.resource);
+        spanRows.push(spanRow(span, job.projectId, sessionId));
         derive(span, job.projectId, sessionId, derived);
       }
     }
-    const staged: [typeof SPANS, Record<string, unknown>[]][] = [
+    const writes: [Target, Record<string, unknown>[]][] = [
       [SPANS, spanRows],
       [TOOL_CALLS, derived.toolCalls],
       [ATTEMPTS, derived.attempts],
       [GUARD_CHECKS, derived.guardChecks],
       [MODEL_CALLS, derived.modelCalls],
     ];
-    const inserts: string[] = [];
-    for (const [t, rows] of staged) {
+    const moves: string[] = [];
+    for (const [t, rows] of writes) {
       if (rows.length === 0) continue;
-      await copyRows(client, t.temp, rows, t.columns);
-      inserts.push(t.insert);
+      await copyRows(client, mode === 'direct' ? t.table : t.stage, rows, t.columns);
+      moves.push(t.insertStaged);
     }
-    // One round trip for every move from the stage (simple protocol allows several statements).
-    await client.query(inserts.join(';\n'));
+    // One round trip for every move from the stages (the simple protocol allows several statements).
+    if (mode === 'staged' && moves.length > 0) await client.query(moves.join(';\n'));
     // 5. Session totals from what is stored now.
-    const tv = [...touched.values()];
-    await client.query(RECOMPUTE_SESSIONS, [tv.map((v) => v[0]), tv.map((v) => v[1])]);
+    const sv = [...touched.values()];
+    await client.query(RECOMPUTE_SESSIONS, [sv.map((v) => v[0]), sv.map((v) => v[1])]);
   }
 }

@@ -1,0 +1,193 @@
+/**
+ * `pnpm --filter @guardtrace/collector bench`: ingest throughput and ack latency of the real
+ * collector process (protobuf and JSON, guard-shaped spans), beside a raw COPY of the same rows
+ * into the same tables in the same run. Writes bench/results.json. Bounded to ~2 minutes.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
+import { createTestDatabase } from '@guardtrace/db/server';
+import pg from 'pg';
+import { copyRows } from '../src/copy.ts';
+import { conversationId, type DerivedRows, derive, spanRow } from '../src/mapping.ts';
+import { Normalizer } from '../src/normalize.ts';
+import { decodeRequest } from '../src/otlp-decode.ts';
+import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, SPANS, TOOL_CALLS, type Target } from '../src/sql.ts';
+import { request, SPANS_PER_SESSION, toProtobuf } from './payload.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+// 100 sessions x 5 spans = 500 spans a request: the OTel batch processor's export size is 512.
+const SESSIONS_PER_REQUEST = 100;
+const SPANS_PER_REQUEST = SESSIONS_PER_REQUEST * SPANS_PER_SESSION;
+// 160 requests = 80k spans per run: long enough for steady state, short enough for the 3-minute bound.
+const REQUESTS = 160;
+// 8 requests in flight: enough to keep the writer's batches full on 2 cores.
+const CONCURRENCY = 8;
+// 8 s of open-loop load at half the peak rate for the latency target.
+const HALF_LOAD_SECONDS = 8;
+
+interface Row {
+  benchmark: string;
+  metric: string;
+  value: string;
+  target: string;
+  pass: boolean;
+}
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? Number.NaN;
+};
+
+async function startCollector(databaseUrl: string): Promise<{ url: string; proc: ChildProcess }> {
+  const tsx = createRequire(import.meta.url).resolve('tsx');
+  const proc = spawn(process.execPath, ['--import', tsx, 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', COLLECTOR_RATE_LIMIT_RPS: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout?.on('data', (d) => {
+      const m = /collector listening on (\S+)/.exec(String(d));
+      if (m?.[1]) resolve(m[1]);
+    });
+    proc.once('exit', (code) => reject(new Error(`collector exited ${code}`)));
+  });
+  return { url, proc };
+}
+
+async function send(url: string, key: string, body: Buffer, type: string): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(`${url}/v1/traces`, { method: 'POST', body, headers: { 'content-type': type, authorization: `Bearer ${key}` } });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`collector answered ${res.status}`);
+  return performance.now() - t;
+}
+
+/** Closed loop: CONCURRENCY requests in flight until all bodies are sent. */
+async function peak(url: string, key: string, bodies: Buffer[], type: string) {
+  const latencies: number[] = [];
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < bodies.length) latencies.push(await send(url, key, bodies[next++] as Buffer, type));
+    }),
+  );
+  const seconds = (performance.now() - t) / 1000;
+  return { spansPerSecond: (bodies.length * SPANS_PER_REQUEST) / seconds, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+}
+
+/** Open loop at `spansPerSecond`: requests start on schedule whatever the previous ones do. */
+async function steady(url: string, key: string, bodies: Buffer[], type: string, spansPerSecond: number) {
+  const interval = (SPANS_PER_REQUEST / spansPerSecond) * 1000;
+  const count = Math.min(bodies.length, Math.ceil((HALF_LOAD_SECONDS * 1000) / interval));
+  const start = performance.now();
+  const pending: Promise<number>[] = [];
+  for (let i = 0; i < count; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(send(url, key, bodies[i] as Buffer, type));
+  }
+  const latencies = await Promise.all(pending);
+  return { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), requests: count };
+}
+
+/** The same rows the collector writes, COPYed straight into the same tables (no idempotency, no sessions). */
+async function rawCopy(databaseUrl: string, projectId: string, jsonBodies: Record<string, unknown>[]) {
+  const spanRows: Record<string, unknown>[] = [];
+  const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
+  for (const body of jsonBodies) {
+    const { spans } = new Normalizer('json').normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
+    for (const s of spans) {
+      const sessionId = conversationId(s) ?? s.traceId;
+      spanRows.push(spanRow(s, projectId, sessionId));
+      derive(s, projectId, sessionId, derived);
+    }
+  }
+  const targets: [Target, Record<string, unknown>[]][] = [
+    [SPANS, spanRows],
+    [TOOL_CALLS, derived.toolCalls],
+    [ATTEMPTS, derived.attempts],
+    [GUARD_CHECKS, derived.guardChecks],
+    [MODEL_CALLS, derived.modelCalls],
+  ];
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+  const client = await pool.connect();
+  const t = performance.now();
+  await client.query('BEGIN');
+  for (const [target, rows] of targets) await copyRows(client, target.table, rows, target.columns);
+  await client.query('COMMIT');
+  const seconds = (performance.now() - t) / 1000;
+  client.release();
+  await pool.end();
+  return { spansPerSecond: spanRows.length / seconds };
+}
+
+async function main() {
+  const started = performance.now();
+  const db = await createTestDatabase();
+  const prisma = createPrisma(db.url, { max: 1 });
+  const project = await createProject(prisma, 'bench');
+  const copyProject = await createProject(prisma, 'bench-copy');
+  const { key } = await createApiKey(prisma, project.id);
+  await prisma.$disconnect();
+  const { url, proc } = await startCollector(db.url);
+  const rows: Row[] = [];
+  try {
+    const jsonBodies = Array.from({ length: REQUESTS }, () => request(SESSIONS_PER_REQUEST));
+    const jsonBufs = jsonBodies.map((b) => Buffer.from(JSON.stringify(b)));
+    const protoBufs = Array.from({ length: REQUESTS }, () => toProtobuf(request(SESSIONS_PER_REQUEST)));
+    const warm = Array.from({ length: 16 }, () => toProtobuf(request(SESSIONS_PER_REQUEST)));
+    await peak(url, key, warm, 'application/x-protobuf');
+
+    const copy = await rawCopy(db.url, copyProject.id, jsonBodies);
+    console.log(`raw COPY: ${copy.spansPerSecond.toFixed(0)} spans/s`);
+    const proto = await peak(url, key, protoBufs, 'application/x-protobuf');
+    console.log(`protobuf peak: ${proto.spansPerSecond.toFixed(0)} spans/s, p50 ${proto.p50.toFixed(1)} ms, p99 ${proto.p99.toFixed(1)} ms`);
+    const json = await peak(url, key, jsonBufs, 'application/json');
+    console.log(`JSON peak: ${json.spansPerSecond.toFixed(0)} spans/s, p50 ${json.p50.toFixed(1)} ms, p99 ${json.p99.toFixed(1)} ms`);
+    const halfBodies = Array.from({ length: 200 }, () => toProtobuf(request(SESSIONS_PER_REQUEST)));
+    const half = await steady(url, key, halfBodies, 'application/x-protobuf', proto.spansPerSecond / 2);
+    console.log(`protobuf at half peak (${(proto.spansPerSecond / 2).toFixed(0)} spans/s): p50 ${half.p50.toFixed(1)} ms, p99 ${half.p99.toFixed(1)} ms`);
+
+    const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    for (const [name, r] of [['protobuf', proto], ['JSON', json]] as const) {
+      rows.push({ benchmark: `ingest ${name}`, metric: 'spans/s', value: fmt(r.spansPerSecond), target: '>= 25,000', pass: r.spansPerSecond >= 25_000 });
+      rows.push({ benchmark: `ingest ${name}`, metric: '% of raw COPY', value: `${((100 * r.spansPerSecond) / copy.spansPerSecond).toFixed(0)}%`, target: '>= 40%', pass: r.spansPerSecond >= 0.4 * copy.spansPerSecond });
+      rows.push({ benchmark: `ingest ${name}`, metric: 'ack p50 / p99 at peak', value: `${ms(r.p50)} / ${ms(r.p99)}`, target: '(informational)', pass: true });
+    }
+    rows.push({ benchmark: 'raw COPY, same rows and tables', metric: 'spans/s', value: fmt(copy.spansPerSecond), target: '(baseline)', pass: true });
+    rows.push({ benchmark: 'ingest protobuf at half of peak', metric: 'ack p50 / p99', value: `${ms(half.p50)} / ${ms(half.p99)}`, target: 'p99 <= 100 ms', pass: half.p99 <= 100 });
+  } finally {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+    await db.close();
+  }
+  const results = {
+    rows,
+    machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    date: new Date().toISOString(),
+    method:
+      `The collector runs as its own process (tsx src/main.ts) on a throwaway embedded Postgres 18; the client sends ` +
+      `${REQUESTS} pre-encoded requests of ${SPANS_PER_REQUEST} guard-shaped spans (agent -> tool call -> attempt -> 2 guards, ` +
+      `SDK attributes) with ${CONCURRENCY} in flight; a span counts when its 200 arrives (committed, with derived rows and ` +
+      `session totals). Raw COPY writes the same span and derived rows into the same tables in one transaction with ` +
+      `no idempotency or session work. Latency at half load: open loop at half the protobuf peak for ${HALF_LOAD_SECONDS} s. ` +
+      `Total run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+  };
+  writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`wrote bench/results.json (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

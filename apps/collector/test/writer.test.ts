@@ -1,0 +1,57 @@
+/** The writer's idempotency when the fast path (check, then COPY) meets a concurrent writer. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Normalizer } from '../src/normalize.ts';
+import { createPool } from '../src/pg.ts';
+import { Writer } from '../src/writer.ts';
+import { type Env, jsonRequest, one, sdkSession, setupDatabase } from './helpers.ts';
+
+let env: Env;
+let pool: ReturnType<typeof createPool>;
+let writer: Writer;
+
+beforeAll(async () => {
+  env = await setupDatabase();
+  pool = createPool(env.db.url);
+  writer = new Writer(pool, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1 });
+});
+afterAll(async () => {
+  await writer?.drain();
+  await pool?.end();
+  await env?.close();
+});
+
+const normalize = (body: unknown) => new Normalizer('json').normalize(JSON.parse(JSON.stringify(body))).spans;
+
+describe('Writer', () => {
+  it('falls back to ON CONFLICT when another writer commits the same span after the check', async () => {
+    const s = sdkSession();
+    const spans = normalize(jsonRequest(s.spans));
+    // Another collector holds the root span in an open transaction.
+    const other = await env.sql.connect();
+    await other.query('BEGIN');
+    await other.query(
+      `INSERT INTO spans (project_id, start_time, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+       VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
+      [env.projectId, spans[0]?.startNs.toString(), s.traceId, s.ids.root, s.sessionId],
+    );
+    const writing = writer.submit(env.projectId, spans);
+    await new Promise((r) => setTimeout(r, 300)); // the writer's COPY now waits on the unique index
+    await other.query('COMMIT');
+    other.release();
+    await writing;
+    const n = await one(env.sql, 'SELECT count(*)::int AS n, count(*) FILTER (WHERE name = $2)::int AS other FROM spans WHERE trace_id = $1', [s.traceId, 'other']);
+    expect(n).toEqual({ n: 8, other: 1 });
+    const sess = await one(env.sql, 'SELECT span_count, attempt_count FROM sessions WHERE id = $1', [s.sessionId]);
+    expect(sess).toEqual({ span_count: 8, attempt_count: 2 });
+  });
+
+  it('stores a span repeated inside one batch once', async () => {
+    const s = sdkSession();
+    const spans = normalize(jsonRequest([...s.spans, ...s.spans]));
+    await Promise.all([writer.submit(env.projectId, spans), writer.submit(env.projectId, normalize(jsonRequest(s.spans)))]);
+    const n = await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = $1', [s.traceId]);
+    expect(n.n).toBe(8);
+    const tc = await one(env.sql, 'SELECT count(*)::int AS n FROM attempts WHERE trace_id = $1', [s.traceId]);
+    expect(tc.n).toBe(2);
+  });
+});
