@@ -108,7 +108,7 @@ const result = {
     `Scripted model fix odds per turn, structured feedback vs raw error: ${Object.entries(FIX_ODDS).map(([k, v]) => `${k} ${v.structured}/${v.raw}`).join(', ')};`,
     `a failed fix repeats the identical call ${pct(IDENTICAL_REPEAT)} of the time. Blind = any error re-prompts the model with the raw error and retries, up to 3 times.`,
     'Guardtrace = the real runtime with default budgets and policy (tracing off, simulated clock); the model reacts to its decisions (reject -> corrected call, replan ->',
-    'new call, 403 -> read-only discovery then a new call, fail_reconcile -> reconciled by idempotency key). Every model turn k costs 4,000 + 2,000 x (k-1) input tokens',
+    'new call; on a 403 the runtime runs the declared read-only discovery tool and puts its answer in the feedback; fail_reconcile -> reconciled by idempotency key). Every model turn k costs 4,000 + 2,000 x (k-1) input tokens',
     'plus 150 output tokens (the seeds\' context-replay model); repair tokens are the turns that follow a failed call. Escalated tasks count as not completed.',
   ].join(' '),
 };

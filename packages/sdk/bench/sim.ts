@@ -153,7 +153,14 @@ function registerSimTools(gt: Guardtrace, world: { current: World }): void {
   gt.tool({ name: 'edit_file', description: 'edit', schema: z.object({ path: z.string(), content: z.string() }), guards: [pathGuard], execute: exec('edit_file') });
   gt.tool({ name: 'lookup_customer', description: 'crm', schema: z.object({ email: z.string() }), flags: { readOnly: true, external: true }, execute: exec('lookup_customer') });
   gt.tool({ name: 'list_reports', description: 'discovery', schema: z.object({}), flags: { readOnly: true }, execute: () => ['rep_own'] });
-  gt.tool({ name: 'fetch_report', description: 'report', schema: z.object({ report_id: z.string() }), flags: { readOnly: true, external: true }, execute: exec('fetch_report') });
+  gt.tool({
+    name: 'fetch_report',
+    description: 'report',
+    schema: z.object({ report_id: z.string() }),
+    flags: { readOnly: true, external: true },
+    discover: { tool: 'list_reports' }, // the runtime runs discovery on a 403 (seed: discovery before action)
+    execute: exec('fetch_report'),
+  });
   gt.tool({
     name: 'charge_card',
     description: 'charge',
@@ -164,7 +171,7 @@ function registerSimTools(gt: Guardtrace, world: { current: World }): void {
   });
 }
 
-const STRUCTURED = /Expected schema:|Valid tools|Available paths matching|Closest existing paths/;
+const STRUCTURED = /Expected schema:|Valid tools|Available paths matching|Closest existing paths|Discovery \(/;
 
 /** Guardtrace policy: the real runtime decides; the scripted model reacts to its decisions. */
 export async function runGuardtrace(tasks: TaskPlan[], seed: number): Promise<ArmStats> {
@@ -198,11 +205,6 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number): Promise<Ar
         if (r.decision === 'reject_with_feedback' || r.decision === 'corrected_retry') {
           meter.modelTurn(true);
           call = nextCall(step, call, structured, rand, turn + 1);
-        } else if (r.decision === 'replan' && step.mistake === 'forbidden403') {
-          meter.modelTurn(true); // discovery: a read-only call that gathers information
-          await run({ tool: 'list_reports', args: {} });
-          meter.modelTurn(true);
-          call = nextCall(step, call, true, rand, turn + 1);
         } else if (r.decision === 'replan') {
           meter.modelTurn(true);
           call = nextCall(step, call, structured, rand, turn + 1);

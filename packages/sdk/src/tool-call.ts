@@ -165,7 +165,7 @@ export class ToolCall {
       s.failedAttempts += 1;
       const policy = (this.#tool?.mergedPolicy ?? rt.policy)[failureClass];
       const classFailures = this.attempts.filter((a) => a.failureClass === failureClass).length + 1;
-      const feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
+      let feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
       const fingerprint = `${this.toolName}\u0000${canonicalArgs(run)}\u0000${failureClass}\u0000${feedback}`;
       const retryIndex = classFailures - 1;
       const backoffMs = policy.decision === 'retry_backoff' ? backoffDelay(rt.backoff, retryIndex, rt.clock.random(), run.retryAfterMs) : 0;
@@ -183,6 +183,8 @@ export class ToolCall {
       if (d.decision === 'reject_with_feedback' || d.decision === 'corrected_retry' || d.decision === 'replan') s.rejectionFingerprints.add(fingerprint);
       if (d.decision === 'retry_backoff') s.addedLatencyMs += backoffMs;
       if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
+      const found = d.decision === 'replan' && this.#tool?.discover ? await this.#discover(this.#tool.discover, run) : undefined;
+      if (found !== undefined) feedback = `${feedback}\n\n${found}`;
       let shownFeedback = d.escalationReason && d.decision === 'escalate_human' ? escalationFeedback(d.escalationReason, feedback) : feedback;
       if (d.decision === 'fallback_tool') shownFeedback = `${feedback}\n\n${this.toolName} keeps failing; use ${this.#tool?.fallbackTool} instead.`;
       const after = s.budgetView(maxAttempts - n);
@@ -232,6 +234,7 @@ export class ToolCall {
       if (d.decision === 'fail_reconcile') {
         base.reconciliation = await this.#reconcile(run);
       }
+
       if (!d.awaitingCorrection || !this.#tool) {
         const esc = this.#escalation(d.decision, d.escalationReason ?? failureClass);
         if (esc) base.escalation = esc;
@@ -239,6 +242,22 @@ export class ToolCall {
       this.#finish(base);
       return base;
     }
+  }
+
+  /** Runs the declared read-only discovery tool as its own call; its answer becomes feedback. */
+  async #discover(spec: NonNullable<RegisteredTool['discover']>, run: AttemptRun): Promise<string | undefined> {
+    const s = this.#session;
+    const tool = s.rt.tools.get(spec.tool);
+    if (!tool?.flags?.readOnly) return undefined; // discovery must not change anything
+    let args: unknown = {};
+    try {
+      args = spec.args && run.parsed ? spec.args(run.args) : {};
+    } catch {
+      return undefined;
+    }
+    const r = await s.toolCall(spec.tool).attempt(args);
+    if (!r.ok) return undefined;
+    return sanitizeFeedback(`Discovery (${spec.tool}) found: ${jsonText(r.value)}\nChoose from these and call again.`, s.rt.sanitize);
   }
 
   async #reconcile(run: AttemptRun): Promise<ReconcileResult> {

@@ -130,6 +130,12 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {
   maxAttempts?: number;
   /** Tool proposed when the circuit is open or a class says `fallback_tool`. */
   fallbackTool?: string;
+  /**
+   * Discovery before replanning: when a call of this tool ends in `replan` (403, missing
+   * resource), the runtime runs this read-only tool and adds its answer to the feedback, so
+   * the model's next turn has the information instead of guessing.
+   */
+  discover?: { tool: string; args?: (args: NoInfer<z.output<S>>) => unknown };
   /** Picks the fields that identify the intent for the idempotency key (default: all arguments). */
   idempotencyArgs?: (args: z.output<S>) => unknown;
   /** `reject` (default): unknown argument names are an error, never silently dropped. */

@@ -356,3 +356,24 @@ describe('class budgets and sanitized feedback', () => {
     expect(String(named('guardtrace.attempt')[0]?.attributes['guardtrace.feedback'])).not.toContain('hunter2');
   });
 });
+
+describe('discovery before replanning', () => {
+  it('runs the declared read-only discovery tool on a 403 and puts its answer in the feedback', async () => {
+    const { gt, named } = traced();
+    gt.tool({ name: 'list_reports', description: 'reports you can read', schema: z.object({ owner: z.string() }), flags: { readOnly: true }, execute: (a) => [`${a.owner}/rep_7`] });
+    gt.tool({
+      name: 'fetch_report',
+      description: 'fetch a report',
+      schema: z.object({ owner: z.string(), id: z.string() }),
+      flags: { readOnly: true, external: true },
+      discover: { tool: 'list_reports', args: (a) => ({ owner: a.owner }) },
+      execute: () => { throw httpError(403); },
+    });
+    const s = gt.session({ agentName: 'a' });
+    const r = await s.callTool('fetch_report', { owner: 'acme', id: 'rep_9' });
+    expect(r).toMatchObject({ ok: false, failureClass: 'guard_violation', decision: 'replan' });
+    if (!r.ok) expect(r.feedback).toContain('Discovery (list_reports) found: ["acme/rep_7"]');
+    expect(named('execute_tool').map((t) => t.name)).toEqual(['execute_tool list_reports', 'execute_tool fetch_report']);
+    expect(String(named('guardtrace.attempt').find((a) => a.attributes['gen_ai.tool.name'] === 'fetch_report')?.attributes['guardtrace.feedback'])).toContain('acme/rep_7');
+  });
+});
