@@ -6,6 +6,7 @@ import {
   parseOutcome,
   parsePositiveInt,
   parseProjectParam,
+  parseSearch,
 } from '../src/lib/search-params.ts';
 
 describe('search params', () => {
@@ -22,6 +23,9 @@ describe('search params', () => {
     expect(parseFailureClass({ class: 'Transient' })).toBeUndefined();
     expect(parsePositiveInt({ page: '3' }, 'page', 1)).toBe(3);
     for (const bad of ['0', '-2', '1.5', 'abc', '']) expect(parsePositiveInt({ page: bad }, 'page', 1)).toBe(1);
+    expect(parseSearch({ q: '  conv-42 ' })).toBe('conv-42');
+    expect(parseSearch({ q: '   ' })).toBeUndefined();
+    expect(parseSearch({ q: 'x'.repeat(500) })).toHaveLength(200);
   });
 
   it('builds links that keep the view and drop empty parameters', () => {

@@ -73,15 +73,21 @@ describe('getSessionDetail', () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);
     const sessionId = 'conv-from-another-sdk';
-    await seedRawSpans(prisma, project.id, sessionId, t0, [
+    const first = await seedRawSpans(prisma, project.id, sessionId, t0, [
       { name: 'invoke_agent planner', atMs: 0, durationMs: 3000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' } },
       { name: 'http GET /weather', atMs: 500, attributes: { 'http.method': 'GET' }, statusCode: 2 },
-      { name: 'db.query', atMs: 200 },
     ]);
+    const [rootId, httpId] = first.spanIds;
+    await seedRawSpans(prisma, project.id, sessionId, t0, [{ name: 'db.query', atMs: 200, parentSpanId: rootId }], first.traceId);
+    await seedRawSpans(prisma, project.id, sessionId, t0, [{ name: 'dns.lookup', atMs: 501, parentSpanId: httpId }], first.traceId);
 
     const detail = await getSessionDetail(prisma, project.id, sessionId);
-    expect(detail!.session).toMatchObject({ id: sessionId, derived: false, agentName: 'planner', spanCount: 3, durationMs: 3000 });
-    expect(detail!.steps.map((s) => (s.kind === 'span' ? s.name : s.kind))).toEqual(['db.query', 'http GET /weather']);
+    expect(detail!.session).toMatchObject({ id: sessionId, derived: false, agentName: 'planner', spanCount: 4, durationMs: 3000 });
+    expect(detail!.steps.map((s) => (s.kind === 'span' ? [s.name, s.depth] : s.kind))).toEqual([
+      ['db.query', 0],
+      ['http GET /weather', 0],
+      ['dns.lookup', 1],
+    ]);
     const http = detail!.steps[1]!;
     expect(http.kind === 'span' && http.statusCode).toBe(2);
     expect(http.kind === 'span' && JSON.parse(http.attributes)).toEqual({ 'http.method': 'GET' });

@@ -92,6 +92,18 @@ describe('listSessions', () => {
     expect(await ids({ failureClass: 'fatal' })).toEqual([]);
   });
 
+  it('finds sessions by a case-insensitive part of the id or the agent name', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const a = await seedSession(prisma, project.id, { id: 'conv-Alpha-42', startedAt: minutes(0), agentName: 'billing-agent' });
+    const b = await seedSession(prisma, project.id, { id: 'conv-beta-7', startedAt: minutes(1), agentName: 'support-bot' });
+    const ids = async (search: string) => (await listSessions(prisma, project.id, { search })).rows.map((r) => r.id);
+    expect(await ids('alpha')).toEqual([a.id]);
+    expect(await ids('SUPPORT')).toEqual([b.id]);
+    expect(await ids('conv-')).toEqual([b.id, a.id]);
+    expect(await ids('100%_')).toEqual([]);
+  });
+
   it('pages through sessions without overlap and clamps pages past the end', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -24,6 +24,14 @@ export function parseFailureClass(sp: RawSearchParams): FailureClass | undefined
   return (FAILURE_CLASSES as readonly string[]).includes(v ?? '') ? (v as FailureClass) : undefined;
 }
 
+// 200 characters: longer than any session id we have seen, short enough to keep URLs sane.
+const SEARCH_MAX = 200;
+
+export function parseSearch(sp: RawSearchParams): string | undefined {
+  const v = first(sp.q)?.trim();
+  return v ? v.slice(0, SEARCH_MAX) : undefined;
+}
+
 /** A positive integer parameter (page, step); `fallback` when missing or malformed. */
 export function parsePositiveInt(sp: RawSearchParams, key: string, fallback: number): number {
   const v = Number(first(sp[key]));

@@ -8,11 +8,12 @@ export interface ListParams {
   project: string;
   outcome?: string;
   class?: string;
+  q?: string;
 }
 
 /** Filters are links: every filtered view is a shareable URL, and paging restarts at 1. */
 export function SessionFilters({ params }: { params: ListParams }) {
-  const keep = { project: params.project, outcome: params.outcome, class: params.class };
+  const keep = { project: params.project, outcome: params.outcome, class: params.class, q: params.q };
   const seg = (active: boolean) =>
     `px-3 py-1.5 text-sm font-medium first:rounded-l-md last:rounded-r-md ${
       active ? 'bg-slate-900 text-white' : 'bg-white text-slate-700 hover:bg-slate-50'
@@ -72,7 +73,24 @@ export function SessionFilters({ params }: { params: ListParams }) {
           ))}
         </ul>
       </Menu>
-      {params.outcome || params.class ? (
+      <form action="/sessions" className="ml-auto flex items-center gap-2">
+        <input type="hidden" name="project" value={params.project} />
+        {params.outcome ? <input type="hidden" name="outcome" value={params.outcome} /> : null}
+        {params.class ? <input type="hidden" name="class" value={params.class} /> : null}
+        <label htmlFor="session-search" className="sr-only">
+          Search sessions
+        </label>
+        <input
+          id="session-search"
+          name="q"
+          type="search"
+          defaultValue={params.q}
+          placeholder="Session id or agent"
+          data-testid="session-search"
+          className="w-56 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500"
+        />
+      </form>
+      {params.outcome || params.class || params.q ? (
         <Link href={hrefWith('/sessions', { project: params.project })} className="text-sm text-indigo-700 hover:underline">
           Clear filters
         </Link>

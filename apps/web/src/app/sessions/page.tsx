@@ -2,7 +2,13 @@ import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { PageTitle, Shell } from '@/components/shell';
 import { TableSkeleton } from '@/components/skeletons';
-import { parseFailureClass, parseOutcome, parsePositiveInt, type RawSearchParams } from '@/lib/search-params';
+import {
+  parseFailureClass,
+  parseOutcome,
+  parsePositiveInt,
+  parseSearch,
+  type RawSearchParams,
+} from '@/lib/search-params';
 import { selectProject } from '@/server/context';
 import { SessionFilters } from './filters';
 import { SessionTable } from './session-table';
@@ -16,12 +22,13 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
   const outcome = parseOutcome(sp);
   const failureClass = parseFailureClass(sp);
   const page = parsePositiveInt(sp, 'page', 1);
+  const q = parseSearch(sp);
   return (
     <Shell selection={selection} section="sessions">
       <PageTitle title="Sessions" subtitle="Agent sessions of this project, newest first." />
-      <SessionFilters params={{ project, outcome, class: failureClass }} />
-      <Suspense key={`${project}:${outcome}:${failureClass}:${page}`} fallback={<TableSkeleton />}>
-        <SessionTable project={project} outcome={outcome} failureClass={failureClass} page={page} />
+      <SessionFilters key={q ?? ''} params={{ project, outcome, class: failureClass, q }} />
+      <Suspense key={`${project}:${outcome}:${failureClass}:${q}:${page}`} fallback={<TableSkeleton />}>
+        <SessionTable project={project} outcome={outcome} failureClass={failureClass} search={q} page={page} />
       </Suspense>
     </Shell>
   );

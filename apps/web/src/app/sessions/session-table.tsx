@@ -14,19 +14,21 @@ export async function SessionTable({
   project,
   outcome,
   failureClass,
+  search,
   page,
 }: {
   project: string;
   outcome?: SessionOutcome;
   failureClass?: FailureClass;
+  search?: string;
   page: number;
 }) {
-  const list = await listSessions(db(), project, { outcome, failureClass, page });
-  const keep = { project, outcome, class: failureClass };
+  const list = await listSessions(db(), project, { outcome, failureClass, search, page });
+  const keep = { project, outcome, class: failureClass, q: search };
   if (list.total === 0) {
     return (
       <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center text-sm text-slate-600">
-        {outcome || failureClass ? 'No sessions match these filters.' : 'No sessions yet: send traces to the collector.'}
+        {outcome || failureClass || search ? 'No sessions match these filters.' : 'No sessions yet: send traces to the collector.'}
       </div>
     );
   }

@@ -90,6 +90,8 @@ export interface RawSpanStepDto {
   statusMessage: string | null;
   /** Pretty-printed attributes, truncated for very large spans. */
   attributes: string;
+  /** Ancestors of this span within the session (0 under the agent root), capped for display. */
+  depth: number;
 }
 
 export type TimelineStepDto = ToolCallStepDto | ModelCallStepDto | RawSpanStepDto;

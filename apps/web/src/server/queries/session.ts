@@ -142,6 +142,7 @@ export async function getSessionDetail(
   }));
 
   const roots = spans.filter((s) => isAgentRoot(s.name, s.attributes));
+  const depthOf = spanDepths(spans, new Set(roots.map((r) => key(r.traceId, r.spanId))), key);
   const raw: Unstepped<RawSpanStepDto>[] = spans
     .filter((s) => !derived.has(key(s.traceId, s.spanId)) && !roots.includes(s))
     .map((s) => ({
@@ -156,6 +157,7 @@ export async function getSessionDetail(
       statusCode: s.statusCode,
       statusMessage: s.statusMessage,
       attributes: attributesText(s.attributes),
+      depth: depthOf(key(s.traceId, s.spanId)),
     }));
 
   // Same millisecond: the model turn comes before the tool call it asked for.
@@ -212,6 +214,28 @@ function standInToolCall(spanId: string, traceId: string, toolName: string, star
     arguments: null,
     attempts: [],
   } satisfies Unstepped<ToolCallStepDto>;
+}
+
+// 8 levels of indentation: deeper trees stay readable instead of drifting off the page.
+const MAX_DEPTH = 8;
+
+/** Nesting of each span under its ancestors in this session (agent roots not counted). */
+function spanDepths(
+  spans: { traceId: string; spanId: string; parentSpanId: string | null }[],
+  rootKeys: Set<string>,
+  key: (traceId: string, spanId: string) => string,
+): (k: string) => number {
+  const parentOf = new Map<string, string | null>();
+  for (const s of spans) parentOf.set(key(s.traceId, s.spanId), s.parentSpanId ? key(s.traceId, s.parentSpanId) : null);
+  return (k) => {
+    let depth = 0;
+    let parent = parentOf.get(k) ?? null;
+    while (parent && parentOf.has(parent) && !rootKeys.has(parent) && depth < MAX_DEPTH) {
+      depth++;
+      parent = parentOf.get(parent) ?? null;
+    }
+    return depth;
+  };
 }
 
 function attr(attributes: Json, name: string): unknown {

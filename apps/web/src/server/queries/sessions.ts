@@ -9,6 +9,8 @@ export interface SessionFilters {
   outcome?: SessionOutcome;
   /** Sessions with at least one attempt of this class. */
   failureClass?: FailureClass;
+  /** Case-insensitive substring of the session id or agent name. */
+  search?: string;
   /** 1-based. */
   page?: number;
   pageSize?: number;
@@ -68,6 +70,7 @@ export async function listSessions(
   const pageSize = filters.pageSize ?? SESSIONS_PAGE_SIZE;
   const outcome = filters.outcome ?? null;
   const failureClass = filters.failureClass ?? null;
+  const search = filters.search?.trim().toLowerCase() || null;
 
   // Static statements: NULL parameters switch a filter off.
   const count = (): Promise<number> =>
@@ -75,6 +78,8 @@ export async function listSessions(
       SELECT count(*)::bigint AS n FROM sessions s
       WHERE s.project_id = ${projectId}::uuid
         AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
+        AND (${search}::text IS NULL OR strpos(lower(s.id), ${search}::text) > 0
+             OR strpos(lower(coalesce(s.agent_name, '')), ${search}::text) > 0)
         AND (${failureClass}::text IS NULL OR EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))`.then(
@@ -88,6 +93,8 @@ export async function listSessions(
       FROM sessions s
       WHERE s.project_id = ${projectId}::uuid
         AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
+        AND (${search}::text IS NULL OR strpos(lower(s.id), ${search}::text) > 0
+             OR strpos(lower(coalesce(s.agent_name, '')), ${search}::text) > 0)
         AND (${failureClass}::text IS NULL OR EXISTS (
           SELECT 1 FROM attempts a
           WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))

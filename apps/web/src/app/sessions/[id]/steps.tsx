@@ -26,6 +26,8 @@ export function RawSpanRow({ span }: { span: RawSpanStepDto }) {
   return (
     <details
       data-testid="raw-span"
+      data-depth={span.depth}
+      style={span.depth ? { marginLeft: `${span.depth * 1.25}rem` } : undefined}
       className={`group rounded-lg border bg-white shadow-sm ${error ? 'border-red-200' : 'border-slate-200'}`}
     >
       <summary className="flex cursor-pointer list-none flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2.5">
