@@ -47,9 +47,14 @@ export class RepairLedger {
   constructor(private readonly windowMs: number) {}
 
   add(user: string, tokens: number, now: number): void {
-    const list = this.#entries.get(user) ?? [];
+    const from = now - this.windowMs;
+    const list = (this.#entries.get(user) ?? []).filter((e) => e.at > from);
     list.push({ at: now, tokens });
     this.#entries.set(user, list);
+    // users who never come back must not pile up: sweep expired users once the map is large
+    if (this.#entries.size > 10_000) {
+      for (const [u, l] of this.#entries) if (!l.some((e) => e.at > from)) this.#entries.delete(u);
+    }
   }
 
   spent(user: string, now: number): number {

@@ -111,6 +111,14 @@ export class Session {
     }, opts.parent, undefined, SpanKind.INTERNAL);
   }
 
+  /**
+   * Starts a new task inside the session: the rejections-per-task budget starts over. The
+   * session's other budgets, and the rule that a rejection is never sent twice, carry on.
+   */
+  startTask(): void {
+    this.rejectionsUsed = 0;
+  }
+
   nextCallId(): string {
     this.#seq += 1;
     return `${this.id}_call_${this.#seq}`;

@@ -377,3 +377,16 @@ describe('discovery before replanning', () => {
     expect(String(named('guardtrace.attempt').find((a) => a.attributes['gen_ai.tool.name'] === 'fetch_report')?.attributes['guardtrace.feedback'])).toContain('acme/rep_7');
   });
 });
+
+describe('tasks inside a session', () => {
+  it('starts the rejections-per-task budget over for a new task', async () => {
+    const { gt } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('nope_1', {});
+    await s.callTool('nope_2', {});
+    s.startTask();
+    expect(await s.callTool('nope_3', {})).toMatchObject({ decision: 'reject_with_feedback' });
+    expect(await s.callTool('nope_1', {})).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
+  });
+});
