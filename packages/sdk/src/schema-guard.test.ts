@@ -56,6 +56,11 @@ describe('schema guard', () => {
     expect(b).toEqual(a);
   });
 
+  it('keeps a schema that declares its own unknown-key rule', () => {
+    const r = checkSchema({ name: 'loose', schema: z.looseObject({ a: z.string() }) }, { a: 'x', extra: 1 });
+    expect(r).toEqual({ ok: true, data: { a: 'x', extra: 1 } });
+  });
+
   it('strips unknown keys only when the tool opts in', () => {
     const r = checkSchema({ ...createFile, unknownKeys: 'strip' }, { path: 'a', content: '', extra: 1 });
     expect(r.ok).toBe(true);

@@ -33,7 +33,8 @@ type JsonSchema = {
 
 /** Zod strips unknown keys by default; the guard rejects them instead (a renamed parameter must not vanish). */
 function strictOf(schema: z.ZodType, unknownKeys: 'reject' | 'strip'): z.ZodType {
-  if (unknownKeys === 'reject' && schema instanceof z.ZodObject) return schema.strict();
+  // a schema that says what to do with unknown keys itself (looseObject, catchall) is left alone
+  if (unknownKeys === 'reject' && schema instanceof z.ZodObject && schema._zod.def.catchall === undefined) return schema.strict();
   return schema;
 }
 
