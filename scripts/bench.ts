@@ -25,6 +25,7 @@ interface Results {
 const PACKAGES = [
   { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
+  { name: '@guardtrace/web', dir: 'apps/web', title: 'Web app (page queries)' },
 ];
 const only = process.argv.slice(2);
 
