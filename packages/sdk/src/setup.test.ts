@@ -4,7 +4,7 @@ import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { trace } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Guardtrace } from './guardtrace.ts';
@@ -34,6 +34,7 @@ const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();
   trace.disable();
+  context.disable();
 });
 
 async function runSession(gt: Guardtrace, id: string, fail = false) {
@@ -62,6 +63,36 @@ describe('setupGuardtrace', () => {
     for (const text of ['setup-test', 'invoke_agent setup-agent', 'execute_tool echo', 'guardtrace.attempt', 'apply_guardrail schema', 'sess_setup_1']) {
       expect(body).toContain(text);
     }
+  });
+
+  it('nests the spans a tool makes itself under the attempt that ran it', async () => {
+    const c = await collector();
+    closers.push(c.close);
+    const otel = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 'nesting', flushOnExit: false });
+    const gt = new Guardtrace({ tracer: otel.tracer });
+    let parentOfInner: string | undefined;
+    let attemptId: string | undefined;
+    gt.tool({
+      name: 'http_get',
+      description: 'a tool with its own instrumentation',
+      schema: z.object({ url: z.string() }),
+      flags: { readOnly: true },
+      execute: async () => {
+        await new Promise((r) => setTimeout(r, 1));
+        attemptId = trace.getActiveSpan()?.spanContext().spanId;
+        const inner = trace.getTracer('http').startSpan('GET /x');
+        parentOfInner = (inner as unknown as { parentSpanContext?: { spanId: string } }).parentSpanContext?.spanId;
+        inner.end();
+        return 'ok';
+      },
+    });
+    const s = gt.session({ agentName: 'nest' });
+    const r = await s.callTool('http_get', { url: 'https://example.com/x' });
+    await s.end();
+    await otel.shutdown();
+    expect(r.ok).toBe(true);
+    expect(attemptId).toBe(r.attempts[0]?.spanId);
+    expect(parentOfInner).toBe(r.attempts[0]?.spanId);
   });
 
   it('flushes on process exit when the host never calls shutdown', async () => {

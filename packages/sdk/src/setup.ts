@@ -4,7 +4,8 @@
  * Guardtrace collector. Hosts that own their OTel setup skip this module and pass their
  * tracer to `new Guardtrace({ tracer })`.
  */
-import { type Tracer, diag, trace } from '@opentelemetry/api';
+import { type Tracer, context, diag, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -18,7 +19,11 @@ export interface SetupOptions {
   apiKey: string;
   serviceName: string;
   serviceVersion?: string;
-  /** Register the provider as the global tracer provider (default true). */
+  /**
+   * Register the provider as the global tracer provider and an AsyncLocalStorage context
+   * manager (default true), so spans a tool makes itself (HTTP, DB instrumentations) nest
+   * under the attempt that ran it.
+   */
   register?: boolean;
   /** Flush on `beforeExit` (default true). Signals (SIGTERM) still need an explicit `shutdown()`. */
   flushOnExit?: boolean;
@@ -55,8 +60,9 @@ export function setupGuardtrace(opts: SetupOptions): GuardtraceTelemetry {
     }),
     spanProcessors: [processor],
   });
-  if (opts.register !== false && !trace.setGlobalTracerProvider(provider)) {
-    diag.warn('guardtrace: a global tracer provider was already registered; use the returned tracer');
+  if (opts.register !== false) {
+    if (!trace.setGlobalTracerProvider(provider)) diag.warn('guardtrace: a global tracer provider was already registered; use the returned tracer');
+    if (!context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())) diag.warn('guardtrace: a context manager was already registered');
   }
   let stopped: Promise<void> | undefined;
   const onExit = (): void => {
