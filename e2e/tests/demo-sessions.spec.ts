@@ -31,7 +31,7 @@ test('a hallucinated tool name is shown as unknown_tool with the valid names fed
   const badge = page.getByTestId('failure-class').filter({ hasText: /unknown[ _]tool/ }).first();
   await expect(badge).toBeVisible();
   // The feedback the model saw lists the tools that do exist.
-  await expect(page.getByTestId('attempt').filter({ hasText: /unknown[ _]tool/ }).first()).toContainText(/Valid tools[^]*read_file/);
+  await expect(page.getByTestId('attempt').filter({ hasText: /unknown[ _]tool/ }).first()).toContainText(/Valid tools[\s\S]*read_file/);
 });
 
 test('the non-idempotent charge that timed out is failed and reconciled, never retried', async ({ page }) => {
