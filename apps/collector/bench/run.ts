@@ -24,8 +24,10 @@ const root = path.resolve(here, '..');
 // 100 sessions x 5 spans = 500 spans a request: the OTel batch processor's export size is 512.
 const SESSIONS_PER_REQUEST = 100;
 const SPANS_PER_REQUEST = SESSIONS_PER_REQUEST * SPANS_PER_SESSION;
-// 160 requests = 80k spans per run: long enough for steady state, short enough for the 3-minute bound.
-const REQUESTS = 160;
+// 120 requests = 60k spans per run: long enough for steady state, short enough for the 3-minute bound.
+const REQUESTS = 120;
+// Each throughput figure is the best of 2 runs: other work on a shared 2-core machine only slows runs down.
+const RUNS = 2;
 // 8 requests in flight: enough to keep the writer's batches full on 2 cores.
 const CONCURRENCY = 8;
 // 8 s of open-loop load at half the peak rate for the latency target.
@@ -104,7 +106,7 @@ async function rawCopy(databaseUrl: string, projectId: string, jsonBodies: Recor
   const spanRows: Record<string, unknown>[] = [];
   const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
   for (const body of jsonBodies) {
-    const { spans } = new Normalizer('json').normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
+    const { spans } = new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
     for (const s of spans) {
       const sessionId = conversationId(s) ?? s.traceId;
       spanRows.push(spanRow(s, projectId, sessionId));
@@ -130,28 +132,43 @@ async function rawCopy(databaseUrl: string, projectId: string, jsonBodies: Recor
   return { spansPerSecond: spanRows.length / seconds };
 }
 
+async function createProjectFor(databaseUrl: string, name: string): Promise<string> {
+  const prisma = createPrisma(databaseUrl, { max: 1 });
+  const { id } = await createProject(prisma, name);
+  await prisma.$disconnect();
+  return id;
+}
+
 async function main() {
   const started = performance.now();
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url, { max: 1 });
   const project = await createProject(prisma, 'bench');
-  const copyProject = await createProject(prisma, 'bench-copy');
   const { key } = await createApiKey(prisma, project.id);
   await prisma.$disconnect();
   const { url, proc } = await startCollector(db.url);
   const rows: Row[] = [];
   try {
-    const jsonBodies = Array.from({ length: REQUESTS }, () => request(SESSIONS_PER_REQUEST));
-    const jsonBufs = jsonBodies.map((b) => Buffer.from(JSON.stringify(b)));
-    const protoBufs = Array.from({ length: REQUESTS }, () => toProtobuf(request(SESSIONS_PER_REQUEST)));
-    const warm = Array.from({ length: 16 }, () => toProtobuf(request(SESSIONS_PER_REQUEST)));
-    await peak(url, key, warm, 'application/x-protobuf');
-
-    const copy = await rawCopy(db.url, copyProject.id, jsonBodies);
-    console.log(`raw COPY: ${copy.spansPerSecond.toFixed(0)} spans/s`);
-    const proto = await peak(url, key, protoBufs, 'application/x-protobuf');
+    const fresh = () => Array.from({ length: REQUESTS }, () => request(SESSIONS_PER_REQUEST));
+    await peak(url, key, Array.from({ length: 16 }, () => toProtobuf(request(SESSIONS_PER_REQUEST))), 'application/x-protobuf');
+    const best = <T extends { spansPerSecond: number }>(xs: T[]) => xs.reduce((a, b) => (b.spansPerSecond > a.spansPerSecond ? b : a));
+    const copies: { spansPerSecond: number }[] = [];
+    const protos: Awaited<ReturnType<typeof peak>>[] = [];
+    const jsons: Awaited<ReturnType<typeof peak>>[] = [];
+    // Interleaved, so a burst of outside load hits each kind alike.
+    for (let run = 0; run < RUNS; run++) {
+      const copyProject = await createProjectFor(db.url, `bench-copy-${run}`);
+      copies.push(await rawCopy(db.url, copyProject, fresh()));
+      protos.push(await peak(url, key, fresh().map(toProtobuf), 'application/x-protobuf'));
+      jsons.push(await peak(url, key, fresh().map((b) => Buffer.from(JSON.stringify(b))), 'application/json'));
+      console.log(
+        `run ${run + 1}: raw COPY ${copies[run]?.spansPerSecond.toFixed(0)} spans/s, protobuf ${protos[run]?.spansPerSecond.toFixed(0)}, JSON ${jsons[run]?.spansPerSecond.toFixed(0)}`,
+      );
+    }
+    const copy = best(copies);
+    const proto = best(protos);
+    const json = best(jsons);
     console.log(`protobuf peak: ${proto.spansPerSecond.toFixed(0)} spans/s, p50 ${proto.p50.toFixed(1)} ms, p99 ${proto.p99.toFixed(1)} ms`);
-    const json = await peak(url, key, jsonBufs, 'application/json');
     console.log(`JSON peak: ${json.spansPerSecond.toFixed(0)} spans/s, p50 ${json.p50.toFixed(1)} ms, p99 ${json.p99.toFixed(1)} ms`);
     const halfBodies = Array.from({ length: 200 }, () => toProtobuf(request(SESSIONS_PER_REQUEST)));
     const half = await steady(url, key, halfBodies, 'application/x-protobuf', proto.spansPerSecond / 2);
@@ -179,7 +196,7 @@ async function main() {
       `The collector runs as its own process (tsx src/main.ts) on a throwaway embedded Postgres 18; the client sends ` +
       `${REQUESTS} pre-encoded requests of ${SPANS_PER_REQUEST} guard-shaped spans (agent -> tool call -> attempt -> 2 guards, ` +
       `SDK attributes) with ${CONCURRENCY} in flight; a span counts when its 200 arrives (committed, with derived rows and ` +
-      `session totals). Raw COPY writes the same span and derived rows into the same tables in one transaction with ` +
+      `session totals). Each throughput is the best of ${RUNS} interleaved runs. Raw COPY writes the same span and derived rows into the same tables in one transaction with ` +
       `no idempotency or session work. Latency at half load: open loop at half the protobuf peak for ${HALF_LOAD_SECONDS} s. ` +
       `Total run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
   };

@@ -154,7 +154,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
     const principal = req.gt.principal as Principal;
     const decoded = decodeRequest(parsed.body, parsed.encoding);
-    const { spans, rejected } = new Normalizer(parsed.encoding).normalize(decoded);
+    const { spans, rejected } = new Normalizer().normalize(decoded);
     metrics.spansReceived.inc(spans.length + rejected.length);
     const seen = new WeakSet<object>();
     for (const span of spans) redactor.span(span, seen);

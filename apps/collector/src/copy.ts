@@ -28,23 +28,39 @@ export function shareJson(obj: object): void {
   if (!shared.has(obj)) shared.set(obj, JSON.stringify(obj));
 }
 
-/** Rows (objects) as COPY text, fields in `columns` order. Chunks of ~1 MiB keep memory flat. */
-export function* copyChunks(rows: readonly Record<string, unknown>[], columns: readonly string[]): Generator<string> {
+/** One row as COPY text, fields in `columns` order, without the line end. */
+export function copyLine(row: Readonly<Record<string, unknown>>, columns: readonly string[]): string {
+  let line = '';
+  for (let i = 0; i < columns.length; i++) {
+    if (i > 0) line += '\t';
+    line += copyField(row[columns[i] as string]);
+  }
+  return line;
+}
+
+/** Lines joined into chunks of ~1 MiB: few stream writes, and memory stays flat on big batches. */
+function* chunks(lines: Iterable<string>): Generator<string> {
   let buf = '';
-  for (const row of rows) {
-    let line = '';
-    for (let i = 0; i < columns.length; i++) {
-      if (i > 0) line += '\t';
-      line += copyField(row[columns[i] as string]);
-    }
+  for (const line of lines) {
     buf += `${line}\n`;
-    // 1 MiB chunks: large enough for few stream writes, small enough not to double memory on big batches.
     if (buf.length > 1 << 20) {
       yield buf;
       buf = '';
     }
   }
   if (buf) yield buf;
+}
+
+/** Rows (objects) as COPY text chunks, fields in `columns` order. */
+export function copyChunks(rows: readonly Record<string, unknown>[], columns: readonly string[]): Generator<string> {
+  return chunks(rows.map((r) => copyLine(r, columns)));
+}
+
+/** COPY pre-built lines (fields in `columns` order) into `table`. */
+export async function copyLines(client: pg.PoolClient, table: string, lines: readonly string[], columns: readonly string[]): Promise<void> {
+  if (lines.length === 0) return;
+  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+  await pipeline(Readable.from(chunks(lines)), stream);
 }
 
 export async function copyRows(

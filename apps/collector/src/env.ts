@@ -28,6 +28,8 @@ const schema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().url().optional(),
   GUARDTRACE_DATA_DIR: z.string().min(1).optional(),
+  /** Days of raw spans to keep; unset keeps everything. Whole monthly partitions are dropped. */
+  GUARDTRACE_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COLLECTOR_MAX_BODY_BYTES: int(DEFAULT_LIMITS.maxBodyBytes, 1024),
   COLLECTOR_MAX_INFLIGHT_BYTES: int(DEFAULT_LIMITS.maxInFlightBytes, 1024),
@@ -82,6 +84,7 @@ export interface CollectorEnv {
   databaseUrl?: string;
   dataDir?: string;
   logLevel: string;
+  retentionDays?: number;
   limits: Limits;
   redaction: RedactionOptions;
 }
@@ -104,6 +107,7 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.GUARDTRACE_DATA_DIR,
     logLevel: e.LOG_LEVEL,
+    retentionDays: e.GUARDTRACE_RETENTION_DAYS,
     limits: {
       maxBodyBytes: e.COLLECTOR_MAX_BODY_BYTES,
       maxInFlightBytes: e.COLLECTOR_MAX_INFLIGHT_BYTES,

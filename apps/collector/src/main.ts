@@ -1,5 +1,5 @@
 /** Process entry: env -> database (DATABASE_URL or embedded) -> app -> listen; signals drain. */
-import { ensureDatabase } from '@guardtrace/db/server';
+import { ensureDatabase, maintainSpanPartitions } from '@guardtrace/db/server';
 import { buildApp } from './app.ts';
 import { parseEnv } from './env.ts';
 
@@ -23,11 +23,24 @@ async function main(): Promise<void> {
     redaction: env.redaction,
     ...env.limits,
   });
+  // Span partitions are made ahead at start (ensureDatabase); a long-running collector renews
+  // them daily, and applies GUARDTRACE_RETENTION_DAYS by dropping whole old partitions.
+  const maintain = () =>
+    maintainSpanPartitions(db.url, { retentionDays: env.retentionDays })
+      .then((r) => {
+        if (r.created.length || r.dropped.length) app.log.info(r, 'span partitions maintained');
+      })
+      .catch((err) => app.log.warn({ error: (err as Error).message }, 'span partition maintenance failed'));
+  if (env.retentionDays !== undefined) await maintain();
+  // Daily: partitions are monthly and made two months ahead, so once a day is plenty.
+  const maintenance = setInterval(maintain, 24 * 60 * 60 * 1000);
+  maintenance.unref();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    clearInterval(maintenance);
     try {
       await app.close();
       await db.close();

@@ -312,21 +312,23 @@ export interface DerivedRows {
   modelCalls: ModelCallRow[];
 }
 
-export function derive(span: NormSpan, projectId: string, sessionId: string, into: DerivedRows): void {
+/** The derived row of a span, if it has one, with the table it goes to. */
+export function deriveOne(span: NormSpan, projectId: string, sessionId: string): [keyof DerivedRows, { session_id: string }] | null {
   switch (classify(span)) {
     case 'tool_call':
-      into.toolCalls.push(toolCallRow(span, projectId, sessionId));
-      break;
+      return ['toolCalls', toolCallRow(span, projectId, sessionId)];
     case 'attempt':
-      into.attempts.push(attemptRow(span, projectId, sessionId));
-      break;
+      return ['attempts', attemptRow(span, projectId, sessionId)];
     case 'guard_check':
-      into.guardChecks.push(guardCheckRow(span, projectId, sessionId));
-      break;
+      return ['guardChecks', guardCheckRow(span, projectId, sessionId)];
     case 'model_call':
-      into.modelCalls.push(modelCallRow(span, projectId, sessionId));
-      break;
+      return ['modelCalls', modelCallRow(span, projectId, sessionId)];
     default:
-      break;
+      return null;
   }
+}
+
+export function derive(span: NormSpan, projectId: string, sessionId: string, into: DerivedRows): void {
+  const d = deriveOne(span, projectId, sessionId);
+  if (d) (into[d[0]] as { session_id: string }[]).push(d[1]);
 }

@@ -16,7 +16,7 @@ const good = (over: Record<string, unknown> = {}) => ({
   endTimeUnixNano: '1764504000000500001',
   ...over,
 });
-const json = new Normalizer('json');
+const json = new Normalizer();
 
 describe('Normalizer (JSON rules)', () => {
   it('accepts int64 as string or number, enum ints or names, ignores unknown fields', () => {
@@ -85,7 +85,7 @@ describe('Normalizer (JSON rules)', () => {
   it('rejects values nested too deep, truncates huge strings with a marker, cleans NUL and lone surrogates', () => {
     let deep: Record<string, unknown> = { stringValue: 'leaf' };
     for (let i = 0; i < 40; i++) deep = { arrayValue: { values: [deep] } };
-    const n = new Normalizer('json', { maxStringChars: 10, maxValueDepth: 16, maxItemsPerSpan: 8 });
+    const n = new Normalizer({ maxStringChars: 10, maxValueDepth: 16, maxItemsPerSpan: 8 });
     const { spans, rejected } = n.normalize(
       req([
         good({ attributes: [{ key: 'deep', value: deep }] }),
@@ -136,7 +136,7 @@ describe('Normalizer (protobuf)', () => {
         },
       ],
     });
-    const { spans, rejected } = new Normalizer('protobuf').normalize(decodeRequest(buf, 'protobuf'));
+    const { spans, rejected } = new Normalizer().normalize(decodeRequest(buf, 'protobuf'));
     expect(spans[0]).toMatchObject({ traceId: T, spanId: S, parentSpanId: null, startNs: 1764504000000000001n, endNs: 1764504000000000009n, scopeName: 'lib', attributes: { big: '-9007199254740993' } });
     expect(rejected).toEqual([{ path: 'resourceSpans[0].scopeSpans[0].spans[1] (spanId eee19b7ec3c1b174)', reason: 'traceId must be 16 bytes, got 2' }]);
   });

@@ -70,7 +70,7 @@ export class Redactor {
   /** Redact a span in place: attributes, resource, events, links, status message. */
   span(span: NormSpan, seenResources?: WeakSet<object>): void {
     this.attributes(span.attributes);
-    if (!seenResources || !seenResources.has(span.resource)) {
+    if (!seenResources?.has(span.resource)) {
       this.attributes(span.resource);
       seenResources?.add(span.resource);
     }

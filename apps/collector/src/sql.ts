@@ -11,7 +11,10 @@ const ts = (col: string) => `(timestamptz 'epoch' + (${col} / 1000) * interval '
 /** A target table: its columns in COPY order (the keys of the row objects writer.ts builds). */
 export interface Target {
   table: string;
+  /** COPY column order; session_id is last, so a row's text can be built before its session is known. */
   columns: readonly string[];
+  /** The columns before session_id. */
+  head: readonly string[];
   /** Per-connection stage for the ON CONFLICT path (same columns, emptied at commit). */
   stage: string;
   createStage: string;
@@ -20,11 +23,16 @@ export interface Target {
 }
 
 function target(table: string, columns: string): Target {
-  const cols = columns.split(',').map((c) => c.trim()).filter(Boolean);
+  const head = columns
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c && c !== 'session_id');
+  const cols = [...head, 'session_id'];
   const stage = `gt_stage_${table}`;
   return {
     table,
     columns: cols,
+    head,
     stage,
     createStage: `CREATE TEMP TABLE IF NOT EXISTS ${stage} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
     insertStaged: `INSERT INTO ${table} (${cols.join(', ')}) SELECT ${cols.join(', ')} FROM ${stage} ON CONFLICT DO NOTHING`,

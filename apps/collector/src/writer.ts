@@ -5,9 +5,9 @@
  * re-keying race-free and lets batches grow under load instead of connections.
  */
 import type pg from 'pg';
-import { copyRows, shareJson } from './copy.ts';
+import { copyField, copyLine, copyLines, shareJson } from './copy.ts';
 import { CollectorError } from './errors.ts';
-import { conversationId, type DerivedRows, derive, spanRow } from './mapping.ts';
+import { conversationId, type DerivedRows, deriveOne, spanRow } from './mapping.ts';
 import type { NormSpan } from './normalize.ts';
 import { isUnavailable } from './pg.ts';
 import {
@@ -37,9 +37,27 @@ export interface WriterOptions {
   log?: (msg: string, err?: unknown) => void;
 }
 
+/**
+ * A span with the COPY text of its rows built ahead of the transaction (all columns but
+ * session_id, which comes last and is appended once the session is known).
+ */
+interface Prepared {
+  span: NormSpan;
+  conv: string | null;
+  line: string;
+  derived: [Target, string] | null;
+}
+
+const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
+  toolCalls: TOOL_CALLS,
+  attempts: ATTEMPTS,
+  guardChecks: GUARD_CHECKS,
+  modelCalls: MODEL_CALLS,
+};
+
 interface Job {
   projectId: string;
-  spans: NormSpan[];
+  spans: Prepared[];
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -74,8 +92,20 @@ export class Writer {
     if (this.queued > 0 && this.queued + spans.length > this.opts.maxQueueSpans) {
       return Promise.reject(CollectorError.unavailable('ingest queue is full, retry later', this.opts.retryAfterSeconds));
     }
+    // Rows are built here, in the request, so this CPU work overlaps the running transaction.
+    const prepared = spans.map((span): Prepared => {
+      shareJson(span.resource);
+      const d = deriveOne(span, projectId, '');
+      const t = d ? DERIVED_TARGET[d[0]] : null;
+      return {
+        span,
+        conv: conversationId(span),
+        line: copyLine(spanRow(span, projectId, ''), SPANS.head),
+        derived: d && t ? [t, copyLine(d[1], t.head)] : null,
+      };
+    });
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ projectId, spans, resolve, reject });
+      this.queue.push({ projectId, spans: prepared, resolve, reject });
       this.queued += spans.length;
       this.opts.onQueueDepth?.(this.queued);
       this.kick();
@@ -172,10 +202,9 @@ export class Writer {
     const batchSession = new Map<string, string>();
     const traces = new Map<string, [string, string]>();
     for (const job of jobs) {
-      for (const span of job.spans) {
+      for (const { span, conv } of job.spans) {
         const k = key(job.projectId, span.traceId);
         traces.set(k, [job.projectId, span.traceId]);
-        const conv = conversationId(span);
         if (conv !== null && !batchSession.has(k)) batchSession.set(k, conv);
       }
     }
@@ -201,7 +230,7 @@ export class Writer {
       const t: string[] = [];
       const s: string[] = [];
       for (const job of jobs) {
-        for (const span of job.spans) {
+        for (const { span } of job.spans) {
           if (!storedTraces.has(key(job.projectId, span.traceId))) continue;
           p.push(job.projectId);
           t.push(span.traceId);
@@ -225,32 +254,25 @@ export class Writer {
       }
     }
     // 4. Rows of the spans not stored yet (each once, even when a batch repeats one).
-    const spanRows: Record<string, unknown>[] = [];
-    const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
+    const lines = new Map<Target, string[]>(TARGETS.map((t) => [t, []]));
+    const spanLines = lines.get(SPANS) as string[];
     for (const job of jobs) {
-      for (const span of job.spans) {
-        const traceKey = key(job.projectId, span.traceId);
-        const sessionId = conversationId(span) ?? traceSession.get(traceKey) ?? span.traceId;
+      for (const p of job.spans) {
+        const traceKey = key(job.projectId, p.span.traceId);
+        const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.span.traceId;
         touched.set(key(job.projectId, sessionId), [job.projectId, sessionId]);
-        const spanKey = `${traceKey}/${span.spanId}`;
+        const spanKey = `${traceKey}/${p.span.spanId}`;
         if (existing.has(spanKey)) continue;
         existing.add(spanKey);
-        shareJson(span.resource);
-        spanRows.push(spanRow(span, job.projectId, sessionId));
-        derive(span, job.projectId, sessionId, derived);
+        const session = copyField(sessionId);
+        spanLines.push(`${p.line}\t${session}`);
+        if (p.derived) lines.get(p.derived[0])?.push(`${p.derived[1]}\t${session}`);
       }
     }
-    const writes: [Target, Record<string, unknown>[]][] = [
-      [SPANS, spanRows],
-      [TOOL_CALLS, derived.toolCalls],
-      [ATTEMPTS, derived.attempts],
-      [GUARD_CHECKS, derived.guardChecks],
-      [MODEL_CALLS, derived.modelCalls],
-    ];
     const moves: string[] = [];
-    for (const [t, rows] of writes) {
-      if (rows.length === 0) continue;
-      await copyRows(client, mode === 'direct' ? t.table : t.stage, rows, t.columns);
+    for (const [t, ls] of lines) {
+      if (ls.length === 0) continue;
+      await copyLines(client, mode === 'direct' ? t.table : t.stage, ls, t.columns);
       moves.push(t.insertStaged);
     }
     // One round trip for every move from the stages (the simple protocol allows several statements).

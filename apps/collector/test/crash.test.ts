@@ -48,9 +48,14 @@ describe('kill -9 while an exporter is sending', () => {
   it('keeps every acknowledged span exactly once', async () => {
     const port = await freePort();
     child = await start(port);
-    const spans = makeSpans(6000);
+    const spans = makeSpans(10_000);
     const sending = deliver(`http://127.0.0.1:${port}/v1/traces`, env.key, spans, { batch: 50, concurrency: 4, pauseMs: 5 });
-    await new Promise((r) => setTimeout(r, 1200));
+    // Kill once ingest is under way (polling, so the test does not depend on machine speed).
+    for (;;) {
+      const { rows } = await env.sql.query('SELECT count(*)::int AS n FROM spans');
+      if (rows[0].n >= 300) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const killed = child;
     killed.kill('SIGKILL');
     await new Promise((r) => killed.once('exit', r));

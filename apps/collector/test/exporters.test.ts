@@ -30,7 +30,11 @@ afterAll(async () => {
 async function emit(inner: SpanExporter, sessionId: string) {
   const results: ExportResult[] = [];
   const exporter: SpanExporter = {
-    export: (spans, done) => inner.export(spans, (r) => done((results.push(r), r))),
+    export: (spans, done) =>
+      inner.export(spans, (r) => {
+        results.push(r);
+        done(r);
+      }),
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
   };

@@ -76,7 +76,8 @@ let clock = Date.UTC(2026, 10, 30, 12, 0, 0);
 
 /** One OTLP JSON span; ids hex, times as strings of nanoseconds. */
 export function jsonSpan(s: SpanSpec): Record<string, unknown> {
-  const start = BigInt(s.startMs ?? (clock += 3)) * 1_000_000n + 123n;
+  clock += 3;
+  const start = BigInt(s.startMs ?? clock) * 1_000_000n + 123n;
   const end = start + BigInt(Math.round((s.durMs ?? 2) * 1e6));
   return {
     traceId: s.traceId,

@@ -125,7 +125,7 @@ describe('POST /v1/traces', () => {
     const traceSession = await one(env.sql, 'SELECT span_count FROM sessions WHERE id = $1', [s.traceId]);
     expect(traceSession.span_count).toBe(3);
 
-    const rootWithConv = { ...root, attributes: [...(root?.attributes as object[]), { key: 'gen_ai.conversation.id', value: { stringValue: conv } }] };
+    const rootWithConv = { ...root, attributes: [...((root?.attributes ?? []) as object[]), { key: 'gen_ai.conversation.id', value: { stringValue: conv } }] };
     expect((await post(jsonRequest([rootWithConv]))).statusCode).toBe(200);
     // Later spans without the id join the revealed session.
     expect((await post(jsonRequest(rest.slice(3)))).statusCode).toBe(200);

@@ -20,7 +20,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-const normalize = (body: unknown) => new Normalizer('json').normalize(JSON.parse(JSON.stringify(body))).spans;
+const normalize = (body: unknown) => new Normalizer().normalize(JSON.parse(JSON.stringify(body))).spans;
 
 describe('Writer', () => {
   it('falls back to ON CONFLICT when another writer commits the same span after the check', async () => {
