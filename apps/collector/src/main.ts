@@ -37,7 +37,10 @@ async function main(): Promise<void> {
   maintenance.unref();
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal while draining: the operator wants out now.
+      process.exit(1);
+    }
     stopping = true;
     app.log.info({ signal }, 'shutting down: draining in-flight requests');
     clearInterval(maintenance);
