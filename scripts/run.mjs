@@ -67,4 +67,13 @@ if (needsInstall()) {
   if (status !== 0) process.exit(status);
 }
 if (task === 'test') ensureChromium();
-process.exit(run(pnpm, [...pre, 'run', TASKS[task], ...process.argv.slice(3)], { env }));
+// Ctrl-C reaches the whole process group: the task's own handler stops everything in order,
+// and this process waits for it instead of dying first.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+const code =
+  task === 'start'
+    ? // No pnpm between us and the orchestrator: one less process to outlive the terminal.
+      run(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/start.ts', ...process.argv.slice(3)], { env })
+    : run(pnpm, [...pre, 'run', TASKS[task], ...process.argv.slice(3)], { env });
+process.exitCode = code;

@@ -48,7 +48,10 @@ const shutdown = async () => {
   stopping = true;
   console.log('\nstopping...');
   await system.stop();
-  process.exit(0);
+  // Let Node exit on its own (process.exit here races the terminal reset when npm/pnpm
+  // parents have already gone); a stray handle must not keep it alive, though.
+  process.exitCode = 0;
+  setTimeout(() => process.exit(0), 3000).unref();
 };
 process.on('SIGINT', shutdown);
 process.on('SIGTERM', shutdown);
