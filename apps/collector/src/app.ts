@@ -55,7 +55,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const e = err as { message?: string; code?: string } | undefined;
     app.log.warn(e ? { error: e.message, code: e.code } : {}, msg);
   };
-  const pool = createPool(opts.databaseUrl, { log });
+  // One connection per writer lane, plus key lookups, sampling and readiness checks.
+  const pool = createPool(opts.databaseUrl, { log, max: limits.writerConcurrency + 3 });
   const keys = new KeyCache(pool, {
     ttlMs: limits.keyCacheTtlMs,
     // 5 s: a key created in the UI starts working almost at once, while a flood of bad keys is still cached.
@@ -69,6 +70,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const writer = new Writer(pool, {
     maxBatchSpans: limits.maxBatchSpans,
     maxQueueSpans: limits.maxQueueSpans,
+    concurrency: limits.writerConcurrency,
     retryAfterSeconds: limits.retryAfterSeconds,
     onBatch: (n, s) => {
       metrics.batchSize.observe(n);

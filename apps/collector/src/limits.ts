@@ -4,6 +4,7 @@ export interface Limits {
   maxInFlightBytes: number;
   maxBatchSpans: number;
   maxQueueSpans: number;
+  writerConcurrency: number;
   retryAfterSeconds: number;
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -17,6 +18,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxInFlightBytes: 256 * 1024 * 1024,
   // 8,192 spans per transaction: big enough to amortise round trips, small enough to commit in ~100 ms.
   maxBatchSpans: 8_192,
+  // 2 transactions at once: one streams rows while Postgres works on the other (2 cores here).
+  writerConcurrency: 2,
   // 100,000 queued spans: ~2-4 s of peak ingest; beyond that, clients should back off (503).
   maxQueueSpans: 100_000,
   // 2 s: long enough for a burst to drain, short enough that retrying exporters recover quickly.

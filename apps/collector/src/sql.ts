@@ -71,6 +71,15 @@ export const MODEL_CALLS = target(
 export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;
 
 /**
+ * Transaction-scoped advisory locks on a set of keys, taken in lock-key order so two
+ * transactions can never wait on each other in a cycle. (A 64-bit hash collision only
+ * serialises two unrelated batches.)
+ */
+export const LOCK_KEYS = `
+SELECT count(pg_advisory_xact_lock(k)) AS locked
+FROM (SELECT DISTINCT hashtextextended(key, 0) AS k FROM unnest($1::text[]) AS key ORDER BY 1) AS keys`;
+
+/**
  * What is already stored for the batch's traces (only traces with stored spans come back): a
  * conversation id found on a stored span, and whether spans are stored under the trace id.
  */

@@ -1,8 +1,11 @@
 /**
  * The ingest writer: requests hand it their spans and wait; it groups whatever is queued into
- * one transaction (spans, derived rows, session totals), commits, then answers every waiting
- * request. Acknowledged means committed. One transaction at a time per process keeps session
- * re-keying race-free and lets batches grow under load instead of connections.
+ * a transaction (spans, derived rows, session totals), commits, then answers every waiting
+ * request. Acknowledged means committed. A few transactions run at once so Postgres and this
+ * process work in parallel; transaction-scoped advisory locks on the batch's traces (taken
+ * first) and sessions (taken before their totals are recomputed), always in key order, make
+ * transactions that share a trace or session run one after the other — also across
+ * collector instances — so session lookup, re-keying and totals see each other's rows.
  */
 import type pg from 'pg';
 import { copyField, copyLine, copyLines, shareJson } from './copy.ts';
@@ -13,6 +16,7 @@ import { isUnavailable } from './pg.ts';
 import {
   ATTEMPTS,
   EXISTING_SPANS,
+  LOCK_KEYS,
   GUARD_CHECKS,
   MODEL_CALLS,
   RECOMPUTE_SESSIONS,
@@ -30,6 +34,8 @@ export interface WriterOptions {
   maxBatchSpans: number;
   /** Spans waiting for the writer; beyond this new requests get 503. */
   maxQueueSpans: number;
+  /** Write transactions in flight at once (advisory locks keep shared traces and sessions in order). */
+  concurrency: number;
   /** Seconds a client is told to wait when the queue is full or Postgres is down. */
   retryAfterSeconds: number;
   onBatch?: (spans: number, seconds: number) => void;
@@ -69,7 +75,8 @@ const key = (projectId: string, traceId: string) => `${projectId}/${traceId}`;
 export class Writer {
   private queue: Job[] = [];
   private queued = 0;
-  private running: Promise<void> | null = null;
+  /** Transactions in flight (at most `concurrency`). */
+  private lanes = new Set<Promise<void>>();
   private closed = false;
   /** Connections that already have the staging temp tables. */
   private staged = new WeakSet<pg.PoolClient>();
@@ -115,32 +122,35 @@ export class Writer {
   /** Stop taking work and wait until everything queued is written (or failed). */
   async drain(): Promise<void> {
     this.closed = true;
-    while (this.running) await this.running;
+    while (this.lanes.size > 0) await Promise.all(this.lanes);
   }
 
+  /** Start a transaction for the queued jobs on every idle lane. */
   private kick(): void {
-    if (this.running || this.queue.length === 0) return;
-    this.running = this.loop().finally(() => {
-      this.running = null;
-      this.kick();
-    });
+    while (this.lanes.size < this.opts.concurrency && this.queue.length > 0) {
+      const jobs = this.take();
+      const lane: Promise<void> = this.runJobs(jobs).finally(() => {
+        this.lanes.delete(lane);
+        this.kick();
+      });
+      this.lanes.add(lane);
+    }
   }
 
-  private async loop(): Promise<void> {
+  /** Queued jobs, oldest first, up to maxBatchSpans (at least one job). */
+  private take(): Job[] {
+    const jobs: Job[] = [];
+    let n = 0;
     while (this.queue.length > 0) {
-      const jobs: Job[] = [];
-      let n = 0;
-      while (this.queue.length > 0) {
-        const next = this.queue[0] as Job;
-        if (jobs.length > 0 && n + next.spans.length > this.opts.maxBatchSpans) break;
-        jobs.push(next);
-        n += next.spans.length;
-        this.queue.shift();
-      }
-      this.queued -= n;
-      this.opts.onQueueDepth?.(this.queued);
-      await this.runJobs(jobs);
+      const next = this.queue[0] as Job;
+      if (jobs.length > 0 && n + next.spans.length > this.opts.maxBatchSpans) break;
+      jobs.push(next);
+      n += next.spans.length;
+      this.queue.shift();
     }
+    this.queued -= n;
+    this.opts.onQueueDepth?.(this.queued);
+    return jobs;
   }
 
   private async runJobs(jobs: Job[]): Promise<void> {
@@ -208,7 +218,9 @@ export class Writer {
         if (conv !== null && !batchSession.has(k)) batchSession.set(k, conv);
       }
     }
-    // 2. What is stored for these traces: their session, and spans to skip (retries).
+    // 2. Wait for any other transaction writing these traces, then read what is stored for
+    //    them: their session, and spans to skip (retries).
+    await client.query(LOCK_KEYS, [[...traces.keys()].map((k) => `t:${k}`)]);
     const tv = [...traces.values()];
     const state = await client.query<{ project_id: string; trace_id: string; stored_session: string | null; keyed_by_trace: boolean }>(
       TRACE_STATE,
@@ -277,7 +289,8 @@ export class Writer {
     }
     // One round trip for every move from the stages (the simple protocol allows several statements).
     if (mode === 'staged' && moves.length > 0) await client.query(moves.join(';\n'));
-    // 5. Session totals from what is stored now.
+    // 5. Session totals from what is stored now (after other writers of these sessions commit).
+    await client.query(LOCK_KEYS, [[...touched.keys()].map((k) => `s:${k}`)]);
     const sv = [...touched.values()];
     await client.query(RECOMPUTE_SESSIONS, [sv.map((v) => v[0]), sv.map((v) => v[1])]);
   }

@@ -12,7 +12,7 @@ let writer: Writer;
 beforeAll(async () => {
   env = await setupDatabase();
   pool = createPool(env.db.url);
-  writer = new Writer(pool, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1 });
+  writer = new Writer(pool, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1, concurrency: 2 });
 });
 afterAll(async () => {
   await writer?.drain();
@@ -53,5 +53,36 @@ describe('Writer', () => {
     expect(n.n).toBe(8);
     const tc = await one(env.sql, 'SELECT count(*)::int AS n FROM attempts WHERE trace_id = $1', [s.traceId]);
     expect(tc.n).toBe(2);
+  });
+
+  it('keeps sessions right when concurrent transactions share traces and sessions', async () => {
+    // Small batches on 4 lanes: spans of one trace land in different, overlapping transactions.
+    const lanes = new Writer(pool, { maxBatchSpans: 3, maxQueueSpans: 100_000, retryAfterSeconds: 1, concurrency: 4 });
+    const sessions = Array.from({ length: 12 }, () => sdkSession({ conv: false }));
+    const convs = sessions.map((s) => `sess_${s.traceId.slice(0, 8)}`);
+    const jobs: Promise<void>[] = [];
+    const all = sessions.flatMap((s, i) =>
+      s.spans.map((span, k) => {
+        if (k !== 0) return span;
+        // Only the root carries the conversation id (foreign instrumentation style).
+        const attrs = [...(span.attributes as object[]), { key: 'gen_ai.conversation.id', value: { stringValue: convs[i] } }];
+        return { ...span, attributes: attrs };
+      }),
+    );
+    // Deterministic shuffle: children before parents, traces interleaved.
+    all.sort((a, b) => ((a.spanId as string) < (b.spanId as string) ? -1 : 1));
+    for (const span of all) jobs.push(lanes.submit(env.projectId, normalize(jsonRequest([span]))));
+    await Promise.all(jobs);
+    await lanes.drain();
+    const rows = (
+      await env.sql.query('SELECT id, span_count, attempt_count, model_call_count, tool_call_count FROM sessions WHERE id = ANY($1) ORDER BY id', [
+        [...convs, ...sessions.map((s) => s.traceId)],
+      ])
+    ).rows;
+    expect(rows).toEqual([...convs].sort().map((id) => ({ id, span_count: 8, attempt_count: 2, model_call_count: 2, tool_call_count: 1 })));
+    for (const table of ['spans', 'tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
+      const r = await one(env.sql, `SELECT count(*)::int AS n FROM ${table} WHERE trace_id = ANY($1) AND session_id = trace_id`, [sessions.map((s) => s.traceId)]);
+      expect(r.n, table).toBe(0);
+    }
   });
 });
