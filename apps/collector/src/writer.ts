@@ -36,6 +36,8 @@ export interface WriterOptions {
   maxQueueSpans: number;
   /** Write transactions in flight at once (advisory locks keep shared traces and sessions in order). */
   concurrency: number;
+  /** Advisory locks one transaction may take; bigger requests are written in several. */
+  maxLocksPerTransaction?: number;
   /** Seconds a client is told to wait when the queue is full or Postgres is down. */
   retryAfterSeconds: number;
   onBatch?: (spans: number, seconds: number) => void;
@@ -64,12 +66,17 @@ const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
 interface Job {
   projectId: string;
   spans: Prepared[];
+  /** Upper bound of the advisory locks its transaction takes (traces, then sessions). */
+  locks: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
 type Mode = 'direct' | 'staged';
 const UNIQUE_VIOLATION = '23505';
+// 2,048 advisory locks per transaction: a few lanes stay far below Postgres' default shared
+// lock table (max_locks_per_transaction 64 x max_connections 100 = 6,400 entries).
+const MAX_LOCKS_PER_TRANSACTION = 2_048;
 const key = (projectId: string, traceId: string) => `${projectId}/${traceId}`;
 
 export class Writer {
@@ -81,10 +88,14 @@ export class Writer {
   /** Connections that already have the staging temp tables. */
   private staged = new WeakSet<pg.PoolClient>();
 
+  private readonly maxLocks: number;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly opts: WriterOptions,
-  ) {}
+  ) {
+    this.maxLocks = opts.maxLocksPerTransaction ?? MAX_LOCKS_PER_TRANSACTION;
+  }
 
   get queuedSpans(): number {
     return this.queued;
@@ -111,12 +122,45 @@ export class Writer {
         derived: d && t ? [t, copyLine(d[1], t.head)] : null,
       };
     });
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ projectId, spans: prepared, resolve, reject });
-      this.queued += spans.length;
-      this.opts.onQueueDepth?.(this.queued);
-      this.kick();
-    });
+    const parts = this.split(prepared).map(
+      (part) =>
+        new Promise<void>((resolve, reject) => {
+          this.queue.push({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
+          this.queued += part.spans.length;
+        }),
+    );
+    this.opts.onQueueDepth?.(this.queued);
+    this.kick();
+    // Acknowledged when every part is committed; a failed part fails the request, whose retry
+    // then adds only what is missing.
+    return Promise.all(parts).then(() => undefined);
+  }
+
+  /**
+   * Cut a request into parts whose transactions stay within the lock budget: each takes one
+   * lock per trace and one per session (at most its traces plus its conversation ids).
+   */
+  private split(prepared: Prepared[]): { spans: Prepared[]; locks: number }[] {
+    const parts: { spans: Prepared[]; locks: number }[] = [];
+    let spans: Prepared[] = [];
+    let traces = new Set<string>();
+    let convs = new Set<string>();
+    const bound = () => 2 * traces.size + convs.size;
+    for (const p of prepared) {
+      const newTrace = !traces.has(p.span.traceId);
+      const newConv = p.conv !== null && !convs.has(p.conv);
+      if (spans.length > 0 && bound() + (newTrace ? 2 : 0) + (newConv ? 1 : 0) > this.maxLocks) {
+        parts.push({ spans, locks: bound() });
+        spans = [];
+        traces = new Set();
+        convs = new Set();
+      }
+      spans.push(p);
+      traces.add(p.span.traceId);
+      if (p.conv !== null) convs.add(p.conv);
+    }
+    parts.push({ spans, locks: bound() });
+    return parts;
   }
 
   /** Stop taking work and wait until everything queued is written (or failed). */
@@ -137,15 +181,18 @@ export class Writer {
     }
   }
 
-  /** Queued jobs, oldest first, up to maxBatchSpans (at least one job). */
+  /** Queued jobs, oldest first, up to maxBatchSpans and the lock budget (at least one job). */
   private take(): Job[] {
     const jobs: Job[] = [];
     let n = 0;
+    let locks = 0;
     while (this.queue.length > 0) {
       const next = this.queue[0] as Job;
-      if (jobs.length > 0 && n + next.spans.length > this.opts.maxBatchSpans) break;
+      const full = n + next.spans.length > this.opts.maxBatchSpans || locks + next.locks > this.maxLocks;
+      if (jobs.length > 0 && full) break;
       jobs.push(next);
       n += next.spans.length;
+      locks += next.locks;
       this.queue.shift();
     }
     this.queued -= n;

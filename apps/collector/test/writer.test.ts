@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Normalizer } from '../src/normalize.ts';
 import { createPool } from '../src/pg.ts';
 import { Writer } from '../src/writer.ts';
-import { type Env, jsonRequest, one, sdkSession, setupDatabase } from './helpers.ts';
+import { type Env, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let pool: ReturnType<typeof createPool>;
@@ -84,5 +84,16 @@ describe('Writer', () => {
       const r = await one(env.sql, `SELECT count(*)::int AS n FROM ${table} WHERE trace_id = ANY($1) AND session_id = trace_id`, [sessions.map((s) => s.traceId)]);
       expect(r.n, table).toBe(0);
     }
+  });
+
+  it('writes a request with 8,000 traces and sessions in parts that fit the lock table', async () => {
+    // 8,000 traces each with its own session would need 16,000 advisory locks in one
+    // transaction: more than Postgres' default shared lock table holds.
+    const spans = Array.from({ length: 8000 }, () => jsonSpan({ traceId: hex(16), name: 'one', attrs: { 'gen_ai.conversation.id': `c_${hex(8)}` } }));
+    await writer.submit(env.projectId, normalize(jsonRequest(spans)));
+    const n = await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = ANY($1)', [spans.map((s) => s.traceId)]);
+    expect(n.n).toBe(8000);
+    const sessions = await one(env.sql, "SELECT count(*)::int AS n FROM sessions WHERE id LIKE 'c\\_%' AND span_count = 1");
+    expect(sessions.n).toBe(8000);
   });
 });
