@@ -7,6 +7,8 @@ import { fileOutput, ROOT, startSystem } from '../scripts/system.ts';
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const logFile = path.join(ROOT, 'e2e/test-results/system.log');
   rmSync(logFile, { force: true });
+  // Revoking a key in the UI must bite within a second here (the collector caches key lookups).
+  process.env.COLLECTOR_KEY_CACHE_TTL_MS = '1000';
   const system = await startSystem({
     throwaway: true,
     collectorPort: await freePort(),

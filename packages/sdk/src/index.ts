@@ -21,6 +21,8 @@ export { rankNames } from './unknown-tool.ts';
 export { replayInputTokens, SEED_REPLAY_MODEL } from './cost.ts';
 export type { ReplayModel } from './cost.ts';
 export { samplingWeight, sessionHash } from './sampling.ts';
+export { remoteSamplingRate } from './remote-sampling.ts';
+export type { RemoteSamplingOptions, RemoteSamplingRate } from './remote-sampling.ts';
 export {
   insideWorkspace,
   fileExists,

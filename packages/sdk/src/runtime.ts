@@ -25,9 +25,11 @@ export interface GuardtraceOptions {
   sanitize?: SanitizeOptions;
   /**
    * Tail sampling of clean sessions, decided at the session's end from its id: sessions with
-   * a failure, escalation or budget hit are always kept. Default 1 (keep all).
+   * a failure, escalation or budget hit are always kept. Default 1 (keep all). A function is
+   * asked at each session's end (e.g. `remoteSamplingRate(...).rate`, the project's rate
+   * set in the web app and served by the collector).
    */
-  sampling?: { cleanSessionRate?: number };
+  sampling?: { cleanSessionRate?: number | (() => number) };
 }
 
 export const realClock: Clock = {
@@ -71,7 +73,7 @@ export class Runtime {
   readonly locks = new LockTable();
   readonly tools = new Map<string, RegisteredTool>();
   readonly sanitize: SanitizeOptions;
-  cleanSessionRate: number;
+  readonly #rate: () => number;
 
   constructor(opts: GuardtraceOptions) {
     this.telemetry = new Telemetry(opts.tracer, opts.tracing !== false, SDK_VERSION);
@@ -89,7 +91,18 @@ export class Runtime {
     this.ledger = new RepairLedger(this.budgets.repairTokens.windowMs);
     this.idempotency = opts.idempotencyStore ?? new MemoryIdempotencyStore();
     this.sanitize = opts.sanitize ?? {};
-    this.cleanSessionRate = opts.sampling?.cleanSessionRate ?? 1;
+    const rate = opts.sampling?.cleanSessionRate ?? 1;
+    this.#rate = typeof rate === 'function' ? rate : () => rate;
+  }
+
+  /** Fraction of clean sessions kept, now (clamped to 0..1; a failing rate source keeps all). */
+  cleanSessionRate(): number {
+    try {
+      const r = this.#rate();
+      return Number.isFinite(r) ? Math.min(1, Math.max(0, r)) : 1;
+    } catch {
+      return 1;
+    }
   }
 
   register(spec: ToolSpec): RegisteredTool {

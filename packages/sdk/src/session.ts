@@ -247,7 +247,7 @@ export class Session {
     this.#ended = final;
     this.rt.telemetry.set(this.span, {
       [ATTR_GUARDTRACE_SESSION_OUTCOME]: final,
-      [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: samplingWeight(this.id, final === 'success' && this.failedAttempts === 0, this.rt.cleanSessionRate),
+      [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: samplingWeight(this.id, final === 'success' && this.failedAttempts === 0, this.rt.cleanSessionRate()),
     });
     this.rt.telemetry.end(this.span, final === 'success' ? {} : { error: final });
     return final;
