@@ -31,7 +31,7 @@ test('a key made in the UI and the sample rate set there drive a real agent; rev
   const keyForm = page.getByTestId('create-key-form');
   await keyForm.getByPlaceholder(/Key name/).fill(`e2e ${tag}`);
   await keyForm.getByRole('button', { name: 'Create key' }).click();
-  const apiKey = (await page.getByTestId('new-api-key').innerText()).trim();
+  const apiKey = ((await page.getByTestId('new-api-key').textContent()) ?? '').trim();
   expect(apiKey).toMatch(/^gt_/);
 
   // Keep no clean sessions.
