@@ -48,7 +48,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     logger: opts.logger ?? false,
     // Compressed bytes on the wire; the inflated size is checked against the same cap in body.ts.
     bodyLimit: limits.maxBodyBytes,
-    return503OnClosing: true,
+    // Requests arriving while closing get our own 503 + Retry-After (onRequest below).
+    return503OnClosing: false,
   });
   const metrics = createMetrics();
   const log = (msg: string, err?: unknown) => {
@@ -86,9 +87,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     metrics.inFlightBytes.set(inFlightBytes);
   };
 
+  // While closing: new requests are refused with 503 + Retry-After, and in-flight ones are
+  // answered with `Connection: close` (a kept-alive socket would hold close() open).
+  let closing = false;
   app.decorateRequest('gt', null as unknown as RequestState);
   app.addHook('onRequest', async (req) => {
     req.gt = { inFlight: 0 };
+    if (closing) throw CollectorError.unavailable('collector is shutting down', limits.retryAfterSeconds);
   });
   app.addHook('onResponse', async (req, reply) => {
     release(req);
@@ -101,9 +106,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
   app.addHook('onRequestAbort', async (req) => release(req));
-  // While closing, answer in-flight requests with `Connection: close`: a kept-alive socket
-  // would otherwise hold close() open until the keep-alive timeout.
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
