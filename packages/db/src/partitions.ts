@@ -14,6 +14,8 @@ export interface PartitionReport {
   dropped: string[];
   /** Rows deleted from spans_default because they were older than the retention. */
   deletedFromDefault: number;
+  /** Sessions past the retention deleted, with their tool calls, attempts, guard checks and model calls. */
+  deletedSessions: number;
 }
 
 /**
@@ -32,7 +34,7 @@ export async function maintainSpanPartitions(
   const client = new pg.Client({ connectionString });
   client.on('error', () => {});
   await client.connect();
-  const report: PartitionReport = { created: [], dropped: [], deletedFromDefault: 0 };
+  const report: PartitionReport = { created: [], dropped: [], deletedFromDefault: 0, deletedSessions: 0 };
   try {
     const existing = new Set(
       (
@@ -79,6 +81,24 @@ export async function maintainSpanPartitions(
       }
       const del = await client.query('DELETE FROM spans_default WHERE start_time < $1', [cutoff]);
       report.deletedFromDefault = del.rowCount ?? 0;
+      // Derived rows go with their session: a session is past the retention when it ended
+      // (or, still open, started) before the cutoff, so a long session is never cut in half.
+      const gone = await client.query(
+        `WITH old AS (
+           DELETE FROM sessions WHERE coalesce(ended_at, started_at) < $1 RETURNING project_id, id
+         ), tc AS (
+           DELETE FROM tool_calls t USING old WHERE t.project_id = old.project_id AND t.session_id = old.id
+         ), at AS (
+           DELETE FROM attempts a USING old WHERE a.project_id = old.project_id AND a.session_id = old.id
+         ), gc AS (
+           DELETE FROM guard_checks g USING old WHERE g.project_id = old.project_id AND g.session_id = old.id
+         ), mc AS (
+           DELETE FROM model_calls m USING old WHERE m.project_id = old.project_id AND m.session_id = old.id
+         )
+         SELECT count(*)::int AS n FROM old`,
+        [cutoff],
+      );
+      report.deletedSessions = gone.rows[0]?.n ?? 0;
     }
     return report;
   } finally {

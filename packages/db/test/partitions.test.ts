@@ -50,3 +50,40 @@ it('routes spans to monthly partitions and drops whole months past the retention
   const left = await client.query('SELECT span_id FROM spans ORDER BY span_id');
   expect(left.rows.map((r) => r.span_id)).toEqual(['0000000000000001']);
 });
+
+it('deletes sessions past the retention with every derived row, and keeps recent ones whole', async () => {
+  const trace = 'b'.repeat(32);
+  for (const [id, start, end] of [
+    ['old', '2027-01-01T00:00:00Z', '2027-01-01T00:05:00Z'],
+    ['recent', '2027-03-30T00:00:00Z', null],
+  ] as const) {
+    await client.query(
+      'INSERT INTO sessions (project_id, id, started_at, ended_at) VALUES ($1, $2, $3, $4)',
+      [PROJECT, id, start, end],
+    );
+    const span = id === 'old' ? '00000000000000a1' : '00000000000000b1';
+    await client.query(
+      `INSERT INTO tool_calls (project_id, trace_id, span_id, session_id, tool_name, started_at, duration_ms) VALUES ($1, $2, $3, $4, 't', $5, 1)`,
+      [PROJECT, trace, span, id, start],
+    );
+    await client.query(
+      `INSERT INTO attempts (project_id, trace_id, span_id, session_id, number, started_at, duration_ms) VALUES ($1, $2, $3, $4, 1, $5, 1)`,
+      [PROJECT, trace, `${span.slice(0, 15)}2`, id, start],
+    );
+    await client.query(
+      `INSERT INTO guard_checks (project_id, trace_id, span_id, session_id, guard_name, verdict, started_at, duration_us) VALUES ($1, $2, $3, $4, 'g', 'pass', $5, 1)`,
+      [PROJECT, trace, `${span.slice(0, 15)}3`, id, start],
+    );
+    await client.query(
+      `INSERT INTO model_calls (project_id, trace_id, span_id, session_id, started_at, duration_ms) VALUES ($1, $2, $3, $4, $5, 1)`,
+      [PROJECT, trace, `${span.slice(0, 15)}4`, id, start],
+    );
+  }
+  const r = await maintainSpanPartitions(db.url, { now: new Date('2027-04-05T00:00:00Z'), retentionDays: 30 });
+  expect(r.deletedSessions).toBe(1);
+  for (const table of ['sessions', 'tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
+    const col = table === 'sessions' ? 'id' : 'session_id';
+    const rows = await client.query(`SELECT ${col} AS s FROM ${table} WHERE project_id = $1`, [PROJECT]);
+    expect({ table, sessions: rows.rows.map((x) => x.s) }).toEqual({ table, sessions: ['recent'] });
+  }
+});
