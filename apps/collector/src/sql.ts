@@ -69,27 +69,58 @@ export const MODEL_CALLS = target(
 );
 
 export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;
+export const DERIVED_TARGETS = [TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;
+
+/**
+ * One statement that inserts the derived rows of a batch (each table's rows as a JSON array
+ * parameter, $1..$n in `tables` order) and then locks the touched sessions ($n+1, text[]): one
+ * round trip instead of one COPY per table plus the lock. Rows are small and few (one per
+ * span at most), so Postgres parsing JSON costs less here than four more round trips.
+ * `onConflict`: skip rows already stored (the fallback path) instead of failing the batch.
+ */
+export function insertDerivedAndLock(tables: readonly Target[], onConflict: boolean): string {
+  const ctes = tables.map((t, i) => {
+    const cols = t.columns.join(', ');
+    return `d${i} AS (INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, $${i + 1}::json)${onConflict ? ' ON CONFLICT DO NOTHING' : ''})`;
+  });
+  const lock = lockKeys(`$${tables.length + 1}`);
+  return ctes.length > 0 ? `WITH ${ctes.join(',\n')}${lock}` : lock;
+}
 
 /**
  * Transaction-scoped advisory locks on a set of keys, taken in lock-key order so two
  * transactions can never wait on each other in a cycle. (A 64-bit hash collision only
  * serialises two unrelated batches.)
  */
-export const LOCK_KEYS = `
+export const lockKeys = (keys: string) => `
 SELECT count(pg_advisory_xact_lock(k)) AS locked
-FROM (SELECT DISTINCT hashtextextended(key, 0) AS k FROM unnest($1::text[]) AS key ORDER BY 1) AS keys`;
+FROM (SELECT DISTINCT hashtextextended(key, 0) AS k FROM unnest(${keys}::text[]) AS key ORDER BY 1) AS keys`;
+
+/**
+ * A text[] literal of `values`, safe to inline (simple-protocol statements take no parameters):
+ * array elements quoted, then the whole literal quoted as pg does for escapeLiteral.
+ */
+export function textArray(values: readonly string[]): string {
+  let body = '';
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) body += ',';
+    body += `"${(values[i] as string).replace(/[\\"]/g, '\\$&')}"`;
+  }
+  const lit = `{${body}}`.replace(/'/g, "''");
+  return lit.includes('\\') ? `E'${lit.replace(/\\/g, '\\\\')}'` : `'${lit}'`;
+}
 
 /**
  * What is already stored for the batch's traces (only traces with stored spans come back): a
  * conversation id found on a stored span, and whether spans are stored under the trace id.
  */
-export const TRACE_STATE = `
+export const traceState = (projectIds: string, traceIds: string) => `
 SELECT t.project_id::text AS project_id, t.trace_id,
   (SELECT s.session_id FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id
      AND s.session_id <> s.trace_id LIMIT 1) AS stored_session,
   EXISTS (SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id
      AND s.session_id = s.trace_id) AS keyed_by_trace
-FROM unnest($1::uuid[], $2::text[]) AS t(project_id, trace_id)
+FROM unnest(${projectIds}::uuid[], ${traceIds}::text[]) AS t(project_id, trace_id)
 WHERE EXISTS (SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id)`;
 
 /** Spans of the batch that are already stored (retried exports), among traces that have stored spans. */
@@ -115,8 +146,8 @@ WHERE d.project_id = t.project_id AND d.trace_id = t.trace_id AND d.session_id =
  * Session rows recomputed from the stored rows of the sessions a batch touched, so totals are
  * right whatever order spans arrive in. Sessions left with no spans (re-keyed) are deleted.
  */
-export const RECOMPUTE_SESSIONS = `
-WITH t AS (SELECT DISTINCT project_id, id FROM unnest($1::uuid[], $2::text[]) AS t(project_id, id)),
+export const recomputeSessions = (projectIds: string, ids: string) => `
+WITH t AS (SELECT DISTINCT project_id, id FROM unnest(${projectIds}::uuid[], ${ids}::text[]) AS t(project_id, id)),
 sp AS (
   SELECT s.project_id, s.session_id AS id,
     min(s.start_time) AS started_at,

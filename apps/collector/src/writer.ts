@@ -15,18 +15,20 @@ import type { NormSpan } from './normalize.ts';
 import { isUnavailable } from './pg.ts';
 import {
   ATTEMPTS,
+  DERIVED_TARGETS,
   EXISTING_SPANS,
-  LOCK_KEYS,
   GUARD_CHECKS,
+  insertDerivedAndLock,
+  lockKeys,
   MODEL_CALLS,
-  RECOMPUTE_SESSIONS,
   REKEY_SPANS,
+  recomputeSessions,
   rekeyDerived,
   SPANS,
-  TARGETS,
   TOOL_CALLS,
-  TRACE_STATE,
   type Target,
+  textArray,
+  traceState,
 } from './sql.ts';
 
 export interface WriterOptions {
@@ -46,8 +48,9 @@ export interface WriterOptions {
 }
 
 /**
- * A span with the COPY text of its rows built ahead of the transaction (all columns but
- * session_id, which comes last and is appended once the session is known).
+ * A span with its rows built ahead of the transaction, all but session_id (known later): the
+ * COPY text of its `spans` row (session_id comes last, appended), and the JSON of its derived
+ * row without the closing brace (session_id is appended).
  */
 interface Prepared {
   span: NormSpan;
@@ -114,13 +117,12 @@ export class Writer {
     const prepared = spans.map((span): Prepared => {
       shareJson(span.resource);
       const d = deriveOne(span, projectId, '');
-      const t = d ? DERIVED_TARGET[d[0]] : null;
-      return {
-        span,
-        conv: conversationId(span),
-        line: copyLine(spanRow(span, projectId, ''), SPANS.head),
-        derived: d && t ? [t, copyLine(d[1], t.head)] : null,
-      };
+      let derived: [Target, string] | null = null;
+      if (d) {
+        (d[1] as { session_id?: string }).session_id = undefined; // left out of the JSON, appended per batch
+        derived = [DERIVED_TARGET[d[0]], JSON.stringify(d[1]).slice(0, -1)];
+      }
+      return { span, conv: conversationId(span), line: copyLine(spanRow(span, projectId, ''), SPANS.head), derived };
     });
     const parts = this.split(prepared).map(
       (part) =>
@@ -237,12 +239,11 @@ export class Writer {
     let broken = false;
     try {
       if (mode === 'staged' && !this.staged.has(client)) {
-        await client.query(TARGETS.map((t) => t.createStage).join(';\n'));
+        await client.query(SPANS.createStage);
         this.staged.add(client);
       }
-      await client.query('BEGIN');
+      // BEGIN is sent with the first statements and COMMIT with the last (writeIn).
       await this.writeIn(client, jobs, mode);
-      await client.query('COMMIT');
     } catch (err) {
       broken = isUnavailable(err);
       await client.query('ROLLBACK').catch(() => {
@@ -267,12 +268,16 @@ export class Writer {
     }
     // 2. Wait for any other transaction writing these traces, then read what is stored for
     //    them: their session, and spans to skip (retries).
-    await client.query(LOCK_KEYS, [[...traces.keys()].map((k) => `t:${k}`)]);
+    //    One round trip: BEGIN, the trace locks, then (a statement of its own, so its snapshot
+    //    sees what the lock waited for) the state. Simple protocol: values inlined as literals.
     const tv = [...traces.values()];
-    const state = await client.query<{ project_id: string; trace_id: string; stored_session: string | null; keyed_by_trace: boolean }>(
-      TRACE_STATE,
-      [tv.map((t) => t[0]), tv.map((t) => t[1])],
-    );
+    const first = (await client.query(
+      `BEGIN;\n${lockKeys(textArray([...traces.keys()].map((k) => `t:${k}`)))};\n${traceState(
+        textArray(tv.map((t) => t[0])),
+        textArray(tv.map((t) => t[1])),
+      )}`,
+    )) as unknown as pg.QueryResult[];
+    const state = first[2] as pg.QueryResult<{ project_id: string; trace_id: string; stored_session: string | null; keyed_by_trace: boolean }>;
     const traceSession = new Map(batchSession);
     const rekey: [string, string, string][] = [];
     const storedTraces = new Set<string>();
@@ -313,8 +318,8 @@ export class Writer {
       }
     }
     // 4. Rows of the spans not stored yet (each once, even when a batch repeats one).
-    const lines = new Map<Target, string[]>(TARGETS.map((t) => [t, []]));
-    const spanLines = lines.get(SPANS) as string[];
+    const spanLines: string[] = [];
+    const derived = new Map<Target, string[]>(DERIVED_TARGETS.map((t) => [t, []]));
     for (const job of jobs) {
       for (const p of job.spans) {
         const traceKey = key(job.projectId, p.span.traceId);
@@ -323,22 +328,23 @@ export class Writer {
         const spanKey = `${traceKey}/${p.span.spanId}`;
         if (existing.has(spanKey)) continue;
         existing.add(spanKey);
-        const session = copyField(sessionId);
-        spanLines.push(`${p.line}\t${session}`);
-        if (p.derived) lines.get(p.derived[0])?.push(`${p.derived[1]}\t${session}`);
+        spanLines.push(`${p.line}\t${copyField(sessionId)}`);
+        if (p.derived) derived.get(p.derived[0])?.push(`${p.derived[1]},"session_id":${JSON.stringify(sessionId)}}`);
       }
     }
-    const moves: string[] = [];
-    for (const [t, ls] of lines) {
-      if (ls.length === 0) continue;
-      await copyLines(client, mode === 'direct' ? t.table : t.stage, ls, t.columns);
-      moves.push(t.insertStaged);
+    if (spanLines.length > 0) {
+      await copyLines(client, mode === 'direct' ? SPANS.table : SPANS.stage, spanLines, SPANS.columns);
+      if (mode === 'staged') await client.query(SPANS.insertStaged);
     }
-    // One round trip for every move from the stages (the simple protocol allows several statements).
-    if (mode === 'staged' && moves.length > 0) await client.query(moves.join(';\n'));
-    // 5. Session totals from what is stored now (after other writers of these sessions commit).
-    await client.query(LOCK_KEYS, [[...touched.keys()].map((k) => `s:${k}`)]);
+    // 5. Derived rows and the locks of the touched sessions, in one statement; then (its own
+    //    statement, whose snapshot sees the rows of other writers of these sessions, which
+    //    committed before we got their locks) the session totals, and COMMIT.
+    const tables = DERIVED_TARGETS.filter((t) => (derived.get(t) as string[]).length > 0);
+    await client.query(insertDerivedAndLock(tables, mode === 'staged'), [
+      ...tables.map((t) => `[${(derived.get(t) as string[]).join(',')}]`),
+      [...touched.keys()].map((k) => `s:${k}`),
+    ]);
     const sv = [...touched.values()];
-    await client.query(RECOMPUTE_SESSIONS, [sv.map((v) => v[0]), sv.map((v) => v[1])]);
+    await client.query(`${recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])))};\nCOMMIT`);
   }
 }
