@@ -106,7 +106,12 @@ export function textArray(values: readonly string[]): string {
     if (i > 0) body += ',';
     body += `"${(values[i] as string).replace(/[\\"]/g, '\\$&')}"`;
   }
-  const lit = `{${body}}`.replace(/'/g, "''");
+  return quote(`{${body}}`);
+}
+
+/** A string literal, safe to inline whatever standard_conforming_strings says (as pg's escapeLiteral). */
+export function quote(s: string): string {
+  const lit = s.replace(/'/g, "''");
   return lit.includes('\\') ? `E'${lit.replace(/\\/g, '\\\\')}'` : `'${lit}'`;
 }
 
@@ -142,12 +147,36 @@ UPDATE ${table} d SET session_id = t.session_id
 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, session_id)
 WHERE d.project_id = t.project_id AND d.trace_id = t.trace_id AND d.session_id = d.trace_id`;
 
+/** Columns of a session row computed by the writer from a batch (sessions new in it). */
+export const FRESH_SESSION_COLUMNS =
+  'project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome, span_count, tool_call_count, ' +
+  'attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens, repair_tokens, sampling_weight';
+
 /**
- * Session rows recomputed from the stored rows of the sessions a batch touched, so totals are
- * right whatever order spans arrive in. Sessions left with no spans (re-keyed) are deleted.
+ * Session rows of the sessions a batch touched, so totals are right whatever order spans
+ * arrive in. Run after the sessions' locks are held, so every other writer of them has
+ * committed or not started its totals yet.
+ *
+ * `fresh` (a JSON array of rows, FRESH_SESSION_COLUMNS) are totals the writer computed from
+ * the batch's own rows for sessions it saw no stored trace of. Such a session that has no
+ * row yet has no stored rows either (whoever stores a session's rows writes its row in the same
+ * transaction, under the same lock): its totals are inserted as given, without reading
+ * anything back. Every other touched session (it has a row, or is not in `fresh`) is
+ * recomputed from the stored rows. Sessions left with no spans (re-keyed) are deleted.
  */
-export const recomputeSessions = (projectIds: string, ids: string) => `
-WITH t AS (SELECT DISTINCT project_id, id FROM unnest(${projectIds}::uuid[], ${ids}::text[]) AS t(project_id, id)),
+export const recomputeSessions = (projectIds: string, ids: string, fresh: string) => `
+WITH f AS (
+  SELECT f.* FROM json_populate_recordset(NULL::sessions, ${fresh}::json) AS f
+  WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.project_id = f.project_id AND x.id = f.id)
+),
+inserted AS (
+  INSERT INTO sessions (${FRESH_SESSION_COLUMNS}, updated_at)
+  SELECT ${FRESH_SESSION_COLUMNS}, now() FROM f
+),
+t AS (
+  SELECT DISTINCT t.project_id, t.id FROM unnest(${projectIds}::uuid[], ${ids}::text[]) AS t(project_id, id)
+  WHERE NOT EXISTS (SELECT 1 FROM f WHERE f.project_id = t.project_id AND f.id = t.id)
+),
 sp AS (
   SELECT s.project_id, s.session_id AS id,
     min(s.start_time) AS started_at,

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Normalizer } from '../src/normalize.ts';
 import { createPool } from '../src/pg.ts';
+import { quote, recomputeSessions, textArray } from '../src/sql.ts';
 import { Writer } from '../src/writer.ts';
 import { type Env, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
 
@@ -95,5 +96,42 @@ describe('Writer', () => {
     expect(n.n).toBe(8000);
     const sessions = await one(env.sql, "SELECT count(*)::int AS n FROM sessions WHERE id LIKE 'c\\_%' AND span_count = 1");
     expect(sessions.n).toBe(8000);
+  });
+
+  it('writes the totals of sessions new in a batch exactly as the SQL recompute does', async () => {
+    // Sessions first seen in a batch get totals computed from the batch (nothing read back):
+    // recomputing them from the stored rows must change nothing.
+    const varied = (i: number) => {
+      const s = sdkSession({ conv: i % 3 !== 0 });
+      const extra: Record<string, unknown>[] = [];
+      if (i % 2 === 0) {
+        extra.push(
+          jsonSpan({
+            traceId: s.traceId,
+            parentSpanId: s.ids.tool,
+            name: 'guardtrace.attempt',
+            status: 2,
+            attrs: { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.decision': 'escalate_human', 'guardtrace.sampling.weight': 4 + i },
+          }),
+        );
+      }
+      if (i % 4 === 1) {
+        extra.push(jsonSpan({ traceId: s.traceId, name: 'root two', status: 2, attrs: { 'guardtrace.user.id': `u${i}`, 'gen_ai.agent.name': `late${i}` } }));
+      }
+      if (i % 5 === 2) extra.push(jsonSpan({ traceId: s.traceId, name: 'odd', attrs: { 'guardtrace.session.outcome': 'escalated', 'guardtrace.sampling.weight': 0.25 } }));
+      return { s, spans: [...s.spans, ...extra].reverse() };
+    };
+    const sessions = Array.from({ length: 20 }, (_, i) => varied(i));
+    await Promise.all(
+      sessions.map((x, i) => writer.submit(env.projectId, normalize(jsonRequest(x.spans, i % 2 ? 'svc-a' : 'svc-b')))),
+    );
+    const ids = sessions.map((x, i) => (i % 3 !== 0 ? x.s.sessionId : x.s.traceId));
+    const cols = `id, agent_name, service_name, user_id, started_at, ended_at, outcome, span_count, tool_call_count, attempt_count,
+      failed_attempt_count, model_call_count, input_tokens, output_tokens, repair_tokens, sampling_weight`;
+    const read = async () => (await env.sql.query(`SELECT ${cols} FROM sessions WHERE id = ANY($1) ORDER BY id`, [ids])).rows;
+    const written = await read();
+    expect(written).toHaveLength(20);
+    await env.sql.query(recomputeSessions(textArray(ids.map(() => env.projectId)), textArray(ids), quote('[]')));
+    expect(await read()).toEqual(written);
   });
 });
