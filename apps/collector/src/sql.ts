@@ -72,18 +72,18 @@ export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] 
 export const DERIVED_TARGETS = [TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;
 
 /**
- * One statement that inserts the derived rows of a batch (each table's rows as a JSON array
- * parameter, $1..$n in `tables` order) and then locks the touched sessions ($n+1, text[]): one
- * round trip instead of one COPY per table plus the lock. Rows are small and few (one per
- * span at most), so Postgres parsing JSON costs less here than four more round trips.
- * `onConflict`: skip rows already stored (the fallback path) instead of failing the batch.
+ * One statement that inserts the derived rows of a batch (each table's rows as a JSON array,
+ * `rows` in `tables` order) and then locks the touched sessions (`keys`, a text[]): rows are
+ * small and few (one per span at most), so Postgres parsing JSON costs less here than a COPY
+ * round trip per table. `onConflict`: skip rows already stored (the fallback path) instead of
+ * failing the batch.
  */
-export function insertDerivedAndLock(tables: readonly Target[], onConflict: boolean): string {
+export function insertDerivedAndLock(tables: readonly Target[], onConflict: boolean, rows: readonly string[], keys: string): string {
   const ctes = tables.map((t, i) => {
     const cols = t.columns.join(', ');
-    return `d${i} AS (INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, $${i + 1}::json)${onConflict ? ' ON CONFLICT DO NOTHING' : ''})`;
+    return `d${i} AS (INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, ${rows[i]}::json)${onConflict ? ' ON CONFLICT DO NOTHING' : ''})`;
   });
-  const lock = lockKeys(`$${tables.length + 1}`);
+  const lock = lockKeys(keys);
   return ctes.length > 0 ? `WITH ${ctes.join(',\n')}${lock}` : lock;
 }
 

@@ -480,19 +480,21 @@ export class Writer {
       await copyLines(client, mode === 'direct' ? SPANS.table : SPANS.stage, spanLines, SPANS.columns);
       if (mode === 'staged') await client.query(SPANS.insertStaged);
     }
-    // 5. Derived rows and the locks of the touched sessions, in one statement; then (its own
-    //    statement, whose snapshot sees the rows of other writers of these sessions, which
-    //    committed before we got their locks) the session totals, and COMMIT.
+    // 5. One round trip to the end: a statement inserting the derived rows and taking the locks
+    //    of the touched sessions; then (its own statement, whose snapshot sees the rows of other
+    //    writers of these sessions, committed before we got their locks) the session totals;
+    //    then COMMIT. Values are inlined as literals (the simple protocol takes no parameters).
     const tables = DERIVED_TARGETS.filter((t) => (derived.get(t) as string[]).length > 0);
-    await client.query(insertDerivedAndLock(tables, mode === 'staged'), [
-      ...tables.map((t) => `[${(derived.get(t) as string[]).join(',')}]`),
-      [...touched.keys()].map((k) => `s:${k}`),
-    ]);
     const sv = [...touched.values()];
     const fresh: Record<string, unknown>[] = [];
     for (const tot of totals.values()) if (tot.exact) fresh.push(tot.row());
-    await client.query(
-      `${recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)))};\nCOMMIT`,
+    const insertAndLock = insertDerivedAndLock(
+      tables,
+      mode === 'staged',
+      tables.map((t) => quote(`[${(derived.get(t) as string[]).join(',')}]`)),
+      textArray([...touched.keys()].map((k) => `s:${k}`)),
     );
+    const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));
+    await client.query(`${insertAndLock};\n${totalsSql};\nCOMMIT`);
   }
 }
