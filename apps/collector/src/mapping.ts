@@ -45,6 +45,7 @@ import {
   OP_INVOKE_AGENT,
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
+import { copyField } from './copy.ts';
 import type { Attributes, NormSpan } from './normalize.ts';
 
 // Vercel AI SDK telemetry (ai.* namespace), read for tool and model calls.
@@ -298,6 +299,18 @@ export function spanRow(span: NormSpan, projectId: string, sessionId: string) {
     events: span.events,
     links: span.links,
   };
+}
+
+/**
+ * The `spans` row of a span as COPY text, all columns but session_id (sql.ts SPANS.head order):
+ * the same text as copyLine(spanRow(...), SPANS.head), built without the row object. Ids are
+ * validated hex, times and numbers digits: only the free-text and JSON fields need escaping.
+ */
+export function spanCopyHead(span: NormSpan, projectId: string): string {
+  const parent = span.parentSpanId ?? '\\N';
+  const events = span.events.length === 0 ? '[]' : copyField(span.events);
+  const links = span.links.length === 0 ? '[]' : copyField(span.links);
+  return `${projectId}\t${startTime(span)}\t${span.traceId}\t${span.spanId}\t${parent}\t${copyField(span.name)}\t${span.kind}\t${span.startNs}\t${span.endNs}\t${span.statusCode}\t${copyField(span.statusMessage)}\t${copyField(span.serviceName)}\t${copyField(span.scopeName)}\t${copyField(span.scopeVersion)}\t${copyField(span.attributes)}\t${copyField(span.resource)}\t${events}\t${links}`;
 }
 
 export type ToolCallRow = ReturnType<typeof toolCallRow>;

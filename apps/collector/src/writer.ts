@@ -8,9 +8,9 @@
  * collector instances — so session lookup, re-keying and totals see each other's rows.
  */
 import type pg from 'pg';
-import { copyField, copyLine, copyLines, shareJson } from './copy.ts';
+import { copyField, copyLines, shareJson } from './copy.ts';
 import { CollectorError } from './errors.ts';
-import { conversationId, type DerivedRows, deriveOne, spanRow, timestamp } from './mapping.ts';
+import { conversationId, type DerivedRows, deriveOne, spanCopyHead, timestamp } from './mapping.ts';
 import type { NormSpan } from './normalize.ts';
 import { isUnavailable } from './pg.ts';
 import {
@@ -249,7 +249,7 @@ export class Writer {
         (d[1] as { session_id?: string }).session_id = undefined; // left out of the JSON, appended per batch
         derived = [DERIVED_TARGET[d[0]], JSON.stringify(d[1]).slice(0, -1)];
       }
-      const line = copyLine(spanRow(span, projectId, ''), SPANS.head);
+      const line = spanCopyHead(span, projectId);
       return { span, conv: conversationId(span), line, derived, row: d ? (d[1] as DerivedRow) : null };
     });
     const parts = this.split(prepared).map(
