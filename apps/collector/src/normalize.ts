@@ -314,7 +314,16 @@ export class Normalizer {
     const out: Attributes = {};
     for (const kv of kvs) {
       if (!isObj(kv) || typeof kv.key !== 'string') throw new SpanError(`${field} entries must have a string key`);
-      out[this.clean(kv.key)] = this.anyValue(kv.value, `${field}[${JSON.stringify(kv.key.slice(0, 64))}]`, 0);
+      // The value's path is only needed in an error message: built then, not for every attribute
+      // (every message of anyValue starts with the path it was given).
+      let value: AttrValue;
+      try {
+        value = this.anyValue(kv.value, '', 0);
+      } catch (err) {
+        if (!(err instanceof SpanError)) throw err;
+        throw new SpanError(`${field}[${JSON.stringify(kv.key.slice(0, 64))}]${err.message}`);
+      }
+      out[this.clean(kv.key)] = value;
     }
     return out;
   }
