@@ -109,8 +109,16 @@ export function textArray(values: readonly string[]): string {
   return quote(`{${body}}`);
 }
 
-/** A string literal, safe to inline whatever standard_conforming_strings says (as pg's escapeLiteral). */
+const DOLLAR_TAG = '$gt$';
+
+/**
+ * A string literal, safe to inline: dollar-quoted (nothing inside is escaped or interpreted, so
+ * a big JSON literal costs one scan) unless the text holds `$gt` (then a `$gt$` could end it
+ * early, also across its end), else quoted as pg's escapeLiteral does (right whatever
+ * standard_conforming_strings says).
+ */
 export function quote(s: string): string {
+  if (!s.includes('$gt')) return `${DOLLAR_TAG}${s}${DOLLAR_TAG}`;
   const lit = s.replace(/'/g, "''");
   return lit.includes('\\') ? `E'${lit.replace(/\\/g, '\\\\')}'` : `'${lit}'`;
 }

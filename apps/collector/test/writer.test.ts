@@ -134,4 +134,12 @@ describe('Writer', () => {
     await env.sql.query(recomputeSessions(textArray(ids.map(() => env.projectId)), textArray(ids), quote('[]')));
     expect(await read()).toEqual(written);
   });
+
+  it('inlines any text as a literal that reads back the same', async () => {
+    const nasty = ["it's", 'back\\slash', 'a\\', "\\'", '$gt$', 'x$gt', '$gt', '$$', '$gt$ DROP TABLE spans; --', 'tab\tnew\nline', '"quoted"', '{a,b}', 'ünï 😀', ''];
+    for (const v of nasty) {
+      expect((await one(env.sql, `SELECT ${quote(v)}::text AS v`)).v, v).toBe(v);
+    }
+    expect((await one(env.sql, `SELECT ${textArray(nasty)}::text[] AS v`)).v).toEqual(nasty);
+  });
 });
