@@ -55,6 +55,9 @@ export interface WriterOptions {
  */
 interface Prepared {
   span: NormSpan;
+  /** `project/trace` and `project/trace/span`: the batch's map keys, built once. */
+  traceKey: string;
+  spanKey: string;
   conv: string | null;
   line: string;
   derived: [Target, string] | null;
@@ -250,7 +253,9 @@ export class Writer {
         derived = [DERIVED_TARGET[d[0]], JSON.stringify(d[1]).slice(0, -1)];
       }
       const line = spanCopyHead(span, projectId);
-      return { span, conv: conversationId(span), line, derived, row: d ? (d[1] as DerivedRow) : null };
+      const traceKey = key(projectId, span.traceId);
+      const spanKey = `${traceKey}/${span.spanId}`;
+      return { span, traceKey, spanKey, conv: conversationId(span), line, derived, row: d ? (d[1] as DerivedRow) : null };
     });
     const parts = this.split(prepared).map(
       (part) =>
@@ -388,9 +393,8 @@ export class Writer {
     const batchSession = new Map<string, string>();
     const traces = new Map<string, [string, string]>();
     for (const job of jobs) {
-      for (const { span, conv } of job.spans) {
-        const k = key(job.projectId, span.traceId);
-        traces.set(k, [job.projectId, span.traceId]);
+      for (const { span, conv, traceKey: k } of job.spans) {
+        if (!traces.has(k)) traces.set(k, [job.projectId, span.traceId]);
         if (conv !== null && !batchSession.has(k)) batchSession.set(k, conv);
       }
     }
@@ -422,8 +426,8 @@ export class Writer {
       const t: string[] = [];
       const s: string[] = [];
       for (const job of jobs) {
-        for (const { span } of job.spans) {
-          if (!storedTraces.has(key(job.projectId, span.traceId))) continue;
+        for (const { span, traceKey } of job.spans) {
+          if (!storedTraces.has(traceKey)) continue;
           p.push(job.projectId);
           t.push(span.traceId);
           s.push(span.spanId);
@@ -453,7 +457,7 @@ export class Writer {
     const totals = new Map<string, SessionTotals>();
     for (const job of jobs) {
       for (const p of job.spans) {
-        const traceKey = key(job.projectId, p.span.traceId);
+        const traceKey = p.traceKey;
         const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.span.traceId;
         const sessionKey = key(job.projectId, sessionId);
         let tot = totals.get(sessionKey);
@@ -465,7 +469,7 @@ export class Writer {
         }
         // A trace with stored spans: this session may have stored rows.
         if (storedTraces.has(traceKey)) tot.exact = false;
-        const spanKey = `${traceKey}/${p.span.spanId}`;
+        const spanKey = p.spanKey;
         if (existing.has(spanKey)) {
           tot.exact = false;
           continue;
