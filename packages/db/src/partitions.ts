@@ -14,7 +14,7 @@ export interface PartitionReport {
   dropped: string[];
   /** Rows deleted from spans_default because they were older than the retention. */
   deletedFromDefault: number;
-  /** Sessions past the retention deleted, with their tool calls, attempts, guard checks and model calls. */
+  /** Sessions past the retention deleted, with their spans, tool calls, attempts, guard checks and model calls. */
   deletedSessions: number;
 }
 
@@ -94,6 +94,10 @@ export async function maintainSpanPartitions(
            DELETE FROM guard_checks g USING old WHERE g.project_id = old.project_id AND g.session_id = old.id
          ), mc AS (
            DELETE FROM model_calls m USING old WHERE m.project_id = old.project_id AND m.session_id = old.id
+         ), sp AS (
+           -- Its raw spans too, even in a partition not old enough to drop: a session is gone whole
+           -- (the collector relies on a session having a row whenever any of its rows are stored).
+           DELETE FROM spans x USING old WHERE x.project_id = old.project_id AND x.session_id = old.id
          )
          SELECT count(*)::int AS n FROM old`,
         [cutoff],

@@ -78,12 +78,22 @@ it('deletes sessions past the retention with every derived row, and keeps recent
       `INSERT INTO model_calls (project_id, trace_id, span_id, session_id, started_at, duration_ms) VALUES ($1, $2, $3, $4, $5, 1)`,
       [PROJECT, trace, `${span.slice(0, 15)}4`, id, start],
     );
+    // A raw span in March: its partition is kept by a 30-day retention, the old session's span must still go.
+    await client.query(
+      `INSERT INTO spans (project_id, start_time, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+       VALUES ($1, '2027-03-31T00:00:00Z', $2, $3, $4, 'x', 0, 0)`,
+      [PROJECT, trace, `${span.slice(0, 15)}5`, id],
+    );
   }
   const r = await maintainSpanPartitions(db.url, { now: new Date('2027-04-05T00:00:00Z'), retentionDays: 30 });
   expect(r.deletedSessions).toBe(1);
-  for (const table of ['sessions', 'tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
+  for (const table of ['sessions', 'tool_calls', 'attempts', 'guard_checks', 'model_calls', 'spans']) {
     const col = table === 'sessions' ? 'id' : 'session_id';
-    const rows = await client.query(`SELECT ${col} AS s FROM ${table} WHERE project_id = $1`, [PROJECT]);
+    // (The first test left a span of another trace behind: only this test's trace counts.)
+    const rows =
+      table === 'sessions'
+        ? await client.query('SELECT id AS s FROM sessions WHERE project_id = $1', [PROJECT])
+        : await client.query(`SELECT ${col} AS s FROM ${table} WHERE project_id = $1 AND trace_id = $2`, [PROJECT, trace]);
     expect({ table, sessions: rows.rows.map((x) => x.s) }).toEqual({ table, sessions: ['recent'] });
   }
 });
