@@ -10,9 +10,10 @@
 import type pg from 'pg';
 import { copyField, copyLines, shareJson } from './copy.ts';
 import { CollectorError } from './errors.ts';
-import { conversationId, type DerivedRows, deriveOne, spanCopyHead, timestamp } from './mapping.ts';
+import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './normalize.ts';
 import { isUnavailable } from './pg.ts';
+import { type DerivedRow, SessionTotals } from './session-totals.ts';
 import {
   ATTEMPTS,
   DERIVED_TARGETS,
@@ -63,130 +64,6 @@ interface Prepared {
   derived: [Target, string] | null;
   /** The derived row itself (its counts and tokens feed the totals of sessions new in a batch). */
   row: DerivedRow | null;
-}
-
-interface DerivedRow {
-  decision?: string | null;
-  outcome?: string | null;
-  input_tokens?: number;
-  output_tokens?: number;
-  repair_attempt_span_id?: string | null;
-  repair_failure_class?: string | null;
-}
-
-/**
- * Totals of a session from the rows one batch writes: the same values RECOMPUTE computes in
- * SQL, used only for sessions with nothing stored yet (see recomputeSessions). `exact` turns
- * false when the batch alone cannot tell (stored rows may exist, or a value whose text form
- * is jsonb's to decide), and the session is then recomputed in SQL.
- */
-class SessionTotals {
-  exact = true;
-  startNs = 0n;
-  endNs = 0n;
-  spans = 0;
-  agent: First = { ns: 0n, v: undefined };
-  user: First = { ns: 0n, v: undefined };
-  outcomeAttr: First = { ns: 0n, v: undefined };
-  service: First = { ns: 0n, v: undefined };
-  weight: number | null = null;
-  rootError = false;
-  hasRoot = false;
-  escalated = false;
-  toolCalls = 0;
-  attempts = 0;
-  failed = 0;
-  modelCalls = 0;
-  input = 0;
-  output = 0;
-  repair = 0;
-
-  constructor(
-    readonly projectId: string,
-    readonly id: string,
-  ) {}
-
-  add(span: NormSpan, target: Target | undefined, row: DerivedRow | null): void {
-    const ns = span.startNs;
-    if (this.spans === 0 || ns < this.startNs) this.startNs = ns;
-    if (this.spans === 0 || span.endNs > this.endNs) this.endNs = span.endNs;
-    this.spans++;
-    const a = span.attributes;
-    this.exact &&= pick(this.agent, a, AGENT_NAME, ns, false) && pick(this.user, a, USER_ID, ns, false);
-    this.exact &&= pick(this.outcomeAttr, a, SESSION_OUTCOME, ns, true);
-    if (span.serviceName !== null && (this.service.v === undefined || ns < this.service.ns)) {
-      this.service.v = span.serviceName;
-      this.service.ns = ns;
-    }
-    const w = a[SAMPLING_WEIGHT];
-    if (typeof w === 'number' && (this.weight === null || w > this.weight)) this.weight = w;
-    if (span.parentSpanId === null) {
-      this.hasRoot = true;
-      if (span.statusCode === 2) this.rootError = true;
-    }
-    if (!row) return;
-    if (target === TOOL_CALLS || target === ATTEMPTS) {
-      if (row.decision === 'escalate_human') this.escalated = true;
-      if (target === TOOL_CALLS) this.toolCalls++;
-      else {
-        this.attempts++;
-        if (row.outcome !== 'success') this.failed++;
-      }
-    } else if (target === MODEL_CALLS) {
-      const i = row.input_tokens ?? 0;
-      const o = row.output_tokens ?? 0;
-      this.modelCalls++;
-      this.input += i;
-      this.output += o;
-      if (row.repair_attempt_span_id != null || row.repair_failure_class != null) this.repair += i + o;
-    }
-  }
-
-  row(): Record<string, unknown> {
-    const outcome =
-      this.outcomeAttr.v ?? (this.escalated ? 'escalated' : this.rootError ? 'failed' : this.hasRoot ? 'success' : null);
-    return {
-      project_id: this.projectId,
-      id: this.id,
-      agent_name: this.agent.v ?? null,
-      service_name: this.service.v ?? null,
-      user_id: this.user.v ?? null,
-      started_at: timestamp(this.startNs),
-      ended_at: timestamp(this.endNs),
-      outcome,
-      span_count: this.spans,
-      tool_call_count: this.toolCalls,
-      attempt_count: this.attempts,
-      failed_attempt_count: this.failed,
-      model_call_count: this.modelCalls,
-      input_tokens: this.input,
-      output_tokens: this.output,
-      repair_tokens: this.repair,
-      sampling_weight: this.weight ?? 1,
-    };
-  }
-}
-
-/** The value of an attribute on the first (or, `last`, the latest) span that has it. */
-interface First {
-  ns: bigint;
-  v: string | null | undefined;
-}
-const AGENT_NAME = 'gen_ai.agent.name';
-const USER_ID = 'guardtrace.user.id';
-const SESSION_OUTCOME = 'guardtrace.session.outcome';
-const SAMPLING_WEIGHT = 'guardtrace.sampling.weight';
-
-/** Track `key`'s value on the earliest (latest) span; false when a value is not a string or null. */
-function pick(f: First, attrs: NormSpan['attributes'], key: string, ns: bigint, last: boolean): boolean {
-  if (!Object.hasOwn(attrs, key)) return true;
-  const v = attrs[key];
-  if (v !== null && typeof v !== 'string') return false;
-  if (f.v === undefined || (last ? ns > f.ns : ns < f.ns)) {
-    f.v = v;
-    f.ns = ns;
-  }
-  return true;
 }
 
 const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
