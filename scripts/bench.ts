@@ -34,13 +34,17 @@ const sections: string[] = [];
 let failed = false;
 
 for (const pkg of PACKAGES) {
-  if (only.length && !only.some((o) => pkg.name.includes(o))) continue;
+  const selected = !only.length || only.some((o) => pkg.name.includes(o));
   const manifest = JSON.parse(readFileSync(path.join(ROOT, pkg.dir, 'package.json'), 'utf8'));
   const resultsFile = path.join(ROOT, pkg.dir, 'bench/results.json');
   let results: Results = { rows: [] };
   let note = '';
   if (!manifest.scripts?.bench || !existsSync(path.join(ROOT, pkg.dir, 'bench'))) {
     note = 'No benchmark yet.';
+  } else if (!selected) {
+    // Not asked for this time: keep its last results in the page.
+    if (existsSync(resultsFile)) results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
+    else note = 'Not run yet.';
   } else {
     console.log(`\n== ${pkg.name} bench ==`);
     const r = spawnSync('pnpm', ['--filter', pkg.name, 'run', 'bench'], { cwd: ROOT, stdio: 'inherit' });

@@ -220,6 +220,16 @@ export class ToolCall {
         await rt.clock.sleep(backoffMs);
         continue;
       }
+      let reconciliation: ReconcileResult | undefined;
+      if (d.decision === 'fail_reconcile') {
+        reconciliation = await this.#reconcile(run);
+        // Reconciliation proved the call had no effect: sending it again with the same
+        // idempotency key is safe, and needs no model turn (the seed: reconcile by key, not
+        // another model turn). Attempt cap and session retries still bound it.
+        if (reconciliation.status === 'not_committed' && n < maxAttempts && s.budgetView(maxAttempts - n).sessionRetriesLeft > 0) {
+          continue;
+        }
+      }
       const base: CallFailure = {
         ok: false, tool: this.toolName, callId: this.callId, failureClass: budgetExhausted ? 'budget_exhausted' : failureClass,
         decision: d.decision, feedback: shownFeedback, attempts: [...this.attempts], awaitingCorrection: d.awaitingCorrection,
@@ -231,9 +241,7 @@ export class ToolCall {
         s.markAwaiting(this);
         return base;
       }
-      if (d.decision === 'fail_reconcile') {
-        base.reconciliation = await this.#reconcile(run);
-      }
+      if (reconciliation) base.reconciliation = reconciliation;
 
       if (!d.awaitingCorrection || !this.#tool) {
         const esc = this.#escalation(d.decision, d.escalationReason ?? failureClass);

@@ -232,6 +232,41 @@ describe('side effects', () => {
     expect(named('execute_tool')[1]?.attributes['guardtrace.deduplicated']).toBe(true);
   });
 
+  it('a charge that reconciliation proves never happened is sent again with the same key, without a model turn', async () => {
+    const { gt, named } = traced();
+    let first = true;
+    const calls = registerSeedTools(gt, {
+      charge: () => {
+        if (first) {
+          first = false;
+          throw Object.assign(new Error('timeout awaiting provider'), { code: 'ETIMEDOUT' });
+        }
+        return { charge: 'ch_9' };
+      },
+      reconcile: () => ({ status: 'not_committed' }),
+    });
+    const s = gt.session({ agentName: 'invoice-agent' });
+    const r = await s.callTool('charge_card', { customer_id: 'cus_1', amount_cents: 4200 }, { intentId: 'inv_9' });
+    expect(r).toMatchObject({ ok: true, value: { charge: 'ch_9' } });
+    expect(calls.charge).toBe(2);
+    expect(calls.reconcile).toHaveLength(1);
+    expect(new Set(calls.keys).size).toBe(1); // both sends carry the intent's idempotency key
+    expect(r.attempts.map((a) => a.decision)).toEqual(['fail_reconcile', 'proceed']);
+    expect(named('execute_tool')[0]?.attributes['guardtrace.reconcile.status']).toBe('not_committed');
+  });
+
+  it('a charge still unconfirmed after the attempt cap is left to reconciliation, never sent a fourth time', async () => {
+    const { gt } = traced();
+    const calls = registerSeedTools(gt, {
+      charge: () => { throw Object.assign(new Error('timeout awaiting provider'), { code: 'ETIMEDOUT' }); },
+      reconcile: () => ({ status: 'not_committed' }),
+    });
+    const s = gt.session({ agentName: 'invoice-agent' });
+    const r = await s.callTool('charge_card', { customer_id: 'cus_1', amount_cents: 4200 }, { intentId: 'inv_10' });
+    expect(calls.charge).toBe(3);
+    expect(r).toMatchObject({ ok: false, decision: 'fail_reconcile', reconciliation: { status: 'not_committed' } });
+  });
+
   it('an unresolved uncertain charge blocks a regenerated call until reconciled', async () => {
     const { gt } = traced();
     const calls = registerSeedTools(gt, { charge: () => { throw Object.assign(new Error('t'), { code: 'ETIMEDOUT' }); } });
