@@ -1,8 +1,5 @@
-import { ATTR_GEN_AI_CONVERSATION_ID } from '@guardtrace/semconv';
-import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { FeedbackRequired, GuardViolation } from '../src/errors.ts';
-import { FakeClock, traced } from './helpers.ts';
+import { traced } from './helpers.ts';
 import { httpError, registerSeedTools } from './fixtures.ts';
 
 describe('side effects', () => {
