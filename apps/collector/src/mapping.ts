@@ -46,7 +46,7 @@ import {
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
 import { copyField } from './copy.ts';
-import type { Attributes, NormSpan } from './normalize.ts';
+import type { Attributes, NormSpan } from './span.ts';
 
 // Vercel AI SDK telemetry (ai.* namespace), read for tool and model calls.
 const AI_TOOL_CALL_NAME = 'ai.toolCall.name';

@@ -5,45 +5,7 @@
  * strings or numbers, enums as numbers or names. Both go through the same walker.
  */
 
-export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue };
-export type Attributes = Record<string, AttrValue>;
-
-export interface SpanEvent {
-  timeUnixNano: string;
-  name: string;
-  attributes: Attributes;
-}
-export interface SpanLink {
-  traceId: string;
-  spanId: string;
-  attributes: Attributes;
-}
-
-export interface NormSpan {
-  /** Start time as Postgres timestamptz text (set once by mapping.ts). */
-  startTime?: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  name: string;
-  kind: number;
-  startNs: bigint;
-  endNs: bigint;
-  statusCode: number;
-  statusMessage: string | null;
-  attributes: Attributes;
-  events: SpanEvent[];
-  links: SpanLink[];
-  resource: Attributes;
-  serviceName: string | null;
-  scopeName: string | null;
-  scopeVersion: string | null;
-}
-
-export interface Rejection {
-  path: string;
-  reason: string;
-}
+import type { Attributes, AttrValue, NormSpan, Rejection } from './span.ts';
 
 export interface NormalizeLimits {
   /** Longest string value kept; longer ones are truncated and marked. */

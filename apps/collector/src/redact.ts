@@ -4,7 +4,7 @@
  * string (bearer tokens, API keys, AWS keys, private keys, passwords in URLs). What is
  * removed is replaced by a visible marker, `[REDACTED:<rule>]`, never dropped silently.
  */
-import type { AttrValue, Attributes, NormSpan } from './normalize.ts';
+import type { AttrValue, Attributes, NormSpan } from './span.ts';
 
 export interface ValueRule {
   name: string;

@@ -4,7 +4,7 @@
  * produces, without reading the rows back.
  */
 import { timestamp } from './mapping.ts';
-import type { NormSpan } from './normalize.ts';
+import type { NormSpan } from './span.ts';
 import { ATTEMPTS, MODEL_CALLS, TOOL_CALLS, type Target } from './sql.ts';
 
 export interface DerivedRow {

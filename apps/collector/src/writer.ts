@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { copyField, copyLines, shareJson } from './copy.ts';
 import { CollectorError } from './errors.ts';
 import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
-import type { NormSpan } from './normalize.ts';
+import type { NormSpan } from './span.ts';
 import { isUnavailable } from './pg.ts';
 import { type DerivedRow, SessionTotals } from './session-totals.ts';
 import {
