@@ -72,19 +72,16 @@ export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] 
 export const DERIVED_TARGETS = [TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;
 
 /**
- * One statement that inserts the derived rows of a batch (each table's rows as a JSON array,
- * `rows` in `tables` order) and then locks the touched sessions (`keys`, a text[]): rows are
- * small and few (one per span at most), so Postgres parsing JSON costs less here than a COPY
- * round trip per table. `onConflict`: skip rows already stored (the fallback path) instead of
- * failing the batch.
+ * The batch's new traces and re-keyed traces written to the trace index (`traces`), then the
+ * locks of the touched sessions taken (`keys`, a text[]): one statement. Upserted, so the
+ * fallback path and a re-key both land.
  */
-export function insertDerivedAndLock(tables: readonly Target[], onConflict: boolean, rows: readonly string[], keys: string): string {
-  const ctes = tables.map((t, i) => {
-    const cols = t.columns.join(', ');
-    return `d${i} AS (INSERT INTO ${t.table} (${cols}) SELECT ${cols} FROM json_populate_recordset(NULL::${t.table}, ${rows[i]}::json)${onConflict ? ' ON CONFLICT DO NOTHING' : ''})`;
-  });
-  const lock = lockKeys(keys);
-  return ctes.length > 0 ? `WITH ${ctes.join(',\n')}${lock}` : lock;
+export function upsertTracesAndLock(projectIds: string, traceIds: string, sessionIds: string, keys: string): string {
+  return `WITH tr AS (
+  INSERT INTO traces (project_id, trace_id, session_id)
+  SELECT * FROM unnest(${projectIds}::uuid[], ${traceIds}::text[], ${sessionIds}::text[])
+  ON CONFLICT (project_id, trace_id) DO UPDATE SET session_id = EXCLUDED.session_id
+)${lockKeys(keys)}`;
 }
 
 /**
@@ -124,30 +121,33 @@ export function quote(s: string): string {
 }
 
 /**
- * What is already stored for the batch's traces (only traces with stored spans come back): a
- * conversation id found on a stored span, and whether spans are stored under the trace id.
+ * The batch's traces that have stored spans, each with the session its spans without a
+ * conversation id went to (the trace id itself while none was seen): primary-key lookups in
+ * `traces`, however many span partitions there are.
  */
 export const traceState = (projectIds: string, traceIds: string) => `
-SELECT t.project_id::text AS project_id, t.trace_id,
-  (SELECT s.session_id FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id
-     AND s.session_id <> s.trace_id LIMIT 1) AS stored_session,
-  EXISTS (SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id
-     AND s.session_id = s.trace_id) AS keyed_by_trace
-FROM unnest(${projectIds}::uuid[], ${traceIds}::text[]) AS t(project_id, trace_id)
-WHERE EXISTS (SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id)`;
+SELECT t.project_id::text AS project_id, t.trace_id, t.session_id
+FROM traces t JOIN unnest(${projectIds}::uuid[], ${traceIds}::text[]) AS b(project_id, trace_id)
+  ON t.project_id = b.project_id AND t.trace_id = b.trace_id`;
 
-/** Spans of the batch that are already stored (retried exports), among traces that have stored spans. */
+/**
+ * Spans of the batch that are already stored (retried exports), among traces that have stored
+ * spans: looked up by the full primary key, so only the partition of each start time is read.
+ */
 export const EXISTING_SPANS = `
 SELECT s.project_id::text AS project_id, s.trace_id, s.span_id
-FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, span_id)
-JOIN spans s ON s.project_id = t.project_id AND s.trace_id = t.trace_id AND s.span_id = t.span_id`;
+FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) AS t(project_id, start_time, trace_id, span_id)
+JOIN spans s ON s.project_id = t.project_id AND s.start_time = t.start_time AND s.trace_id = t.trace_id
+  AND s.span_id = t.span_id`;
 
-/** Traces stored under their trace id whose conversation id this batch reveals: move their spans. */
+/**
+ * Traces stored under their trace id whose conversation id this batch reveals: move their
+ * spans (found through the session index: their session id is the trace id).
+ */
 export const REKEY_SPANS = `
 UPDATE spans s SET session_id = t.session_id
 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, session_id)
-WHERE s.project_id = t.project_id AND s.trace_id = t.trace_id AND s.session_id = s.trace_id
-RETURNING s.project_id::text AS project_id, s.trace_id, t.session_id`;
+WHERE s.project_id = t.project_id AND s.session_id = t.trace_id AND s.trace_id = t.trace_id`;
 
 /** Same move for a derived table (only run for traces whose spans moved). */
 export const rekeyDerived = (table: string) => `

@@ -6,9 +6,14 @@
  * first) and sessions (taken before their totals are recomputed), always in key order, make
  * transactions that share a trace or session run one after the other — also across
  * collector instances — so session lookup, re-keying and totals see each other's rows.
+ *
+ * Round trips per transaction: BEGIN with the trace locks and the trace index lookup; for
+ * traces seen before only, the stored-span check (and a re-key when a conversation id shows
+ * up late); one COPY per table with rows; then the trace index, session locks, session totals
+ * and COMMIT in one statement.
  */
 import type pg from 'pg';
-import { copyField, copyLines, shareJson } from './copy.ts';
+import { copyField, copyLine, copyLines, shareJson } from './copy.ts';
 import { CollectorError } from './errors.ts';
 import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
@@ -19,18 +24,19 @@ import {
   DERIVED_TARGETS,
   EXISTING_SPANS,
   GUARD_CHECKS,
-  insertDerivedAndLock,
   lockKeys,
   MODEL_CALLS,
   REKEY_SPANS,
   recomputeSessions,
   rekeyDerived,
   SPANS,
+  TARGETS,
   TOOL_CALLS,
   type Target,
   quote,
   textArray,
   traceState,
+  upsertTracesAndLock,
 } from './sql.ts';
 
 export interface WriterOptions {
@@ -51,8 +57,8 @@ export interface WriterOptions {
 
 /**
  * A span with its rows built ahead of the transaction, all but session_id (known later): the
- * COPY text of its `spans` row (session_id comes last, appended), and the JSON of its derived
- * row without the closing brace (session_id is appended).
+ * COPY text of its `spans` row and of its derived row, each without session_id (the last
+ * column, appended per batch).
  */
 interface Prepared {
   span: NormSpan;
@@ -126,8 +132,8 @@ export class Writer {
       const d = deriveOne(span, projectId, '');
       let derived: [Target, string] | null = null;
       if (d) {
-        (d[1] as { session_id?: string }).session_id = undefined; // left out of the JSON, appended per batch
-        derived = [DERIVED_TARGET[d[0]], JSON.stringify(d[1]).slice(0, -1)];
+        const target = DERIVED_TARGET[d[0]];
+        derived = [target, copyLine(d[1], target.head)];
       }
       const line = spanCopyHead(span, projectId);
       const traceKey = key(projectId, span.traceId);
@@ -249,7 +255,7 @@ export class Writer {
     let broken = false;
     try {
       if (mode === 'staged' && !this.staged.has(client)) {
-        await client.query(SPANS.createStage);
+        await client.query(TARGETS.map((t) => t.createStage).join(';\n'));
         this.staged.add(client);
       }
       // BEGIN is sent with the first statements and COMMIT with the last (writeIn).
@@ -286,31 +292,34 @@ export class Writer {
         textArray(tv.map((t) => t[1])),
       )}`,
     )) as unknown as pg.QueryResult[];
-    const state = first[2] as pg.QueryResult<{ project_id: string; trace_id: string; stored_session: string | null; keyed_by_trace: boolean }>;
+    const state = first[2] as pg.QueryResult<{ project_id: string; trace_id: string; session_id: string }>;
     const traceSession = new Map(batchSession);
     const rekey: [string, string, string][] = [];
     const storedTraces = new Set<string>();
     for (const r of state.rows) {
       const k = key(r.project_id, r.trace_id);
       storedTraces.add(k);
-      if (r.stored_session !== null && !traceSession.has(k)) traceSession.set(k, r.stored_session);
+      const keyedByTrace = r.session_id === r.trace_id;
+      if (!keyedByTrace && !traceSession.has(k)) traceSession.set(k, r.session_id);
       const session = traceSession.get(k);
-      if (r.keyed_by_trace && session !== undefined) rekey.push([r.project_id, r.trace_id, session]);
+      if (keyedByTrace && session !== undefined) rekey.push([r.project_id, r.trace_id, session]);
     }
     const existing = new Set<string>();
     if (storedTraces.size > 0) {
       const p: string[] = [];
+      const st: string[] = [];
       const t: string[] = [];
       const s: string[] = [];
       for (const job of jobs) {
         for (const { span, traceKey } of job.spans) {
           if (!storedTraces.has(traceKey)) continue;
           p.push(job.projectId);
+          st.push(span.startTime as string);
           t.push(span.traceId);
           s.push(span.spanId);
         }
       }
-      const { rows } = await client.query<{ project_id: string; trace_id: string; span_id: string }>(EXISTING_SPANS, [p, t, s]);
+      const { rows } = await client.query<{ project_id: string; trace_id: string; span_id: string }>(EXISTING_SPANS, [p, st, t, s]);
       for (const r of rows) existing.add(`${key(r.project_id, r.trace_id)}/${r.span_id}`);
     }
     const touched = new Map<string, [string, string]>();
@@ -354,25 +363,32 @@ export class Writer {
         existing.add(spanKey);
         if (tot.exact) tot.add(p.span, p.derived?.[0], p.row);
         spanLines.push(`${p.line}\t${copyField(sessionId)}`);
-        if (p.derived) derived.get(p.derived[0])?.push(`${p.derived[1]},"session_id":${JSON.stringify(sessionId)}}`);
+        if (p.derived) derived.get(p.derived[0])?.push(`${p.derived[1]}\t${copyField(sessionId)}`);
       }
     }
-    if (spanLines.length > 0) {
-      await copyLines(client, mode === 'direct' ? SPANS.table : SPANS.stage, spanLines, SPANS.columns);
-      if (mode === 'staged') await client.query(SPANS.insertStaged);
+    // One COPY per table with rows: much cheaper for Postgres than parsing the rows from JSON.
+    for (const [target, lines] of [[SPANS, spanLines] as const, ...derived]) {
+      if (lines.length === 0) continue;
+      await copyLines(client, mode === 'direct' ? target.table : target.stage, lines, target.columns);
+      if (mode === 'staged') await client.query(target.insertStaged);
     }
-    // 5. One round trip to the end: a statement inserting the derived rows and taking the locks
+    // The trace index: traces new in this batch, and re-keyed ones, with their session.
+    const traceRows: [string, string, string][] = [];
+    for (const [k, [projectId, traceId]] of traces) {
+      if (!storedTraces.has(k)) traceRows.push([projectId, traceId, traceSession.get(k) ?? traceId]);
+    }
+    for (const r of rekey) traceRows.push(r);
+    // 5. One round trip to the end: a statement writing the trace index and taking the locks
     //    of the touched sessions; then (its own statement, whose snapshot sees the rows of other
     //    writers of these sessions, committed before we got their locks) the session totals;
     //    then COMMIT. Values are inlined as literals (the simple protocol takes no parameters).
-    const tables = DERIVED_TARGETS.filter((t) => (derived.get(t) as string[]).length > 0);
     const sv = [...touched.values()];
     const fresh: Record<string, unknown>[] = [];
     for (const tot of totals.values()) if (tot.exact) fresh.push(tot.row());
-    const insertAndLock = insertDerivedAndLock(
-      tables,
-      mode === 'staged',
-      tables.map((t) => quote(`[${(derived.get(t) as string[]).join(',')}]`)),
+    const insertAndLock = upsertTracesAndLock(
+      textArray(traceRows.map((r) => r[0])),
+      textArray(traceRows.map((r) => r[1])),
+      textArray(traceRows.map((r) => r[2])),
       textArray([...touched.keys()].map((k) => `s:${k}`)),
     );
     const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));

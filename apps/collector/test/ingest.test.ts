@@ -124,6 +124,8 @@ describe('POST /v1/traces', () => {
     expect(early.session_id).toBe(s.traceId);
     const traceSession = await one(env.sql, 'SELECT span_count FROM sessions WHERE id = $1', [s.traceId]);
     expect(traceSession.span_count).toBe(3);
+    const indexed = async () => (await one(env.sql, 'SELECT session_id FROM traces WHERE trace_id = $1', [s.traceId])).session_id;
+    expect(await indexed()).toBe(s.traceId);
 
     const rootWithConv = { ...root, attributes: [...((root?.attributes ?? []) as object[]), { key: 'gen_ai.conversation.id', value: { stringValue: conv } }] };
     expect((await post(jsonRequest([rootWithConv]))).statusCode).toBe(200);
@@ -132,6 +134,7 @@ describe('POST /v1/traces', () => {
 
     const sessions = (await env.sql.query('SELECT id, span_count, attempt_count, model_call_count FROM sessions WHERE id = ANY($1) ORDER BY id', [[conv, s.traceId]])).rows;
     expect(sessions).toEqual([{ id: conv, span_count: 8, attempt_count: 2, model_call_count: 2 }]);
+    expect(await indexed()).toBe(conv);
     for (const table of ['spans', 'tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
       const r = await one(env.sql, `SELECT count(*) FILTER (WHERE session_id <> $2)::int AS wrong FROM ${table} WHERE trace_id = $1`, [s.traceId, conv]);
       expect(r.wrong, table).toBe(0);

@@ -94,6 +94,8 @@ export async function maintainSpanPartitions(
            DELETE FROM guard_checks g USING old WHERE g.project_id = old.project_id AND g.session_id = old.id
          ), mc AS (
            DELETE FROM model_calls m USING old WHERE m.project_id = old.project_id AND m.session_id = old.id
+         ), tr AS (
+           DELETE FROM traces t USING old WHERE t.project_id = old.project_id AND t.session_id = old.id
          ), sp AS (
            -- Its raw spans too, even in a partition not old enough to drop: a session is gone whole
            -- (the collector relies on a session having a row whenever any of its rows are stored).

@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, migrate, pendingMigrations, readMigrations, type TestDatabase } from '../src/server.ts';
+import {
+  createTestDatabase,
+  DEFAULT_MIGRATIONS_DIR,
+  migrate,
+  pendingMigrations,
+  readMigrations,
+  type TestDatabase,
+} from '../src/server.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -47,7 +54,7 @@ describe('migrate', () => {
     expect(rows.every((r) => r.finished_at instanceof Date && r.applied_steps_count === 1)).toBe(true);
     const tables = await query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
     expect(tables.map((t) => t.tablename)).toEqual(
-      expect.arrayContaining(['projects', 'api_keys', 'spans', 'sessions', 'tool_calls', 'attempts', 'guard_checks', 'model_calls']),
+      expect.arrayContaining(['projects', 'api_keys', 'spans', 'sessions', 'tool_calls', 'attempts', 'guard_checks', 'model_calls', 'traces']),
     );
   });
 
@@ -74,8 +81,49 @@ describe('migrate', () => {
       JOIN pg_namespace n ON n.oid = t.relnamespace
       JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = x.indkey[0]
       WHERE n.nspname = 'public' AND (x.indisunique OR x.indisprimary)
-        AND t.relname IN ('spans','sessions','tool_calls','attempts','guard_checks','model_calls')`);
-    expect(rows.length).toBeGreaterThanOrEqual(6);
+        AND t.relname IN ('spans','sessions','tool_calls','attempts','guard_checks','model_calls','traces')`);
+    expect(rows.length).toBeGreaterThanOrEqual(7);
     for (const r of rows) expect(`${r.table}.${r.index}:${r.first}`).toBe(`${r.table}.${r.index}:project_id`);
+  });
+
+  it('fills the trace index from the spans stored before it existed', async () => {
+    const fresh = await createTestDatabase({ migrate: false });
+    try {
+      const all = await readMigrations();
+      const at = all.findIndex((m) => m.name.endsWith('_ingest_write_path'));
+      expect(at).toBeGreaterThan(0);
+      // The migrations before the trace index, in a folder of their own.
+      const before = await fs.mkdtemp(path.join(os.tmpdir(), 'gt-migrations-'));
+      for (const m of all.slice(0, at)) {
+        await fs.cp(path.join(DEFAULT_MIGRATIONS_DIR, m.name), path.join(before, m.name), { recursive: true });
+      }
+      await migrate(fresh.url, { dir: before });
+      const c = new pg.Client({ connectionString: fresh.url });
+      await c.connect();
+      try {
+        const project = '00000000-0000-4000-8000-000000000001';
+        const span = (trace: string, id: string, session: string) =>
+          c.query(
+            `INSERT INTO spans (project_id, start_time, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+             VALUES ($1, now(), $2, $3, $4, 'x', 0, 0)`,
+            [project, trace, id, session],
+          );
+        const [keyed, conv] = ['a'.repeat(32), 'b'.repeat(32)];
+        await span(keyed, '0000000000000001', keyed);
+        await span(conv, '0000000000000002', conv); // stored before its conversation id was seen
+        await span(conv, '0000000000000003', 'sess-1');
+        await migrate(fresh.url);
+        const rows = (await c.query('SELECT trace_id, session_id FROM traces ORDER BY trace_id')).rows;
+        expect(rows).toEqual([
+          { trace_id: keyed, session_id: keyed },
+          { trace_id: conv, session_id: 'sess-1' },
+        ]);
+      } finally {
+        await c.end();
+        await fs.rm(before, { recursive: true, force: true });
+      }
+    } finally {
+      await fresh.close();
+    }
   });
 });

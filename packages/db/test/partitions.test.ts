@@ -78,6 +78,12 @@ it('deletes sessions past the retention with every derived row, and keeps recent
       `INSERT INTO model_calls (project_id, trace_id, span_id, session_id, started_at, duration_ms) VALUES ($1, $2, $3, $4, $5, 1)`,
       [PROJECT, trace, `${span.slice(0, 15)}4`, id, start],
     );
+    // The trace index row of a trace of this session.
+    await client.query('INSERT INTO traces (project_id, trace_id, session_id) VALUES ($1, $2, $3)', [
+      PROJECT,
+      (id === 'old' ? 'c' : 'd').repeat(32),
+      id,
+    ]);
     // A raw span in March: its partition is kept by a 30-day retention, the old session's span must still go.
     await client.query(
       `INSERT INTO spans (project_id, start_time, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
@@ -96,4 +102,6 @@ it('deletes sessions past the retention with every derived row, and keeps recent
         : await client.query(`SELECT ${col} AS s FROM ${table} WHERE project_id = $1 AND trace_id = $2`, [PROJECT, trace]);
     expect({ table, sessions: rows.rows.map((x) => x.s) }).toEqual({ table, sessions: ['recent'] });
   }
+  const traces = await client.query('SELECT session_id AS s FROM traces WHERE project_id = $1', [PROJECT]);
+  expect(traces.rows.map((x) => x.s)).toEqual(['recent']);
 });
