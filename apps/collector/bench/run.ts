@@ -48,7 +48,7 @@ const quantile = (xs: number[], q: number) => {
 
 async function startCollector(databaseUrl: string): Promise<{ url: string; proc: ChildProcess }> {
   const tsx = createRequire(import.meta.url).resolve('tsx');
-  const proc = spawn(process.execPath, ['--import', tsx, 'src/main.ts'], {
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--import', tsx, 'src/main.ts'], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', COLLECTOR_RATE_LIMIT_RPS: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],

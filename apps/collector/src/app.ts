@@ -151,25 +151,32 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     req.gt.principal = principal;
   };
 
+  /**
+   * Decode, validate and redact a request and queue its spans for the writer. Synchronous on
+   * purpose: the decoded tree and the spans are garbage once this returns, instead of living
+   * (and being copied by every scavenge) until the transaction commits.
+   */
+  const enqueue = (projectId: string, parsed: Parsed) => {
+    const { spans, rejected } = new Normalizer().normalize(decodeRequest(parsed.body, parsed.encoding));
+    metrics.spansReceived.inc(spans.length + rejected.length);
+    const seen = new WeakSet<object>();
+    for (const span of spans) redactor.span(span, seen);
+    const written = writer.submit(projectId, spans);
+    return { written, stored: spans.length, rejected: rejected.length, message: rejectionMessage(rejected) };
+  };
+
   app.post('/v1/traces', { onRequest: admit }, async (req: FastifyRequest, reply: FastifyReply) => {
     const parsed = req.body as Parsed | undefined;
     if (!parsed || !Buffer.isBuffer(parsed.body)) {
       throw new CollectorError(415, 'unsupported Content-Type: send application/x-protobuf or application/json');
     }
     const principal = req.gt.principal as Principal;
-    const decoded = decodeRequest(parsed.body, parsed.encoding);
-    const { spans, rejected } = new Normalizer().normalize(decoded);
-    metrics.spansReceived.inc(spans.length + rejected.length);
-    const seen = new WeakSet<object>();
-    for (const span of spans) redactor.span(span, seen);
-    await writer.submit(principal.projectId, spans);
-    metrics.spansStored.inc(spans.length);
-    metrics.spansRejected.inc(rejected.length);
-    const message = rejectionMessage(rejected);
-    if (rejected.length > 0) req.log.info({ rejected: rejected.length, message }, 'partial success');
-    return reply
-      .type(contentTypeOf(parsed.encoding))
-      .send(encodeResponse(parsed.encoding, rejected.length, message));
+    const { written, stored, rejected, message } = enqueue(principal.projectId, parsed);
+    await written;
+    metrics.spansStored.inc(stored);
+    metrics.spansRejected.inc(rejected);
+    if (rejected > 0) req.log.info({ rejected, message }, 'partial success');
+    return reply.type(contentTypeOf(parsed.encoding)).send(encodeResponse(parsed.encoding, rejected, message));
   });
 
   app.get('/v1/sampling', { onRequest: admit }, async (req) => {

@@ -38,29 +38,61 @@ export function copyLine(row: Readonly<Record<string, unknown>>, columns: readon
   return line;
 }
 
-/** Lines joined into chunks of ~1 MiB: few stream writes, and memory stays flat on big batches. */
-function* chunks(lines: Iterable<string>): Generator<string> {
-  let buf = '';
-  for (const line of lines) {
-    buf += `${line}\n`;
-    if (buf.length > 1 << 20) {
-      yield buf;
-      buf = '';
+// 1 MiB chunks: few stream writes, and memory stays flat on big batches.
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * COPY text encoded straight into Buffers as it is built. (Concatenating a batch into one big
+ * string and letting the stream encode it costs several times more: V8 first flattens the
+ * rope of thousands of pieces, then encodes it.)
+ */
+export class CopyBuffer {
+  readonly chunks: Buffer[] = [];
+  private buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  private at = 0;
+
+  /** Append text (UTF-8). */
+  write(s: string): void {
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes.
+    if (this.at + s.length * 3 > this.buf.length) {
+      this.flush();
+      if (s.length * 3 > this.buf.length) {
+        this.chunks.push(Buffer.from(s, 'utf8'));
+        return;
+      }
     }
+    this.at += this.buf.write(s, this.at, 'utf8');
   }
-  if (buf) yield buf;
+
+  /** The chunks written so far, the last one cut to its length. */
+  finish(): Buffer[] {
+    this.flush();
+    return this.chunks;
+  }
+
+  private flush(): void {
+    if (this.at === 0) return;
+    this.chunks.push(this.buf.subarray(0, this.at));
+    this.buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.at = 0;
+  }
 }
 
 /** Rows (objects) as COPY text chunks, fields in `columns` order. */
-export function copyChunks(rows: readonly Record<string, unknown>[], columns: readonly string[]): Generator<string> {
-  return chunks(rows.map((r) => copyLine(r, columns)));
+export function copyChunks(rows: readonly Record<string, unknown>[], columns: readonly string[]): Buffer[] {
+  const out = new CopyBuffer();
+  for (const r of rows) {
+    out.write(copyLine(r, columns));
+    out.write('\n');
+  }
+  return out.finish();
 }
 
-/** COPY pre-built lines (fields in `columns` order) into `table`. */
-export async function copyLines(client: pg.PoolClient, table: string, lines: readonly string[], columns: readonly string[]): Promise<void> {
-  if (lines.length === 0) return;
+/** COPY chunks of COPY text (fields in `columns` order) into `table`. */
+export async function copyBuffers(client: pg.PoolClient, table: string, chunks: readonly Buffer[], columns: readonly string[]): Promise<void> {
+  if (chunks.length === 0) return;
   const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-  await pipeline(Readable.from(chunks(lines)), stream);
+  await pipeline(Readable.from(chunks), stream);
 }
 
 export async function copyRows(
@@ -70,6 +102,5 @@ export async function copyRows(
   columns: readonly string[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-  await pipeline(Readable.from(copyChunks(rows, columns)), stream);
+  await copyBuffers(client, table, copyChunks(rows, columns), columns);
 }

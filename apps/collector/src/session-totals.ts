@@ -7,6 +7,12 @@ import { timestamp } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, MODEL_CALLS, TOOL_CALLS, type Target } from './sql.ts';
 
+/**
+ * What the totals read of a span. A span's full attributes are not kept while it waits for
+ * its transaction: only the ones the totals read (`totalsAttributes`).
+ */
+export type TotalsSpan = Pick<NormSpan, 'startNs' | 'endNs' | 'serviceName' | 'parentSpanId' | 'statusCode' | 'attributes'>;
+
 export interface DerivedRow {
   decision?: string | null;
   outcome?: string | null;
@@ -48,7 +54,7 @@ export class SessionTotals {
     readonly id: string,
   ) {}
 
-  add(span: NormSpan, target: Target | undefined, row: DerivedRow | null): void {
+  add(span: TotalsSpan, target: Target | undefined, row: DerivedRow | null): void {
     const ns = span.startNs;
     if (this.spans === 0 || ns < this.startNs) this.startNs = ns;
     if (this.spans === 0 || span.endNs > this.endNs) this.endNs = span.endNs;
@@ -118,6 +124,31 @@ const AGENT_NAME = 'gen_ai.agent.name';
 const USER_ID = 'guardtrace.user.id';
 const SESSION_OUTCOME = 'guardtrace.session.outcome';
 const SAMPLING_WEIGHT = 'guardtrace.sampling.weight';
+const TOTALS_KEYS = [AGENT_NAME, USER_ID, SESSION_OUTCOME, SAMPLING_WEIGHT];
+const NONE: NormSpan['attributes'] = Object.freeze({}) as NormSpan['attributes'];
+
+/** The attributes the totals read, alone (most spans carry none of them: one shared empty object). */
+export function totalsAttributes(attrs: NormSpan['attributes']): NormSpan['attributes'] {
+  let out: NormSpan['attributes'] | null = null;
+  for (const k of TOTALS_KEYS) {
+    if (!Object.hasOwn(attrs, k)) continue;
+    out ??= {};
+    out[k] = attrs[k] as NormSpan['attributes'][string];
+  }
+  return out ?? NONE;
+}
+
+/** The fields of a derived row the totals read (the rest, arguments and feedback among them, is in its COPY text). */
+export function totalsRow(row: DerivedRow): DerivedRow {
+  return {
+    decision: row.decision,
+    outcome: row.outcome,
+    input_tokens: row.input_tokens,
+    output_tokens: row.output_tokens,
+    repair_attempt_span_id: row.repair_attempt_span_id,
+    repair_failure_class: row.repair_failure_class,
+  };
+}
 
 /** Track `key`'s value on the earliest (latest) span; false when a value is not a string or null. */
 function pick(f: First, attrs: NormSpan['attributes'], key: string, ns: bigint, last: boolean): boolean {

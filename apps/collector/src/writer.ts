@@ -13,12 +13,12 @@
  * and COMMIT in one statement.
  */
 import type pg from 'pg';
-import { copyField, copyLine, copyLines, shareJson } from './copy.ts';
+import { CopyBuffer, copyBuffers, copyField, copyLine, shareJson } from './copy.ts';
 import { CollectorError } from './errors.ts';
 import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { isUnavailable } from './pg.ts';
-import { type DerivedRow, SessionTotals } from './session-totals.ts';
+import { type DerivedRow, SessionTotals, type TotalsSpan, totalsAttributes, totalsRow } from './session-totals.ts';
 import {
   ATTEMPTS,
   DERIVED_TARGETS,
@@ -61,7 +61,12 @@ export interface WriterOptions {
  * column, appended per batch).
  */
 interface Prepared {
-  span: NormSpan;
+  traceId: string;
+  spanId: string;
+  /** Start time as timestamptz text (the stored-span check looks spans up by primary key). */
+  startTime: string;
+  /** What the session totals read of the span (not the span itself: it is not kept). */
+  facts: TotalsSpan;
   /** `project/trace` and `project/trace/span`: the batch's map keys, built once. */
   traceKey: string;
   spanKey: string;
@@ -138,7 +143,26 @@ export class Writer {
       const line = spanCopyHead(span, projectId);
       const traceKey = key(projectId, span.traceId);
       const spanKey = `${traceKey}/${span.spanId}`;
-      return { span, traceKey, spanKey, conv: conversationId(span), line, derived, row: d ? (d[1] as DerivedRow) : null };
+      const facts: TotalsSpan = {
+        startNs: span.startNs,
+        endNs: span.endNs,
+        serviceName: span.serviceName,
+        parentSpanId: span.parentSpanId,
+        statusCode: span.statusCode,
+        attributes: totalsAttributes(span.attributes),
+      };
+      return {
+        traceId: span.traceId,
+        spanId: span.spanId,
+        startTime: span.startTime as string,
+        facts,
+        traceKey,
+        spanKey,
+        conv: conversationId(span),
+        line,
+        derived,
+        row: d ? totalsRow(d[1] as DerivedRow) : null,
+      };
     });
     const parts = this.split(prepared).map(
       (part) =>
@@ -165,7 +189,7 @@ export class Writer {
     let convs = new Set<string>();
     const bound = () => 2 * traces.size + convs.size;
     for (const p of prepared) {
-      const newTrace = !traces.has(p.span.traceId);
+      const newTrace = !traces.has(p.traceId);
       const newConv = p.conv !== null && !convs.has(p.conv);
       if (spans.length > 0 && bound() + (newTrace ? 2 : 0) + (newConv ? 1 : 0) > this.maxLocks) {
         parts.push({ spans, locks: bound() });
@@ -174,7 +198,7 @@ export class Writer {
         convs = new Set();
       }
       spans.push(p);
-      traces.add(p.span.traceId);
+      traces.add(p.traceId);
       if (p.conv !== null) convs.add(p.conv);
     }
     parts.push({ spans, locks: bound() });
@@ -276,8 +300,8 @@ export class Writer {
     const batchSession = new Map<string, string>();
     const traces = new Map<string, [string, string]>();
     for (const job of jobs) {
-      for (const { span, conv, traceKey: k } of job.spans) {
-        if (!traces.has(k)) traces.set(k, [job.projectId, span.traceId]);
+      for (const { traceId, conv, traceKey: k } of job.spans) {
+        if (!traces.has(k)) traces.set(k, [job.projectId, traceId]);
         if (conv !== null && !batchSession.has(k)) batchSession.set(k, conv);
       }
     }
@@ -311,12 +335,12 @@ export class Writer {
       const t: string[] = [];
       const s: string[] = [];
       for (const job of jobs) {
-        for (const { span, traceKey } of job.spans) {
+        for (const { traceId, spanId, startTime, traceKey } of job.spans) {
           if (!storedTraces.has(traceKey)) continue;
           p.push(job.projectId);
-          st.push(span.startTime as string);
-          t.push(span.traceId);
-          s.push(span.spanId);
+          st.push(startTime);
+          t.push(traceId);
+          s.push(spanId);
         }
       }
       const { rows } = await client.query<{ project_id: string; trace_id: string; span_id: string }>(EXISTING_SPANS, [p, st, t, s]);
@@ -336,15 +360,18 @@ export class Writer {
       }
     }
     // 4. Rows of the spans not stored yet (each once, even when a batch repeats one).
-    const spanLines: string[] = [];
-    const derived = new Map<Target, string[]>(DERIVED_TARGETS.map((t) => [t, []]));
+    //    COPY text goes straight into Buffers: the prepared head of each row, then its session.
+    const spanRows = new CopyBuffer();
+    const derived = new Map<Target, CopyBuffer>(DERIVED_TARGETS.map((t) => [t, new CopyBuffer()]));
+    /** Each session's last COPY field and the line end, made once. */
+    const tails = new Map<string, string>();
     // Totals of the sessions this batch may be the first to write (not re-keyed ones: their
     // moved rows are stored; and with ON CONFLICT some rows may not be written at all).
     const totals = new Map<string, SessionTotals>();
     for (const job of jobs) {
       for (const p of job.spans) {
         const traceKey = p.traceKey;
-        const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.span.traceId;
+        const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.traceId;
         const sessionKey = key(job.projectId, sessionId);
         let tot = totals.get(sessionKey);
         if (tot === undefined) {
@@ -352,6 +379,11 @@ export class Writer {
           tot.exact = mode === 'direct' && !touched.has(sessionKey);
           totals.set(sessionKey, tot);
           touched.set(sessionKey, [job.projectId, sessionId]);
+        }
+        let tail = tails.get(sessionKey);
+        if (tail === undefined) {
+          tail = `\t${copyField(sessionId)}\n`;
+          tails.set(sessionKey, tail);
         }
         // A trace with stored spans: this session may have stored rows.
         if (storedTraces.has(traceKey)) tot.exact = false;
@@ -361,15 +393,21 @@ export class Writer {
           continue;
         }
         existing.add(spanKey);
-        if (tot.exact) tot.add(p.span, p.derived?.[0], p.row);
-        spanLines.push(`${p.line}\t${copyField(sessionId)}`);
-        if (p.derived) derived.get(p.derived[0])?.push(`${p.derived[1]}\t${copyField(sessionId)}`);
+        if (tot.exact) tot.add(p.facts, p.derived?.[0], p.row);
+        spanRows.write(p.line);
+        spanRows.write(tail);
+        if (p.derived) {
+          const rows = derived.get(p.derived[0]) as CopyBuffer;
+          rows.write(p.derived[1]);
+          rows.write(tail);
+        }
       }
     }
     // One COPY per table with rows: much cheaper for Postgres than parsing the rows from JSON.
-    for (const [target, lines] of [[SPANS, spanLines] as const, ...derived]) {
-      if (lines.length === 0) continue;
-      await copyLines(client, mode === 'direct' ? target.table : target.stage, lines, target.columns);
+    for (const [target, rows] of [[SPANS, spanRows] as const, ...derived]) {
+      const chunks = rows.finish();
+      if (chunks.length === 0) continue;
+      await copyBuffers(client, mode === 'direct' ? target.table : target.stage, chunks, target.columns);
       if (mode === 'staged') await client.query(target.insertStaged);
     }
     // The trace index: traces new in this batch, and re-keyed ones, with their session.

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { CopyBuffer, copyField } from './copy.ts';
+
+describe('CopyBuffer', () => {
+  it('encodes what it is given as UTF-8, across chunk boundaries and for pieces bigger than a chunk', () => {
+    const pieces: string[] = [];
+    for (let i = 0; i < 40_000; i++) pieces.push(`row ${i}\tnaïve ☃ 𝄞 ${'x'.repeat(i % 50)}\n`);
+    pieces.splice(20_000, 0, `${'€'.repeat(600_000)}\n`); // 1.8 MB once encoded: a chunk of its own
+    const out = new CopyBuffer();
+    for (const p of pieces) out.write(p);
+    const chunks = out.finish();
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(Buffer.concat(chunks).equals(Buffer.from(pieces.join(''), 'utf8'))).toBe(true);
+  });
+
+  it('gives no chunk when nothing was written', () => {
+    expect(new CopyBuffer().finish()).toEqual([]);
+  });
+
+  it('escapes COPY text specials and writes null as \\N', () => {
+    expect(copyField('a\tb\nc\\d\re')).toBe('a\\tb\\nc\\\\d\\re');
+    expect(copyField(null)).toBe('\\N');
+    expect(copyField({ k: 'v\n' })).toBe('{"k":"v\\\\n"}');
+  });
+});
