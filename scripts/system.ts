@@ -12,7 +12,6 @@ import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/d
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSX_CLI = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-const COLLECTOR_NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --max-semi-space-size=64`.trim();
 const NEXT_CLI = path.join(ROOT, 'apps/web/node_modules/next/dist/bin/next');
 
 export interface SystemOptions {
@@ -154,7 +153,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       cwd: path.join(ROOT, 'apps/collector'),
       // A bigger young generation: at ingest rates most of what a request allocates lives until
       // its transaction commits, and 16 MiB semi-spaces copy it over and over (docs/collector.md).
-      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host, NODE_OPTIONS: COLLECTOR_NODE_OPTIONS },
+      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host, NODE_OPTIONS: `${baseEnv.NODE_OPTIONS ?? ''} --max-semi-space-size=64`.trim() },
       output,
     });
     children.push(collector);
