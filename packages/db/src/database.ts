@@ -53,13 +53,29 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
+/**
+ * Collation of the databases this package creates: code-point order, compared with memcmp.
+ * Ids (trace, span, session) are text in every index, and a libc locale (even C.UTF-8)
+ * compares through strcoll: on ingest that was ~10% of Postgres' time. Postgres 17+ has the
+ * builtin C.UTF-8 locale (code-point order, Unicode upper/lower); older servers get
+ * LC_COLLATE C and keep the server's character classification.
+ */
+export function collationClause(serverVersionNum: number): string {
+  return serverVersionNum >= 170_000
+    ? "TEMPLATE template0 LOCALE_PROVIDER builtin BUILTIN_LOCALE 'C.UTF-8'"
+    : "TEMPLATE template0 LC_COLLATE 'C'";
+}
+
 async function ensureDbExists(serverUrl: string, name: string): Promise<string> {
   const client = new pg.Client({ connectionString: serverUrl });
   client.on('error', () => {});
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (!rowCount) await client.query(`CREATE DATABASE "${name}"`);
+    if (!rowCount) {
+      const { rows } = await client.query<{ v: number }>(`SELECT current_setting('server_version_num')::int AS v`);
+      await client.query(`CREATE DATABASE "${name}" ${collationClause(rows[0]?.v ?? 0)}`);
+    }
   } finally {
     await client.end().catch(() => {});
   }

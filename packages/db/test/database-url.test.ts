@@ -61,3 +61,27 @@ it('the apps use DATABASE_URL as given, migrate it, and never start an embedded 
   // close() leaves a server it does not own running.
   expect((await databases()).length).toBeGreaterThan(0);
 });
+
+it('creates its databases with code-point (memcmp) collation and Unicode case mapping', async () => {
+  const db = await createTestDatabase({ migrate: false });
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  try {
+    const { rows } = await c.query(
+      `SELECT datlocprovider AS provider, coalesce(datlocale, datcollate) AS locale,
+         current_setting('server_version_num')::int AS version
+       FROM pg_database WHERE datname = current_database()`,
+    );
+    // Postgres 17+ (the embedded server is 18): the builtin C.UTF-8 locale; older: LC_COLLATE C.
+    const { provider, locale, version } = rows[0];
+    expect({ provider, locale }).toEqual(version >= 170_000 ? { provider: 'b', locale: 'C.UTF-8' } : { provider: 'c', locale: 'C' });
+    const sorted = await c.query(
+      "SELECT array_agg(x ORDER BY x) AS xs, lower('ÉCOLE') AS low FROM unnest(ARRAY['b', 'B', 'a', 'é', 'Z']) AS x",
+    );
+    expect(sorted.rows[0].xs).toEqual(['B', 'Z', 'a', 'b', 'é']);
+    if (version >= 170_000) expect(sorted.rows[0].low).toBe('école');
+  } finally {
+    await c.end();
+    await db.close();
+  }
+});
