@@ -14,12 +14,13 @@ const shared = new WeakMap<object, string>();
 /** One field in COPY text format: \N for null, objects as JSON, specials escaped. */
 export function copyField(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
-  let s: string;
   if (typeof v === 'object') {
-    s = shared.get(v) ?? JSON.stringify(v);
-  } else {
-    s = String(v);
+    // JSON text holds no raw newline, return or tab (JSON.stringify escapes them): only its
+    // backslashes need doubling, and a plain substring search finds them.
+    const json = shared.get(v) ?? JSON.stringify(v);
+    return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
   }
+  const s = String(v);
   return SPECIAL.test(s) ? s.replace(SPECIAL_G, (c) => ESCAPES[c] as string) : s;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { kvs, jsonRequest, jsonSpan, sdkSession } from '../test/helpers.ts';
 import { copyLine, shareJson } from './copy.ts';
-import { spanCopyHead, spanRow } from './mapping.ts';
+import { spanCopyHead, spanRow, timestamp } from './mapping.ts';
 import { Normalizer } from './normalize.ts';
 import { SPANS } from './sql.ts';
 
@@ -27,5 +27,19 @@ describe('spanCopyHead', () => {
         copyLine(spanRow(span, '00000000-0000-4000-8000-000000000001', ''), SPANS.head),
       );
     }
+  });
+});
+
+describe('timestamp', () => {
+  it('is exact to the microsecond across seconds, and past the range of a double', () => {
+    const cases: [bigint, string][] = [
+      [1_796_040_000_000_001_000n, '2026-11-30T12:00:00.000001Z'],
+      [1_796_040_000_999_999_999n, '2026-11-30T12:00:00.999999Z'],
+      [1_796_040_001_000_000_000n, '2026-11-30T12:00:01.000000Z'],
+      [1_796_039_999_123_456_789n, '2026-11-30T11:59:59.123456Z'],
+      [1_000n, '1970-01-01T00:00:00.000001Z'],
+      [9_223_372_036_854_775_807n, '2262-04-11T23:47:16.854775Z'],
+    ];
+    for (const [ns, text] of cases) expect(timestamp(ns)).toBe(text);
   });
 });

@@ -159,8 +159,24 @@ function failed(span: NormSpan): boolean {
   return span.statusCode === 2;
 }
 
+/** The date-and-time part of the last second formatted (spans of a batch share their seconds). */
+let lastSecond = Number.NaN;
+let lastPrefix = '';
+
 /** Postgres timestamptz text, exact to the microsecond, from nanoseconds since the epoch. */
 export function timestamp(ns: bigint): string {
+  const us = Number(ns / 1_000n);
+  // Past 2^53 us (the year 2255) a double is no longer exact: the slow path.
+  if (us > Number.MAX_SAFE_INTEGER) return bigTimestamp(ns);
+  const sec = Math.floor(us / 1e6);
+  if (sec !== lastSecond) {
+    lastPrefix = new Date(sec * 1000).toISOString().slice(0, 19);
+    lastSecond = sec;
+  }
+  return `${lastPrefix}.${String(us - sec * 1e6).padStart(6, '0')}Z`;
+}
+
+function bigTimestamp(ns: bigint): string {
   const us = ns / 1_000n;
   const iso = new Date(Number(us / 1_000n)).toISOString();
   return `${iso.slice(0, 23)}${String(Number(us % 1_000n)).padStart(3, '0')}Z`;
