@@ -9,11 +9,12 @@
  *
  * Round trips per transaction: BEGIN with the trace locks and the trace index lookup; for
  * traces seen before only, the stored-span check (and a re-key when a conversation id shows
- * up late); one COPY per table with rows; then the trace index, session locks, session totals
- * and COMMIT in one statement.
+ * up late); then one query of a COPY per table with rows (their data sent along with it), the
+ * trace index, session locks, session totals and COMMIT (copy-script.ts).
  */
 import type pg from 'pg';
-import { CopyBuffer, copyBuffers, copyField, copyLine, shareJson } from './copy.ts';
+import { CopyBuffer, copyField, copyLine, shareJson } from './copy.ts';
+import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
 import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
@@ -403,12 +404,16 @@ export class Writer {
         }
       }
     }
-    // One COPY per table with rows: much cheaper for Postgres than parsing the rows from JSON.
+    // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
+    // through the per-connection stages on the fallback path.
+    const statements: string[] = [];
+    const data: Buffer[][] = [];
     for (const [target, rows] of [[SPANS, spanRows] as const, ...derived]) {
       const chunks = rows.finish();
       if (chunks.length === 0) continue;
-      await copyBuffers(client, mode === 'direct' ? target.table : target.stage, chunks, target.columns);
-      if (mode === 'staged') await client.query(target.insertStaged);
+      statements.push(`COPY ${mode === 'direct' ? target.table : target.stage} (${target.columns.join(', ')}) FROM STDIN`);
+      if (mode === 'staged') statements.push(target.insertStaged);
+      data.push(chunks);
     }
     // The trace index: traces new in this batch, and re-keyed ones, with their session.
     const traceRows: [string, string, string][] = [];
@@ -416,10 +421,11 @@ export class Writer {
       if (!storedTraces.has(k)) traceRows.push([projectId, traceId, traceSession.get(k) ?? traceId]);
     }
     for (const r of rekey) traceRows.push(r);
-    // 5. One round trip to the end: a statement writing the trace index and taking the locks
-    //    of the touched sessions; then (its own statement, whose snapshot sees the rows of other
-    //    writers of these sessions, committed before we got their locks) the session totals;
-    //    then COMMIT. Values are inlined as literals (the simple protocol takes no parameters).
+    // 5. One round trip to the end: the COPYs with their data; a statement writing the trace
+    //    index and taking the locks of the touched sessions; then (its own statement, whose
+    //    snapshot sees the rows of other writers of these sessions, committed before we got
+    //    their locks) the session totals; then COMMIT. Values are inlined as literals (the
+    //    simple protocol takes no parameters).
     const sv = [...touched.values()];
     const fresh: Record<string, unknown>[] = [];
     for (const tot of totals.values()) if (tot.exact) fresh.push(tot.row());
@@ -430,6 +436,7 @@ export class Writer {
       textArray([...touched.keys()].map((k) => `s:${k}`)),
     );
     const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));
-    await client.query(`${insertAndLock};\n${totalsSql};\nCOMMIT`);
+    statements.push(insertAndLock, totalsSql, 'COMMIT');
+    await runCopyScript(client, statements.join(';\n'), data);
   }
 }
