@@ -125,10 +125,21 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Runn
     persistent: opts.persistent ?? true,
     createPostgresUser: root,
     // Loopback only, no unix socket (its default folder may not be writable for us).
-    // wal_init_zero=off: a new WAL segment is not zero-filled first. At ingest rates a fresh
-    // cluster fills a 16 MiB segment about every second, and zero-filling the next one stalled
-    // the commit that needed it by 50-80 ms (docs/collector.md, "Postgres settings").
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'wal_init_zero=off'],
+    // Ingest settings (docs/collector.md, "Postgres settings"): wal_init_zero=off, a new WAL
+    // segment is not zero-filled first (at ingest rates a fresh cluster fills a 16 MiB segment
+    // about every second, and zero-filling the next one stalled the commit that needed it by
+    // 50-80 ms); shared_buffers=512MB, so the indexes ingest writes stay in Postgres' cache
+    // instead of each backend writing out dirty pages to make room (the default is 128MB).
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'wal_init_zero=off',
+      '-c',
+      'shared_buffers=512MB',
+    ],
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     onLog: log,
     onError: (e) => log(String(e)),

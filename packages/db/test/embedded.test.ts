@@ -28,6 +28,11 @@ describe('embedded Postgres default', () => {
     const c = new pg.Client({ connectionString: first.url });
     await c.connect();
     await c.query("INSERT INTO projects (id, name) VALUES (gen_random_uuid(), 'kept')");
+    // The ingest settings it starts with (docs/collector.md, "Postgres settings").
+    const settings = await c.query(
+      "SELECT current_setting('wal_init_zero') AS wal_init_zero, current_setting('shared_buffers') AS shared_buffers",
+    );
+    expect(settings.rows[0]).toEqual({ wal_init_zero: 'off', shared_buffers: '512MB' });
     await c.end();
 
     // A second app on the same folder while the first runs: reuses the server, does not own it.
