@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CopyBuffer, copyField } from './copy.ts';
+import { CopyBuffer, copyField, RowArena } from './copy.ts';
 
 describe('CopyBuffer', () => {
   it('encodes what it is given as UTF-8, across chunk boundaries and for pieces bigger than a chunk', () => {
@@ -21,5 +21,21 @@ describe('CopyBuffer', () => {
     expect(copyField('a\tb\nc\\d\re')).toBe('a\\tb\\nc\\\\d\\re');
     expect(copyField(null)).toBe('\\N');
     expect(copyField({ k: 'v\n' })).toBe('{"k":"v\\\\n"}');
+  });
+});
+
+describe('RowArena', () => {
+  it('keeps each row readable where put left it, also across new buffers, and copies out byte for byte', () => {
+    const arena = new RowArena(64);
+    const rows = ['a\tb', 'naïve ☃ 𝄞', 'x'.repeat(100), '', '€'.repeat(30), 'tail'];
+    const kept = rows.map((r) => {
+      const start = arena.put(r);
+      return { buf: arena.buf, start, end: arena.end };
+    });
+    expect(new Set(kept.map((k) => k.buf)).size).toBeGreaterThan(1);
+    expect(kept.map((k) => k.buf.toString('utf8', k.start, k.end))).toEqual(rows);
+    const out = new CopyBuffer();
+    for (const k of kept) out.writeBytes(k.buf, k.start, k.end);
+    expect(Buffer.concat(out.finish()).toString('utf8')).toBe(rows.join(''));
   });
 });

@@ -13,7 +13,7 @@
  * trace index, session locks, session totals and COMMIT (copy-script.ts).
  */
 import type pg from 'pg';
-import { CopyBuffer, copyField, copyLine, shareJson } from './copy.ts';
+import { CopyBuffer, copyField, copyLine, RowArena, shareJson } from './copy.ts';
 import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
 import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
@@ -72,8 +72,15 @@ interface Prepared {
   traceKey: string;
   spanKey: string;
   conv: string | null;
-  line: string;
-  derived: [Target, string] | null;
+  /** Its `spans` row text: bytes `lineStart` to `lineEnd` of `buf` (the request's RowArena). */
+  buf: Buffer;
+  lineStart: number;
+  lineEnd: number;
+  /** Its derived row's table, and text (in `derivedBuf`), if it has one. */
+  derived: Target | null;
+  derivedBuf: Buffer | null;
+  derivedStart: number;
+  derivedEnd: number;
   /** The derived row itself (its counts and tokens feed the totals of sessions new in a batch). */
   row: DerivedRow | null;
 }
@@ -95,6 +102,10 @@ interface Job {
 }
 
 type Mode = 'direct' | 'staged';
+// A request's row texts are ~1 KB a span (guard-shaped spans: 0.6-1.3 KB); bigger rows get
+// chunks of their own. At most 1 MiB at a time, so a huge request does not reserve it all up front.
+const ARENA_BYTES_PER_SPAN = 1536;
+const ARENA_MAX_BYTES = 1 << 20;
 const UNIQUE_VIOLATION = '23505';
 // 2,048 advisory locks per transaction: a few lanes stay far below Postgres' default shared
 // lock table (max_locks_per_transaction 64 x max_connections 100 = 6,400 entries).
@@ -133,15 +144,21 @@ export class Writer {
       return Promise.reject(CollectorError.unavailable('ingest queue is full, retry later', this.opts.retryAfterSeconds));
     }
     // Rows are built here, in the request, so this CPU work overlaps the running transaction.
+    const arena = new RowArena(Math.min(ARENA_MAX_BYTES, spans.length * ARENA_BYTES_PER_SPAN));
     const prepared = spans.map((span): Prepared => {
       shareJson(span.resource);
       const d = deriveOne(span, projectId, '');
-      let derived: [Target, string] | null = null;
+      const lineStart = arena.put(spanCopyHead(span, projectId));
+      const buf = arena.buf;
+      const lineEnd = arena.end;
+      let derived: Target | null = null;
+      let derivedBuf: Buffer | null = null;
+      let derivedStart = 0;
       if (d) {
-        const target = DERIVED_TARGET[d[0]];
-        derived = [target, copyLine(d[1], target.head)];
+        derived = DERIVED_TARGET[d[0]];
+        derivedStart = arena.put(copyLine(d[1], derived.head));
+        derivedBuf = arena.buf;
       }
-      const line = spanCopyHead(span, projectId);
       const traceKey = key(projectId, span.traceId);
       const spanKey = `${traceKey}/${span.spanId}`;
       const facts: TotalsSpan = {
@@ -160,8 +177,13 @@ export class Writer {
         traceKey,
         spanKey,
         conv: conversationId(span),
-        line,
+        buf,
+        lineStart,
+        lineEnd,
         derived,
+        derivedBuf,
+        derivedStart,
+        derivedEnd: arena.end,
         row: d ? totalsRow(d[1] as DerivedRow) : null,
       };
     });
@@ -394,12 +416,12 @@ export class Writer {
           continue;
         }
         existing.add(spanKey);
-        if (tot.exact) tot.add(p.facts, p.derived?.[0], p.row);
-        spanRows.write(p.line);
+        if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row);
+        spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
         spanRows.write(tail);
         if (p.derived) {
-          const rows = derived.get(p.derived[0]) as CopyBuffer;
-          rows.write(p.derived[1]);
+          const rows = derived.get(p.derived) as CopyBuffer;
+          rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
           rows.write(tail);
         }
       }
