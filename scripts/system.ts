@@ -153,7 +153,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       cwd: path.join(ROOT, 'apps/collector'),
       // A bigger young generation: at ingest rates most of what a request allocates lives until
       // its transaction commits, and 16 MiB semi-spaces copy it over and over (docs/collector.md).
-      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host, NODE_OPTIONS: `${baseEnv.NODE_OPTIONS ?? ''} --max-semi-space-size=64`.trim() },
+      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host, NODE_OPTIONS: `${(baseEnv as NodeJS.ProcessEnv).NODE_OPTIONS ?? ''} --max-semi-space-size=64`.trim() },
       output,
     });
     children.push(collector);
