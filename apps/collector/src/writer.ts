@@ -13,26 +13,22 @@
  * trace index, session locks, session totals and COMMIT (copy-script.ts).
  */
 import type pg from 'pg';
-import { CopyBuffer, copyField, copyLine, RowArena, shareJson } from './copy.ts';
+import { CopyBuffer, copyField } from './copy.ts';
 import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
-import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { isUnavailable } from './pg.ts';
-import { type DerivedRow, SessionTotals, type TotalsSpan, totalsAttributes, totalsRow } from './session-totals.ts';
+import { key, type Prepared, prepareSpan, requestArena } from './prepare.ts';
+import { SessionTotals } from './session-totals.ts';
 import {
-  ATTEMPTS,
   DERIVED_TARGETS,
   EXISTING_SPANS,
-  GUARD_CHECKS,
   lockKeys,
-  MODEL_CALLS,
   REKEY_SPANS,
   recomputeSessions,
   rekeyDerived,
   SPANS,
   TARGETS,
-  TOOL_CALLS,
   type Target,
   quote,
   textArray,
@@ -56,42 +52,6 @@ export interface WriterOptions {
   log?: (msg: string, err?: unknown) => void;
 }
 
-/**
- * A span with its rows built ahead of the transaction, all but session_id (known later): the
- * COPY text of its `spans` row and of its derived row, each without session_id (the last
- * column, appended per batch).
- */
-interface Prepared {
-  traceId: string;
-  spanId: string;
-  /** Start time as timestamptz text (the stored-span check looks spans up by primary key). */
-  startTime: string;
-  /** What the session totals read of the span (not the span itself: it is not kept). */
-  facts: TotalsSpan;
-  /** `project/trace` and `project/trace/span`: the batch's map keys, built once. */
-  traceKey: string;
-  spanKey: string;
-  conv: string | null;
-  /** Its `spans` row text: bytes `lineStart` to `lineEnd` of `buf` (the request's RowArena). */
-  buf: Buffer;
-  lineStart: number;
-  lineEnd: number;
-  /** Its derived row's table, and text (in `derivedBuf`), if it has one. */
-  derived: Target | null;
-  derivedBuf: Buffer | null;
-  derivedStart: number;
-  derivedEnd: number;
-  /** The derived row itself (its counts and tokens feed the totals of sessions new in a batch). */
-  row: DerivedRow | null;
-}
-
-const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
-  toolCalls: TOOL_CALLS,
-  attempts: ATTEMPTS,
-  guardChecks: GUARD_CHECKS,
-  modelCalls: MODEL_CALLS,
-};
-
 interface Job {
   projectId: string;
   spans: Prepared[];
@@ -102,17 +62,12 @@ interface Job {
 }
 
 type Mode = 'direct' | 'staged';
-// A request's row texts are ~1 KB a span (guard-shaped spans: 0.6-1.3 KB); bigger rows get
-// chunks of their own. At most 1 MiB at a time, so a huge request does not reserve it all up front.
-const ARENA_BYTES_PER_SPAN = 1536;
-const ARENA_MAX_BYTES = 1 << 20;
 // Spans prepared between two turns of the event loop (~0.5 ms of work).
 const PREPARE_SLICE = 128;
 const UNIQUE_VIOLATION = '23505';
 // 2,048 advisory locks per transaction: a few lanes stay far below Postgres' default shared
 // lock table (max_locks_per_transaction 64 x max_connections 100 = 6,400 entries).
 const MAX_LOCKS_PER_TRANSACTION = 2_048;
-const key = (projectId: string, traceId: string) => `${projectId}/${traceId}`;
 
 export class Writer {
   private queue: Job[] = [];
@@ -145,11 +100,11 @@ export class Writer {
     }
     // Rows are built here, in the request, so this CPU work overlaps the running transaction;
     // in slices, so a big request does not hold up the commits and answers of the others.
-    const arena = new RowArena(Math.min(ARENA_MAX_BYTES, spans.length * ARENA_BYTES_PER_SPAN));
+    const arena = requestArena(spans.length);
     const prepared: Prepared[] = [];
     for (let i = 0; i < spans.length; i++) {
       if (i > 0 && i % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      prepared.push(this.prepare(projectId, spans[i] as NormSpan, arena));
+      prepared.push(prepareSpan(projectId, spans[i] as NormSpan, arena));
     }
     if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
     const parts = this.split(prepared).map(
@@ -164,50 +119,6 @@ export class Writer {
     // Acknowledged when every part is committed; a failed part fails the request, whose retry
     // then adds only what is missing.
     await Promise.all(parts);
-  }
-
-  /** A span's rows (without session_id) in the request's arena, and what its transaction needs. */
-  private prepare(projectId: string, span: NormSpan, arena: RowArena): Prepared {
-    shareJson(span.resource);
-    const d = deriveOne(span, projectId, '');
-    const lineStart = arena.put(spanCopyHead(span, projectId));
-    const buf = arena.buf;
-    const lineEnd = arena.end;
-    let derived: Target | null = null;
-    let derivedBuf: Buffer | null = null;
-    let derivedStart = 0;
-    if (d) {
-      derived = DERIVED_TARGET[d[0]];
-      derivedStart = arena.put(copyLine(d[1], derived.head));
-      derivedBuf = arena.buf;
-    }
-    const traceKey = key(projectId, span.traceId);
-    const spanKey = `${traceKey}/${span.spanId}`;
-    const facts: TotalsSpan = {
-      startNs: span.startNs,
-      endNs: span.endNs,
-      serviceName: span.serviceName,
-      parentSpanId: span.parentSpanId,
-      statusCode: span.statusCode,
-      attributes: totalsAttributes(span.attributes),
-    };
-    return {
-      traceId: span.traceId,
-      spanId: span.spanId,
-      startTime: span.startTime as string,
-      facts,
-      traceKey,
-      spanKey,
-      conv: conversationId(span),
-      buf,
-      lineStart,
-      lineEnd,
-      derived,
-      derivedBuf,
-      derivedStart,
-      derivedEnd: arena.end,
-      row: d ? totalsRow(d[1] as DerivedRow) : null,
-    };
   }
 
   /**

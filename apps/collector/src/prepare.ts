@@ -1,0 +1,103 @@
+/**
+ * A request's spans made ready for the writer, in the request (so this CPU work overlaps the
+ * running transactions): each span's COPY rows, encoded into the request's RowArena, and the
+ * few fields its transaction needs. Only session_id is left out of the rows, known per batch.
+ */
+import { copyLine, RowArena, shareJson } from './copy.ts';
+import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
+import { type DerivedRow, type TotalsSpan, totalsAttributes, totalsRow } from './session-totals.ts';
+import type { NormSpan } from './span.ts';
+import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
+
+// A request's row texts are ~1 KB a span (guard-shaped spans: 0.6-1.3 KB); bigger rows get
+// chunks of their own. At most 1 MiB at a time, so a huge request does not reserve it all up front.
+const ARENA_BYTES_PER_SPAN = 1536;
+const ARENA_MAX_BYTES = 1 << 20;
+
+/** `project/trace`: the writer's map key of a trace (and, with a session id, of a session). */
+export const key = (projectId: string, traceId: string) => `${projectId}/${traceId}`;
+
+/** The arena of a request of `spans` spans. */
+export function requestArena(spans: number): RowArena {
+  return new RowArena(Math.min(ARENA_MAX_BYTES, spans * ARENA_BYTES_PER_SPAN));
+}
+
+/**
+ * A span with its rows built ahead of the transaction, all but session_id (known later): the
+ * COPY text of its `spans` row and of its derived row, each without session_id (the last
+ * column, appended per batch).
+ */
+export interface Prepared {
+  traceId: string;
+  spanId: string;
+  /** Start time as timestamptz text (the stored-span check looks spans up by primary key). */
+  startTime: string;
+  /** What the session totals read of the span (not the span itself: it is not kept). */
+  facts: TotalsSpan;
+  /** `project/trace` and `project/trace/span`: the batch's map keys, built once. */
+  traceKey: string;
+  spanKey: string;
+  conv: string | null;
+  /** Its `spans` row text: bytes `lineStart` to `lineEnd` of `buf` (the request's RowArena). */
+  buf: Buffer;
+  lineStart: number;
+  lineEnd: number;
+  /** Its derived row's table, and text (in `derivedBuf`), if it has one. */
+  derived: Target | null;
+  derivedBuf: Buffer | null;
+  derivedStart: number;
+  derivedEnd: number;
+  /** The derived row itself (its counts and tokens feed the totals of sessions new in a batch). */
+  row: DerivedRow | null;
+}
+
+const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
+  toolCalls: TOOL_CALLS,
+  attempts: ATTEMPTS,
+  guardChecks: GUARD_CHECKS,
+  modelCalls: MODEL_CALLS,
+};
+
+/** A span's rows (without session_id) in the request's arena, and what its transaction needs. */
+export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena): Prepared {
+  shareJson(span.resource);
+  const d = deriveOne(span, projectId, '');
+  const lineStart = arena.put(spanCopyHead(span, projectId));
+  const buf = arena.buf;
+  const lineEnd = arena.end;
+  let derived: Target | null = null;
+  let derivedBuf: Buffer | null = null;
+  let derivedStart = 0;
+  if (d) {
+    derived = DERIVED_TARGET[d[0]];
+    derivedStart = arena.put(copyLine(d[1], derived.head));
+    derivedBuf = arena.buf;
+  }
+  const traceKey = key(projectId, span.traceId);
+  const spanKey = `${traceKey}/${span.spanId}`;
+  const facts: TotalsSpan = {
+    startNs: span.startNs,
+    endNs: span.endNs,
+    serviceName: span.serviceName,
+    parentSpanId: span.parentSpanId,
+    statusCode: span.statusCode,
+    attributes: totalsAttributes(span.attributes),
+  };
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    startTime: span.startTime as string,
+    facts,
+    traceKey,
+    spanKey,
+    conv: conversationId(span),
+    buf,
+    lineStart,
+    lineEnd,
+    derived,
+    derivedBuf,
+    derivedStart,
+    derivedEnd: arena.end,
+    row: d ? totalsRow(d[1] as DerivedRow) : null,
+  };
+}
