@@ -152,9 +152,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   };
 
   /**
-   * Decode, validate and redact a request and queue its spans for the writer. Synchronous on
-   * purpose: the decoded tree and the spans are garbage once this returns, instead of living
-   * (and being copied by every scavenge) until the transaction commits.
+   * Decode, validate and redact a request and hand its spans to the writer. Not async on
+   * purpose: the decoded tree is garbage once this returns, and the spans once the writer has
+   * built their rows, instead of living (and being copied by every scavenge) until the commit.
    */
   const enqueue = (projectId: string, parsed: Parsed) => {
     const { spans, rejected } = new Normalizer().normalize(decodeRequest(parsed.body, parsed.encoding));

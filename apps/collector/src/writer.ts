@@ -72,6 +72,8 @@ const MAX_LOCKS_PER_TRANSACTION = 2_048;
 export class Writer {
   private queue: Job[] = [];
   private queued = 0;
+  /** Spans of requests whose rows are being built (they count against maxQueueSpans too). */
+  private preparing = 0;
   /** Transactions in flight (at most `concurrency`). */
   private lanes = new Set<Promise<void>>();
   private closed = false;
@@ -88,25 +90,31 @@ export class Writer {
   }
 
   get queuedSpans(): number {
-    return this.queued;
+    return this.queued + this.preparing;
   }
 
   /** Resolves once the spans are committed; rejects with a CollectorError otherwise. */
   async submit(projectId: string, spans: NormSpan[]): Promise<void> {
     if (spans.length === 0) return;
     if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
-    if (this.queued > 0 && this.queued + spans.length > this.opts.maxQueueSpans) {
+    const waiting = this.queued + this.preparing;
+    if (waiting > 0 && waiting + spans.length > this.opts.maxQueueSpans) {
       throw CollectorError.unavailable('ingest queue is full, retry later', this.opts.retryAfterSeconds);
     }
     // Rows are built here, in the request, so this CPU work overlaps the running transaction;
     // in slices, so a big request does not hold up the commits and answers of the others.
     const arena = requestArena(spans.length);
     const prepared: Prepared[] = [];
-    for (let i = 0; i < spans.length; i++) {
-      if (i > 0 && i % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      prepared.push(prepareSpan(projectId, spans[i] as NormSpan, arena));
+    this.preparing += spans.length;
+    try {
+      for (let i = 0; i < spans.length; i++) {
+        if (i > 0 && i % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        prepared.push(prepareSpan(projectId, spans[i] as NormSpan, arena));
+      }
+    } finally {
+      this.preparing -= spans.length;
     }
-    if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
+    // (Queued even when drain() began meanwhile: it waits for requests being prepared too.)
     const parts = this.split(prepared).map(
       (part) =>
         new Promise<void>((resolve, reject) => {
@@ -151,7 +159,11 @@ export class Writer {
   /** Stop taking work and wait until everything queued is written (or failed). */
   async drain(): Promise<void> {
     this.closed = true;
-    while (this.lanes.size > 0) await Promise.all(this.lanes);
+    // Requests whose rows are still being built are queued when done, then written.
+    while (this.lanes.size > 0 || this.preparing > 0) {
+      if (this.lanes.size > 0) await Promise.all(this.lanes);
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Start a transaction for the queued jobs on every idle lane. */

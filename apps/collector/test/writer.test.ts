@@ -87,6 +87,19 @@ describe('Writer', () => {
     }
   });
 
+  it('drains a request whose rows are still being built when shutdown begins: it is written, not refused', async () => {
+    const own = new Writer(pool, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1, concurrency: 2 });
+    const spans = Array.from({ length: 1000 }, () => jsonSpan({ traceId: hex(16), name: 'late' }));
+    const writing = own.submit(env.projectId, normalize(jsonRequest(spans)));
+    expect(own.queuedSpans).toBe(1000); // counted while its rows are built (slices of 128)
+    await own.drain();
+    // Committed by the time drain() returns (the pool closes right after it on shutdown).
+    const n = await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = ANY($1)', [spans.map((s) => s.traceId)]);
+    expect(n.n).toBe(1000);
+    await writing;
+    await expect(own.submit(env.projectId, normalize(jsonRequest([jsonSpan({ traceId: hex(16), name: 'after' })])))).rejects.toMatchObject({ status: 503 });
+  });
+
   it('writes a request with 8,000 traces and sessions in parts that fit the lock table', async () => {
     // 8,000 traces each with its own session would need 16,000 advisory locks in one
     // transaction: more than Postgres' default shared lock table holds.
