@@ -178,14 +178,20 @@ export class Writer {
     }
   }
 
-  /** Queued jobs, oldest first, up to maxBatchSpans and the lock budget (at least one job). */
+  /**
+   * Queued jobs, oldest first, up to this lane's share of the queue (at most maxBatchSpans) and
+   * the lock budget; at least one job. The share leaves work for the other lanes: after a
+   * stall (a slow WAL flush holds every lane), the backlog is written by all lanes at once
+   * instead of one lane's big transaction that every waiting request then waits for.
+   */
   private take(): Job[] {
     const jobs: Job[] = [];
     let n = 0;
     let locks = 0;
+    const share = Math.min(this.opts.maxBatchSpans, Math.ceil(this.queued / this.opts.concurrency));
     while (this.queue.length > 0) {
       const next = this.queue[0] as Job;
-      const full = n + next.spans.length > this.opts.maxBatchSpans || locks + next.locks > this.maxLocks;
+      const full = n + next.spans.length > share || locks + next.locks > this.maxLocks;
       if (jobs.length > 0 && full) break;
       jobs.push(next);
       n += next.spans.length;

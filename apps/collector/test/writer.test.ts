@@ -100,6 +100,35 @@ describe('Writer', () => {
     await expect(own.submit(env.projectId, normalize(jsonRequest([jsonSpan({ traceId: hex(16), name: 'after' })])))).rejects.toMatchObject({ status: 503 });
   });
 
+  it('shares a backlog between the lanes instead of writing it in one transaction', async () => {
+    const batches: number[] = [];
+    const own = new Writer(pool, {
+      maxBatchSpans: 10_000,
+      maxQueueSpans: 10_000,
+      retryAfterSeconds: 1,
+      concurrency: 2,
+      onBatch: (n) => batches.push(n),
+    });
+    const request = () => normalize(jsonRequest([jsonSpan({ traceId: hex(16), name: 'backlog' })]));
+    // Both lanes wait on trace locks held elsewhere, as they would on a stalled WAL flush.
+    const blockers = [request(), request()];
+    const other = await env.sql.connect();
+    for (const b of blockers) {
+      await other.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`t:${env.projectId}/${b[0]?.traceId}`]);
+    }
+    const writing = blockers.map((b) => own.submit(env.projectId, b));
+    await new Promise((r) => setTimeout(r, 200));
+    const backlog = Array.from({ length: 8 }, () => own.submit(env.projectId, request()));
+    await new Promise((r) => setTimeout(r, 100));
+    await other.query('SELECT pg_advisory_unlock_all()');
+    other.release();
+    await Promise.all([...writing, ...backlog]);
+    await own.drain();
+    // Without the share, the first lane free would take all 8 and the other lane would idle.
+    expect(Math.max(...batches)).toBeLessThanOrEqual(4);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(10);
+  });
+
   it('writes a request with 8,000 traces and sessions in parts that fit the lock table', async () => {
     // 8,000 traces each with its own session would need 16,000 advisory locks in one
     // transaction: more than Postgres' default shared lock table holds.
