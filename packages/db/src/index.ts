@@ -1,5 +1,5 @@
 // Client-bundle-safe for server components: Prisma client, keys, no embedded Postgres/migrator.
-export { createPrisma } from './client.ts';
-export type { PrismaClient } from './client.ts';
+export { createPrisma, sql } from './client.ts';
+export type { PrismaClient, Sql } from './client.ts';
 export { createApiKey, createProject, generateApiKey, hashApiKey } from './keys.ts';
 export type { CreatedKey } from './keys.ts';

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { PrismaClient } from '@guardtrace/db';
+import { type PrismaClient, sql } from '@guardtrace/db';
 import type { FailureClass, SessionOutcome } from '@guardtrace/semconv';
 
 // 25 rows: a screenful of sessions without scrolling past the filters on a laptop.
@@ -72,32 +72,23 @@ export async function listSessions(
   const failureClass = filters.failureClass ?? null;
   const search = filters.search?.trim().toLowerCase() || null;
 
-  // Static statements: NULL parameters switch a filter off.
-  const count = (): Promise<number> =>
-    db.$queryRaw<{ n: bigint }[]>`
-      SELECT count(*)::bigint AS n FROM sessions s
+  // One static statement per query: NULL parameters switch a filter off.
+  const where = sql`
       WHERE s.project_id = ${projectId}::uuid
         AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
         AND (${search}::text IS NULL OR strpos(lower(s.id), ${search}::text) > 0
              OR strpos(lower(coalesce(s.agent_name, '')), ${search}::text) > 0)
         AND (${failureClass}::text IS NULL OR EXISTS (
           SELECT 1 FROM attempts a
-          WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))`.then(
-      (r) => Number(r[0]?.n ?? 0),
-    );
+          WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))`;
+  const count = (): Promise<number> =>
+    db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM sessions s ${where}`.then((r) => Number(r[0]?.n ?? 0));
   const pageRows = (page: number): Promise<SessionRow[]> =>
     db.$queryRaw<SessionRow[]>`
       SELECT s.id, s.agent_name, s.service_name, s.started_at, s.ended_at, s.outcome,
              s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
              s.input_tokens, s.output_tokens, s.repair_tokens, s.sampling_weight
-      FROM sessions s
-      WHERE s.project_id = ${projectId}::uuid
-        AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
-        AND (${search}::text IS NULL OR strpos(lower(s.id), ${search}::text) > 0
-             OR strpos(lower(coalesce(s.agent_name, '')), ${search}::text) > 0)
-        AND (${failureClass}::text IS NULL OR EXISTS (
-          SELECT 1 FROM attempts a
-          WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))
+      FROM sessions s ${where}
       ORDER BY s.started_at DESC, s.id DESC
       LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`;
 
