@@ -1,5 +1,5 @@
 // Node-only: embedded Postgres, migrator, test databases. Never imported by the web app.
-export { connectionUrl, freePort, startEmbeddedPostgres, startThrowawayPostgres } from './embedded.ts';
+export { connectionUrl, freePort, startEmbeddedPostgres, startThrowawayPostgres, sweepThrowaways } from './embedded.ts';
 export type { EmbeddedOptions, RunningPostgres } from './embedded.ts';
 export { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, pendingMigrations, readMigrations } from './migrate.ts';
 export type { MigrateResult, Migration } from './migrate.ts';
