@@ -13,15 +13,13 @@
  * trace index, session locks, session totals and COMMIT (copy-script.ts).
  */
 import type pg from 'pg';
-import { CopyBuffer, copyField } from './copy.ts';
+import { batchRows } from './batch-rows.ts';
 import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
 import type { NormSpan } from './span.ts';
 import { isUnavailable } from './pg.ts';
 import { key, type Prepared, prepareSpan, requestArena } from './prepare.ts';
-import { SessionTotals } from './session-totals.ts';
 import {
-  DERIVED_TARGETS,
   EXISTING_SPANS,
   lockKeys,
   REKEY_SPANS,
@@ -29,7 +27,6 @@ import {
   rekeyDerived,
   SPANS,
   TARGETS,
-  type Target,
   quote,
   textArray,
   traceState,
@@ -320,50 +317,9 @@ export class Writer {
         touched.set(key(p, s), [p, s]);
       }
     }
-    // 4. Rows of the spans not stored yet (each once, even when a batch repeats one).
-    //    COPY text goes straight into Buffers: the prepared head of each row, then its session.
-    const spanRows = new CopyBuffer();
-    const derived = new Map<Target, CopyBuffer>(DERIVED_TARGETS.map((t) => [t, new CopyBuffer()]));
-    /** Each session's last COPY field and the line end, made once. */
-    const tails = new Map<string, string>();
-    // Totals of the sessions this batch may be the first to write (not re-keyed ones: their
-    // moved rows are stored; and with ON CONFLICT some rows may not be written at all).
-    const totals = new Map<string, SessionTotals>();
-    for (const job of jobs) {
-      for (const p of job.spans) {
-        const traceKey = p.traceKey;
-        const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.traceId;
-        const sessionKey = key(job.projectId, sessionId);
-        let tot = totals.get(sessionKey);
-        if (tot === undefined) {
-          tot = new SessionTotals(job.projectId, sessionId);
-          tot.exact = mode === 'direct' && !touched.has(sessionKey);
-          totals.set(sessionKey, tot);
-          touched.set(sessionKey, [job.projectId, sessionId]);
-        }
-        let tail = tails.get(sessionKey);
-        if (tail === undefined) {
-          tail = `\t${copyField(sessionId)}\n`;
-          tails.set(sessionKey, tail);
-        }
-        // A trace with stored spans: this session may have stored rows.
-        if (storedTraces.has(traceKey)) tot.exact = false;
-        const spanKey = p.spanKey;
-        if (existing.has(spanKey)) {
-          tot.exact = false;
-          continue;
-        }
-        existing.add(spanKey);
-        if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row);
-        spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
-        spanRows.write(tail);
-        if (p.derived) {
-          const rows = derived.get(p.derived) as CopyBuffer;
-          rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
-          rows.write(tail);
-        }
-      }
-    }
+    // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
+    //    totals of the sessions this batch may be the first to write.
+    const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, storedTraces, existing, touched);
     // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
     // through the per-connection stages on the fallback path.
     const statements: string[] = [];

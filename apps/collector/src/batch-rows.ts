@@ -1,0 +1,76 @@
+/**
+ * A write transaction's rows (writer.ts, step 4): the COPY text of the batch's spans not stored
+ * yet, each once even when the batch repeats one, straight into Buffers (each span's prepared
+ * row, then its session id), and the totals of the sessions this batch may be the first to
+ * write.
+ */
+import { CopyBuffer, copyField } from './copy.ts';
+import { key, type Prepared } from './prepare.ts';
+import { SessionTotals } from './session-totals.ts';
+import { DERIVED_TARGETS, type Target } from './sql.ts';
+
+export interface BatchRows {
+  spanRows: CopyBuffer;
+  derived: Map<Target, CopyBuffer>;
+  /** By `project/session`; `exact` ones are complete from this batch alone. */
+  totals: Map<string, SessionTotals>;
+}
+
+/**
+ * @param exactTotals false on the ON CONFLICT path, where some rows may not be written at all.
+ * @param traceSession session id per `project/trace`, as far as the batch and the store know it.
+ * @param storedTraces traces with spans stored before this batch.
+ * @param existing `project/trace/span` keys already stored; the batch's own are added.
+ * @param touched sessions this transaction writes (re-keyed ones already in); the batch's are added.
+ */
+export function batchRows(
+  jobs: readonly { projectId: string; spans: readonly Prepared[] }[],
+  exactTotals: boolean,
+  traceSession: ReadonlyMap<string, string>,
+  storedTraces: ReadonlySet<string>,
+  existing: Set<string>,
+  touched: Map<string, [string, string]>,
+): BatchRows {
+  const spanRows = new CopyBuffer();
+  const derived = new Map<Target, CopyBuffer>(DERIVED_TARGETS.map((t) => [t, new CopyBuffer()]));
+  /** Each session's last COPY field and the line end, made once. */
+  const tails = new Map<string, string>();
+  // Not re-keyed sessions: their moved rows are stored.
+  const totals = new Map<string, SessionTotals>();
+  for (const job of jobs) {
+    for (const p of job.spans) {
+      const traceKey = p.traceKey;
+      const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.traceId;
+      const sessionKey = key(job.projectId, sessionId);
+      let tot = totals.get(sessionKey);
+      if (tot === undefined) {
+        tot = new SessionTotals(job.projectId, sessionId);
+        tot.exact = exactTotals && !touched.has(sessionKey);
+        totals.set(sessionKey, tot);
+        touched.set(sessionKey, [job.projectId, sessionId]);
+      }
+      let tail = tails.get(sessionKey);
+      if (tail === undefined) {
+        tail = `\t${copyField(sessionId)}\n`;
+        tails.set(sessionKey, tail);
+      }
+      // A trace with stored spans: this session may have stored rows.
+      if (storedTraces.has(traceKey)) tot.exact = false;
+      const spanKey = p.spanKey;
+      if (existing.has(spanKey)) {
+        tot.exact = false;
+        continue;
+      }
+      existing.add(spanKey);
+      if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row);
+      spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
+      spanRows.write(tail);
+      if (p.derived) {
+        const rows = derived.get(p.derived) as CopyBuffer;
+        rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
+        rows.write(tail);
+      }
+    }
+  }
+  return { spanRows, derived, totals };
+}
