@@ -11,9 +11,10 @@ import { CollectorError, toCollectorError } from './errors.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createMetrics } from './metrics.ts';
 import { Normalizer, rejectionMessage } from './normalize.ts';
-import { contentTypeOf, decodeRequest, type Encoding, encodeResponse, encodeStatus, encodingOf } from './otlp-decode.ts';
+import { contentTypeOf, type Encoding, encodeResponse, encodeStatus, encodingOf, requestSpans } from './otlp-decode.ts';
 import { createPool, isUnavailable } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
+import type { Rejection } from './span.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
 import { Writer } from './writer.ts';
 
@@ -41,6 +42,10 @@ interface Parsed {
 }
 
 const TRACE_TYPES = ['application/x-protobuf', 'application/protobuf', 'application/json'];
+// Row text per body byte, for sizing a request's row arena before its span count is known:
+// guard-shaped spans make ~1.5x their protobuf size in rows and ~0.7x their JSON size; an
+// underestimate only means more, smaller chunks.
+const ARENA_BYTES_PER_BODY_BYTE = 1.5;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const limits: Limits = { ...DEFAULT_LIMITS, ...definedOnly(opts) };
@@ -152,17 +157,28 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   };
 
   /**
-   * Decode, validate and redact a request and hand its spans to the writer. Not async on
-   * purpose: the decoded tree is garbage once this returns, and the spans once the writer has
-   * built their rows, instead of living (and being copied by every scavenge) until the commit.
+   * Decode, validate, redact and build the rows of a request's spans, one span at a time (the
+   * protobuf decoder reads straight from the bytes; JSON releases each parsed span once read),
+   * so neither a decoded tree nor the spans outlive their rows; then wait for the commit.
    */
-  const enqueue = (projectId: string, parsed: Parsed) => {
-    const { spans, rejected } = new Normalizer().normalize(decodeRequest(parsed.body, parsed.encoding));
-    metrics.spansReceived.inc(spans.length + rejected.length);
+  const ingest = async (projectId: string, parsed: Parsed) => {
+    const rejected: Rejection[] = [];
+    let stored = 0;
     const seen = new WeakSet<object>();
-    for (const span of spans) redactor.span(span, seen);
-    const written = writer.submit(projectId, spans);
-    return { written, stored: spans.length, rejected: rejected.length, message: rejectionMessage(rejected) };
+    const spans = requestSpans(parsed.body, parsed.encoding, new Normalizer(), rejected);
+    const written = writer.submit(projectId, spans, {
+      each: (span) => {
+        redactor.span(span, seen);
+        stored++;
+      },
+      arenaBytes: parsed.body.length * ARENA_BYTES_PER_BODY_BYTE,
+    });
+    try {
+      await written;
+    } finally {
+      metrics.spansReceived.inc(stored + rejected.length);
+    }
+    return { stored, rejected: rejected.length, message: rejectionMessage(rejected) };
   };
 
   app.post('/v1/traces', { onRequest: admit }, async (req: FastifyRequest, reply: FastifyReply) => {
@@ -171,8 +187,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       throw new CollectorError(415, 'unsupported Content-Type: send application/x-protobuf or application/json');
     }
     const principal = req.gt.principal as Principal;
-    const { written, stored, rejected, message } = enqueue(principal.projectId, parsed);
-    await written;
+    const { stored, rejected, message } = await ingest(principal.projectId, parsed);
     metrics.spansStored.inc(stored);
     metrics.spansRejected.inc(rejected);
     if (rejected > 0) req.log.info({ rejected, message }, 'partial success');

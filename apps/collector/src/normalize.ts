@@ -25,7 +25,8 @@ export const DEFAULT_NORMALIZE_LIMITS: NormalizeLimits = {
   maxItemsPerSpan: 1024,
 };
 
-class SpanError extends Error {}
+/** A span (or a resource or scope, with its spans) is invalid: rejected with this reason, neighbours kept. */
+export class SpanError extends Error {}
 
 interface LongLike {
   low: number;
@@ -68,15 +69,59 @@ function list(v: unknown, what: string): unknown[] {
   return v;
 }
 
+/** `service.name` of a resource, when it is a string. */
+export function serviceNameOf(resource: Attributes): string | null {
+  const v = resource['service.name'];
+  return typeof v === 'string' ? v : null;
+}
+
+/** A span's start and end (nanoseconds): the start is required, the end not before it. */
+export function checkTimes(startNs: bigint, endNs: bigint): void {
+  if (startNs <= 0n) throw new SpanError('startTimeUnixNano is missing');
+  if (endNs < startNs) throw new SpanError('endTimeUnixNano is before startTimeUnixNano');
+}
+
+/** A timestamp in nanoseconds within int64 (later than year 2262 is not a real timestamp). */
+export function checkNs(n: bigint, field: string): bigint {
+  if (n < 0n || n > MAX_NS) throw new SpanError(`${field} is out of range`);
+  return n;
+}
+
+/** A lowercase hex id of the right size; all-zero ids are invalid (OTLP spec). */
+export function checkIdHex(hex: string, bytes: 8 | 16, field: string): string {
+  if (hex === (bytes === 16 ? ZERO32 : ZERO16)) throw new SpanError(`${field} is all zeros`);
+  return hex;
+}
+
+/** An enum number within 0..max. */
+export function checkEnum(v: number, max: number, field: string): number {
+  if (v >= 0 && v <= max) return v;
+  throw new SpanError(`${field} has an unknown value`);
+}
+
+/** An int64 attribute value: a number when exact, else its decimal string. */
+export function int64Value(n: bigint): number | string {
+  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+}
+
 export class Normalizer {
-  constructor(private readonly limits: NormalizeLimits = DEFAULT_NORMALIZE_LIMITS) {}
+  constructor(readonly limits: NormalizeLimits = DEFAULT_NORMALIZE_LIMITS) {}
 
   /** All spans of a decoded request, valid ones normalized and invalid ones explained. */
   normalize(request: unknown): { spans: NormSpan[]; rejected: Rejection[] } {
-    const spans: NormSpan[] = [];
     const rejected: Rejection[] = [];
+    return { spans: [...this.spans(request, rejected)], rejected };
+  }
+
+  /**
+   * The valid spans of a decoded request one at a time (invalid ones go to `rejected`). Each
+   * span of the tree is released once it has been read, so a caller that handles the spans as
+   * they come does not keep the whole tree and its normalized copy alive at once.
+   */
+  *spans(request: unknown, rejected: Rejection[]): Generator<NormSpan> {
     const resourceSpans = isObj(request) ? list(request.resourceSpans, 'resourceSpans') : [];
-    resourceSpans.forEach((rs, ri) => {
+    for (let ri = 0; ri < resourceSpans.length; ri++) {
+      const rs = resourceSpans[ri];
       const rpath = `resourceSpans[${ri}]`;
       let resource: Attributes;
       let scopeSpans: unknown[];
@@ -88,10 +133,11 @@ export class Normalizer {
         scopeSpans = list(rs.scopeSpans ?? rs.instrumentationLibrarySpans, 'scopeSpans');
       } catch (err) {
         this.rejectAll(rs, rpath, err, rejected);
-        return;
+        continue;
       }
-      const serviceName = typeof resource['service.name'] === 'string' ? resource['service.name'] : null;
-      scopeSpans.forEach((ss, si) => {
+      const serviceName = serviceNameOf(resource);
+      for (let si = 0; si < scopeSpans.length; si++) {
+        const ss = scopeSpans[si];
         const spath = `${rpath}.scopeSpans[${si}]`;
         let scopeName: string | null = null;
         let scopeVersion: string | null = null;
@@ -107,20 +153,23 @@ export class Normalizer {
           spanList = list(ss.spans, 'spans');
         } catch (err) {
           this.rejectAll({ scopeSpans: [ss] }, spath, err, rejected);
-          return;
+          continue;
         }
-        spanList.forEach((sp, i) => {
-          const path = `${spath}.spans[${i}]`;
+        for (let i = 0; i < spanList.length; i++) {
+          const sp = spanList[i];
+          spanList[i] = undefined;
+          let span: NormSpan;
           try {
-            spans.push(this.span(sp, resource, serviceName, scopeName, scopeVersion));
+            span = this.span(sp, resource, serviceName, scopeName, scopeVersion);
           } catch (err) {
             if (!(err instanceof SpanError || err instanceof RangeError)) throw err;
-            rejected.push({ path: `${path}${this.idHint(sp)}`, reason: err.message });
+            rejected.push({ path: `${spath}.spans[${i}]${this.idHint(sp)}`, reason: err.message });
+            continue;
           }
-        });
-      });
-    });
-    return { spans, rejected };
+          yield span;
+        }
+      }
+    }
   }
 
   /** A whole resource or scope is unreadable: every span under it is rejected (counted when countable). */
@@ -135,7 +184,8 @@ export class Normalizer {
   private idHint(sp: unknown): string {
     if (!isObj(sp)) return '';
     try {
-      return ` (spanId ${this.id(sp.spanId, 8, 'spanId') ?? '?'})`;
+      const id = this.id(sp.spanId, 8, 'spanId');
+      return id ? ` (spanId ${id})` : '';
     } catch {
       return '';
     }
@@ -157,8 +207,7 @@ export class Normalizer {
     const name = this.optString(sp.name, 'name');
     const startNs = this.int64(sp.startTimeUnixNano, 'startTimeUnixNano');
     const endNs = this.int64(sp.endTimeUnixNano, 'endTimeUnixNano');
-    if (startNs <= 0n) throw new SpanError('startTimeUnixNano is missing');
-    if (endNs < startNs) throw new SpanError('endTimeUnixNano is before startTimeUnixNano');
+    checkTimes(startNs, endNs);
     const kind = this.enumValue(sp.kind, SPAN_KINDS, 5, 'kind');
     let statusCode = 0;
     let statusMessage: string | null = null;
@@ -222,8 +271,7 @@ export class Normalizer {
     } else {
       throw new SpanError(`${field} must be a hex string`);
     }
-    if (hex === (bytes === 16 ? ZERO32 : ZERO16)) throw new SpanError(`${field} is all zeros`);
-    return hex;
+    return checkIdHex(hex, bytes, field);
   }
 
   private int64(v: unknown, field: string): bigint {
@@ -240,14 +288,13 @@ export class Normalizer {
     } else {
       throw new SpanError(`${field} must be an integer`);
     }
-    if (n < 0n || n > MAX_NS) throw new SpanError(`${field} is out of range`);
-    return n;
+    return checkNs(n, field);
   }
 
   private enumValue(v: unknown, names: Record<string, number>, max: number, field: string): number {
     if (v === undefined || v === null) return 0;
     if (typeof v === 'string' && v in names) return names[v] as number;
-    if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max) return v;
+    if (typeof v === 'number' && Number.isInteger(v)) return checkEnum(v, max, field);
     throw new SpanError(`${field} has an unknown value`);
   }
 
@@ -355,7 +402,7 @@ export class Normalizer {
       throw new SpanError(`${field}.intValue must be an integer`);
     }
     if (n < -(2n ** 63n) || n >= 2n ** 63n) throw new SpanError(`${field}.intValue is out of int64 range`);
-    return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
+    return int64Value(n);
   }
 }
 

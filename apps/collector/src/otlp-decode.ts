@@ -5,6 +5,9 @@
  */
 import { createRequire } from 'node:module';
 import { CollectorError } from './errors.ts';
+import type { Normalizer } from './normalize.ts';
+import { decodeProtobufSpans } from './otlp-proto.ts';
+import type { NormSpan, Rejection } from './span.ts';
 
 export type Encoding = 'protobuf' | 'json';
 
@@ -43,7 +46,21 @@ export function contentTypeOf(encoding: Encoding): string {
   return encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json';
 }
 
-/** Decode an ExportTraceServiceRequest; 400 when the bytes are not one. */
+/**
+ * A request's valid spans, read lazily (invalid ones go to `rejected`); reading throws a 400
+ * CollectorError when the body is not an ExportTraceServiceRequest. Protobuf is read straight
+ * from the bytes (otlp-proto.ts); JSON is parsed, then walked by the normalizer.
+ */
+export function requestSpans(body: Buffer, encoding: Encoding, n: Normalizer, rejected: Rejection[]): Iterable<NormSpan> {
+  if (encoding === 'protobuf') return decodeProtobufSpans(body, n, rejected);
+  return n.spans(decodeRequest(body, 'json'), rejected);
+}
+
+/**
+ * Decode an ExportTraceServiceRequest into a message tree; 400 when the bytes are not one.
+ * Ingest reads protobuf with otlp-proto.ts; the generated protobufjs decoder here is the
+ * reference it is tested against.
+ */
 export function decodeRequest(body: Buffer, encoding: Encoding): unknown {
   if (encoding === 'protobuf') {
     try {

@@ -13,13 +13,19 @@ import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './
 // chunks of their own. At most 1 MiB at a time, so a huge request does not reserve it all up front.
 const ARENA_BYTES_PER_SPAN = 1536;
 const ARENA_MAX_BYTES = 1 << 20;
+const ARENA_MIN_BYTES = 4096;
 
 /** `project/trace`: the writer's map key of a trace (and, with a session id, of a session). */
 export const key = (projectId: string, traceId: string) => `${projectId}/${traceId}`;
 
 /** The arena of a request of `spans` spans. */
 export function requestArena(spans: number): RowArena {
-  return new RowArena(Math.min(ARENA_MAX_BYTES, spans * ARENA_BYTES_PER_SPAN));
+  return arenaOf(spans * ARENA_BYTES_PER_SPAN);
+}
+
+/** An arena whose chunks hold `bytes` (within 4 KiB..1 MiB), when the span count is not known yet. */
+export function arenaOf(bytes: number): RowArena {
+  return new RowArena(Math.max(ARENA_MIN_BYTES, Math.min(ARENA_MAX_BYTES, bytes)));
 }
 
 /**

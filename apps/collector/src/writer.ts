@@ -18,7 +18,7 @@ import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
 import type { NormSpan } from './span.ts';
 import { isUnavailable } from './pg.ts';
-import { key, type Prepared, prepareSpan, requestArena } from './prepare.ts';
+import { arenaOf, key, type Prepared, prepareSpan, requestArena } from './prepare.ts';
 import {
   EXISTING_SPANS,
   lockKeys,
@@ -90,27 +90,36 @@ export class Writer {
     return this.queued + this.preparing;
   }
 
-  /** Resolves once the spans are committed; rejects with a CollectorError otherwise. */
-  async submit(projectId: string, spans: NormSpan[]): Promise<void> {
-    if (spans.length === 0) return;
+  /**
+   * Resolves once the spans are committed; rejects with a CollectorError otherwise. `spans`
+   * may be a lazy decoder: each span is read, passed to `each` (redaction), and made into rows
+   * before the next is read, so only the rows live on; an error thrown while reading (a 400)
+   * rejects the request before anything is queued.
+   */
+  async submit(
+    projectId: string,
+    spans: Iterable<NormSpan>,
+    opts: { each?: (span: NormSpan) => void; arenaBytes?: number } = {},
+  ): Promise<void> {
     if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
-    const waiting = this.queued + this.preparing;
-    if (waiting > 0 && waiting + spans.length > this.opts.maxQueueSpans) {
-      throw CollectorError.unavailable('ingest queue is full, retry later', this.opts.retryAfterSeconds);
-    }
+    if (this.queued + this.preparing >= this.opts.maxQueueSpans) throw this.full();
     // Rows are built here, in the request, so this CPU work overlaps the running transaction;
     // in slices, so a big request does not hold up the commits and answers of the others.
-    const arena = requestArena(spans.length);
+    const arena = opts.arenaBytes ? arenaOf(opts.arenaBytes) : requestArena(Array.isArray(spans) ? spans.length : 0);
     const prepared: Prepared[] = [];
-    this.preparing += spans.length;
     try {
-      for (let i = 0; i < spans.length; i++) {
-        if (i > 0 && i % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-        prepared.push(prepareSpan(projectId, spans[i] as NormSpan, arena));
+      for (const span of spans) {
+        opts.each?.(span);
+        prepared.push(prepareSpan(projectId, span, arena));
+        this.preparing++;
+        if (prepared.length % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
-      this.preparing -= spans.length;
+      this.preparing -= prepared.length;
     }
+    if (prepared.length === 0) return;
+    const waiting = this.queued + this.preparing;
+    if (waiting > 0 && waiting + prepared.length > this.opts.maxQueueSpans) throw this.full();
     // (Queued even when drain() began meanwhile: it waits for requests being prepared too.)
     const parts = this.split(prepared).map(
       (part) =>
@@ -124,6 +133,10 @@ export class Writer {
     // Acknowledged when every part is committed; a failed part fails the request, whose retry
     // then adds only what is missing.
     await Promise.all(parts);
+  }
+
+  private full(): CollectorError {
+    return CollectorError.unavailable('ingest queue is full, retry later', this.opts.retryAfterSeconds);
   }
 
   /**

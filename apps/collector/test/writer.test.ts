@@ -91,7 +91,9 @@ describe('Writer', () => {
     const own = new Writer(pool, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1, concurrency: 2 });
     const spans = Array.from({ length: 1000 }, () => jsonSpan({ traceId: hex(16), name: 'late' }));
     const writing = own.submit(env.projectId, normalize(jsonRequest(spans)));
-    expect(own.queuedSpans).toBe(1000); // counted while its rows are built (slices of 128)
+    // Still building its rows (in slices): the spans built so far count as queued.
+    expect(own.queuedSpans).toBeGreaterThan(0);
+    expect(own.queuedSpans).toBeLessThan(1000);
     await own.drain();
     // Committed by the time drain() returns (the pool closes right after it on shutdown).
     const n = await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = ANY($1)', [spans.map((s) => s.traceId)]);

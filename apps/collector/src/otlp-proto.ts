@@ -1,0 +1,591 @@
+/**
+ * Protobuf ExportTraceServiceRequest -> validated spans, one at a time, read straight from the
+ * bytes. No message tree is built: each span's fields go into its NormSpan, so between spans a
+ * request holds only its Buffer, the current resource and scope, and what the caller keeps.
+ *
+ * Wire errors (a message cut short, a length past its message's end, a varint over 10 bytes,
+ * field number 0, wire types 6 and 7, unmatched groups) make the whole body undecodable: 400.
+ * Content errors (a 5-byte span id, an unknown kind, too many attributes, values nested too
+ * deep) reject that span alone, with the same reasons normalize.ts gives for JSON. A field
+ * whose wire type is not its declared one is skipped as an unknown field, as protobuf's
+ * reference parsers do.
+ */
+import { CollectorError } from './errors.ts';
+import {
+  checkEnum,
+  checkIdHex,
+  checkNs,
+  checkTimes,
+  int64Value,
+  type Normalizer,
+  SpanError,
+  serviceNameOf,
+} from './normalize.ts';
+import type { Attributes, AttrValue, NormSpan, Rejection, SpanEvent, SpanLink } from './span.ts';
+
+const VARINT = 0;
+const I64 = 1;
+const LEN = 2;
+const SGROUP = 3;
+const EGROUP = 4;
+const I32 = 5;
+/** Nested groups deeper than this (only in unknown fields: OTLP has none) are refused. */
+const MAX_GROUP_DEPTH = 32;
+
+const tag = (field: number, wire: number) => (field << 3) | wire;
+const F1_LEN = tag(1, LEN);
+const F2_LEN = tag(2, LEN);
+const F3_LEN = tag(3, LEN);
+const F4_LEN = tag(4, LEN);
+const F5_LEN = tag(5, LEN);
+const F6_LEN = tag(6, LEN);
+const F7_LEN = tag(7, LEN);
+const F9_LEN = tag(9, LEN);
+const F11_LEN = tag(11, LEN);
+const F13_LEN = tag(13, LEN);
+const F15_LEN = tag(15, LEN);
+const F1_I64 = tag(1, I64);
+const F4_I64 = tag(4, I64);
+const F7_I64 = tag(7, I64);
+const F8_I64 = tag(8, I64);
+const F2_VARINT = tag(2, VARINT);
+const F3_VARINT = tag(3, VARINT);
+const F6_VARINT = tag(6, VARINT);
+
+class WireError extends Error {}
+
+/** A cursor over the request's bytes; every read is bounded by the end of its message. */
+class Reader {
+  pos = 0;
+  /** The high 32 bits of the last varint (varint() returns the low ones). */
+  hi = 0;
+  constructor(readonly buf: Buffer) {}
+
+  private cut(end: number): WireError {
+    return new WireError(`a field is cut short at byte ${this.pos} (its message ends at byte ${end})`);
+  }
+
+  /** A varint's low 32 bits (as int32); its high 32 bits are left in `hi`. */
+  varint(end: number): number {
+    const buf = this.buf;
+    let pos = this.pos;
+    let lo = 0;
+    let b = 0;
+    for (let shift = 0; shift < 28; shift += 7) {
+      if (pos >= end) throw this.cut(end);
+      b = buf[pos++] as number;
+      lo |= (b & 0x7f) << shift;
+      if (b < 0x80) {
+        this.pos = pos;
+        this.hi = 0;
+        return lo;
+      }
+    }
+    if (pos >= end) throw this.cut(end);
+    b = buf[pos++] as number;
+    lo |= (b & 0x0f) << 28;
+    let hi = (b & 0x7f) >> 4;
+    if (b >= 0x80) {
+      for (let shift = 3; ; shift += 7) {
+        if (shift > 31) throw new WireError(`a varint at byte ${this.pos} is longer than 10 bytes`);
+        if (pos >= end) throw this.cut(end);
+        b = buf[pos++] as number;
+        hi |= (b & 0x7f) << shift;
+        if (b < 0x80) break;
+      }
+    }
+    this.pos = pos;
+    this.hi = hi;
+    return lo;
+  }
+
+  /** A field's tag (field number << 3 | wire type). */
+  tag(end: number): number {
+    const at = this.pos;
+    const t = this.varint(end) >>> 0;
+    if (this.hi !== 0 || t >>> 3 === 0) throw new WireError(`invalid field tag at byte ${at}`);
+    return t;
+  }
+
+  /** A length-delimited field's length: moves to its first byte and returns where it ends. */
+  len(end: number): number {
+    const at = this.pos;
+    const n = this.varint(end);
+    if (this.hi !== 0 || n < 0 || this.pos + n > end) {
+      throw new WireError(`the length at byte ${at} runs past the end of its message (byte ${end})`);
+    }
+    return this.pos + n;
+  }
+
+  string(end: number): string {
+    const e = this.len(end);
+    const s = this.buf.toString('utf8', this.pos, e);
+    this.pos = e;
+    return s;
+  }
+
+  fixed64(end: number): bigint {
+    if (this.pos + 8 > end) throw this.cut(end);
+    const v = this.buf.readBigUInt64LE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  double(end: number): number {
+    if (this.pos + 8 > end) throw this.cut(end);
+    const v = this.buf.readDoubleLE(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  /** An id field: lowercase hex, or null when empty. */
+  id(end: number, bytes: 8 | 16, field: string): string | null {
+    const e = this.len(end);
+    const n = e - this.pos;
+    if (n === 0) return null;
+    if (n !== bytes) throw new SpanError(`${field} must be ${bytes} bytes, got ${n}`);
+    const hex = this.buf.toString('hex', this.pos, e);
+    this.pos = e;
+    return checkIdHex(hex, bytes, field);
+  }
+
+  /** Skip a field this decoder does not read (unknown, or not of its declared wire type). */
+  skip(t: number, end: number, depth = 0): void {
+    switch (t & 7) {
+      case VARINT:
+        this.varint(end);
+        return;
+      case I64:
+        if (this.pos + 8 > end) throw this.cut(end);
+        this.pos += 8;
+        return;
+      case LEN:
+        this.pos = this.len(end);
+        return;
+      case I32:
+        if (this.pos + 4 > end) throw this.cut(end);
+        this.pos += 4;
+        return;
+      case SGROUP: {
+        if (depth >= MAX_GROUP_DEPTH) throw new WireError(`groups nested deeper than ${MAX_GROUP_DEPTH} at byte ${this.pos}`);
+        const field = t >>> 3;
+        for (;;) {
+          const inner = this.tag(end);
+          if ((inner & 7) === EGROUP) {
+            if (inner >>> 3 !== field) throw new WireError(`an end-group at byte ${this.pos} does not match its group`);
+            return;
+          }
+          this.skip(inner, end, depth + 1);
+        }
+      }
+      case EGROUP:
+        throw new WireError(`an end-group without a group at byte ${this.pos}`);
+      default:
+        throw new WireError(`invalid wire type ${t & 7} at byte ${this.pos}`);
+    }
+  }
+}
+
+/**
+ * The valid spans of a protobuf request, one at a time; invalid ones go to `rejected`.
+ * Throws a 400 CollectorError when the bytes are not an ExportTraceServiceRequest.
+ */
+export function* decodeProtobufSpans(body: Buffer, n: Normalizer, rejected: Rejection[]): Generator<NormSpan> {
+  const r = new Reader(body);
+  const end = body.length;
+  let ri = 0;
+  try {
+    while (r.pos < end) {
+      const t = r.tag(end);
+      if (t !== F1_LEN) {
+        r.skip(t, end);
+        continue;
+      }
+      const rsEnd = r.len(end);
+      // A ResourceSpans' fields may come in any order: find its resource and scopes first.
+      const resources: number[] = [];
+      const scopes: number[] = [];
+      while (r.pos < rsEnd) {
+        const ft = r.tag(rsEnd);
+        if (ft === F1_LEN || ft === F2_LEN) {
+          const e = r.len(rsEnd);
+          (ft === F1_LEN ? resources : scopes).push(r.pos, e);
+          r.pos = e;
+        } else r.skip(ft, rsEnd);
+      }
+      const rpath = `resourceSpans[${ri++}]`;
+      const resource: Attributes = {};
+      try {
+        let count = 0;
+        for (let i = 0; i < resources.length; i += 2) {
+          r.pos = resources[i] as number;
+          count = readResource(r, resources[i + 1] as number, n, resource, count);
+        }
+      } catch (err) {
+        if (!(err instanceof SpanError)) throw err;
+        let spans = 0;
+        for (let i = 0; i < scopes.length; i += 2) spans += countSpans(r, scopes[i] as number, scopes[i + 1] as number);
+        for (let i = 0; i < Math.max(spans, 1); i++) rejected.push({ path: rpath, reason: err.message });
+        r.pos = rsEnd;
+        continue;
+      }
+      const serviceName = serviceNameOf(resource);
+      for (let si = 0; si < scopes.length; si += 2) {
+        const spath = `${rpath}.scopeSpans[${si / 2}]`;
+        const ssEnd = scopes[si + 1] as number;
+        r.pos = scopes[si] as number;
+        let scopeName: string | null = null;
+        let scopeVersion: string | null = null;
+        const spans: number[] = [];
+        while (r.pos < ssEnd) {
+          const ft = r.tag(ssEnd);
+          if (ft === F1_LEN) {
+            const e = r.len(ssEnd);
+            [scopeName, scopeVersion] = readScope(r, e, n, scopeName, scopeVersion);
+            r.pos = e;
+          } else if (ft === F2_LEN) {
+            const e = r.len(ssEnd);
+            spans.push(r.pos, e);
+            r.pos = e;
+          } else r.skip(ft, ssEnd);
+        }
+        for (let i = 0; i < spans.length; i += 2) {
+          const start = spans[i] as number;
+          const spanEnd = spans[i + 1] as number;
+          r.pos = start;
+          let span: NormSpan;
+          try {
+            span = readSpan(r, spanEnd, n, resource, serviceName, scopeName, scopeVersion);
+          } catch (err) {
+            if (!(err instanceof SpanError)) throw err;
+            rejected.push({ path: `${spath}.spans[${i / 2}]${spanIdHint(r, start, spanEnd)}`, reason: err.message });
+            continue;
+          }
+          yield span;
+        }
+        r.pos = ssEnd;
+      }
+      r.pos = rsEnd;
+    }
+  } catch (err) {
+    if (err instanceof WireError) {
+      throw CollectorError.badRequest(`undecodable protobuf ExportTraceServiceRequest: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** ` (spanId <hex>)` naming a rejected span, when it has a valid span id; else empty. */
+function spanIdHint(r: Reader, start: number, end: number): string {
+  r.pos = start;
+  let hint = '';
+  try {
+    while (r.pos < end) {
+      const t = r.tag(end);
+      if (t === F2_LEN) {
+        const id = r.id(end, 8, 'spanId');
+        hint = id ? ` (spanId ${id})` : '';
+      } else r.skip(t, end);
+    }
+  } catch {
+    // An invalid span id or unreadable bytes: the hint is only a name, keep what was found.
+  }
+  return hint;
+}
+
+/** How many spans a ScopeSpans holds (its resource was rejected: each span counts as rejected). */
+function countSpans(r: Reader, start: number, end: number): number {
+  r.pos = start;
+  let count = 0;
+  while (r.pos < end) {
+    const t = r.tag(end);
+    if (t === F2_LEN) count++;
+    r.skip(t, end);
+  }
+  return count;
+}
+
+/** Resource { attributes = 1 }: into `out`; returns the attribute count so far. */
+function readResource(r: Reader, end: number, n: Normalizer, out: Attributes, count: number): number {
+  let c = count;
+  while (r.pos < end) {
+    const t = r.tag(end);
+    if (t === F1_LEN) {
+      if (++c > n.limits.maxItemsPerSpan) {
+        throw new SpanError(`resource.attributes has more than ${n.limits.maxItemsPerSpan} entries`);
+      }
+      readKeyValue(r, r.len(end), n, out, 'resource.attributes', 0);
+    } else r.skip(t, end);
+  }
+  return c;
+}
+
+/** InstrumentationScope { name = 1; version = 2 } (its attributes are not stored). */
+function readScope(
+  r: Reader,
+  end: number,
+  n: Normalizer,
+  name: string | null,
+  version: string | null,
+): [string | null, string | null] {
+  let scopeName = name;
+  let scopeVersion = version;
+  while (r.pos < end) {
+    const t = r.tag(end);
+    if (t === F1_LEN) scopeName = n.clean(r.string(end)) || null;
+    else if (t === F2_LEN) scopeVersion = n.clean(r.string(end)) || null;
+    else r.skip(t, end);
+  }
+  return [scopeName, scopeVersion];
+}
+
+function readSpan(
+  r: Reader,
+  end: number,
+  n: Normalizer,
+  resource: Attributes,
+  serviceName: string | null,
+  scopeName: string | null,
+  scopeVersion: string | null,
+): NormSpan {
+  const max = n.limits.maxItemsPerSpan;
+  let traceId: string | null = null;
+  let spanId: string | null = null;
+  let parentSpanId: string | null = null;
+  let name = '';
+  let kind = 0;
+  let startNs = 0n;
+  let endNs = 0n;
+  let statusCode = 0;
+  let statusMessage: string | null = null;
+  const attributes: Attributes = {};
+  let attributeCount = 0;
+  const events: SpanEvent[] = [];
+  const links: SpanLink[] = [];
+  while (r.pos < end) {
+    const t = r.tag(end);
+    switch (t) {
+      case F1_LEN:
+        traceId = r.id(end, 16, 'traceId');
+        break;
+      case F2_LEN:
+        spanId = r.id(end, 8, 'spanId');
+        break;
+      case F4_LEN:
+        parentSpanId = r.id(end, 8, 'parentSpanId');
+        break;
+      case F5_LEN:
+        name = n.clean(r.string(end));
+        break;
+      case F6_VARINT:
+        kind = checkEnum(r.varint(end), 5, 'kind');
+        break;
+      case F7_I64:
+        startNs = checkNs(r.fixed64(end), 'startTimeUnixNano');
+        break;
+      case F8_I64:
+        endNs = checkNs(r.fixed64(end), 'endTimeUnixNano');
+        break;
+      case F9_LEN:
+        if (++attributeCount > max) throw new SpanError(`attributes has more than ${max} entries`);
+        readKeyValue(r, r.len(end), n, attributes, 'attributes', 0);
+        break;
+      case F11_LEN:
+        if (events.length >= max) throw new SpanError(`more than ${max} events`);
+        events.push(readEvent(r, r.len(end), n, events.length));
+        break;
+      case F13_LEN:
+        if (links.length >= max) throw new SpanError(`more than ${max} links`);
+        links.push(readLink(r, r.len(end), n, links.length));
+        break;
+      case F15_LEN: {
+        const e = r.len(end);
+        while (r.pos < e) {
+          const st = r.tag(e);
+          if (st === F2_LEN) statusMessage = n.clean(r.string(e)) || null;
+          else if (st === F3_VARINT) statusCode = checkEnum(r.varint(e), 2, 'status.code');
+          else r.skip(st, e);
+        }
+        break;
+      }
+      default:
+        r.skip(t, end);
+    }
+  }
+  if (!traceId) throw new SpanError('traceId is missing');
+  if (!spanId) throw new SpanError('spanId is missing');
+  checkTimes(startNs, endNs);
+  return {
+    traceId,
+    spanId,
+    parentSpanId,
+    name,
+    kind,
+    startNs,
+    endNs,
+    statusCode,
+    statusMessage,
+    attributes,
+    events,
+    links,
+    resource,
+    serviceName,
+    scopeName,
+    scopeVersion,
+  };
+}
+
+/** Span.Event { time_unix_nano = 1; name = 2; attributes = 3 }. */
+function readEvent(r: Reader, end: number, n: Normalizer, index: number): SpanEvent {
+  const field = `events[${index}]`;
+  let time = 0n;
+  let name = '';
+  const attributes: Attributes = {};
+  let count = 0;
+  while (r.pos < end) {
+    const t = r.tag(end);
+    if (t === F1_I64) time = checkNs(r.fixed64(end), `${field}.timeUnixNano`);
+    else if (t === F2_LEN) name = n.clean(r.string(end));
+    else if (t === F3_LEN) {
+      if (++count > n.limits.maxItemsPerSpan) {
+        throw new SpanError(`${field}.attributes has more than ${n.limits.maxItemsPerSpan} entries`);
+      }
+      readKeyValue(r, r.len(end), n, attributes, `${field}.attributes`, 0);
+    } else r.skip(t, end);
+  }
+  return { timeUnixNano: time.toString(), name, attributes };
+}
+
+/** Span.Link { trace_id = 1; span_id = 2; attributes = 4 }. */
+function readLink(r: Reader, end: number, n: Normalizer, index: number): SpanLink {
+  const field = `links[${index}]`;
+  let traceId: string | null = null;
+  let spanId: string | null = null;
+  const attributes: Attributes = {};
+  let count = 0;
+  while (r.pos < end) {
+    const t = r.tag(end);
+    if (t === F1_LEN) traceId = r.id(end, 16, `${field}.traceId`);
+    else if (t === F2_LEN) spanId = r.id(end, 8, `${field}.spanId`);
+    else if (t === F4_LEN) {
+      if (++count > n.limits.maxItemsPerSpan) {
+        throw new SpanError(`${field}.attributes has more than ${n.limits.maxItemsPerSpan} entries`);
+      }
+      readKeyValue(r, r.len(end), n, attributes, `${field}.attributes`, 0);
+    } else r.skip(t, end);
+  }
+  return { traceId: traceId ?? '', spanId: spanId ?? '', attributes };
+}
+
+/**
+ * KeyValue { key = 1; value = 2 } into `out` (the value may come before the key). Ends at
+ * `end`. A value error is re-thrown with its place: `attributes["key"]...` at the top level,
+ * `.key...` inside a kvlist.
+ */
+function readKeyValue(r: Reader, end: number, n: Normalizer, out: Attributes, field: string, depth: number): void {
+  let key = '';
+  let value: AttrValue = null;
+  let error: SpanError | null = null;
+  while (r.pos < end) {
+    const t = r.tag(end);
+    if (t === F1_LEN) key = r.string(end);
+    else if (t === F2_LEN) {
+      const e = r.len(end);
+      try {
+        value = readAnyValue(r, e, n, depth);
+      } catch (err) {
+        if (!(err instanceof SpanError)) throw err;
+        error = err;
+      }
+      r.pos = e;
+    } else r.skip(t, end);
+  }
+  if (error) {
+    const place = depth === 0 ? `${field}[${JSON.stringify(key.slice(0, 64))}]` : `.${key.slice(0, 64)}`;
+    throw new SpanError(`${place}${error.message}`);
+  }
+  out[n.clean(key)] = value;
+}
+
+/**
+ * AnyValue (a oneof: the last member present wins) as an attribute value. Error messages start
+ * with the value's place below the attribute (empty at the attribute itself), as normalize.ts's.
+ */
+function readAnyValue(r: Reader, end: number, n: Normalizer, depth: number): AttrValue {
+  const limits = n.limits;
+  if (depth > limits.maxValueDepth) throw new SpanError(` is nested deeper than ${limits.maxValueDepth}`);
+  let v: AttrValue = null;
+  while (r.pos < end) {
+    const t = r.tag(end);
+    switch (t) {
+      case F1_LEN:
+        v = n.clean(r.string(end));
+        break;
+      case F2_VARINT:
+        v = r.varint(end) !== 0 || r.hi !== 0;
+        break;
+      case F3_VARINT: {
+        const lo = r.varint(end);
+        const hi = r.hi;
+        if (hi === 0 && lo >= 0) v = lo;
+        else if (hi === -1 && lo < 0) v = lo;
+        else v = int64Value(BigInt.asIntN(64, (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0)));
+        break;
+      }
+      case F4_I64: {
+        const d = r.double(end);
+        v = Number.isFinite(d) ? d : String(d);
+        break;
+      }
+      case F5_LEN: {
+        // ArrayValue { values = 1 }
+        const e = r.len(end);
+        const items: AttrValue[] = [];
+        while (r.pos < e) {
+          const it = r.tag(e);
+          if (it !== F1_LEN) {
+            r.skip(it, e);
+            continue;
+          }
+          if (items.length >= limits.maxItemsPerSpan) throw new SpanError(` has more than ${limits.maxItemsPerSpan} items`);
+          const ie = r.len(e);
+          try {
+            items.push(readAnyValue(r, ie, n, depth + 1));
+          } catch (err) {
+            if (!(err instanceof SpanError)) throw err;
+            throw new SpanError(`[${items.length}]${err.message}`);
+          }
+          r.pos = ie;
+        }
+        v = items;
+        break;
+      }
+      case F6_LEN: {
+        // KeyValueList { values = 1 }
+        const e = r.len(end);
+        const entries: Record<string, AttrValue> = {};
+        let count = 0;
+        while (r.pos < e) {
+          const it = r.tag(e);
+          if (it !== F1_LEN) {
+            r.skip(it, e);
+            continue;
+          }
+          if (++count > limits.maxItemsPerSpan) throw new SpanError(` has more than ${limits.maxItemsPerSpan} items`);
+          readKeyValue(r, r.len(e), n, entries, '', depth + 1);
+        }
+        v = entries;
+        break;
+      }
+      case F7_LEN: {
+        const e = r.len(end);
+        v = r.buf.toString('base64', r.pos, e);
+        r.pos = e;
+        break;
+      }
+      default:
+        r.skip(t, end);
+    }
+  }
+  return v;
+}
