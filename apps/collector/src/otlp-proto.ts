@@ -54,12 +54,27 @@ const F6_VARINT = tag(6, VARINT);
 
 class WireError extends Error {}
 
+/**
+ * Buffer's own slice decoders. `toString(encoding, start, end)` checks its arguments and
+ * looks the encoding up on every call: on short attribute strings that costs more than the
+ * decoding itself (measured: about 5% of a span's CPU).
+ */
+interface SliceDecoders {
+  utf8Slice(start: number, end: number): string;
+  hexSlice(start: number, end: number): string;
+  base64Slice(start: number, end: number): string;
+}
+
 /** A cursor over the request's bytes; every read is bounded by the end of its message. */
 class Reader {
   pos = 0;
   /** The high 32 bits of the last varint (varint() returns the low ones). */
   hi = 0;
-  constructor(readonly buf: Buffer) {}
+  readonly buf: Buffer & SliceDecoders;
+
+  constructor(buf: Buffer) {
+    this.buf = buf as Buffer & SliceDecoders;
+  }
 
   private cut(end: number): WireError {
     return new WireError(`a field is cut short at byte ${this.pos} (its message ends at byte ${end})`);
@@ -119,7 +134,7 @@ class Reader {
 
   string(end: number): string {
     const e = this.len(end);
-    const s = this.buf.toString('utf8', this.pos, e);
+    const s = this.buf.utf8Slice(this.pos, e);
     this.pos = e;
     return s;
   }
@@ -144,7 +159,7 @@ class Reader {
     const n = e - this.pos;
     if (n === 0) return null;
     if (n !== bytes) throw new SpanError(`${field} must be ${bytes} bytes, got ${n}`);
-    const hex = this.buf.toString('hex', this.pos, e);
+    const hex = this.buf.hexSlice(this.pos, e);
     this.pos = e;
     return checkIdHex(hex, bytes, field);
   }
@@ -579,7 +594,7 @@ function readAnyValue(r: Reader, end: number, n: Normalizer, depth: number): Att
       }
       case F7_LEN: {
         const e = r.len(end);
-        v = r.buf.toString('base64', r.pos, e);
+        v = r.buf.base64Slice(r.pos, e);
         r.pos = e;
         break;
       }
