@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { type RunningPostgres, startEmbeddedPostgres, startThrowawayPostgres } from './embedded.ts';
+import { type RunningPostgres, startEmbeddedPostgres } from './embedded.ts';
+import { startThrowawayPostgres } from './throwaway.ts';
 import { migrate } from './migrate.ts';
 import { maintainSpanPartitions } from './partitions.ts';
 

