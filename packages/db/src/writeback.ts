@@ -11,6 +11,7 @@
  *
  * On a server you run yourself, lower vm.dirty_background_bytes instead (docs/collector.md).
  */
+import { readdirSync, statSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -27,6 +28,8 @@ export interface WritebackPacer {
 const INTERVAL_MS = 1_000;
 // mtime moves with the kernel's clock tick, not with each write: look back a little further.
 const MTIME_SLACK_MS = 1_000;
+// 256 stats (~1 ms) between two turns of the event loop.
+const STAT_SLICE = 256;
 
 export function startWritebackPacer(dataDir: string, intervalMs = INTERVAL_MS): WritebackPacer {
   let stopped = false;
@@ -38,30 +41,38 @@ export function startWritebackPacer(dataDir: string, intervalMs = INTERVAL_MS): 
 
   const pass = async () => {
     const started = Date.now();
-    const done: string[] = [];
-    for (const dir of await relationDirs(dataDir)) {
+    const written: string[] = [];
+    for (const dir of relationDirs(dataDir)) {
       let names: string[];
       try {
-        names = await fs.readdir(dir);
+        names = readdirSync(dir);
       } catch {
         continue; // a database dropped meanwhile
       }
-      for (const name of names) {
+      for (let i = 0; i < names.length; i++) {
         if (stopped) return;
-        const file = path.join(dir, name);
+        // Synchronous stats, a slice at a time: ~10x less CPU than one promise per file (a
+        // pass over a 5,000-file cluster took 13% of a core that way), without holding the
+        // event loop for more than about a millisecond.
+        if (i > 0 && i % STAT_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        const file = path.join(dir, names[i] as string);
+        const st = statSync(file, { throwIfNoEntry: false });
+        if (st?.isFile() && st.mtimeMs >= since - MTIME_SLACK_MS) written.push(file);
+      }
+    }
+    const done: string[] = [];
+    for (const file of written) {
+      if (stopped) return;
+      try {
+        const fh = await fs.open(file, 'r');
         try {
-          const st = await fs.stat(file);
-          if (!st.isFile() || st.mtimeMs < since - MTIME_SLACK_MS) continue;
-          const fh = await fs.open(file, 'r');
-          try {
-            await fh.datasync();
-          } finally {
-            await fh.close();
-          }
-          done.push(file);
-        } catch {
-          // Dropped or truncated away between readdir and open: nothing left to flush.
+          await fh.datasync();
+        } finally {
+          await fh.close();
         }
+        done.push(file);
+      } catch {
+        // Dropped or truncated away between the scan and open: nothing left to flush.
       }
     }
     since = started;
@@ -96,11 +107,11 @@ export function startWritebackPacer(dataDir: string, intervalMs = INTERVAL_MS): 
 }
 
 /** Folders holding relation files: one per database under base/, and global/. */
-async function relationDirs(dataDir: string): Promise<string[]> {
+function relationDirs(dataDir: string): string[] {
   const base = path.join(dataDir, 'base');
   let dbs: string[] = [];
   try {
-    dbs = await fs.readdir(base);
+    dbs = readdirSync(base);
   } catch {
     return [];
   }
