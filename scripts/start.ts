@@ -37,6 +37,9 @@ const lines = [
 if (system.createdApiKey) {
   lines.push(`  API key:        ${system.createdApiKey}`);
   lines.push('                  (shown once: it is stored hashed; send it as "Authorization: Bearer <key>")');
+} else {
+  // A reused database: its key was shown when it was made; a new one is a click away.
+  lines.push(`  API keys:       ${system.webUrl}/settings (a new key is shown once, when created)`);
 }
 if (system.demoSessions) lines.push(`  Demo agent:     ${system.demoSessions} sessions recorded`);
 lines.push('Press Ctrl-C to stop.', '');
