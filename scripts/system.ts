@@ -62,7 +62,23 @@ function startChild(
   return child;
 }
 
-async function waitFor(url: string, child: ChildProcess, name: string, timeoutMs: number): Promise<void> {
+/**
+ * The web app's sign-in, when GUARDTRACE_WEB_PASSWORD is set (the user defaults to `admin`, as
+ * in apps/web/src/env.ts): the readiness check must pass it like any other request.
+ */
+export function webAuthHeaders(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  if (!env.GUARDTRACE_WEB_PASSWORD) return {};
+  const user = env.GUARDTRACE_WEB_USER || 'admin';
+  return { authorization: `Basic ${Buffer.from(`${user}:${env.GUARDTRACE_WEB_PASSWORD}`).toString('base64')}` };
+}
+
+async function waitFor(
+  url: string,
+  child: ChildProcess,
+  name: string,
+  timeoutMs: number,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited: number | null = null;
   child.once('exit', (code) => {
@@ -71,7 +87,7 @@ async function waitFor(url: string, child: ChildProcess, name: string, timeoutMs
   while (Date.now() < deadline) {
     if (exited !== null) throw new Error(`${name} exited with code ${exited} before it was ready (${url})`);
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -164,7 +180,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     });
     children.push(web);
     await waitFor(`${collectorUrl}/readyz`, collector, 'collector', 60_000);
-    await waitFor(`${webUrl}/sessions`, web, 'web app', 120_000);
+    await waitFor(`${webUrl}/sessions`, web, 'web app', 120_000, webAuthHeaders(baseEnv));
 
     let demoSessions = 0;
     const sessionCount = await prisma.session.count({ where: { projectId: project.id } });

@@ -8,13 +8,21 @@ import { constants } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureDatabase } from '@guardtrace/db/server';
-import { serveEnv } from '../src/env.ts';
+import { authEnv, serveEnv } from '../src/env.ts';
+import { isLoopback } from '../src/server/auth.ts';
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (line: string) => console.log(`[web] ${line}`);
 
 async function main(): Promise<void> {
   const env = serveEnv();
+  const auth = authEnv();
+  if (!isLoopback(env.GUARDTRACE_WEB_HOST) && !auth.GUARDTRACE_WEB_PASSWORD && env.GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED !== '1') {
+    throw new Error(
+      `refusing to serve on ${env.GUARDTRACE_WEB_HOST} without a password: anyone who reaches it could create and revoke API keys. ` +
+        'Set GUARDTRACE_WEB_PASSWORD (12+ characters), or GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED=1 when an authenticating proxy stands in front.',
+    );
+  }
   const database = env.DATABASE_URL
     ? null
     : await ensureDatabase({ dataDir: env.GUARDTRACE_DATA_DIR, log });

@@ -20,12 +20,25 @@ const serveSchema = z.object({
   GUARDTRACE_DATA_DIR: z.string().min(1).optional(),
   // 3000: the port README and the start orchestrator advertise for the web app.
   PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
-  // Loopback by default: the UI has no authentication yet. (Not HOSTNAME: shells set it to the machine name.)
+  // Loopback by default: without GUARDTRACE_WEB_PASSWORD anyone who reaches the port can use the
+  // UI, keys included. (Not HOSTNAME: shells set it to the machine name.)
   GUARDTRACE_WEB_HOST: z.string().min(1).default('127.0.0.1'),
+  /** `1`: serve beyond loopback without a password (an authenticating proxy stands in front). */
+  GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED: z.enum(['0', '1']).default('0'),
+});
+
+const emptyIsUnset = (v: unknown) => (v === '' ? undefined : v);
+
+const authSchema = z.object({
+  // Basic auth splits user from password at the first colon.
+  GUARDTRACE_WEB_USER: z.preprocess(emptyIsUnset, z.string().regex(/^[^:]+$/, 'must not contain ":"').default('admin')),
+  // 12 characters at least: this password is all that stands between the network and the API keys.
+  GUARDTRACE_WEB_PASSWORD: z.preprocess(emptyIsUnset, z.string().min(12, 'must be at least 12 characters').optional()),
 });
 
 export type ServerEnv = z.infer<typeof serverSchema>;
 export type ServeEnv = z.infer<typeof serveSchema>;
+export type AuthEnv = z.infer<typeof authSchema>;
 
 type EnvSource = Record<string, string | undefined>;
 
@@ -49,6 +62,15 @@ export function serverEnv(): ServerEnv {
 /** Environment of scripts/serve.ts (DATABASE_URL optional). */
 export function serveEnv(source: EnvSource = process.env): ServeEnv {
   return parse(serveSchema, source);
+}
+
+let cachedAuth: AuthEnv | undefined;
+
+/** Who may use the UI: every request needs this user and password when a password is set. */
+export function authEnv(source: EnvSource = process.env): AuthEnv {
+  if (source !== process.env) return parse(authSchema, source);
+  cachedAuth ??= parse(authSchema, source);
+  return cachedAuth;
 }
 
 /** For tests: parse an explicit environment without caching. */

@@ -9,7 +9,7 @@ describe('env', () => {
   });
 
   it('lets the serve script run without DATABASE_URL, on port 3000 of loopback by default', () => {
-    expect(serveEnv({})).toEqual({ PORT: 3000, GUARDTRACE_WEB_HOST: '127.0.0.1' });
+    expect(serveEnv({})).toEqual({ PORT: 3000, GUARDTRACE_WEB_HOST: '127.0.0.1', GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED: '0' });
     expect(serveEnv({ PORT: '4123' }).PORT).toBe(4123);
     expect(() => serveEnv({ PORT: 'abc' })).toThrow(/PORT/);
   });

@@ -1,11 +1,20 @@
 'use server';
 
 import { revalidatePath } from 'next/cache';
+import { headers } from 'next/headers';
 import { z } from 'zod';
+import { authEnv } from '@/env';
+import { isAuthorized } from '@/server/auth';
 import { db } from '@/server/db';
 import { createProjectKey, revokeProjectKey, setCleanSampleRate } from '@/server/queries/settings';
 
-// The UI has no users yet (the server binds to loopback): actions check input and project scope only.
+// Each action checks the sign-in itself too (src/proxy.ts already did): they change what
+// the collector accepts, so they do not rely on a single gate. Then input and project scope.
+async function signedIn(): Promise<boolean> {
+  const auth = authEnv();
+  return isAuthorized((await headers()).get('authorization'), auth.GUARDTRACE_WEB_USER, auth.GUARDTRACE_WEB_PASSWORD);
+}
+const SIGN_IN: ActionState = { ok: false, message: 'Sign in first: this server asks for a user name and password.' };
 
 export interface ActionState {
   ok: boolean;
@@ -23,6 +32,7 @@ const rateInput = z.object({
 });
 
 export async function updateSampleRate(_prev: ActionState, form: FormData): Promise<ActionState> {
+  if (!(await signedIn())) return SIGN_IN;
   const input = rateInput.safeParse({ project: form.get('project'), percent: form.get('percent') });
   if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
   const rate = Math.round(input.data.percent * 100) / 10_000;
@@ -38,6 +48,7 @@ const keyInput = z.object({
 });
 
 export async function createKey(_prev: ActionState, form: FormData): Promise<ActionState> {
+  if (!(await signedIn())) return SIGN_IN;
   const input = keyInput.safeParse({ project: form.get('project'), name: form.get('name') });
   if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
   const created = await createProjectKey(db(), input.data.project, input.data.name);
@@ -49,6 +60,7 @@ export async function createKey(_prev: ActionState, form: FormData): Promise<Act
 const revokeInput = z.object({ project: projectId, key: z.uuid() });
 
 export async function revokeKey(form: FormData): Promise<void> {
+  if (!(await signedIn())) return;
   const input = revokeInput.safeParse({ project: form.get('project'), key: form.get('key') });
   if (!input.success) return;
   await revokeProjectKey(db(), input.data.project, input.data.key);
