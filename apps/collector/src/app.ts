@@ -14,7 +14,7 @@ import { Normalizer, rejectionMessage } from './normalize.ts';
 import { contentTypeOf, type Encoding, encodeResponse, encodeStatus, encodingOf, requestSpans } from './otlp-decode.ts';
 import { createPool, isUnavailable } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
-import type { Rejection } from './span.ts';
+import { Rejections } from './span.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
 import { Writer } from './writer.ts';
 
@@ -162,7 +162,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
    * so neither a decoded tree nor the spans outlive their rows; then wait for the commit.
    */
   const ingest = async (projectId: string, parsed: Parsed) => {
-    const rejected: Rejection[] = [];
+    // Five: the response names the first five rejected spans.
+    const rejected = new Rejections(5);
     let stored = 0;
     const seen = new WeakSet<object>();
     const spans = requestSpans(parsed.body, parsed.encoding, new Normalizer(), rejected);
@@ -176,9 +177,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     try {
       await written;
     } finally {
-      metrics.spansReceived.inc(stored + rejected.length);
+      metrics.spansReceived.inc(stored + rejected.count);
     }
-    return { stored, rejected: rejected.length, message: rejectionMessage(rejected) };
+    return { stored, rejected: rejected.count, message: rejectionMessage(rejected.first, rejected.count) };
   };
 
   app.post('/v1/traces', { onRequest: admit }, async (req: FastifyRequest, reply: FastifyReply) => {

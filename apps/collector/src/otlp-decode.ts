@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { CollectorError } from './errors.ts';
 import type { Normalizer } from './normalize.ts';
 import { decodeProtobufSpans } from './otlp-proto.ts';
-import type { NormSpan, Rejection } from './span.ts';
+import type { Rejections, SpanOrPause } from './span.ts';
 
 export type Encoding = 'protobuf' | 'json';
 
@@ -47,11 +47,12 @@ export function contentTypeOf(encoding: Encoding): string {
 }
 
 /**
- * A request's valid spans, read lazily (invalid ones go to `rejected`); reading throws a 400
+ * A request's valid spans, read lazily (invalid ones go to `rejected`, with a null yielded now
+ * and then while many are rejected in a row); reading throws a 400
  * CollectorError when the body is not an ExportTraceServiceRequest. Protobuf is read straight
  * from the bytes (otlp-proto.ts); JSON is parsed, then walked by the normalizer.
  */
-export function requestSpans(body: Buffer, encoding: Encoding, n: Normalizer, rejected: Rejection[]): Iterable<NormSpan> {
+export function requestSpans(body: Buffer, encoding: Encoding, n: Normalizer, rejected: Rejections): Iterable<SpanOrPause> {
   if (encoding === 'protobuf') return decodeProtobufSpans(body, n, rejected);
   return n.spans(decodeRequest(body, 'json'), rejected);
 }

@@ -9,7 +9,7 @@ import { CollectorError } from './errors.ts';
 import { type NormalizeLimits, Normalizer } from './normalize.ts';
 import { decodeRequest, encodeRequestProtobuf } from './otlp-decode.ts';
 import { decodeProtobufSpans } from './otlp-proto.ts';
-import type { NormSpan, Rejection } from './span.ts';
+import { type NormSpan, type Rejection, Rejections } from './span.ts';
 
 // Small limits, so random requests reach them often.
 const LIMITS: NormalizeLimits = { maxStringChars: 40, maxValueDepth: 4, maxItemsPerSpan: 8 };
@@ -17,9 +17,11 @@ const LIMITS: NormalizeLimits = { maxStringChars: 40, maxValueDepth: 4, maxItems
 type Result = { ok: true; spans: NormSpan[]; rejected: Rejection[] } | { ok: false; error: CollectorError };
 
 function streamed(buf: Buffer, limits = LIMITS): Result {
-  const rejected: Rejection[] = [];
+  const rejected = new Rejections();
   try {
-    return { ok: true, spans: [...decodeProtobufSpans(buf, new Normalizer(limits), rejected)], rejected };
+    const spans = [...decodeProtobufSpans(buf, new Normalizer(limits), rejected)].filter((s) => s !== null);
+    expect(rejected.count).toBe(rejected.first.length);
+    return { ok: true, spans, rejected: rejected.first };
   } catch (err) {
     if (!(err instanceof CollectorError)) throw err;
     return { ok: false, error: err };
@@ -260,6 +262,19 @@ describe('decodeProtobufSpans', () => {
         expect(got.error.message).toMatch(message);
       }
     }
+  });
+
+  it('pauses after every 128 rejected spans and keeps only the rejections it is asked to keep', () => {
+    const body = wrap(spanBytes(), ...Array.from({ length: 1000 }, () => Buffer.alloc(0)));
+    const rejected = new Rejections(2);
+    const items = [...decodeProtobufSpans(body, new Normalizer(LIMITS), rejected)];
+    expect(items.filter((x) => x === null)).toHaveLength(Math.floor(1000 / 128));
+    expect(items.filter((x) => x !== null)).toHaveLength(1);
+    expect(rejected.count).toBe(1000);
+    expect(rejected.first).toEqual([
+      { path: 'resourceSpans[0].scopeSpans[0].spans[1]', reason: 'traceId is missing' },
+      { path: 'resourceSpans[0].scopeSpans[0].spans[2]', reason: 'traceId is missing' },
+    ]);
   });
 
   it('rejects a span nested 10,000 levels deep by its reason, without recursing, and keeps its neighbour', () => {

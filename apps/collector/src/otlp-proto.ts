@@ -21,7 +21,16 @@ import {
   SpanError,
   serviceNameOf,
 } from './normalize.ts';
-import type { Attributes, AttrValue, NormSpan, Rejection, SpanEvent, SpanLink } from './span.ts';
+import {
+  type Attributes,
+  type AttrValue,
+  type NormSpan,
+  REJECTIONS_PER_PAUSE,
+  type Rejections,
+  type SpanEvent,
+  type SpanLink,
+  type SpanOrPause,
+} from './span.ts';
 
 const VARINT = 0;
 const I64 = 1;
@@ -205,10 +214,15 @@ class Reader {
  * The valid spans of a protobuf request, one at a time; invalid ones go to `rejected`.
  * Throws a 400 CollectorError when the bytes are not an ExportTraceServiceRequest.
  */
-export function* decodeProtobufSpans(body: Buffer, n: Normalizer, rejected: Rejection[]): Generator<NormSpan> {
+export function* decodeProtobufSpans(body: Buffer, n: Normalizer, rejected: Rejections): Generator<SpanOrPause> {
   const r = new Reader(body);
   const end = body.length;
   let ri = 0;
+  let sincePause = 0;
+  // Fields may come in any order (a resource after its scopes, a scope after its spans), so
+  // each ResourceSpans and ScopeSpans is read twice: first its resource or scope, then its
+  // scopes or spans. Nothing is kept per span in between: a body of millions of tiny spans
+  // costs no memory beyond the rows of its valid ones.
   try {
     while (r.pos < end) {
       const t = r.tag(end);
@@ -217,69 +231,82 @@ export function* decodeProtobufSpans(body: Buffer, n: Normalizer, rejected: Reje
         continue;
       }
       const rsEnd = r.len(end);
-      // A ResourceSpans' fields may come in any order: find its resource and scopes first.
-      const resources: number[] = [];
-      const scopes: number[] = [];
-      while (r.pos < rsEnd) {
-        const ft = r.tag(rsEnd);
-        if (ft === F1_LEN || ft === F2_LEN) {
-          const e = r.len(rsEnd);
-          (ft === F1_LEN ? resources : scopes).push(r.pos, e);
-          r.pos = e;
-        } else r.skip(ft, rsEnd);
-      }
+      const rsStart = r.pos;
       const rpath = `resourceSpans[${ri++}]`;
       const resource: Attributes = {};
-      try {
-        let count = 0;
-        for (let i = 0; i < resources.length; i += 2) {
-          r.pos = resources[i] as number;
-          count = readResource(r, resources[i + 1] as number, n, resource, count);
+      let resourceError: SpanError | null = null;
+      let attributeCount = 0;
+      while (r.pos < rsEnd) {
+        const ft = r.tag(rsEnd);
+        if (ft !== F1_LEN || resourceError) {
+          r.skip(ft, rsEnd);
+          continue;
         }
-      } catch (err) {
-        if (!(err instanceof SpanError)) throw err;
-        let spans = 0;
-        for (let i = 0; i < scopes.length; i += 2) spans += countSpans(r, scopes[i] as number, scopes[i + 1] as number);
-        for (let i = 0; i < Math.max(spans, 1); i++) rejected.push({ path: rpath, reason: err.message });
-        r.pos = rsEnd;
-        continue;
+        const e = r.len(rsEnd);
+        try {
+          attributeCount = readResource(r, e, n, resource, attributeCount);
+        } catch (err) {
+          if (!(err instanceof SpanError)) throw err;
+          resourceError = err;
+        }
+        r.pos = e;
       }
       const serviceName = serviceNameOf(resource);
-      for (let si = 0; si < scopes.length; si += 2) {
-        const spath = `${rpath}.scopeSpans[${si / 2}]`;
-        const ssEnd = scopes[si + 1] as number;
-        r.pos = scopes[si] as number;
+      let si = 0;
+      let unreadable = 0;
+      r.pos = rsStart;
+      while (r.pos < rsEnd) {
+        const ft = r.tag(rsEnd);
+        if (ft !== F2_LEN) {
+          r.skip(ft, rsEnd);
+          continue;
+        }
+        const ssEnd = r.len(rsEnd);
+        const ssStart = r.pos;
+        if (resourceError) {
+          unreadable += countSpans(r, ssStart, ssEnd);
+          r.pos = ssEnd;
+          continue;
+        }
+        const spath = `${rpath}.scopeSpans[${si++}]`;
         let scopeName: string | null = null;
         let scopeVersion: string | null = null;
-        const spans: number[] = [];
         while (r.pos < ssEnd) {
-          const ft = r.tag(ssEnd);
-          if (ft === F1_LEN) {
+          const st = r.tag(ssEnd);
+          if (st === F1_LEN) {
             const e = r.len(ssEnd);
             [scopeName, scopeVersion] = readScope(r, e, n, scopeName, scopeVersion);
             r.pos = e;
-          } else if (ft === F2_LEN) {
-            const e = r.len(ssEnd);
-            spans.push(r.pos, e);
-            r.pos = e;
-          } else r.skip(ft, ssEnd);
+          } else r.skip(st, ssEnd);
         }
-        for (let i = 0; i < spans.length; i += 2) {
-          const start = spans[i] as number;
-          const spanEnd = spans[i + 1] as number;
-          r.pos = start;
-          let span: NormSpan;
+        let i = 0;
+        r.pos = ssStart;
+        while (r.pos < ssEnd) {
+          const st = r.tag(ssEnd);
+          if (st !== F2_LEN) {
+            r.skip(st, ssEnd);
+            continue;
+          }
+          const spanEnd = r.len(ssEnd);
+          const spanStart = r.pos;
+          const index = i++;
+          let span: NormSpan | null = null;
           try {
             span = readSpan(r, spanEnd, n, resource, serviceName, scopeName, scopeVersion);
           } catch (err) {
             if (!(err instanceof SpanError)) throw err;
-            rejected.push({ path: `${spath}.spans[${i / 2}]${spanIdHint(r, start, spanEnd)}`, reason: err.message });
-            continue;
+            rejected.add(() => `${spath}.spans[${index}]${spanIdHint(r, spanStart, spanEnd)}`, err.message);
           }
-          yield span;
+          r.pos = spanEnd;
+          if (span) yield span;
+          else if (++sincePause === REJECTIONS_PER_PAUSE) {
+            sincePause = 0;
+            yield null;
+          }
         }
         r.pos = ssEnd;
       }
+      if (resourceError) rejected.add(rpath, resourceError.message, Math.max(unreadable, 1));
       r.pos = rsEnd;
     }
   } catch (err) {

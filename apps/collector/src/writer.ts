@@ -16,7 +16,7 @@ import type pg from 'pg';
 import { batchRows } from './batch-rows.ts';
 import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
-import type { NormSpan } from './span.ts';
+import type { NormSpan, SpanOrPause } from './span.ts';
 import { isUnavailable } from './pg.ts';
 import { arenaOf, key, type Prepared, prepareSpan, requestArena } from './prepare.ts';
 import {
@@ -98,7 +98,7 @@ export class Writer {
    */
   async submit(
     projectId: string,
-    spans: Iterable<NormSpan>,
+    spans: Iterable<SpanOrPause>,
     opts: { each?: (span: NormSpan) => void; arenaBytes?: number } = {},
   ): Promise<void> {
     if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
@@ -109,6 +109,11 @@ export class Writer {
     const prepared: Prepared[] = [];
     try {
       for (const span of spans) {
+        // A decoder's pause (it has been rejecting spans): let other requests run.
+        if (span === null) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          continue;
+        }
         opts.each?.(span);
         prepared.push(prepareSpan(projectId, span, arena));
         this.preparing++;

@@ -46,6 +46,19 @@ describe('partial success', () => {
     expect(decoded.partialSuccess.errorMessage).toContain('startTimeUnixNano is missing');
     expect(await count(traceId)).toBe(1);
   });
+
+  it('counts 100,000 empty spans exactly and names only the first five, beside a stored valid one', async () => {
+    const traceId = hex(16);
+    const empty = Array.from({ length: 100_000 }, () => ({}));
+    const res = await post(protobufRequest(jsonRequest([jsonSpan({ traceId, name: 'ok' }), ...empty])), { 'content-type': 'application/x-protobuf' });
+    expect(res.statusCode).toBe(200);
+    const decoded = decodeResponseProtobuf(res.rawPayload) as { partialSuccess: { rejectedSpans: { toString(): string }; errorMessage: string } };
+    expect(decoded.partialSuccess.rejectedSpans.toString()).toBe('100000');
+    expect(decoded.partialSuccess.errorMessage).toMatch(
+      /^rejected 100000 span\(s\): resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]: traceId is missing; .*spans\[5\]: traceId is missing; and 99995 more$/,
+    );
+    expect(await count(traceId)).toBe(1);
+  });
 });
 
 describe('encodings', () => {
