@@ -11,7 +11,7 @@ import { CollectorError, toCollectorError } from './errors.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createMetrics } from './metrics.ts';
 import { Normalizer, rejectionMessage } from './normalize.ts';
-import { contentTypeOf, type Encoding, encodeResponse, encodeStatus, encodingOf, requestSpans } from './otlp-decode.ts';
+import { contentTypeOf, type Encoding, encodeResponse, encodeStatus, encodingOf, memoryCost, requestSpans } from './otlp-decode.ts';
 import { createPool, isUnavailable } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { Rejections } from './span.ts';
@@ -131,16 +131,29 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return reply.status(e.status).type(contentTypeOf(encoding)).send(encodeStatus(encoding, e.rpcCode, e.message));
   });
 
+  /** 413 when a request alone needs more memory than the in-flight bound; 503 when others hold it. */
+  const checkMemory = (cost: number, alreadyCounted: boolean) => {
+    if (cost > limits.maxInFlightBytes) {
+      throw new CollectorError(
+        413,
+        `request needs ~${size(cost)} of memory to read (JSON is counted at its parsed size), ` +
+          `over the collector's ${size(limits.maxInFlightBytes)} for all requests in flight: send smaller batches, or protobuf`,
+      );
+    }
+    if ((alreadyCounted ? inFlightBytes : inFlightBytes + cost) > limits.maxInFlightBytes) {
+      throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
+    }
+  };
+
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(TRACE_TYPES, { parseAs: 'buffer' }, async (req: FastifyRequest, raw: Buffer) => {
     const encoding = encodingOf(req.headers['content-type']) as Encoding;
     const body = await decodeBody(raw, req.headers['content-encoding'], limits.maxBodyBytes);
-    req.gt.inFlight = body.length;
-    inFlightBytes += body.length;
+    const cost = memoryCost(body, encoding);
+    req.gt.inFlight = cost;
+    inFlightBytes += cost;
     metrics.inFlightBytes.set(inFlightBytes);
-    if (inFlightBytes > limits.maxInFlightBytes) {
-      throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
-    }
+    checkMemory(cost, true);
     return { encoding, body } satisfies Parsed;
   });
 
@@ -149,10 +162,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const principal = await keys.authenticate(keyFromHeaders(req.headers));
     const wait = limiter.take(principal.keyHash);
     if (wait > 0) throw CollectorError.tooMany('rate limit exceeded for this API key', wait);
+    // What the body takes at least (compressed, before any parsing): refused before reading it.
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > 0 && inFlightBytes + declared > limits.maxInFlightBytes) {
-      throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
-    }
+    if (declared > 0) checkMemory(declared, false);
     req.gt.principal = principal;
   };
 
@@ -237,6 +249,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   return app;
 }
+
+const size = (bytes: number) => (bytes < 2 ** 20 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 
 function definedOnly(o: AppOptions): Partial<Limits> {
   const out: Partial<Limits> = {};

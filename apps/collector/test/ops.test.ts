@@ -1,6 +1,7 @@
 /** Operations: health, readiness, metrics, rate limit, overload, key cache, redaction, grouping, drain. */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryCost } from '../src/otlp-decode.ts';
 import { type Env, jsonRequest, jsonSpan, hex, one, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
@@ -90,15 +91,30 @@ describe('limits', () => {
     expect((await send(a, body, other.key)).statusCode).toBe(200);
   });
 
-  it('bounded in-flight bytes: 503 with Retry-After beyond the bound', async () => {
-    const a = await fresh({ maxInFlightBytes: 4096 });
-    const s = sdkSession();
-    const res = await send(a, jsonRequest(s.spans));
-    expect(res.statusCode).toBe(503);
-    expect(res.headers['retry-after']).toBe('2');
-    expect((await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = $1', [s.traceId])).n).toBe(0);
-    const small = jsonRequest([jsonSpan({ traceId: hex(16), name: 'x' })]);
-    expect((await send(a, small)).statusCode).toBe(200);
+  it('bounded in-flight memory: 503 with Retry-After while others hold it, 413 for a body that alone needs more', async () => {
+    const body = (s: ReturnType<typeof sdkSession>) => Buffer.from(JSON.stringify(jsonRequest(s.spans)));
+    const first = sdkSession();
+    const second = sdkSession();
+    // Room for one of these requests at a time, not two.
+    const cost = Math.max(memoryCost(body(first), 'json'), memoryCost(body(second), 'json'));
+    const a = await fresh({ maxInFlightBytes: Math.floor(cost * 1.5) });
+    const [r1, r2] = await Promise.all([send(a, jsonRequest(first.spans)), send(a, jsonRequest(second.spans))]);
+    expect([r1.statusCode, r2.statusCode].sort()).toEqual([200, 503]);
+    const refused = r1.statusCode === 503 ? { res: r1, s: first } : { res: r2, s: second };
+    expect(refused.res.headers['retry-after']).toBe('2');
+    expect((await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = $1', [refused.s.traceId])).n).toBe(0);
+    // Sent again once the other is done: stored.
+    expect((await send(a, jsonRequest(refused.s.spans))).statusCode).toBe(200);
+
+    // JSON counts at its parsed size: a body of 20,000 empty spans needs ~23x its bytes.
+    const hostile = jsonRequest(Array.from({ length: 20_000 }, () => ({})));
+    const hostileBytes = Buffer.byteLength(JSON.stringify(hostile));
+    const b = await fresh({ maxInFlightBytes: hostileBytes * 10 });
+    const big = await send(b, hostile);
+    expect(big.statusCode).toBe(413);
+    expect(big.headers['retry-after']).toBeUndefined();
+    expect(JSON.parse(big.body).message).toMatch(/^request needs ~[\d.]+ [KM]iB of memory to read \(JSON is counted at its parsed size\), over the collector's [\d.]+ [KM]iB/);
+    expect((await send(b, jsonRequest(first.spans))).statusCode).toBe(200);
   });
 
   it('bounded queue: concurrent load beyond it gets 503, and only acknowledged spans are stored', async () => {
