@@ -45,7 +45,39 @@ export async function ensureDatabase(opts: {
     await migrate(db.url, { log: opts.log });
     await maintainSpanPartitions(db.url);
   }
+  const advice = await collationAdvice(db.url, db.source === 'embedded' ? (opts.dataDir ?? DEFAULT_DATA_DIR) : undefined).catch(
+    () => null, // only advice: never a reason not to start
+  );
+  if (advice) opts.log?.(advice);
   return db;
+}
+
+/**
+ * A warning when the database compares text through a libc collation (databases created
+ * before Guardtrace chose its own, or by hand): every index insert of an id then goes through
+ * strcoll, ~10% of Postgres' time on ingest. Null when it compares code points.
+ * @param dataDir the embedded cluster's folder (starting afresh is the simplest fix there).
+ */
+export async function collationAdvice(url: string, dataDir?: string): Promise<string | null> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ name: string; provider: string; collate: string }>(
+      `SELECT datname AS name, datlocprovider AS provider, datcollate AS collate
+       FROM pg_database WHERE datname = current_database()`,
+    );
+    const db = rows[0];
+    if (!db || db.provider === 'b' || db.collate === 'C' || db.collate === 'POSIX') return null;
+    const fix = dataDir
+      ? `stop Guardtrace and remove ${dataDir} to start afresh (its data goes too), or dump and restore into a new database`
+      : `dump it and restore into a database created with LOCALE_PROVIDER builtin BUILTIN_LOCALE 'C.UTF-8' (Postgres 17+) or LC_COLLATE 'C'`;
+    return (
+      `database "${db.name}" compares text with the libc collation "${db.collate}": ingest spends ~10% more of ` +
+      `Postgres' time on index inserts than with code-point order. To switch, ${fix} (docs/collector.md, Postgres settings).`
+    );
+  } finally {
+    await c.end();
+  }
 }
 
 function withDatabase(url: string, database: string): string {

@@ -4,7 +4,7 @@ export { startThrowawayPostgres, sweepThrowaways } from './throwaway.ts';
 export type { EmbeddedOptions, RunningPostgres } from './embedded.ts';
 export { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, pendingMigrations, readMigrations } from './migrate.ts';
 export type { MigrateResult, Migration } from './migrate.ts';
-export { createTestDatabase, DEFAULT_DATA_DIR, ensureDatabase, REPO_ROOT } from './database.ts';
+export { collationAdvice, createTestDatabase, DEFAULT_DATA_DIR, ensureDatabase, REPO_ROOT } from './database.ts';
 export type { Database, TestDatabase } from './database.ts';
 export { maintainSpanPartitions } from './partitions.ts';
 export type { PartitionReport } from './partitions.ts';

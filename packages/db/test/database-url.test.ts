@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, ensureDatabase, type RunningPostgres, startThrowawayPostgres } from '../src/server.ts';
+import { collationAdvice, createTestDatabase, ensureDatabase, type RunningPostgres, startThrowawayPostgres } from '../src/server.ts';
 
 let server: RunningPostgres;
 beforeAll(async () => {
@@ -84,4 +84,24 @@ it('creates its databases with code-point (memcmp) collation and Unicode case ma
     await c.end();
     await db.close();
   }
+});
+
+it('warns at start-up about a database that compares text with a libc collation, and not about its own', async () => {
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query("CREATE DATABASE legacy_collation TEMPLATE template0 LOCALE_PROVIDER libc LOCALE 'C.UTF-8'");
+  await admin.end();
+  const legacy = new URL(server.url);
+  legacy.pathname = '/legacy_collation';
+  const lines: string[] = [];
+  const db = await ensureDatabase({ databaseUrl: legacy.toString(), log: (l) => lines.push(l) });
+  await db.close();
+  expect(lines.filter((l) => l.includes('collation'))).toEqual([
+    expect.stringMatching(/^database "legacy_collation" compares text with the libc collation "C\.UTF-8": .* dump it and restore/),
+  ]);
+  expect(await collationAdvice(legacy.toString(), '/data/pg')).toMatch(/remove \/data\/pg to start afresh/);
+
+  const own = await createTestDatabase({ migrate: false });
+  expect(await collationAdvice(own.url)).toBeNull();
+  await own.close();
 });
