@@ -64,8 +64,13 @@ describe('sweepThrowaways', () => {
       cwd: path.resolve(here, '..'),
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    const [line] = (await once(child.stdout, 'data')) as [Buffer];
-    const { url } = JSON.parse(String(line)) as { url: string };
+    // Its line with the URL (anything else it prints first is skipped).
+    let out = '';
+    for await (const chunk of child.stdout) {
+      out += String(chunk);
+      if (/^\{"url".*\}$/m.test(out)) break;
+    }
+    const { url } = JSON.parse(/^\{"url".*\}$/m.exec(out)?.[0] ?? '{}') as { url: string };
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const dataDir = (await client.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory'])).rows[0]?.d as string;
