@@ -14,8 +14,11 @@ test('the demo agent\'s sessions appear in the sessions list', async ({ page }) 
 test('a session opens and shows each tool call with its attempts and guard results', async ({ page }) => {
   await page.goto('/sessions');
   const row = page.getByTestId('session-row').filter({ hasText: /escalated/i }).first();
-  await row.getByRole('link').first().click();
-  await expect(page).toHaveURL(/\/sessions\/[^/?]+/);
+  const id = await row.getAttribute('data-session-id');
+  // A click anywhere on the row opens it (here: its right end, far from the id link).
+  const box = await row.boundingBox();
+  await row.click({ position: { x: (box?.width ?? 100) - 10, y: 10 } });
+  await expect(page).toHaveURL(new RegExp(`/sessions/${encodeURIComponent(id ?? '')}\\?`));
   await expect(page.getByTestId('tool-call').first()).toBeVisible();
   const attempts = page.getByTestId('attempt');
   expect(await attempts.count()).toBeGreaterThanOrEqual(2);

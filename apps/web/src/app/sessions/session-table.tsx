@@ -51,11 +51,12 @@ export async function SessionTable({
           </thead>
           <tbody className="divide-y divide-slate-100">
             {list.rows.map((s) => (
-              <tr key={s.id} data-testid="session-row" data-session-id={s.id} className="align-top hover:bg-slate-50">
+              <tr key={s.id} data-testid="session-row" data-session-id={s.id} className="relative cursor-pointer align-top hover:bg-slate-50">
                 <td className="px-4 py-3">
+                  {/* The link stretches over the whole row (after:inset-0): a click anywhere on it opens the session. */}
                   <Link
                     href={hrefWith(`/sessions/${encodeURIComponent(s.id)}`, { project })}
-                    className="font-mono text-[13px] font-medium text-indigo-700 hover:underline"
+                    className="font-mono text-[13px] font-medium text-indigo-700 after:absolute after:inset-0 hover:underline"
                   >
                     {s.id}
                   </Link>
