@@ -71,6 +71,8 @@ export class Writer {
   private queued = 0;
   /** Spans of requests whose rows are being built (they count against maxQueueSpans too). */
   private preparing = 0;
+  /** Requests inside submit() before their spans are queued (drain() waits for them). */
+  private submitting = 0;
   /** Transactions in flight (at most `concurrency`). */
   private lanes = new Set<Promise<void>>();
   private closed = false;
@@ -107,6 +109,7 @@ export class Writer {
     // in slices, so a big request does not hold up the commits and answers of the others.
     const arena = opts.arenaBytes ? arenaOf(opts.arenaBytes) : requestArena(Array.isArray(spans) ? spans.length : 0);
     const prepared: Prepared[] = [];
+    this.submitting++;
     try {
       for (const span of spans) {
         // A decoder's pause (it has been rejecting spans): let other requests run.
@@ -121,6 +124,7 @@ export class Writer {
       }
     } finally {
       this.preparing -= prepared.length;
+      this.submitting--;
     }
     if (prepared.length === 0) return;
     const waiting = this.queued + this.preparing;
@@ -174,8 +178,8 @@ export class Writer {
   /** Stop taking work and wait until everything queued is written (or failed). */
   async drain(): Promise<void> {
     this.closed = true;
-    // Requests whose rows are still being built are queued when done, then written.
-    while (this.lanes.size > 0 || this.preparing > 0) {
+    // Requests still being read (decoded, made into rows) are queued when done, then written.
+    while (this.lanes.size > 0 || this.submitting > 0) {
       if (this.lanes.size > 0) await Promise.all(this.lanes);
       else await new Promise<void>((resolve) => setImmediate(resolve));
     }

@@ -102,6 +102,23 @@ describe('Writer', () => {
     await expect(own.submit(env.projectId, normalize(jsonRequest([jsonSpan({ traceId: hex(16), name: 'after' })])))).rejects.toMatchObject({ status: 503 });
   });
 
+  it('drains a request still being read when shutdown begins, even one with no rows built yet', async () => {
+    const own = new Writer(pool, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1, concurrency: 2 });
+    const spans = normalize(jsonRequest([jsonSpan({ traceId: hex(16), name: 'after-pauses' })]));
+    // As a decoder does while it rejects spans: pauses first, the valid span last.
+    function* reading() {
+      for (let i = 0; i < 3; i++) yield null;
+      yield* spans;
+    }
+    const writing = own.submit(env.projectId, reading());
+    expect(own.queuedSpans).toBe(0);
+    await own.drain();
+    // Committed by the time drain() returns (the pool closes right after it on shutdown).
+    const n = await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = $1', [spans[0]?.traceId]);
+    expect(n.n).toBe(1);
+    await writing;
+  });
+
   it('shares a backlog between the lanes instead of writing it in one transaction', async () => {
     const batches: number[] = [];
     const own = new Writer(pool, {
