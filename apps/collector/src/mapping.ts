@@ -1,8 +1,9 @@
 /**
  * What a span means: a logical tool call, one attempt, one guard decision, a model call, or
  * nothing we derive (kept raw only). Classification goes by gen_ai.operation.name first,
- * then the span-name prefix, then usage attributes — so Guardtrace's SDK, other GenAI
- * emitters and the Vercel AI SDK all land in the same tables.
+ * then OpenInference's and OpenLLMetry's span kinds, then the span-name prefix, then usage
+ * attributes — so Guardtrace's SDK, other GenAI emitters, the Vercel AI SDK, Phoenix's
+ * OpenInference instrumentations and Traceloop's all land in the same tables.
  */
 import {
   ATTR_ERROR_TYPE,
@@ -61,6 +62,23 @@ const AI_MODEL_ID = 'ai.model.id';
 const AI_MODEL_PROVIDER = 'ai.model.provider';
 const AI_OPERATION_ID = 'ai.operationId';
 const GEN_AI_SYSTEM = 'gen_ai.system';
+// OpenInference (Arize Phoenix's instrumentations): span kind, model, usage, tool, session.
+const OI_SPAN_KIND = 'openinference.span.kind';
+const OI_MODEL_NAME = 'llm.model_name';
+const OI_PROVIDER = 'llm.provider';
+const OI_SYSTEM = 'llm.system';
+const OI_PROMPT_TOKENS = 'llm.token_count.prompt';
+const OI_COMPLETION_TOKENS = 'llm.token_count.completion';
+const OI_TOOL_NAME = 'tool.name';
+const OI_TOOL_CALL_ID = 'tool_call.id';
+const OI_INPUT = 'input.value';
+/** The session of OpenInference and Langfuse's OpenTelemetry conventions. */
+const SESSION_ID = 'session.id';
+const LANGFUSE_SESSION_ID = 'langfuse.session.id';
+// OpenLLMetry (Traceloop): its workflow/task/agent/tool spans; LLM spans use gen_ai.* usage.
+const TRACELOOP_SPAN_KIND = 'traceloop.span.kind';
+const TRACELOOP_ENTITY_NAME = 'traceloop.entity.name';
+const TRACELOOP_ENTITY_INPUT = 'traceloop.entity.input';
 
 /** GenAI operations that are model calls (semconv gen_ai.operation.name values). */
 const MODEL_OPERATIONS = new Set([OP_CHAT, 'text_completion', 'generate_content', 'embeddings']);
@@ -104,9 +122,18 @@ function text(attrs: Attributes, key: string): string | null {
 }
 
 
-/** Session id carried by the span itself (span attribute, else its resource). */
+/**
+ * Session id carried by the span itself (span attribute, else its resource): the GenAI
+ * conversation id, else OpenInference's and Langfuse's session id.
+ */
 export function conversationId(span: NormSpan): string | null {
-  return text(span.attributes, ATTR_GEN_AI_CONVERSATION_ID) ?? text(span.resource, ATTR_GEN_AI_CONVERSATION_ID);
+  const a = span.attributes;
+  return (
+    text(a, ATTR_GEN_AI_CONVERSATION_ID) ??
+    text(span.resource, ATTR_GEN_AI_CONVERSATION_ID) ??
+    text(a, SESSION_ID) ??
+    text(a, LANGFUSE_SESSION_ID)
+  );
 }
 
 function hasUsage(attrs: Attributes): boolean {
@@ -118,7 +145,9 @@ function hasUsage(attrs: Attributes): boolean {
     attrs[AI_USAGE_PROMPT] !== undefined ||
     attrs[AI_USAGE_COMPLETION] !== undefined ||
     attrs[AI_USAGE_INPUT] !== undefined ||
-    attrs[AI_USAGE_OUTPUT] !== undefined
+    attrs[AI_USAGE_OUTPUT] !== undefined ||
+    attrs[OI_PROMPT_TOKENS] !== undefined ||
+    attrs[OI_COMPLETION_TOKENS] !== undefined
   );
 }
 
@@ -135,6 +164,15 @@ export function classify(span: NormSpan): SpanRole {
   if (op === OP_APPLY_GUARDRAIL) return 'guard_check';
   if (op !== null && MODEL_OPERATIONS.has(op)) return 'model_call';
   if (op !== null && AGGREGATE_OPERATIONS.has(op)) return null;
+  const oi = str(span.attributes, OI_SPAN_KIND);
+  if (oi !== null) {
+    if (oi === 'TOOL') return 'tool_call';
+    if (oi === 'LLM' || oi === 'EMBEDDING') return 'model_call';
+    if (oi === 'GUARDRAIL') return 'guard_check';
+    // CHAIN, AGENT, RETRIEVER...: their token counts, if any, are their children's.
+    return null;
+  }
+  if (str(span.attributes, TRACELOOP_SPAN_KIND) === 'tool') return 'tool_call';
   const name = span.name;
   if (name === SPAN_ATTEMPT) return 'attempt';
   if (name.startsWith(OP_EXECUTE_TOOL)) return 'tool_call';
@@ -200,8 +238,13 @@ export function toolCallRow(span: NormSpan, projectId: string, sessionId: string
     started_at: startTime(span),
     parent_span_id: span.parentSpanId,
     tool_name:
-      text(a, ATTR_GEN_AI_TOOL_NAME) ?? text(a, AI_TOOL_CALL_NAME) ?? suffix(span.name, OP_EXECUTE_TOOL) ?? span.name,
-    call_id: text(a, ATTR_GEN_AI_TOOL_CALL_ID) ?? text(a, AI_TOOL_CALL_ID),
+      text(a, ATTR_GEN_AI_TOOL_NAME) ??
+      text(a, AI_TOOL_CALL_NAME) ??
+      text(a, OI_TOOL_NAME) ??
+      text(a, TRACELOOP_ENTITY_NAME) ??
+      suffix(span.name, OP_EXECUTE_TOOL) ??
+      span.name,
+    call_id: text(a, ATTR_GEN_AI_TOOL_CALL_ID) ?? text(a, AI_TOOL_CALL_ID) ?? text(a, OI_TOOL_CALL_ID),
     duration_ms: durationMs(span),
     outcome: text(a, ATTR_GUARDTRACE_OUTCOME) ?? (failed(span) ? 'failed' : 'success'),
     failure_class: text(a, ATTR_GUARDTRACE_FAILURE_CLASS),
@@ -212,7 +255,12 @@ export function toolCallRow(span: NormSpan, projectId: string, sessionId: string
     destructive: bool(a, ATTR_GUARDTRACE_TOOL_DESTRUCTIVE),
     external: bool(a, ATTR_GUARDTRACE_TOOL_EXTERNAL),
     idempotency_key: text(a, ATTR_GUARDTRACE_IDEMPOTENCY_KEY),
-    arguments: text(a, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS) ?? text(a, AI_TOOL_CALL_ARGS) ?? text(a, AI_TOOL_CALL_INPUT),
+    arguments:
+      text(a, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS) ??
+      text(a, AI_TOOL_CALL_ARGS) ??
+      text(a, AI_TOOL_CALL_INPUT) ??
+      (a[OI_SPAN_KIND] === 'TOOL' ? text(a, OI_INPUT) : null) ??
+      text(a, TRACELOOP_ENTITY_INPUT),
   };
 }
 
@@ -274,13 +322,27 @@ export function modelCallRow(span: NormSpan, projectId: string, sessionId: strin
     started_at: startTime(span),
     parent_span_id: span.parentSpanId,
     model:
-      text(a, ATTR_GEN_AI_REQUEST_MODEL) ?? text(a, ATTR_GEN_AI_RESPONSE_MODEL) ?? text(a, AI_MODEL_ID) ?? suffix(span.name, OP_CHAT),
-    provider: text(a, ATTR_GEN_AI_PROVIDER_NAME) ?? text(a, GEN_AI_SYSTEM) ?? text(a, AI_MODEL_PROVIDER),
+      text(a, ATTR_GEN_AI_REQUEST_MODEL) ??
+      text(a, ATTR_GEN_AI_RESPONSE_MODEL) ??
+      text(a, AI_MODEL_ID) ??
+      text(a, OI_MODEL_NAME) ??
+      suffix(span.name, OP_CHAT),
+    provider:
+      text(a, ATTR_GEN_AI_PROVIDER_NAME) ?? text(a, GEN_AI_SYSTEM) ?? text(a, AI_MODEL_PROVIDER) ?? text(a, OI_PROVIDER) ?? text(a, OI_SYSTEM),
     duration_ms: durationMs(span),
     input_tokens:
-      int(a, ATTR_GEN_AI_USAGE_INPUT_TOKENS) ?? int(a, ATTR_GEN_AI_USAGE_PROMPT_TOKENS) ?? int(a, AI_USAGE_INPUT) ?? int(a, AI_USAGE_PROMPT) ?? 0,
+      int(a, ATTR_GEN_AI_USAGE_INPUT_TOKENS) ??
+      int(a, ATTR_GEN_AI_USAGE_PROMPT_TOKENS) ??
+      int(a, AI_USAGE_INPUT) ??
+      int(a, AI_USAGE_PROMPT) ??
+      int(a, OI_PROMPT_TOKENS) ??
+      0,
     output_tokens:
-      int(a, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS) ?? int(a, ATTR_GEN_AI_USAGE_COMPLETION_TOKENS) ?? int(a, AI_USAGE_OUTPUT) ?? int(a, AI_USAGE_COMPLETION) ??
+      int(a, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS) ??
+      int(a, ATTR_GEN_AI_USAGE_COMPLETION_TOKENS) ??
+      int(a, AI_USAGE_OUTPUT) ??
+      int(a, AI_USAGE_COMPLETION) ??
+      int(a, OI_COMPLETION_TOKENS) ??
       0,
     repair_attempt_span_id: validSpanId(text(a, ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID)),
     repair_failure_class: text(a, ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS),

@@ -172,6 +172,46 @@ describe('POST /v1/traces', () => {
     expect(sess).toEqual({ span_count: 4, input_tokens: '310' });
   });
 
+  it('maps OpenInference (Phoenix) and OpenLLMetry (Traceloop) spans: session, model calls, tool calls', async () => {
+    const traceId = hex(16);
+    const session = `oi-session-${hex(4)}`;
+    const agent = hex(8);
+    const ctx = { 'session.id': session };
+    const spans = [
+      // An agent span that sums its children's tokens: never counted again.
+      jsonSpan({ traceId, spanId: agent, name: 'agent', attrs: { ...ctx, 'openinference.span.kind': 'AGENT', 'llm.token_count.prompt': 999 } }),
+      jsonSpan({
+        traceId,
+        parentSpanId: agent,
+        name: 'ChatCompletion',
+        attrs: { ...ctx, 'openinference.span.kind': 'LLM', 'llm.model_name': 'gpt-4o-mini', 'llm.provider': 'openai', 'llm.token_count.prompt': 120, 'llm.token_count.completion': 30 },
+      }),
+      jsonSpan({
+        traceId,
+        parentSpanId: agent,
+        name: 'search_docs',
+        status: 2,
+        attrs: { ...ctx, 'openinference.span.kind': 'TOOL', 'tool.name': 'search_docs', 'input.value': '{"q":"refunds"}' },
+      }),
+      jsonSpan({
+        traceId,
+        parentSpanId: agent,
+        name: 'lookup_order.tool',
+        attrs: { ...ctx, 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'lookup_order', 'traceloop.entity.input': '{"id":7}' },
+      }),
+    ];
+    expect((await post(jsonRequest(spans))).statusCode).toBe(200);
+    const models = (await env.sql.query('SELECT model, provider, input_tokens, output_tokens, session_id FROM model_calls WHERE trace_id = $1', [traceId])).rows;
+    expect(models).toEqual([{ model: 'gpt-4o-mini', provider: 'openai', input_tokens: 120, output_tokens: 30, session_id: session }]);
+    const tools = (await env.sql.query('SELECT tool_name, outcome, arguments FROM tool_calls WHERE trace_id = $1 ORDER BY tool_name', [traceId])).rows;
+    expect(tools).toEqual([
+      { tool_name: 'lookup_order', outcome: 'success', arguments: '{"id":7}' },
+      { tool_name: 'search_docs', outcome: 'failed', arguments: '{"q":"refunds"}' },
+    ]);
+    const sess = await one(env.sql, 'SELECT span_count, tool_call_count, input_tokens FROM sessions WHERE id = $1', [session]);
+    expect(sess).toEqual({ span_count: 4, tool_call_count: 2, input_tokens: '120' });
+  });
+
   it('keeps each project to itself: a key writes only to its project', async () => {
     const other = await env.newProject();
     const { key } = await env.newKey(other);
