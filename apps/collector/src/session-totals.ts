@@ -35,6 +35,8 @@ export class SessionTotals {
   spans = 0;
   agent: First = { ns: 0n, v: undefined };
   user: First = { ns: 0n, v: undefined };
+  /** OpenTelemetry's (and OpenInference's) `user.id`: the user when no span names a Guardtrace one. */
+  otelUser: First = { ns: 0n, v: undefined };
   outcomeAttr: First = { ns: 0n, v: undefined };
   service: First = { ns: 0n, v: undefined };
   weight: number | null = null;
@@ -60,7 +62,8 @@ export class SessionTotals {
     if (this.spans === 0 || span.endNs > this.endNs) this.endNs = span.endNs;
     this.spans++;
     const a = span.attributes;
-    this.exact &&= pick(this.agent, a, AGENT_NAME, ns, false) && pick(this.user, a, USER_ID, ns, false);
+    this.exact &&=
+      pick(this.agent, a, AGENT_NAME, ns, false) && pick(this.user, a, USER_ID, ns, false) && pick(this.otelUser, a, OTEL_USER_ID, ns, false);
     this.exact &&= pick(this.outcomeAttr, a, SESSION_OUTCOME, ns, true);
     if (span.serviceName !== null && (this.service.v === undefined || ns < this.service.ns)) {
       this.service.v = span.serviceName;
@@ -98,7 +101,7 @@ export class SessionTotals {
       id: this.id,
       agent_name: this.agent.v ?? null,
       service_name: this.service.v ?? null,
-      user_id: this.user.v ?? null,
+      user_id: this.user.v ?? this.otelUser.v ?? null,
       started_at: timestamp(this.startNs),
       ended_at: timestamp(this.endNs),
       outcome,
@@ -122,9 +125,10 @@ interface First {
 }
 const AGENT_NAME = 'gen_ai.agent.name';
 const USER_ID = 'guardtrace.user.id';
+const OTEL_USER_ID = 'user.id';
 const SESSION_OUTCOME = 'guardtrace.session.outcome';
 const SAMPLING_WEIGHT = 'guardtrace.sampling.weight';
-const TOTALS_KEYS = [AGENT_NAME, USER_ID, SESSION_OUTCOME, SAMPLING_WEIGHT];
+const TOTALS_KEYS = [AGENT_NAME, USER_ID, OTEL_USER_ID, SESSION_OUTCOME, SAMPLING_WEIGHT];
 const NONE: NormSpan['attributes'] = Object.freeze({}) as NormSpan['attributes'];
 
 /** The attributes the totals read, alone (most spans carry none of them: one shared empty object). */

@@ -193,8 +193,10 @@ sp AS (
     (array_agg(s.attributes->>'gen_ai.agent.name' ORDER BY s.start_time)
       FILTER (WHERE s.attributes ? 'gen_ai.agent.name'))[1] AS agent_name,
     (array_agg(s.service_name ORDER BY s.start_time) FILTER (WHERE s.service_name IS NOT NULL))[1] AS service_name,
-    (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time)
-      FILTER (WHERE s.attributes ? 'guardtrace.user.id'))[1] AS user_id,
+    coalesce(
+      (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.user.id'))[1],
+      (array_agg(s.attributes->>'user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'user.id'))[1]
+    ) AS user_id,
     (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC)
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
     max(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'

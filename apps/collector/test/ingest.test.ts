@@ -176,7 +176,7 @@ describe('POST /v1/traces', () => {
     const traceId = hex(16);
     const session = `oi-session-${hex(4)}`;
     const agent = hex(8);
-    const ctx = { 'session.id': session };
+    const ctx = { 'session.id': session, 'user.id': 'oi-user' };
     const spans = [
       // An agent span that sums its children's tokens: never counted again.
       jsonSpan({ traceId, spanId: agent, name: 'agent', attrs: { ...ctx, 'openinference.span.kind': 'AGENT', 'llm.token_count.prompt': 999 } }),
@@ -208,8 +208,8 @@ describe('POST /v1/traces', () => {
       { tool_name: 'lookup_order', outcome: 'success', arguments: '{"id":7}' },
       { tool_name: 'search_docs', outcome: 'failed', arguments: '{"q":"refunds"}' },
     ]);
-    const sess = await one(env.sql, 'SELECT span_count, tool_call_count, input_tokens FROM sessions WHERE id = $1', [session]);
-    expect(sess).toEqual({ span_count: 4, tool_call_count: 2, input_tokens: '120' });
+    const sess = await one(env.sql, 'SELECT span_count, tool_call_count, input_tokens, user_id FROM sessions WHERE id = $1', [session]);
+    expect(sess).toEqual({ span_count: 4, tool_call_count: 2, input_tokens: '120', user_id: 'oi-user' });
   });
 
   it('keeps each project to itself: a key writes only to its project', async () => {

@@ -180,6 +180,8 @@ describe('Writer', () => {
         extra.push(jsonSpan({ traceId: s.traceId, name: 'root two', status: 2, attrs: { 'guardtrace.user.id': `u${i}`, 'gen_ai.agent.name': `late${i}` } }));
       }
       if (i % 5 === 2) extra.push(jsonSpan({ traceId: s.traceId, name: 'odd', attrs: { 'guardtrace.session.outcome': 'escalated', 'guardtrace.sampling.weight': 0.25 } }));
+      // OpenTelemetry's user.id: the user unless a span names a Guardtrace one (i = 9 has both).
+      if (i % 6 === 3) extra.push(jsonSpan({ traceId: s.traceId, name: 'otel user', attrs: { 'user.id': `oi${i}` } }));
       return { s, spans: [...s.spans, ...extra].reverse() };
     };
     const sessions = Array.from({ length: 20 }, (_, i) => varied(i));
@@ -192,6 +194,9 @@ describe('Writer', () => {
     const read = async () => (await env.sql.query(`SELECT ${cols} FROM sessions WHERE id = ANY($1) ORDER BY id`, [ids])).rows;
     const written = await read();
     expect(written).toHaveLength(20);
+    const users = new Map(written.map((r) => [r.id, r.user_id]));
+    expect(users.get(ids[3] as string)).toBe('oi3');
+    expect(users.get(ids[9] as string)).toBe('u9');
     await env.sql.query(recomputeSessions(textArray(ids.map(() => env.projectId)), textArray(ids), quote('[]')));
     expect(await read()).toEqual(written);
   });
