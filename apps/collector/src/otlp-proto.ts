@@ -11,6 +11,7 @@
  * reference parsers do.
  */
 import { CollectorError } from './errors.ts';
+import { I64, LEN, Reader, tag, VARINT, WireError } from './proto-reader.ts';
 import {
   checkEnum,
   checkIdHex,
@@ -32,16 +33,6 @@ import {
   type SpanOrPause,
 } from './span.ts';
 
-const VARINT = 0;
-const I64 = 1;
-const LEN = 2;
-const SGROUP = 3;
-const EGROUP = 4;
-const I32 = 5;
-/** Nested groups deeper than this (only in unknown fields: OTLP has none) are refused. */
-const MAX_GROUP_DEPTH = 32;
-
-const tag = (field: number, wire: number) => (field << 3) | wire;
 const F1_LEN = tag(1, LEN);
 const F2_LEN = tag(2, LEN);
 const F3_LEN = tag(3, LEN);
@@ -61,154 +52,6 @@ const F2_VARINT = tag(2, VARINT);
 const F3_VARINT = tag(3, VARINT);
 const F6_VARINT = tag(6, VARINT);
 
-class WireError extends Error {}
-
-/**
- * Buffer's own slice decoders. `toString(encoding, start, end)` checks its arguments and
- * looks the encoding up on every call: on short attribute strings that costs more than the
- * decoding itself (measured: about 5% of a span's CPU).
- */
-interface SliceDecoders {
-  utf8Slice(start: number, end: number): string;
-  hexSlice(start: number, end: number): string;
-  base64Slice(start: number, end: number): string;
-}
-
-/** A cursor over the request's bytes; every read is bounded by the end of its message. */
-class Reader {
-  pos = 0;
-  /** The high 32 bits of the last varint (varint() returns the low ones). */
-  hi = 0;
-  readonly buf: Buffer & SliceDecoders;
-
-  constructor(buf: Buffer) {
-    this.buf = buf as Buffer & SliceDecoders;
-  }
-
-  private cut(end: number): WireError {
-    return new WireError(`a field is cut short at byte ${this.pos} (its message ends at byte ${end})`);
-  }
-
-  /** A varint's low 32 bits (as int32); its high 32 bits are left in `hi`. */
-  varint(end: number): number {
-    const buf = this.buf;
-    let pos = this.pos;
-    let lo = 0;
-    let b = 0;
-    for (let shift = 0; shift < 28; shift += 7) {
-      if (pos >= end) throw this.cut(end);
-      b = buf[pos++] as number;
-      lo |= (b & 0x7f) << shift;
-      if (b < 0x80) {
-        this.pos = pos;
-        this.hi = 0;
-        return lo;
-      }
-    }
-    if (pos >= end) throw this.cut(end);
-    b = buf[pos++] as number;
-    lo |= (b & 0x0f) << 28;
-    let hi = (b & 0x7f) >> 4;
-    if (b >= 0x80) {
-      for (let shift = 3; ; shift += 7) {
-        if (shift > 31) throw new WireError(`a varint at byte ${this.pos} is longer than 10 bytes`);
-        if (pos >= end) throw this.cut(end);
-        b = buf[pos++] as number;
-        hi |= (b & 0x7f) << shift;
-        if (b < 0x80) break;
-      }
-    }
-    this.pos = pos;
-    this.hi = hi;
-    return lo;
-  }
-
-  /** A field's tag (field number << 3 | wire type). */
-  tag(end: number): number {
-    const at = this.pos;
-    const t = this.varint(end) >>> 0;
-    if (this.hi !== 0 || t >>> 3 === 0) throw new WireError(`invalid field tag at byte ${at}`);
-    return t;
-  }
-
-  /** A length-delimited field's length: moves to its first byte and returns where it ends. */
-  len(end: number): number {
-    const at = this.pos;
-    const n = this.varint(end);
-    if (this.hi !== 0 || n < 0 || this.pos + n > end) {
-      throw new WireError(`the length at byte ${at} runs past the end of its message (byte ${end})`);
-    }
-    return this.pos + n;
-  }
-
-  string(end: number): string {
-    const e = this.len(end);
-    const s = this.buf.utf8Slice(this.pos, e);
-    this.pos = e;
-    return s;
-  }
-
-  fixed64(end: number): bigint {
-    if (this.pos + 8 > end) throw this.cut(end);
-    const v = this.buf.readBigUInt64LE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-
-  double(end: number): number {
-    if (this.pos + 8 > end) throw this.cut(end);
-    const v = this.buf.readDoubleLE(this.pos);
-    this.pos += 8;
-    return v;
-  }
-
-  /** An id field: lowercase hex, or null when empty. */
-  id(end: number, bytes: 8 | 16, field: string): string | null {
-    const e = this.len(end);
-    const n = e - this.pos;
-    if (n === 0) return null;
-    if (n !== bytes) throw new SpanError(`${field} must be ${bytes} bytes, got ${n}`);
-    const hex = this.buf.hexSlice(this.pos, e);
-    this.pos = e;
-    return checkIdHex(hex, bytes, field);
-  }
-
-  /** Skip a field this decoder does not read (unknown, or not of its declared wire type). */
-  skip(t: number, end: number, depth = 0): void {
-    switch (t & 7) {
-      case VARINT:
-        this.varint(end);
-        return;
-      case I64:
-        if (this.pos + 8 > end) throw this.cut(end);
-        this.pos += 8;
-        return;
-      case LEN:
-        this.pos = this.len(end);
-        return;
-      case I32:
-        if (this.pos + 4 > end) throw this.cut(end);
-        this.pos += 4;
-        return;
-      case SGROUP: {
-        if (depth >= MAX_GROUP_DEPTH) throw new WireError(`groups nested deeper than ${MAX_GROUP_DEPTH} at byte ${this.pos}`);
-        const field = t >>> 3;
-        for (;;) {
-          const inner = this.tag(end);
-          if ((inner & 7) === EGROUP) {
-            if (inner >>> 3 !== field) throw new WireError(`an end-group at byte ${this.pos} does not match its group`);
-            return;
-          }
-          this.skip(inner, end, depth + 1);
-        }
-      }
-      case EGROUP:
-        throw new WireError(`an end-group without a group at byte ${this.pos}`);
-      default:
-        throw new WireError(`invalid wire type ${t & 7} at byte ${this.pos}`);
-    }
-  }
-}
 
 /**
  * The valid spans of a protobuf request, one at a time; invalid ones go to `rejected`.
@@ -317,6 +160,17 @@ export function* decodeProtobufSpans(body: Buffer, n: Normalizer, rejected: Reje
   }
 }
 
+/** An id field: lowercase hex, or null when empty. */
+function readId(r: Reader, end: number, bytes: 8 | 16, field: string): string | null {
+  const e = r.len(end);
+  const n = e - r.pos;
+  if (n === 0) return null;
+  if (n !== bytes) throw new SpanError(`${field} must be ${bytes} bytes, got ${n}`);
+  const hex = r.buf.hexSlice(r.pos, e);
+  r.pos = e;
+  return checkIdHex(hex, bytes, field);
+}
+
 /** ` (spanId <hex>)` naming a rejected span, when it has a valid span id; else empty. */
 function spanIdHint(r: Reader, start: number, end: number): string {
   r.pos = start;
@@ -325,7 +179,7 @@ function spanIdHint(r: Reader, start: number, end: number): string {
     while (r.pos < end) {
       const t = r.tag(end);
       if (t === F2_LEN) {
-        const id = r.id(end, 8, 'spanId');
+        const id = readId(r, end, 8, 'spanId');
         hint = id ? ` (spanId ${id})` : '';
       } else r.skip(t, end);
     }
@@ -408,13 +262,13 @@ function readSpan(
     const t = r.tag(end);
     switch (t) {
       case F1_LEN:
-        traceId = r.id(end, 16, 'traceId');
+        traceId = readId(r, end, 16, 'traceId');
         break;
       case F2_LEN:
-        spanId = r.id(end, 8, 'spanId');
+        spanId = readId(r, end, 8, 'spanId');
         break;
       case F4_LEN:
-        parentSpanId = r.id(end, 8, 'parentSpanId');
+        parentSpanId = readId(r, end, 8, 'parentSpanId');
         break;
       case F5_LEN:
         name = n.clean(r.string(end));
@@ -507,8 +361,8 @@ function readLink(r: Reader, end: number, n: Normalizer, index: number): SpanLin
   let count = 0;
   while (r.pos < end) {
     const t = r.tag(end);
-    if (t === F1_LEN) traceId = r.id(end, 16, `${field}.traceId`);
-    else if (t === F2_LEN) spanId = r.id(end, 8, `${field}.spanId`);
+    if (t === F1_LEN) traceId = readId(r, end, 16, `${field}.traceId`);
+    else if (t === F2_LEN) spanId = readId(r, end, 8, `${field}.spanId`);
     else if (t === F4_LEN) {
       if (++count > n.limits.maxItemsPerSpan) {
         throw new SpanError(`${field}.attributes has more than ${n.limits.maxItemsPerSpan} entries`);
