@@ -7,7 +7,7 @@ import { pendingMigrations } from '@guardtrace/db/server';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { decodeBody } from './body.ts';
 import { KeyCache, keyFromHeaders, type Principal } from './auth.ts';
-import { CollectorError, toCollectorError } from './errors.ts';
+import { CollectorError, RpcCode, toCollectorError } from './errors.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createMetrics } from './metrics.ts';
 import { Normalizer, rejectionMessage } from './normalize.ts';
@@ -219,6 +219,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       if (isUnavailable(err)) throw CollectorError.unavailable('database unavailable', limits.retryAfterSeconds, err);
       throw err;
     }
+  });
+
+  // OTLP exporters pointed at OTEL_EXPORTER_OTLP_ENDPOINT send every signal here: say why
+  // metrics and logs are refused, in a google.rpc.Status of the request's encoding.
+  app.setNotFoundHandler(async (req, reply) => {
+    const path = (req.url.split('?')[0] ?? '').slice(0, 100);
+    const message =
+      path === '/v1/metrics' || path === '/v1/logs'
+        ? `the Guardtrace collector receives traces only: ${path} is not served. Point traces here with ` +
+          'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (http://<collector>/v1/traces) rather than OTEL_EXPORTER_OTLP_ENDPOINT, ' +
+          'or turn that signal\'s exporter off'
+        : `no route ${req.method} ${path}: the collector serves POST /v1/traces, GET /v1/sampling, /healthz, /readyz and /metrics`;
+    const encoding = encodingOf(req.headers['content-type']) ?? 'json';
+    return reply.status(404).type(contentTypeOf(encoding)).send(encodeStatus(encoding, RpcCode.UNIMPLEMENTED, message));
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

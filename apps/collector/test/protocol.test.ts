@@ -109,6 +109,20 @@ describe('encodings', () => {
     expect(gz.statusCode).toBe(400);
   });
 
+  it('404 for metrics and logs says the collector takes traces only, in the request encoding', async () => {
+    const proto = await app.inject({ method: 'POST', url: '/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, payload: Buffer.alloc(0) });
+    expect(proto.statusCode).toBe(404);
+    expect(proto.headers['content-type']).toContain('application/x-protobuf');
+    const status = decodeStatusProtobuf(proto.rawPayload);
+    expect(status.code).toBe(12);
+    expect(status.message).toMatch(/receives traces only: \/v1\/metrics is not served\. .*OTEL_EXPORTER_OTLP_TRACES_ENDPOINT/);
+    const json = await app.inject({ method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(json.statusCode).toBe(404);
+    expect(JSON.parse(json.body)).toMatchObject({ code: 12, message: expect.stringContaining('/v1/logs is not served') });
+    const other = await app.inject({ method: 'GET', url: '/nope?x=1' });
+    expect(JSON.parse(other.body).message).toBe('no route GET /nope: the collector serves POST /v1/traces, GET /v1/sampling, /healthz, /readyz and /metrics');
+  });
+
   it('an empty request is a success with nothing stored', async () => {
     const res = await post('{}', { 'content-type': 'application/json' });
     expect(res.statusCode).toBe(200);
