@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeRequest, encodeRequestProtobuf } from './otlp-decode.ts';
-import { Normalizer, rejectionMessage } from './normalize.ts';
+import { Normalizer } from './normalize.ts';
+import { rejectionMessage } from './span-rules.ts';
 
 const T = '5b8efff798038103d269b633813fc60c';
 const S = 'eee19b7ec3c1b174';

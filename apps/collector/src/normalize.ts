@@ -1,44 +1,13 @@
 /**
- * Request tree (protobuf-decoded or JSON) -> validated, plain spans. Every span is checked on
- * its own: a bad span is rejected with its path and reason and never drops its neighbours.
- * Protobuf gives bytes ids, Long int64s and enum numbers; OTLP JSON gives hex ids, int64 as
- * strings or numbers, enums as numbers or names. Both go through the same walker.
+ * Request tree -> validated, plain spans, by the rules of span-rules.ts. Every span is checked
+ * on its own: a bad span is rejected with its path and reason and never drops its neighbours.
+ * Ingest walks OTLP JSON here (hex ids, int64 as strings or numbers, enums as numbers or
+ * names); protobufjs's message tree (bytes ids, Long int64s) goes through the same walker as
+ * the reference the streaming protobuf decoder (otlp-proto.ts) is tested against.
  */
 
 import { type Attributes, type AttrValue, type NormSpan, REJECTIONS_PER_PAUSE, type Rejection, Rejections, type SpanOrPause } from './span.ts';
-
-export interface NormalizeLimits {
-  /** Longest string value kept; longer ones are truncated and marked. */
-  maxStringChars: number;
-  /** Deepest array/kvlist nesting accepted in one attribute value. */
-  maxValueDepth: number;
-  /** Most attributes, events or links accepted on one span. */
-  maxItemsPerSpan: number;
-}
-
-export const DEFAULT_NORMALIZE_LIMITS: NormalizeLimits = {
-  // 64 Ki characters: more than any tool-argument or feedback preview; beyond that it is a payload, not metadata.
-  maxStringChars: 65_536,
-  // 16 levels: GenAI attributes nest 2-3 deep; a bound keeps recursion (and stack) small on hostile input.
-  maxValueDepth: 16,
-  // 1,024: eight times the OTel SDKs' default attribute count limit (128).
-  maxItemsPerSpan: 1024,
-};
-
-/**
- * A span (or a resource or scope, with its spans) is invalid: rejected with this reason,
- * neighbours kept. Made without a stack trace: it is an answer, not a bug, and capturing one
- * cost ~6 µs, ten times the rest of rejecting a span (a body of millions of bad spans took
- * half a minute).
- */
-export class SpanError extends Error {
-  constructor(message: string) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    super(message);
-    Error.stackTraceLimit = limit;
-  }
-}
+import { checkEnum, checkIdHex, checkNs, checkTimes, int64Value, SpanError, SpanRules, serviceNameOf } from './span-rules.ts';
 
 interface LongLike {
   low: number;
@@ -58,17 +27,6 @@ const SPAN_KINDS: Record<string, number> = Object.fromEntries(
 const STATUS_CODES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 const HEX32 = /^[0-9a-fA-F]{32}$/;
 const HEX16 = /^[0-9a-fA-F]{16}$/;
-const ZERO32 = '0'.repeat(32);
-const ZERO16 = '0'.repeat(16);
-// fixed64 nanoseconds fit int64; later than this (year 2262) is not a real timestamp.
-const MAX_NS = 9_223_372_036_854_775_807n;
-// NUL and UTF-16 surrogates (lone ones are what Postgres refuses). Built from strings: a
-// literal would hold control characters, which the linter rightly flags as usually a mistake.
-// biome-ignore lint/complexity/useRegexLiterals: see above
-const NEEDS_CLEANING = new RegExp('[\\u0000\\ud800-\\udfff]');
-// biome-ignore lint/complexity/useRegexLiterals: see above
-const NUL = new RegExp('\\u0000', 'g');
-
 type Obj = Record<string, unknown>;
 
 function isObj(v: unknown): v is Obj {
@@ -81,43 +39,8 @@ function list(v: unknown, what: string): unknown[] {
   return v;
 }
 
-/** `service.name` of a resource, when it is a string. */
-export function serviceNameOf(resource: Attributes): string | null {
-  const v = resource['service.name'];
-  return typeof v === 'string' ? v : null;
-}
-
-/** A span's start and end (nanoseconds): the start is required, the end not before it. */
-export function checkTimes(startNs: bigint, endNs: bigint): void {
-  if (startNs <= 0n) throw new SpanError('startTimeUnixNano is missing');
-  if (endNs < startNs) throw new SpanError('endTimeUnixNano is before startTimeUnixNano');
-}
-
-/** A timestamp in nanoseconds within int64 (later than year 2262 is not a real timestamp). */
-export function checkNs(n: bigint, field: string): bigint {
-  if (n < 0n || n > MAX_NS) throw new SpanError(`${field} is out of range`);
-  return n;
-}
-
-/** A lowercase hex id of the right size; all-zero ids are invalid (OTLP spec). */
-export function checkIdHex(hex: string, bytes: 8 | 16, field: string): string {
-  if (hex === (bytes === 16 ? ZERO32 : ZERO16)) throw new SpanError(`${field} is all zeros`);
-  return hex;
-}
-
-/** An enum number within 0..max. */
-export function checkEnum(v: number, max: number, field: string): number {
-  if (v >= 0 && v <= max) return v;
-  throw new SpanError(`${field} has an unknown value`);
-}
-
-/** An int64 attribute value: a number when exact, else its decimal string. */
-export function int64Value(n: bigint): number | string {
-  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
-}
-
-export class Normalizer {
-  constructor(readonly limits: NormalizeLimits = DEFAULT_NORMALIZE_LIMITS) {}
+/** The JSON walker (and the reference for the protobufjs tree in tests). */
+export class Normalizer extends SpanRules {
 
   /** All spans of a decoded request, valid ones normalized and invalid ones explained. */
   normalize(request: unknown): { spans: NormSpan[]; rejected: Rejection[] } {
@@ -324,19 +247,6 @@ export class Normalizer {
     return this.clean(v);
   }
 
-  /** Text Postgres accepts (no NUL, no lone surrogates), truncated and marked when too long. */
-  clean(s: string): string {
-    let out = s;
-    if (NEEDS_CLEANING.test(out)) {
-      out = (out as string & { toWellFormed(): string }).toWellFormed().replace(NUL, '\ufffd');
-    }
-    if (out.length > this.limits.maxStringChars) {
-      const dropped = out.length - this.limits.maxStringChars;
-      out = `${out.slice(0, this.limits.maxStringChars)}…[TRUNCATED:${dropped} chars]`;
-    }
-    return out;
-  }
-
   private attributes(v: unknown, field: string): Attributes {
     const kvs = list(v, field);
     if (kvs.length > this.limits.maxItemsPerSpan) throw new SpanError(`${field} has more than ${this.limits.maxItemsPerSpan} entries`);
@@ -424,12 +334,4 @@ export class Normalizer {
     if (n < -(2n ** 63n) || n >= 2n ** 63n) throw new SpanError(`${field}.intValue is out of int64 range`);
     return int64Value(n);
   }
-}
-
-/** One line naming the first rejected spans and why (the count says how many in all). */
-export function rejectionMessage(rejected: readonly Rejection[], total = rejected.length, max = 5): string {
-  if (total === 0) return '';
-  const shown = rejected.slice(0, max).map((r) => `${r.path}: ${r.reason}`);
-  const more = total > shown.length ? `; and ${total - shown.length} more` : '';
-  return `rejected ${total} span(s): ${shown.join('; ')}${more}`;
 }

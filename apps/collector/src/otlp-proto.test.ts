@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CollectorError } from './errors.ts';
-import { type NormalizeLimits, Normalizer } from './normalize.ts';
+import { Normalizer } from './normalize.ts';
+import type { NormalizeLimits } from './span-rules.ts';
 import { decodeRequest, encodeRequestProtobuf } from './otlp-decode.ts';
 import { decodeProtobufSpans } from './otlp-proto.ts';
 import { type NormSpan, type Rejection, Rejections } from './span.ts';

@@ -12,16 +12,7 @@
  */
 import { CollectorError } from './errors.ts';
 import { I64, LEN, Reader, tag, VARINT, WireError } from './proto-reader.ts';
-import {
-  checkEnum,
-  checkIdHex,
-  checkNs,
-  checkTimes,
-  int64Value,
-  type Normalizer,
-  SpanError,
-  serviceNameOf,
-} from './normalize.ts';
+import { checkEnum, checkIdHex, checkNs, checkTimes, int64Value, SpanError, type SpanRules, serviceNameOf } from './span-rules.ts';
 import {
   type Attributes,
   type AttrValue,
@@ -57,7 +48,7 @@ const F6_VARINT = tag(6, VARINT);
  * The valid spans of a protobuf request, one at a time; invalid ones go to `rejected`.
  * Throws a 400 CollectorError when the bytes are not an ExportTraceServiceRequest.
  */
-export function* decodeProtobufSpans(body: Buffer, n: Normalizer, rejected: Rejections): Generator<SpanOrPause> {
+export function* decodeProtobufSpans(body: Buffer, n: SpanRules, rejected: Rejections): Generator<SpanOrPause> {
   const r = new Reader(body);
   const end = body.length;
   let ri = 0;
@@ -202,7 +193,7 @@ function countSpans(r: Reader, start: number, end: number): number {
 }
 
 /** Resource { attributes = 1 }: into `out`; returns the attribute count so far. */
-function readResource(r: Reader, end: number, n: Normalizer, out: Attributes, count: number): number {
+function readResource(r: Reader, end: number, n: SpanRules, out: Attributes, count: number): number {
   let c = count;
   while (r.pos < end) {
     const t = r.tag(end);
@@ -220,7 +211,7 @@ function readResource(r: Reader, end: number, n: Normalizer, out: Attributes, co
 function readScope(
   r: Reader,
   end: number,
-  n: Normalizer,
+  n: SpanRules,
   name: string | null,
   version: string | null,
 ): [string | null, string | null] {
@@ -238,7 +229,7 @@ function readScope(
 function readSpan(
   r: Reader,
   end: number,
-  n: Normalizer,
+  n: SpanRules,
   resource: Attributes,
   serviceName: string | null,
   scopeName: string | null,
@@ -332,7 +323,7 @@ function readSpan(
 }
 
 /** Span.Event { time_unix_nano = 1; name = 2; attributes = 3 }. */
-function readEvent(r: Reader, end: number, n: Normalizer, index: number): SpanEvent {
+function readEvent(r: Reader, end: number, n: SpanRules, index: number): SpanEvent {
   const field = `events[${index}]`;
   let time = 0n;
   let name = '';
@@ -353,7 +344,7 @@ function readEvent(r: Reader, end: number, n: Normalizer, index: number): SpanEv
 }
 
 /** Span.Link { trace_id = 1; span_id = 2; attributes = 4 }. */
-function readLink(r: Reader, end: number, n: Normalizer, index: number): SpanLink {
+function readLink(r: Reader, end: number, n: SpanRules, index: number): SpanLink {
   const field = `links[${index}]`;
   let traceId: string | null = null;
   let spanId: string | null = null;
@@ -378,7 +369,7 @@ function readLink(r: Reader, end: number, n: Normalizer, index: number): SpanLin
  * `end`. A value error is re-thrown with its place: `attributes["key"]...` at the top level,
  * `.key...` inside a kvlist.
  */
-function readKeyValue(r: Reader, end: number, n: Normalizer, out: Attributes, field: string, depth: number): void {
+function readKeyValue(r: Reader, end: number, n: SpanRules, out: Attributes, field: string, depth: number): void {
   let key = '';
   let value: AttrValue = null;
   let error: SpanError | null = null;
@@ -407,7 +398,7 @@ function readKeyValue(r: Reader, end: number, n: Normalizer, out: Attributes, fi
  * AnyValue (a oneof: the last member present wins) as an attribute value. Error messages start
  * with the value's place below the attribute (empty at the attribute itself), as normalize.ts's.
  */
-function readAnyValue(r: Reader, end: number, n: Normalizer, depth: number): AttrValue {
+function readAnyValue(r: Reader, end: number, n: SpanRules, depth: number): AttrValue {
   const limits = n.limits;
   if (depth > limits.maxValueDepth) throw new SpanError(` is nested deeper than ${limits.maxValueDepth}`);
   let v: AttrValue = null;
