@@ -27,6 +27,8 @@ export async function ensureDatabase(opts: {
   dataDir?: string;
   migrate?: boolean;
   log?: (line: string) => void;
+  /** The clock's reading that decides which monthly span partitions exist (default: now). */
+  now?: Date;
 }): Promise<Database> {
   let db: Database;
   if (opts.databaseUrl) {
@@ -43,7 +45,7 @@ export async function ensureDatabase(opts: {
   }
   if (opts.migrate !== false) {
     await migrate(db.url, { log: opts.log });
-    await maintainSpanPartitions(db.url);
+    await maintainSpanPartitions(db.url, { now: opts.now });
   }
   const advice = await collationAdvice(db.url, db.source === 'embedded' ? (opts.dataDir ?? DEFAULT_DATA_DIR) : undefined).catch(
     () => null, // only advice: never a reason not to start
@@ -125,8 +127,13 @@ export interface TestDatabase {
 /**
  * A fresh, migrated database for one test file: a new database inside DATABASE_URL's
  * server when set, else a throwaway embedded Postgres. Dropped/deleted on close().
+ * `partitions` is the date whose monthly span partitions are made (default: the clock's
+ * now), or `false` for none: rows then go to `spans_default`, and a test that needs
+ * partitions makes them with its own date, independent of the day it runs.
  */
-export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  opts: { migrate?: boolean; partitions?: Date | false } = {},
+): Promise<TestDatabase> {
   const external = process.env.DATABASE_URL;
   let result: TestDatabase;
   if (external) {
@@ -149,7 +156,7 @@ export async function createTestDatabase(opts: { migrate?: boolean } = {}): Prom
   }
   if (opts.migrate !== false) {
     await migrate(result.url);
-    await maintainSpanPartitions(result.url);
+    if (opts.partitions !== false) await maintainSpanPartitions(result.url, { now: opts.partitions });
   }
   return result;
 }

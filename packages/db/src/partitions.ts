@@ -9,6 +9,19 @@ function monthStart(d: Date, offset = 0): Date {
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + offset, 1));
 }
 
+/**
+ * The monthly partitions that should exist at `now`: last month to `ahead` months ahead,
+ * each with its name and UTC bounds [from, to).
+ */
+export function partitionMonths(now: Date, ahead: number): { name: string; from: Date; to: Date }[] {
+  const months = [];
+  for (let m = -1; m <= ahead; m++) {
+    const from = monthStart(now, m);
+    months.push({ name: partitionName(from), from, to: monthStart(now, m + 1) });
+  }
+  return months;
+}
+
 export interface PartitionReport {
   created: string[];
   dropped: string[];
@@ -45,10 +58,7 @@ export async function maintainSpanPartitions(
         )
       ).rows.map((r) => r.name),
     );
-    for (let m = -1; m <= ahead; m++) {
-      const from = monthStart(now, m);
-      const to = monthStart(now, m + 1);
-      const name = partitionName(from);
+    for (const { name, from, to } of partitionMonths(now, ahead)) {
       if (existing.has(name)) continue;
       const inDefault = await client.query(
         'SELECT 1 FROM spans_default WHERE start_time >= $1 AND start_time < $2 LIMIT 1',

@@ -6,5 +6,5 @@ export { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, pendingMigrations, rea
 export type { MigrateResult, Migration } from './migrate.ts';
 export { collationAdvice, createTestDatabase, DEFAULT_DATA_DIR, ensureDatabase, REPO_ROOT } from './database.ts';
 export type { Database, TestDatabase } from './database.ts';
-export { maintainSpanPartitions } from './partitions.ts';
+export { maintainSpanPartitions, partitionMonths } from './partitions.ts';
 export type { PartitionReport } from './partitions.ts';

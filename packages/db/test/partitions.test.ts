@@ -1,11 +1,12 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, maintainSpanPartitions, type TestDatabase } from '../src/server.ts';
+import { createTestDatabase, maintainSpanPartitions, partitionMonths, type TestDatabase } from '../src/server.ts';
 
 let db: TestDatabase;
 let client: pg.Client;
 beforeAll(async () => {
-  db = await createTestDatabase();
+  // No partitions from the day the test runs: the test makes its own, for its own dates.
+  db = await createTestDatabase({ partitions: false });
   client = new pg.Client({ connectionString: db.url });
   await client.connect();
 });
@@ -30,7 +31,7 @@ async function partitionOf(spanId: string): Promise<string> {
 it('routes spans to monthly partitions and drops whole months past the retention', async () => {
   const now = new Date('2027-03-15T12:00:00Z');
   const made = await maintainSpanPartitions(db.url, { now });
-  expect(made.created).toEqual(expect.arrayContaining(['spans_p2027_02', 'spans_p2027_03', 'spans_p2027_04', 'spans_p2027_05']));
+  expect(made.created).toEqual(['spans_p2027_02', 'spans_p2027_03', 'spans_p2027_04', 'spans_p2027_05']);
   expect((await maintainSpanPartitions(db.url, { now })).created).toEqual([]);
 
   await insertSpan('2027-03-03T00:00:00Z', '0000000000000001');
@@ -45,7 +46,7 @@ it('routes spans to monthly partitions and drops whole months past the retention
 
   // 30 days of retention on 2027-04-05: February ended on Mar 1 (> 30 days ago: dropped), March stays.
   const later = await maintainSpanPartitions(db.url, { now: new Date('2027-04-05T00:00:00Z'), retentionDays: 30 });
-  expect(later.dropped).toContain('spans_p2027_02');
+  expect(later.dropped).toEqual(['spans_p2027_02']);
   expect(later.deletedFromDefault).toBe(1);
   const left = await client.query('SELECT span_id FROM spans ORDER BY span_id');
   expect(left.rows.map((r) => r.span_id)).toEqual(['0000000000000001']);
@@ -104,4 +105,18 @@ it('deletes sessions past the retention with every derived row, and keeps recent
   }
   const traces = await client.query('SELECT session_id AS s FROM traces WHERE project_id = $1', [PROJECT]);
   expect(traces.rows.map((x) => x.s)).toEqual(['recent']);
+});
+
+it.each([
+  // [the clock's reading, the partitions that must exist then]
+  ['2027-01-31T23:59:59.999Z', ['spans_p2026_12', 'spans_p2027_01', 'spans_p2027_02', 'spans_p2027_03']],
+  ['2027-12-31T23:59:59.999Z', ['spans_p2027_11', 'spans_p2027_12', 'spans_p2028_01', 'spans_p2028_02']],
+  ['2028-01-01T00:00:00.000Z', ['spans_p2027_12', 'spans_p2028_01', 'spans_p2028_02', 'spans_p2028_03']],
+  ['2028-02-29T12:00:00.000Z', ['spans_p2028_01', 'spans_p2028_02', 'spans_p2028_03', 'spans_p2028_04']],
+])('at %s the partitions are last month to two months ahead, in UTC', (now, names) => {
+  const months = partitionMonths(new Date(now), 2);
+  expect(months.map((m) => m.name)).toEqual(names);
+  // Each month ends where the next begins: no span falls between two partitions.
+  for (let i = 1; i < months.length; i++) expect(months[i]?.from).toEqual(months[i - 1]?.to);
+  expect(months.every((m) => m.from.getUTCDate() === 1 && m.from.getUTCHours() === 0)).toBe(true);
 });
