@@ -26,8 +26,6 @@ export interface WritebackPacer {
 // One pass a second: the kernel's own flusher wakes every 5 s and waits 30 s; a second of
 // ingest is ~10-25 MB of dirty pages here, a few milliseconds of disk time.
 const INTERVAL_MS = 1_000;
-// mtime moves with the kernel's clock tick, not with each write: look back a little further.
-const MTIME_SLACK_MS = 1_000;
 // 256 stats (~1 ms) between two turns of the event loop.
 const STAT_SLICE = 256;
 
@@ -35,13 +33,16 @@ export function startWritebackPacer(dataDir: string, intervalMs = INTERVAL_MS): 
   let stopped = false;
   let flushed = 0;
   let lastFlushed: string[] = [];
-  let since = Date.now();
+  // Each file's mtime and size as last seen. A file is written when either moved: the
+  // filesystem's own clock is compared with itself, never with this process' clock (which may
+  // differ from it, as under a faked or adjusted clock).
+  let seen = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
 
-  const pass = async () => {
-    const started = Date.now();
+  /** One scan; the first only records what is there (nothing was written since the start). */
+  const pass = async (baseline = false) => {
     const written: string[] = [];
+    const now = new Map<string, string>();
     for (const dir of relationDirs(dataDir)) {
       let names: string[];
       try {
@@ -57,9 +58,14 @@ export function startWritebackPacer(dataDir: string, intervalMs = INTERVAL_MS): 
         if (i > 0 && i % STAT_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
         const file = path.join(dir, names[i] as string);
         const st = statSync(file, { throwIfNoEntry: false });
-        if (st?.isFile() && st.mtimeMs >= since - MTIME_SLACK_MS) written.push(file);
+        if (!st?.isFile()) continue;
+        const mark = `${st.mtimeMs}:${st.size}`;
+        now.set(file, mark);
+        if (!baseline && seen.get(file) !== mark) written.push(file);
       }
     }
+    // Files gone since (dropped tables and databases) are forgotten.
+    seen = now;
     const done: string[] = [];
     for (const file of written) {
       if (stopped) return;
@@ -75,7 +81,6 @@ export function startWritebackPacer(dataDir: string, intervalMs = INTERVAL_MS): 
         // Dropped or truncated away between the scan and open: nothing left to flush.
       }
     }
-    since = started;
     flushed += done.length;
     lastFlushed = done;
   };
@@ -89,7 +94,9 @@ export function startWritebackPacer(dataDir: string, intervalMs = INTERVAL_MS): 
     }, intervalMs);
     timer.unref();
   };
-  schedule();
+  let running: Promise<void> = pass(true)
+    .catch(() => {})
+    .finally(schedule);
 
   return {
     get flushed() {
