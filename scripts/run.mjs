@@ -3,7 +3,7 @@
 // machine that has only Node: gets pnpm 12.4.2, installs the locked dependencies, then runs
 // the real task. Plain JavaScript on purpose: nothing is installed when it starts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,16 +28,36 @@ function run(cmd, args, opts = {}) {
   return r.status ?? 1;
 }
 
-function quiet(cmd, args) {
-  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8' });
+function quiet(cmd, args, env = process.env) {
+  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', env });
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-/** pnpm on PATH at the pinned version, else npm's exec of the pinned version (downloaded once from the npm registry). */
-function pnpmCommand() {
-  if (quiet('pnpm', ['--version']) === PNPM_VERSION) return ['pnpm', []];
-  console.log(`[guardtrace] using pnpm ${PNPM_VERSION} through npm exec`);
-  return ['npm', ['exec', '--yes', `--package=pnpm@${PNPM_VERSION}`, '--', 'pnpm']];
+/**
+ * A folder holding the pinned pnpm, put first on PATH for everything started from here: the
+ * orchestrator, turbo (which looks for the package manager's binary itself) and every task.
+ * pnpm on PATH at the pinned version is used as it is; otherwise the pinned version is
+ * installed from the npm registry into .guardtrace/pnpm (git-ignored) once.
+ */
+function pnpmBinDir() {
+  if (quiet('pnpm', ['--version']) === PNPM_VERSION) return undefined;
+  const prefix = path.join(root, '.guardtrace', 'pnpm');
+  const bin = path.join(prefix, 'node_modules', '.bin');
+  const withBin = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+  if (quiet('pnpm', ['--version'], withBin) === PNPM_VERSION) return bin;
+  console.log(`[guardtrace] installing pnpm ${PNPM_VERSION} into ${path.relative(root, prefix)} (once)`);
+  mkdirSync(prefix, { recursive: true });
+  // Its own package.json: npm must not walk up into the workspace's.
+  writeFileSync(path.join(prefix, 'package.json'), `${JSON.stringify({ private: true, name: 'guardtrace-pnpm' })}\n`);
+  // No install scripts: they only swap in pnpm's native binary, and pnpm runs through Node without it.
+  const status = run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', `pnpm@${PNPM_VERSION}`], {
+    cwd: prefix,
+  });
+  if (status !== 0 || quiet('pnpm', ['--version'], withBin) !== PNPM_VERSION) {
+    console.error(`[guardtrace] could not install pnpm ${PNPM_VERSION} from the npm registry (npm exit ${status}).`);
+    process.exit(1);
+  }
+  return bin;
 }
 
 function needsInstall() {
@@ -46,27 +66,42 @@ function needsInstall() {
   return statSync(path.join(root, 'pnpm-lock.yaml')).mtimeMs > statSync(marker).mtimeMs;
 }
 
-/** Playwright uses Debian's Chromium; install it when missing and we may (root with apt). */
-function ensureChromium() {
-  if (existsSync('/usr/bin/chromium') || process.env.GUARDTRACE_SKIP_CHROMIUM_INSTALL) return;
+/**
+ * What the tests need from Debian, installed when missing and we may (root with apt):
+ * Chromium for Playwright, and faketime for the date-sensitive tests under fixed clocks.
+ */
+function ensureTestPackages() {
+  const missing = [
+    ['chromium', '/usr/bin/chromium'],
+    ['faketime', '/usr/bin/faketime'],
+  ].filter(([, file]) => !existsSync(file));
+  if (!missing.length || process.env.GUARDTRACE_SKIP_CHROMIUM_INSTALL) return;
+  const names = missing.map(([name]) => name);
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot || !existsSync('/usr/bin/apt-get')) {
-    console.warn('[guardtrace] /usr/bin/chromium not found; Playwright will look for its own browser.');
+    console.warn(`[guardtrace] not found: ${names.join(', ')}; install them (Debian: apt-get install ${names.join(' ')}).`);
     return;
   }
-  console.log('[guardtrace] installing Chromium from Debian packages for the browser tests');
-  if (run('apt-get', ['update', '-qq']) !== 0 || run('apt-get', ['install', '-y', '-qq', 'chromium']) !== 0) {
-    console.warn('[guardtrace] could not install chromium; Playwright will look for its own browser.');
+  console.log(`[guardtrace] installing ${names.join(', ')} from Debian packages for the tests`);
+  if (run('apt-get', ['update', '-qq']) !== 0 || run('apt-get', ['install', '-y', '-qq', ...names]) !== 0) {
+    console.warn(`[guardtrace] could not install ${names.join(', ')}.`);
   }
 }
 
-const [pnpm, pre] = pnpmCommand();
-const env = { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1', NEXT_TELEMETRY_DISABLED: '1', TURBO_TELEMETRY_DISABLED: '1' };
+const bin = pnpmBinDir();
+const env = {
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+  NEXT_TELEMETRY_DISABLED: '1',
+  TURBO_TELEMETRY_DISABLED: '1',
+  ...(bin ? { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` } : {}),
+};
+// By path: the pnpm that was checked, whatever else PATH holds.
+const pnpm = bin ? path.join(bin, 'pnpm') : 'pnpm';
 if (needsInstall()) {
-  const status = run(pnpm, [...pre, 'install', '--frozen-lockfile'], { env });
+  const status = run(pnpm, ['install', '--frozen-lockfile'], { env });
   if (status !== 0) process.exit(status);
 }
-if (task === 'test') ensureChromium();
+if (task === 'test') ensureTestPackages();
 // Ctrl-C reaches the whole process group: the task's own handler stops everything in order,
 // and this process waits for it instead of dying first.
 process.on('SIGINT', () => {});
@@ -75,5 +110,5 @@ const code =
   task === 'start'
     ? // No pnpm between us and the orchestrator: one less process to outlive the terminal.
       run(process.execPath, [path.join(root, 'node_modules/tsx/dist/cli.mjs'), 'scripts/start.ts', ...process.argv.slice(3)], { env })
-    : run(pnpm, [...pre, 'run', TASKS[task], ...process.argv.slice(3)], { env });
+    : run(pnpm, ['run', TASKS[task], ...process.argv.slice(3)], { env });
 process.exitCode = code;

@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// The date-sensitive tests, run again under fixed clocks (libfaketime, Debian's `faketime`):
+// a month end, a year end, a leap day, and a month end seen from a time zone west of UTC. A
+// test or code path that reads the wall clock's date where it should take a date as a
+// parameter fails here on some of them. Part of `npm test` (`pnpm test:all`).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// [clock at start (it runs on from there), TZ]
+const CLOCKS = [
+  ['2026-11-30 23:59:30', 'UTC'],
+  ['2027-12-31 23:59:30', 'UTC'],
+  ['2028-02-29 12:00:00', 'UTC'],
+  // 03:59:30 UTC on April 1st; a day whose partitions were made ahead of March's tests once
+  // made them fail (the partition test expected to create 2027-02 to 2027-05 itself).
+  ['2027-03-31 20:59:30', 'America/Los_Angeles'],
+];
+
+// Each package's tests that look at dates: partitions and retention, the writeback pacer's
+// file times, throwaway folders' ages, analytics ranges, session times, Retry-After dates.
+const SUITES = [
+  ['packages/db', ['test/partitions.test.ts', 'test/writeback.test.ts', 'test/throwaway.test.ts']],
+  ['apps/web', ['test/analytics.test.ts', 'test/sessions.test.ts']],
+  ['apps/collector', ['test/ingest.test.ts', 'test/ops.test.ts']],
+  ['packages/sdk', ['src/classify.test.ts', 'test/runtime.test.ts']],
+];
+
+if (spawnSync('faketime', ['--version'], { stdio: 'ignore' }).error) {
+  console.error('date-matrix: `faketime` is not installed (Debian: apt-get install faketime); `npm test` installs it when it runs as root.');
+  process.exit(1);
+}
+
+let failed = 0;
+for (const [clock, tz] of CLOCKS) {
+  for (const [dir, files] of SUITES) {
+    const vitest = path.join(root, dir, 'node_modules/.bin/vitest');
+    const r = spawnSync('faketime', [clock, vitest, 'run', '--reporter=dot', ...files], {
+      cwd: path.join(root, dir),
+      encoding: 'utf8',
+      // Dates only: timers and timeouts keep the real monotonic clock.
+      env: { ...process.env, TZ: tz, FAKETIME_DONT_FAKE_MONOTONIC: '1' },
+    });
+    const tests = /Tests\s+(.*)/.exec(r.stdout.replace(/\x1b\[[0-9;]*m/g, ''))?.[1]?.trim() ?? 'no result';
+    console.log(`date-matrix: ${clock} ${tz} ${dir}: ${tests}`);
+    if (r.status !== 0) {
+      failed++;
+      process.stdout.write(r.stdout);
+      process.stderr.write(r.stderr);
+    }
+  }
+}
+console.log(`date-matrix: ${CLOCKS.length * SUITES.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
