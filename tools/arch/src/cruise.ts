@@ -9,7 +9,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 /** The rules and options, one file for this test and for `pnpm arch`. */
 export const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 /** What the cruise starts from: every part of the workspace. */
-export const PARTS = ['apps', 'packages', 'e2e', 'scripts', 'tools'];
+const PARTS = ['apps', 'packages', 'e2e', 'scripts', 'tools'];
 
 /**
  * Cruises `parts` (folders relative to `baseDir`) with the repository's rules and options,
