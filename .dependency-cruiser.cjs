@@ -1,13 +1,13 @@
 // Architecture rules of the workspace (DESIGN.md, "Layout"): arrows point one way,
 // apps -> packages; sdk -> semconv; collector -> db, semconv; web -> db, semconv.
-// `pnpm --filter @guardtrace/arch test` runs them and also proves each rule bites
-// (tools/arch/src/rules.test.ts); `pnpm arch` prints the violations.
+// tools/arch's test runs them over the repository (src/rules.test.ts) and proves that each
+// rule bites (src/rules-bite.test.ts: a case per rule name); `pnpm arch` prints violations.
 //
 // Paths in rules are relative to the repository root and are real paths: workspace
 // packages reached through pnpm's node_modules/@guardtrace/* symlinks resolve to
 // apps/..., packages/..., so `@guardtrace/db` matches `^packages/db/`.
 
-/** Workspace parts that are not the given folder (a regex alternative, no anchors). */
+/** Every part of the workspace, by its folder. */
 const OURS = '^(apps|packages|e2e|scripts|tools)/';
 /** The database: our db package, Prisma, the Postgres drivers and the embedded server. */
 const DATABASE = [
@@ -150,10 +150,6 @@ module.exports = {
       mainFields: ['module', 'main', 'types', 'typings'],
       // Imports spell out `.ts`; extensionless ones (the web app's `@/...`) get these tried.
       extensions: ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json'],
-    },
-    skipAnalysisNotInRules: false,
-    reporterOptions: {
-      text: { highlightFocused: true },
     },
   },
 };
