@@ -35,24 +35,30 @@ function quiet(cmd, args, env = process.env) {
 
 /**
  * A folder holding the pinned pnpm, put first on PATH for everything started from here: the
- * orchestrator, turbo (which looks for the package manager's binary itself) and every task.
+ * orchestrator, turbo (which execs the package manager's binary itself) and every task.
  * pnpm on PATH at the pinned version is used as it is; otherwise the pinned version is
  * installed from the npm registry into .guardtrace/pnpm (git-ignored) once.
  */
 function pnpmBinDir() {
   if (quiet('pnpm', ['--version']) === PNPM_VERSION) return undefined;
   const prefix = path.join(root, '.guardtrace', 'pnpm');
-  const bin = path.join(prefix, 'node_modules', '.bin');
+  const bin = path.join(prefix, 'bin');
   const withBin = { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
   if (quiet('pnpm', ['--version'], withBin) === PNPM_VERSION) return bin;
   console.log(`[guardtrace] installing pnpm ${PNPM_VERSION} into ${path.relative(root, prefix)} (once)`);
-  mkdirSync(prefix, { recursive: true });
+  mkdirSync(bin, { recursive: true });
   // Its own package.json: npm must not walk up into the workspace's.
   writeFileSync(path.join(prefix, 'package.json'), `${JSON.stringify({ private: true, name: 'guardtrace-pnpm' })}\n`);
-  // No install scripts: they only swap in pnpm's native binary, and pnpm runs through Node without it.
+  // No install scripts (an npm set to refuse them must work too): they only move pnpm's native
+  // binary into place. Its wrapper finds that binary in the optional package npm installs.
   const status = run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', `pnpm@${PNPM_VERSION}`], {
     cwd: prefix,
   });
+  // The package's own `pnpm` bin is a shebang-less placeholder until its install script runs,
+  // which a shell runs but a plain exec (turbo's) refuses: a shebang'd launcher instead.
+  const launcher = path.join(bin, 'pnpm');
+  const wrapper = path.join(prefix, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
+  writeFileSync(launcher, `#!/bin/sh\nexec node ${JSON.stringify(wrapper)} "$@"\n`, { mode: 0o755 });
   if (status !== 0 || quiet('pnpm', ['--version'], withBin) !== PNPM_VERSION) {
     console.error(`[guardtrace] could not install pnpm ${PNPM_VERSION} from the npm registry (npm exit ${status}).`);
     process.exit(1);
