@@ -26,6 +26,7 @@ const PACKAGES = [
   { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
   { name: '@guardtrace/web', dir: 'apps/web', title: 'Web app (page queries)' },
+  { name: '@guardtrace/e2e', dir: 'e2e', title: 'Start-up (`npm start`)' },
 ];
 const only = process.argv.slice(2);
 
