@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiKey, createPrisma, createProject, type PrismaClient } from '@guardtrace/db';
-import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/server';
+import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/dev';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TSX_CLI = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { freePort } from '@guardtrace/db/server';
+import { freePort } from '@guardtrace/db/dev';
 import { expect, test } from '@playwright/test';
 import { ROOT } from '../../scripts/system.ts';
 

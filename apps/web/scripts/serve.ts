@@ -1,13 +1,12 @@
 /**
- * `pnpm start` of the web app: serves the production build. With DATABASE_URL unset it
- * starts (or reuses) the embedded Postgres first and hands its URL to `next start`.
+ * `pnpm start` of the web app: serves the production build with `next start`. DATABASE_URL is
+ * required: the production server never starts a database of its own.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureDatabase } from '@guardtrace/db/server';
 import { authEnv, serveEnv } from '../src/env.ts';
 import { isLoopback } from '../src/server/auth.ts';
 
@@ -23,10 +22,6 @@ async function main(): Promise<void> {
         'Set GUARDTRACE_WEB_PASSWORD (12+ characters), or GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED=1 when an authenticating proxy stands in front.',
     );
   }
-  const database = env.DATABASE_URL
-    ? null
-    : await ensureDatabase({ dataDir: env.GUARDTRACE_DATA_DIR, log });
-  const databaseUrl = env.DATABASE_URL ?? database!.url;
 
   const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
   const child = spawn(
@@ -35,10 +30,10 @@ async function main(): Promise<void> {
     {
       cwd: appDir,
       stdio: 'inherit',
-      env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: '1' },
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
     },
   );
-  log(`http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: ${database ? 'embedded' : 'DATABASE_URL'})`);
+  log(`http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: DATABASE_URL)`);
 
   let stopping = false;
   const forward = (signal: NodeJS.Signals) => {
@@ -54,7 +49,6 @@ async function main(): Promise<void> {
       resolve(1);
     });
   });
-  await database?.close().catch((err: unknown) => console.error(`[web] stopping Postgres: ${String(err)}`));
   process.exit(stopping ? 0 : code);
 }
 
