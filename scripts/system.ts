@@ -13,7 +13,8 @@ import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/d
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The collector's production build (apps/collector/scripts/build.mjs). */
 const COLLECTOR_MAIN = path.join(ROOT, 'apps/collector/dist/main.js');
-const NEXT_CLI = path.join(ROOT, 'apps/web/node_modules/next/dist/bin/next');
+/** The web app's production launcher beside Next's standalone server (apps/web/scripts/serve.ts). */
+export const WEB_SERVE = path.join(ROOT, 'apps/web/.next/standalone/apps/web/serve.mjs');
 
 export interface SystemOptions {
   /** Use this database instead of DATABASE_URL / the embedded default. */
@@ -163,7 +164,9 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       });
       if (status !== 0) throw new Error(`build failed (exit ${status})`);
     }
-    if (!fs.existsSync(COLLECTOR_MAIN)) throw new Error(`${COLLECTOR_MAIN} is missing: run \`pnpm turbo run build\` first`);
+    for (const built of [COLLECTOR_MAIN, WEB_SERVE]) {
+      if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`pnpm turbo run build\` first`);
+    }
     const baseEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1' };
     const collectorUrl = `http://${host}:${opts.collectorPort}`;
     const webUrl = `http://${host}:${opts.webPort}`;
@@ -176,9 +179,10 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       output,
     });
     children.push(collector);
-    const web = startChild('web', [NEXT_CLI, 'start', '-p', String(opts.webPort), '-H', host], {
+    // The standalone server, as in production (the web app's `start` script).
+    const web = startChild('web', [WEB_SERVE], {
       cwd: path.join(ROOT, 'apps/web'),
-      env: { ...baseEnv, PORT: String(opts.webPort) },
+      env: { ...baseEnv, PORT: String(opts.webPort), GUARDTRACE_WEB_HOST: host },
       output,
     });
     children.push(web);
