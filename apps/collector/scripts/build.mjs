@@ -1,5 +1,6 @@
 /**
- * `pnpm build`: the collector as one JavaScript file, dist/main.js, run by plain Node (no tsx).
+ * `pnpm build`: the collector as JavaScript run by plain Node (no tsx): dist/main.js, the
+ * server, and dist/migrate.js, the guardtrace-migrate command.
  * `node scripts/build.mjs OUTDIR` writes it elsewhere (tests; OUTDIR must be inside this app,
  * so that its node_modules are found).
  *
@@ -8,7 +9,7 @@
  * external and load from node_modules, as installed by `pnpm install --prod`. The migrations
  * are copied beside the bundle, where @guardtrace/db's migrator looks first.
  */
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,8 +27,8 @@ const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 
 const dist = path.resolve(process.argv[2] ?? path.join(appDir, 'dist'));
 rmSync(dist, { recursive: true, force: true });
 await build({
-  entryPoints: [path.join(appDir, 'src/main.ts')],
-  outfile: path.join(dist, 'main.js'),
+  entryPoints: [path.join(appDir, 'src/main.ts'), path.join(appDir, 'src/migrate.ts')],
+  outdir: dist,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -48,3 +49,4 @@ await build({
   ],
 });
 cpSync(path.join(appDir, '../../prisma/migrations'), path.join(dist, 'migrations'), { recursive: true });
+chmodSync(path.join(dist, 'migrate.js'), 0o755);

@@ -94,6 +94,11 @@ export interface CollectorEnv {
   redaction: RedactionOptions;
 }
 
+/** guardtrace-migrate's environment: only DATABASE_URL, which migrateCommand checks itself. */
+export function migrateEnv(env: NodeJS.ProcessEnv = process.env): { databaseUrl: string | undefined } {
+  return { databaseUrl: env.DATABASE_URL || undefined };
+}
+
 export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   let e: z.infer<typeof schema>;

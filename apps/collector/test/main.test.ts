@@ -129,4 +129,23 @@ describe('the built collector (main.js)', () => {
       await db.close();
     }
   });
+
+  it('ships guardtrace-migrate (migrate.js): --status lists pending migrations, a run applies them', async () => {
+    const db = await createTestDatabase({ migrate: false });
+    const migrate = (...args: string[]) =>
+      spawnSync(path.join(outDir, 'migrate.js'), args, { env: { ...process.env, DATABASE_URL: db.url }, encoding: 'utf8', timeout: 60_000 });
+    try {
+      const before = migrate('--status');
+      expect(before.status).toBe(1);
+      expect(before.stdout).toContain('pending migrations:');
+      const run = migrate();
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('database is up to date');
+      expect(await pendingMigrations(db.url)).toEqual([]);
+      expect(migrate('--status').status).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
 });
+

@@ -3,5 +3,7 @@
 export { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, pendingMigrations, readMigrations } from './migrate.ts';
 export type { MigrateResult, Migration } from './migrate.ts';
 export { collationAdvice, prepareDatabase } from './database.ts';
+export { migrateCommand } from './migrate-command.ts';
+export type { MigrateCommandOptions } from './migrate-command.ts';
 export { maintainSpanPartitions, partitionMonths } from './partitions.ts';
 export type { PartitionReport } from './partitions.ts';
