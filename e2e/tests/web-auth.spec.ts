@@ -53,6 +53,12 @@ test('with GUARDTRACE_WEB_PASSWORD set, every page and action needs the user and
   }
   const action = await fetch(`${url}/settings`, { method: 'POST', headers: { 'next-action': 'any', 'content-type': 'text/plain' }, body: '[]' });
   expect(action.status).toBe(401);
+  // The health checks need no password (a load balancer has none), and say nothing else.
+  for (const [p, body] of [['/healthz', { status: 'ok' }], ['/readyz', { status: 'ready' }]] as const) {
+    const res = await fetch(`${url}${p}`);
+    expect(res.status, p).toBe(200);
+    expect(await res.json()).toEqual(body);
+  }
 
   const wrong = await browser.newContext({ httpCredentials: { username: USER, password: `${PASSWORD}!` } });
   expect((await (await wrong.newPage()).goto(`${url}/sessions`))?.status()).toBe(401);
