@@ -147,5 +147,35 @@ describe('the built collector (main.js)', () => {
       await db.close();
     }
   });
+
+  it('with GUARDTRACE_MIGRATE_ON_START=false leaves the schema to guardtrace-migrate, and is ready once it ran', async () => {
+    const db = await createTestDatabase({ migrate: false });
+    const p = spawn(process.execPath, [main], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'warn', GUARDTRACE_MIGRATE_ON_START: 'false' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        p.stdout.on('data', (d) => {
+          out += String(d);
+          const m = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m?.[1]) resolve(m[1]);
+        });
+        p.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      expect(out).toContain('migrations are pending');
+      const before = await fetch(`${url}/readyz`);
+      expect(before.status).toBe(503);
+      expect(((await before.json()) as { pending: string[] }).pending.length).toBeGreaterThan(0);
+      const run = spawnSync(process.execPath, [path.join(outDir, 'migrate.js')], { env: { ...process.env, DATABASE_URL: db.url }, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(0);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    } finally {
+      p.kill('SIGKILL');
+      await db.close();
+    }
+  });
 });
 
