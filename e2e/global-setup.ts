@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { freePort } from '@guardtrace/db/server';
+import { freePort } from '@guardtrace/db/dev';
 import { fileOutput, ROOT, startSystem } from '../scripts/system.ts';
 
 /** Starts the whole system on free ports with a throwaway database and the demo agent's sessions. */

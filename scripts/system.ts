@@ -8,11 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiKey, createPrisma, createProject, type PrismaClient } from '@guardtrace/db';
-import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/server';
+import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/dev';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TSX_CLI = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-const NEXT_CLI = path.join(ROOT, 'apps/web/node_modules/next/dist/bin/next');
+/** The collector's production build (apps/collector/scripts/build.mjs). */
+const COLLECTOR_MAIN = path.join(ROOT, 'apps/collector/dist/main.js');
+/** The web app's production launcher beside Next's standalone server (apps/web/scripts/serve.ts). */
+export const WEB_SERVE = path.join(ROOT, 'apps/web/.next/standalone/apps/web/serve.mjs');
 
 export interface SystemOptions {
   /** Use this database instead of DATABASE_URL / the embedded default. */
@@ -25,7 +27,7 @@ export interface SystemOptions {
   host?: string;
   /** Run the demo agent: always, never, or only when the project has no sessions yet. */
   demo: 'always' | 'never' | 'auto';
-  /** Build the web app first (turbo caches it). */
+  /** Build the collector and the web app first (turbo caches them). */
   build?: boolean;
   log?: (line: string) => void;
   /** Where the children's output goes (default: this process' stdout, prefixed). */
@@ -151,31 +153,36 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   try {
     const project = await defaultProject(prisma);
     if (opts.build) {
-      log('building the web app (cached after the first time)...');
+      log('building the collector and the web app (cached after the first time)...');
       const status = await new Promise<number>((resolve) => {
-        const b = spawn(path.join(ROOT, 'node_modules/.bin/turbo'), ['run', 'build', '--filter=@guardtrace/web', '--output-logs=errors-only'], {
+        const b = spawn(path.join(ROOT, 'node_modules/.bin/turbo'), ['run', 'build', '--filter=@guardtrace/collector', '--filter=@guardtrace/web', '--output-logs=errors-only'], {
           cwd: ROOT,
           stdio: 'inherit',
           env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', TURBO_TELEMETRY_DISABLED: '1' },
         });
         b.on('exit', (code) => resolve(code ?? 1));
       });
-      if (status !== 0) throw new Error(`web app build failed (exit ${status})`);
+      if (status !== 0) throw new Error(`build failed (exit ${status})`);
+    }
+    for (const built of [COLLECTOR_MAIN, WEB_SERVE]) {
+      if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`pnpm turbo run build\` first`);
     }
     const baseEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1' };
     const collectorUrl = `http://${host}:${opts.collectorPort}`;
     const webUrl = `http://${host}:${opts.webPort}`;
-    const collector = startChild('collector', [TSX_CLI, 'src/main.ts'], {
+    // The built collector, as in production (its `start` script): plain Node, no tsx. A bigger
+    // young generation: at ingest rates most of what a request allocates lives until its
+    // transaction commits, and 16 MiB semi-spaces copy it over and over (docs/collector.md).
+    const collector = startChild('collector', ['--max-semi-space-size=64', COLLECTOR_MAIN], {
       cwd: path.join(ROOT, 'apps/collector'),
-      // A bigger young generation: at ingest rates most of what a request allocates lives until
-      // its transaction commits, and 16 MiB semi-spaces copy it over and over (docs/collector.md).
-      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host, NODE_OPTIONS: `${(baseEnv as NodeJS.ProcessEnv).NODE_OPTIONS ?? ''} --max-semi-space-size=64`.trim() },
+      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host },
       output,
     });
     children.push(collector);
-    const web = startChild('web', [NEXT_CLI, 'start', '-p', String(opts.webPort), '-H', host], {
+    // The standalone server, as in production (the web app's `start` script).
+    const web = startChild('web', [WEB_SERVE], {
       cwd: path.join(ROOT, 'apps/web'),
-      env: { ...baseEnv, PORT: String(opts.webPort) },
+      env: { ...baseEnv, PORT: String(opts.webPort), GUARDTRACE_WEB_HOST: host },
       output,
     });
     children.push(web);

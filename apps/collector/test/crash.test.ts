@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@guardtrace/db/server';
+import { freePort } from '@guardtrace/db/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, makeSpans } from './exporter-helpers.ts';
 import { type Env, setupDatabase } from './helpers.ts';

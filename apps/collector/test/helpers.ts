@@ -1,7 +1,7 @@
 /** Test factories: a migrated throwaway database with a project and key, and OTLP payloads. */
 import { randomBytes } from 'node:crypto';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
-import { createTestDatabase, type TestDatabase } from '@guardtrace/db/server';
+import { createTestDatabase, type TestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
 import { encodeRequestProtobuf } from '../src/otlp-decode.ts';

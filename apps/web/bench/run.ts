@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createPrisma, createProject } from '@guardtrace/db';
-import { createTestDatabase } from '@guardtrace/db/server';
+import { createTestDatabase } from '@guardtrace/db/dev';
 import { getClassSummary, getRepairTokensByDay, getTokenTotals } from '../src/server/queries/analytics.ts';
 import { getSessionDetail } from '../src/server/queries/session.ts';
 import { listSessions } from '../src/server/queries/sessions.ts';

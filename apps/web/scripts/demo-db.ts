@@ -4,7 +4,7 @@
  *   pnpm --filter @guardtrace/web demo-db
  */
 import { createPrisma } from '@guardtrace/db';
-import { createTestDatabase } from '@guardtrace/db/server';
+import { createTestDatabase } from '@guardtrace/db/dev';
 import { seedDemo } from '../test/demo-data.ts';
 
 const database = await createTestDatabase();

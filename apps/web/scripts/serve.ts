@@ -1,18 +1,17 @@
 /**
- * `pnpm start` of the web app: serves the production build. With DATABASE_URL unset it
- * starts (or reuses) the embedded Postgres first and hands its URL to `next start`.
+ * `pnpm start` of the web app, the production launcher: checks the environment, then runs
+ * Next's standalone server (`output: 'standalone'`) in this same process. The build compiles
+ * this file to JavaScript beside that server (.next/standalone/apps/web/serve.mjs, see
+ * scripts/build-standalone.mjs), so production runs plain Node.
+ *
+ * It refuses a non-loopback address without GUARDTRACE_WEB_PASSWORD (unless
+ * GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED=1), and a missing DATABASE_URL: the production server
+ * never starts a database of its own.
  */
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { constants } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ensureDatabase } from '@guardtrace/db/server';
+import { pathToFileURL } from 'node:url';
 import { authEnv, serveEnv } from '../src/env.ts';
 import { isLoopback } from '../src/server/auth.ts';
-
-const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const log = (line: string) => console.log(`[web] ${line}`);
 
 async function main(): Promise<void> {
   const env = serveEnv();
@@ -23,39 +22,14 @@ async function main(): Promise<void> {
         'Set GUARDTRACE_WEB_PASSWORD (12+ characters), or GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED=1 when an authenticating proxy stands in front.',
     );
   }
-  const database = env.DATABASE_URL
-    ? null
-    : await ensureDatabase({ dataDir: env.GUARDTRACE_DATA_DIR, log });
-  const databaseUrl = env.DATABASE_URL ?? database!.url;
-
-  const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
-  const child = spawn(
-    process.execPath,
-    [nextBin, 'start', '--port', String(env.PORT), '--hostname', env.GUARDTRACE_WEB_HOST],
-    {
-      cwd: appDir,
-      stdio: 'inherit',
-      env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: '1' },
-    },
-  );
-  log(`http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: ${database ? 'embedded' : 'DATABASE_URL'})`);
-
-  let stopping = false;
-  const forward = (signal: NodeJS.Signals) => {
-    stopping = true;
-    if (child.exitCode === null) child.kill(signal);
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => forward(signal));
-
-  const code = await new Promise<number>((resolve) => {
-    child.on('exit', (exitCode, signal) => resolve(exitCode ?? 128 + (signal ? constants.signals[signal] : 0)));
-    child.on('error', (err) => {
-      console.error(`[web] could not start next: ${err.message}`);
-      resolve(1);
-    });
-  });
-  await database?.close().catch((err: unknown) => console.error(`[web] stopping Postgres: ${String(err)}`));
-  process.exit(stopping ? 0 : code);
+  // Next's standalone server.js listens on HOSTNAME and PORT (HOSTNAME is the machine's name in
+  // most shells, hence our own GUARDTRACE_WEB_HOST); it chdirs to its own folder.
+  process.env.HOSTNAME = env.GUARDTRACE_WEB_HOST;
+  process.env.PORT = String(env.PORT);
+  process.env.NEXT_TELEMETRY_DISABLED = '1';
+  const server = path.join(path.dirname(process.argv[1] ?? '.'), 'server.js');
+  console.log(`[web] http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: DATABASE_URL)`);
+  await import(pathToFileURL(server).href);
 }
 
 main().catch((err: unknown) => {

@@ -14,10 +14,8 @@ const serverSchema = z.object({
 });
 
 const serveSchema = z.object({
-  /** When unset, scripts/serve.ts starts the embedded Postgres. */
-  DATABASE_URL: z.string().min(1).optional(),
-  /** Data folder of the embedded Postgres; @guardtrace/db picks its default when unset. */
-  GUARDTRACE_DATA_DIR: z.string().min(1).optional(),
+  // Required: the production server never starts a database of its own (`npm start` hands it one).
+  DATABASE_URL: serverSchema.shape.DATABASE_URL,
   // 3000: the port README and the start orchestrator advertise for the web app.
   PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
   // Loopback by default: without GUARDTRACE_WEB_PASSWORD anyone who reaches the port can use the
@@ -59,7 +57,7 @@ export function serverEnv(): ServerEnv {
   return cached;
 }
 
-/** Environment of scripts/serve.ts (DATABASE_URL optional). */
+/** Environment of scripts/serve.ts, the production launcher (listen address and DATABASE_URL). */
 export function serveEnv(source: EnvSource = process.env): ServeEnv {
   return parse(serveSchema, source);
 }

@@ -1,4 +1,4 @@
-/** The web app's sign-in rules: credentials, configuration, and the serve script's refusal. */
+/** The web app's sign-in rules: credentials, configuration, and the serve script's refusals. */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,5 +65,15 @@ describe('scripts/serve.ts', () => {
     });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/refusing to serve on 0\.0\.0\.0 without a password.*GUARDTRACE_WEB_PASSWORD/);
+  });
+
+  it('refuses to start without DATABASE_URL: production never starts a database of its own', () => {
+    const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+    const tsx = path.resolve(webDir, '../../node_modules/tsx/dist/cli.mjs');
+    const env = { ...process.env };
+    delete env.DATABASE_URL;
+    const run = spawnSync(process.execPath, [tsx, 'scripts/serve.ts'], { cwd: webDir, env, encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/DATABASE_URL: is required/);
   });
 });

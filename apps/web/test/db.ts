@@ -1,5 +1,5 @@
 import { createPrisma, type PrismaClient } from '@guardtrace/db';
-import { createTestDatabase, type TestDatabase } from '@guardtrace/db/server';
+import { createTestDatabase, type TestDatabase } from '@guardtrace/db/dev';
 import { afterAll, beforeAll } from 'vitest';
 
 /** A fresh migrated database for the calling test file, with a Prisma client on it. */

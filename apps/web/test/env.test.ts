@@ -8,9 +8,16 @@ describe('env', () => {
     expect(parseServerEnv({ DATABASE_URL: 'postgres://u@h/db' }).DATABASE_URL).toBe('postgres://u@h/db');
   });
 
-  it('lets the serve script run without DATABASE_URL, on port 3000 of loopback by default', () => {
-    expect(serveEnv({})).toEqual({ PORT: 3000, GUARDTRACE_WEB_HOST: '127.0.0.1', GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED: '0' });
-    expect(serveEnv({ PORT: '4123' }).PORT).toBe(4123);
-    expect(() => serveEnv({ PORT: 'abc' })).toThrow(/PORT/);
+  it('serves on port 3000 of loopback by default, and needs DATABASE_URL', () => {
+    const url = 'postgres://u@h/db';
+    expect(serveEnv({ DATABASE_URL: url })).toEqual({
+      DATABASE_URL: url,
+      PORT: 3000,
+      GUARDTRACE_WEB_HOST: '127.0.0.1',
+      GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED: '0',
+    });
+    expect(serveEnv({ DATABASE_URL: url, PORT: '4123' }).PORT).toBe(4123);
+    expect(() => serveEnv({ DATABASE_URL: url, PORT: 'abc' })).toThrow(/PORT/);
+    expect(() => serveEnv({})).toThrow(/DATABASE_URL: is required/);
   });
 });

@@ -8,10 +8,14 @@ import pg from 'pg';
 /** Prisma's own advisory lock id for migrations, so `prisma migrate deploy` and we exclude each other. */
 const PRISMA_ADVISORY_LOCK = 72707369;
 
-export const DEFAULT_MIGRATIONS_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../prisma/migrations',
-);
+const here = path.dirname(fileURLToPath(import.meta.url));
+/**
+ * `migrations/` beside a compiled bundle (the collector's and guardtrace-migrate's builds copy
+ * it there), else the repository's `prisma/migrations` (running from source).
+ */
+export const DEFAULT_MIGRATIONS_DIR = [path.join(here, 'migrations'), path.resolve(here, '../../../prisma/migrations')].find(
+  (dir) => existsSync(dir),
+) ?? path.resolve(here, '../../../prisma/migrations');
 
 export interface Migration {
   name: string;

@@ -1,10 +1,9 @@
-// Node-only: embedded Postgres, migrator, test databases. Never imported by the web app.
-export { connectionUrl, freePort, startEmbeddedPostgres } from './embedded.ts';
-export { startThrowawayPostgres, sweepThrowaways } from './throwaway.ts';
-export type { EmbeddedOptions, RunningPostgres } from './embedded.ts';
+// Node-only, production-safe: migrator, span partitions, database preparation. Never imported
+// by the web app's pages. The embedded Postgres and test databases are in `./dev`.
 export { DEFAULT_MIGRATIONS_DIR, MigrationError, migrate, pendingMigrations, readMigrations } from './migrate.ts';
 export type { MigrateResult, Migration } from './migrate.ts';
-export { collationAdvice, createTestDatabase, DEFAULT_DATA_DIR, ensureDatabase, REPO_ROOT } from './database.ts';
-export type { Database, TestDatabase } from './database.ts';
+export { collationAdvice, prepareDatabase } from './database.ts';
+export { migrateCommand } from './migrate-command.ts';
+export type { MigrateCommandOptions } from './migrate-command.ts';
 export { maintainSpanPartitions, partitionMonths } from './partitions.ts';
 export type { PartitionReport } from './partitions.ts';

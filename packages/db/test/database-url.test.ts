@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { collationAdvice, createTestDatabase, ensureDatabase, type RunningPostgres, startThrowawayPostgres } from '../src/server.ts';
+import { createTestDatabase, ensureDatabase, type RunningPostgres, startThrowawayPostgres } from '../src/dev.ts';
+import { collationAdvice } from '../src/server.ts';
 
 let server: RunningPostgres;
 beforeAll(async () => {

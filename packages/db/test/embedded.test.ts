@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureDatabase } from '../src/server.ts';
+import { ensureDatabase } from '../src/dev.ts';
 
 const base = await fs.mkdtemp(path.join(os.tmpdir(), 'gt-embedded-'));
 await fs.chmod(base, 0o755);

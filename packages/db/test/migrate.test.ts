@@ -4,13 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../src/dev.ts';
 import {
-  createTestDatabase,
   DEFAULT_MIGRATIONS_DIR,
   migrate,
   pendingMigrations,
   readMigrations,
-  type TestDatabase,
 } from '../src/server.ts';
 
 let db: TestDatabase;

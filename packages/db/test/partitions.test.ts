@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, maintainSpanPartitions, partitionMonths, type TestDatabase } from '../src/server.ts';
+import { createTestDatabase, type TestDatabase } from '../src/dev.ts';
+import { maintainSpanPartitions, partitionMonths } from '../src/server.ts';
 
 let db: TestDatabase;
 let client: pg.Client;

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { migrate, REPO_ROOT, startThrowawayPostgres } from '@guardtrace/db/server';
+import { REPO_ROOT, startThrowawayPostgres } from '@guardtrace/db/dev';
+import { migrate } from '@guardtrace/db/server';
 import pg from 'pg';
 import { expect, it } from 'vitest';
 import { diffSql } from './diff.ts';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { REPO_ROOT, startThrowawayPostgres } from '@guardtrace/db/server';
+import { REPO_ROOT, startThrowawayPostgres } from '@guardtrace/db/dev';
 import { diffSql } from './diff.ts';
 
 const name = (process.argv[2] ?? '').replace(/[^a-z0-9_]+/gi, '_').toLowerCase();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sweepThrowaways } from '../src/server.ts';
+import { sweepThrowaways } from '../src/index.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 

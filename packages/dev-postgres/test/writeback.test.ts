@@ -51,7 +51,7 @@ describe('writeback pacer', () => {
 
 describe('embedded cluster', () => {
   it('runs the pacer on a cluster it owns: a table written to is flushed within a pass or two', async () => {
-    const { startThrowawayPostgres } = await import('../src/server.ts');
+    const { startThrowawayPostgres } = await import('../src/index.ts');
     const pg = (await import('pg')).default;
     const server = await startThrowawayPostgres();
     const c = new pg.Client({ connectionString: server.url });
