@@ -23,24 +23,8 @@ export type { ReplayModel } from './cost.ts';
 export { samplingWeight, sessionHash } from './sampling.ts';
 export { remoteSamplingRate } from './remote-sampling.ts';
 export type { RemoteSamplingOptions, RemoteSamplingRate } from './remote-sampling.ts';
-export {
-  insideWorkspace,
-  fileExists,
-  lineRange,
-  resourceLock,
-  predicate,
-  pathCandidates,
-  pathNotFoundFeedback,
-  sqlHeuristics,
-  sqlViolation,
-  CommandGate,
-  FileSnapshot,
-  runCommand,
-  parseDiagnostics,
-  diagnosticsFeedback,
-  resolveInside,
-} from './guards/index.ts';
-export type { SqlHeuristicsOptions, CommandGateOptions, GateResult, Diagnostic, PathsOf } from './guards/index.ts';
+export { resourceLock, predicate } from './guards/generic.ts';
+export type { Loose, PathsOf } from './guards/args.ts';
 export type {
   ToolFlags,
   ToolSpec,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Context, Span } from '@opentelemetry/api';
 import { SpanKind } from '@opentelemetry/api';
 import {
@@ -98,7 +97,7 @@ export class Session {
 
   constructor(rt: Runtime, opts: SessionOptions) {
     this.rt = rt;
-    this.id = opts.id ?? `sess_${randomUUID()}`;
+    this.id = opts.id ?? `sess_${crypto.randomUUID()}`;
     this.agentName = opts.agentName;
     this.userId = opts.userId;
     this.span = rt.telemetry.start(`${OP_INVOKE_AGENT} ${opts.agentName}`, {
