@@ -18,7 +18,8 @@ export default defineConfig({
   platform: 'node',
   // .js / .cjs and .d.ts / .d.cts: the package is "type": "module"
   fixedExtension: false,
-  dts: true,
+  // @internal members (constructors that take the SDK's internals) stay out of the declarations
+  dts: { compilerOptions: { stripInternal: true } },
   clean: true,
   // no hashes: stable file names make tarball diffs and the size benchmark readable
   hash: false,

@@ -268,7 +268,7 @@ export function sessionCore(session: Session): SessionCore {
 export class Session {
   readonly #core: SessionCore;
 
-  /** Internal: sessions are made by `guardtrace.session(opts)`. */
+  /** @internal Sessions are made by `guardtrace.session(opts)`. */
   constructor(core: SessionCore) {
     this.#core = core;
   }

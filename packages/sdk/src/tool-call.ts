@@ -89,6 +89,7 @@ export class ToolCall {
   #last: CallResult | undefined;
   #idempotencyKey: string | undefined;
 
+  /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
     session: SessionCore,
     toolName: string,
