@@ -1,4 +1,4 @@
-// Type-checked (never run) as CommonJS under moduleResolution node16: the .d.cts files.
+// Type-checked (never run) as CommonJS under moduleResolution node16 and node10: the .d.cts files.
 import { type FailureClass, Guardtrace } from '@guardtrace/sdk';
 import { fileExists } from '@guardtrace/sdk/guards/files';
 import { guardtraceSpanProcessor } from '@guardtrace/sdk/setup';

@@ -45,10 +45,10 @@ export function publint(tgz: string): Run {
 }
 
 /**
- * attw on the local tarball (offline). Profile node16: checks node16 from ESM and CJS and
- * bundler; node10 (TypeScript's pre-`exports` resolution) is left out, since subpath exports
- * cannot resolve there and the packages need Node >= 20.19 anyway.
+ * attw on the local tarball (offline), every resolution: node10 (TypeScript's pre-`exports`
+ * resolution, still the default of `module: commonjs` projects; subpaths resolve through
+ * typesVersions), node16 from ESM and from CJS, and bundler.
  */
 export function attw(tgz: string): Run {
-  return run(path.join(BIN, 'attw'), [tgz, '--profile', 'node16', '--format', 'table-flipped'], { cwd: path.dirname(tgz) });
+  return run(path.join(BIN, 'attw'), [tgz, '--format', 'table-flipped'], { cwd: path.dirname(tgz) });
 }
