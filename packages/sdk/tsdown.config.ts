@@ -23,4 +23,11 @@ export default defineConfig({
   clean: true,
   // no hashes: stable file names make tarball diffs and the size benchmark readable
   hash: false,
+  // modules shared by several entries go to dist/shared/, so dist/ lists the entries only
+  outputOptions: (options) => {
+    const names = options.chunkFileNames;
+    if (typeof names === 'string') return { ...options, chunkFileNames: `shared/${names}` };
+    if (typeof names === 'function') return { ...options, chunkFileNames: (chunk) => `shared/${names(chunk)}` };
+    return options;
+  },
 });
