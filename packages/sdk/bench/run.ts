@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runOverhead } from './overhead.ts';
+import { PACKAGE_METHOD, packageRows, runPackageBench } from './package.ts';
 import { type ArmStats, runBlind, runGuardtrace } from './sim.ts';
 import { FIX_ODDS, IDENTICAL_REPEAT, RATES, planTasks } from './sim-world.ts';
 
@@ -93,6 +94,8 @@ rows.push({
   pass: Math.min(...others) >= 0.6,
 });
 
+rows.push(...packageRows(await runPackageBench()));
+
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const result = {
   rows,
@@ -110,6 +113,7 @@ const result = {
     'Guardtrace = the real runtime with default budgets and policy (tracing off, simulated clock); the model reacts to its decisions (reject -> corrected call, replan ->',
     'new call; on a 403 the runtime runs the declared read-only discovery tool and puts its answer in the feedback; fail_reconcile -> reconciled by idempotency key). Every model turn k costs 4,000 + 2,000 x (k-1) input tokens',
     'plus 150 output tokens (the seeds\' context-replay model); repair tokens are the turns that follow a failed call. Escalated tasks count as not completed.',
+    PACKAGE_METHOD,
   ].join(' '),
 };
 writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(result, null, 2)}\n`);

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { replayInputTokens } from '../src/cost.ts';
-import { type CallResult, type Guard, Guardtrace, pathNotFoundFeedback } from '../src/index.ts';
+import { pathNotFoundFeedback } from '../src/guards/files.ts';
+import { type CallResult, type Guard, Guardtrace } from '../src/index.ts';
 import type { AttemptRecord, Clock } from '../src/types.ts';
 import { FIX_ODDS, GOOD_ARGS, IDENTICAL_REPEAT, type Step, type TaskPlan, WORKSPACE_FILES, prng, wrongCall } from './sim-world.ts';
 

@@ -14,7 +14,9 @@ import { pathToFileURL } from 'node:url';
 import type { Tracer } from '@opentelemetry/api';
 import { z } from 'zod';
 import { replayInputTokens } from '../src/cost.ts';
-import { CommandGate, fileExists, insideWorkspace, lineRange, resourceLock } from '../src/guards/index.ts';
+import { CommandGate } from '../src/guards/command.ts';
+import { fileExists, insideWorkspace, lineRange } from '../src/guards/files.ts';
+import { resourceLock } from '../src/guards/generic.ts';
 import { type CallResult, Guardtrace } from '../src/index.ts';
 import { setupGuardtrace } from '../src/setup.ts';
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type GuardtraceOptions, type RegisteredTool, Runtime } from './runtime.ts';
-import { Session, type SessionOptions } from './session.ts';
+import { Session, SessionCore, type SessionOptions } from './session.ts';
 import type { ToolSpec } from './types.ts';
 
 /**
@@ -37,16 +37,11 @@ export class Guardtrace {
   }
 
   session(opts: SessionOptions): Session {
-    return new Session(this.#rt, opts);
+    return new Session(new SessionCore(this.#rt, opts));
   }
 
   /** Holder of a lock on a resource (e.g. a file), if any. */
   lockHolder(resource: string): string | undefined {
     return this.#rt.locks.holder(resource);
-  }
-
-  /** Internal runtime, for built-in guards and integrations. */
-  get runtime(): Runtime {
-    return this.#rt;
   }
 }

@@ -1,14 +1,17 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { stringify } from 'safe-stable-stringify';
 
 /**
  * Idempotency key made at intent time: a fingerprint of the tool, its canonical arguments
  * (key order and whitespace do not matter) and the intent id, so a regenerated call for the
  * same intent maps back to the same key even when the model re-serializes the arguments.
+ * SHA-256 from @noble/hashes, not node:crypto: the main entry runs
+ * anywhere and stays synchronous, which Web Crypto's `digest` is not.
  */
 export function idempotencyKey(tool: string, canonicalArgs: unknown, intentId?: string): string {
   const body = stringify({ tool, args: canonicalArgs ?? null, intent: intentId ?? null }) ?? '';
-  return `idk_${createHash('sha256').update(body).digest('hex').slice(0, 32)}`;
+  return `idk_${bytesToHex(sha256(utf8ToBytes(body))).slice(0, 32)}`;
 }
 
 /** Canonical JSON text of arguments (sorted keys), used for fingerprints and span attributes. */

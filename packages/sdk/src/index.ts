@@ -1,46 +1,25 @@
+/**
+ * `@guardtrace/sdk`: the guard runtime. Exports what packages/sdk/README.md documents, and
+ * nothing Node-only (file, command and SQL guards are subpaths; OTel SDK setup is `./setup`).
+ * test/exports.test.ts checks both.
+ */
 export { Guardtrace } from './guardtrace.ts';
 export type { GuardtraceOptions, RegisteredTool } from './runtime.ts';
-export { LockTable, SDK_VERSION } from './runtime.ts';
-export { Session } from './session.ts';
-export type { SessionOptions, CallOptions, TokenTotals } from './session.ts';
-export { ToolCall } from './tool-call.ts';
+export type { Session, SessionOptions, CallOptions, RecordedToolCall, TokenTotals } from './session.ts';
+export type { ToolCall } from './tool-call.ts';
 export type { RecordedAttempt, RecordedGuard } from './record.ts';
 export { GuardViolation, TransientFailure, FeedbackRequired, Fatal, ToolTimeout } from './errors.ts';
-export { classifyError, parseRetryAfter } from './classify.ts';
-export type { Classification } from './classify.ts';
-export { DEFAULT_POLICY, DEFAULT_BACKOFF, backoffDelay, decide, mergePolicy } from './policy.ts';
-export type { BudgetView, DecideInput, DecideOutput } from './policy.ts';
-export { DEFAULT_BUDGETS, RepairLedger, CircuitBreakers } from './budgets.ts';
+export { DEFAULT_POLICY, DEFAULT_BACKOFF } from './policy.ts';
+export { DEFAULT_BUDGETS } from './budgets.ts';
 export type { Budgets, BudgetOverrides } from './budgets.ts';
 export { sanitizeFeedback } from './sanitize.ts';
 export type { SanitizeOptions } from './sanitize.ts';
-export { checkSchema, contractExcerpt } from './schema-guard.ts';
-export { idempotencyKey, canonicalJson, MemoryIdempotencyStore } from './idempotency.ts';
+export { idempotencyKey, MemoryIdempotencyStore } from './idempotency.ts';
 export type { IdempotencyStore, IdempotencyEntry } from './idempotency.ts';
-export { rankNames } from './unknown-tool.ts';
-export { replayInputTokens, SEED_REPLAY_MODEL } from './cost.ts';
-export type { ReplayModel } from './cost.ts';
-export { samplingWeight, sessionHash } from './sampling.ts';
 export { remoteSamplingRate } from './remote-sampling.ts';
 export type { RemoteSamplingOptions, RemoteSamplingRate } from './remote-sampling.ts';
-export {
-  insideWorkspace,
-  fileExists,
-  lineRange,
-  resourceLock,
-  predicate,
-  pathCandidates,
-  pathNotFoundFeedback,
-  sqlHeuristics,
-  sqlViolation,
-  CommandGate,
-  FileSnapshot,
-  runCommand,
-  parseDiagnostics,
-  diagnosticsFeedback,
-  resolveInside,
-} from './guards/index.ts';
-export type { SqlHeuristicsOptions, CommandGateOptions, GateResult, Diagnostic, PathsOf } from './guards/index.ts';
+export { resourceLock, predicate } from './guards/generic.ts';
+export type { Loose, PathsOf } from './guards/args.ts';
 export type {
   ToolFlags,
   ToolSpec,
@@ -84,3 +63,91 @@ export type {
   AnthropicToolUse,
   AnthropicToolResult,
 } from './integrations/messages.ts';
+
+// Span names, attribute keys and enums (from @guardtrace/semconv, re-exported by name so
+// users filter spans without a second import; test/exports.test.ts keeps the lists equal).
+export {
+  OP_INVOKE_AGENT,
+  OP_CHAT,
+  OP_EXECUTE_TOOL,
+  OP_APPLY_GUARDRAIL,
+  SPAN_ATTEMPT,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_AGENT_NAME,
+  ATTR_GEN_AI_AGENT_ID,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_PROMPT_TOKENS,
+  ATTR_GEN_AI_USAGE_COMPLETION_TOKENS,
+  ATTR_GEN_AI_TOOL_NAME,
+  ATTR_GEN_AI_TOOL_CALL_ID,
+  ATTR_GEN_AI_TOOL_DESCRIPTION,
+  ATTR_GEN_AI_TOOL_TYPE,
+  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  ATTR_GEN_AI_TOOL_CALL_RESULT,
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_GUARDRAIL_NAME,
+  ATTR_GEN_AI_GUARDRAIL_VERDICT,
+  ATTR_GEN_AI_GUARDRAIL_REASON,
+  ATTR_GUARDTRACE_VERSION,
+  ATTR_GUARDTRACE_ATTEMPT,
+  ATTR_GUARDTRACE_OUTCOME,
+  ATTR_GUARDTRACE_FAILURE_CLASS,
+  ATTR_GUARDTRACE_DECISION,
+  ATTR_GUARDTRACE_FEEDBACK,
+  ATTR_GUARDTRACE_BACKOFF_MS,
+  ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT,
+  ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT,
+  ATTR_GUARDTRACE_BUDGET_EXHAUSTED,
+  ATTR_GUARDTRACE_GUARD_STAGE,
+  ATTR_GUARDTRACE_GUARD_DURATION_US,
+  ATTR_GUARDTRACE_TOOL_READ_ONLY,
+  ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
+  ATTR_GUARDTRACE_TOOL_DESTRUCTIVE,
+  ATTR_GUARDTRACE_TOOL_EXTERNAL,
+  ATTR_GUARDTRACE_IDEMPOTENCY_KEY,
+  ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID,
+  ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
+  ATTR_GUARDTRACE_SESSION_OUTCOME,
+  ATTR_GUARDTRACE_SAMPLING_WEIGHT,
+  ATTR_GUARDTRACE_USER_ID,
+  ATTR_GUARDTRACE_INTENT_ID,
+  ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT,
+  ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS,
+  ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT,
+  ATTR_GUARDTRACE_ESCALATION_REASON,
+  ATTR_GUARDTRACE_FALLBACK_TOOL,
+  ATTR_GUARDTRACE_RECONCILE_STATUS,
+  ATTR_GUARDTRACE_CIRCUIT_STATE,
+  ATTR_GUARDTRACE_DEDUPLICATED,
+  ATTR_GUARDTRACE_GUARD_CANDIDATES,
+  ATTR_GUARDTRACE_REPAIR_TOKENS,
+} from '@guardtrace/semconv';
+export {
+  FAILURE_CLASSES,
+  DECISIONS,
+  GUARD_STAGES,
+  OUTCOMES,
+  SESSION_OUTCOMES,
+  GUARD_VERDICTS,
+  isFailureClass,
+  isDecision,
+  ESCALATION_REASONS,
+  RECONCILE_STATUSES,
+  CIRCUIT_STATES,
+} from '@guardtrace/semconv';
+export type {
+  FailureClass,
+  Decision,
+  GuardStage,
+  Outcome,
+  SessionOutcome,
+  GuardVerdict,
+  EscalationReason,
+  ReconcileStatus,
+  CircuitState,
+} from '@guardtrace/semconv';

@@ -26,7 +26,7 @@ import {
 } from '@guardtrace/semconv';
 import { canonicalJson } from './idempotency.ts';
 import { sanitizeFeedback } from './sanitize.ts';
-import type { Session } from './session.ts';
+import type { SessionCore } from './session.ts';
 import type { ToolCall } from './tool-call.ts';
 import type { AttemptRecord, GuardRecord } from './types.ts';
 
@@ -58,7 +58,7 @@ export interface RecordedAttempt {
 }
 
 /** Emits an attempt span with its guard spans from recorded data (instrument-only API). */
-export function recordAttemptSpan(session: Session, call: ToolCall, n: number, a: RecordedAttempt): AttemptRecord {
+export function recordAttemptSpan(session: SessionCore, call: ToolCall, n: number, a: RecordedAttempt): AttemptRecord {
   const rt = session.rt;
   const t = rt.telemetry;
   const args = sanitizeFeedback(typeof a.args === 'string' ? a.args : canonicalJson(a.args), rt.sanitize);

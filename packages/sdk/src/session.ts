@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Context, Span } from '@opentelemetry/api';
 import { SpanKind } from '@opentelemetry/api';
 import {
@@ -75,8 +74,12 @@ function repairRefOf(r: NonNullable<ModelCall['repairs']>): RepairRef | undefine
   return r;
 }
 
-/** One agent session: the `invoke_agent` root span, its budgets, and its tool calls. */
-export class Session {
+/**
+ * The state and logic of one session, shared with its tool calls. Internal: users hold a
+ * `Session`, which keeps this in a private field, so budgets, counters and fingerprints
+ * cannot be read or changed from outside the SDK.
+ */
+export class SessionCore {
   readonly id: string;
   readonly agentName: string;
   readonly userId: string | undefined;
@@ -98,7 +101,7 @@ export class Session {
 
   constructor(rt: Runtime, opts: SessionOptions) {
     this.rt = rt;
-    this.id = opts.id ?? `sess_${randomUUID()}`;
+    this.id = opts.id ?? `sess_${crypto.randomUUID()}`;
     this.agentName = opts.agentName;
     this.userId = opts.userId;
     this.span = rt.telemetry.start(`${OP_INVOKE_AGENT} ${opts.agentName}`, {
@@ -251,5 +254,93 @@ export class Session {
     });
     this.rt.telemetry.end(this.span, final === 'success' ? {} : { error: final });
     return final;
+  }
+}
+
+let coreOfSession: (session: Session) => SessionCore;
+
+/** The core behind a session, for the SDK's own integrations (not exported by the package). */
+export function sessionCore(session: Session): SessionCore {
+  return coreOfSession(session);
+}
+
+/** One agent session: the `invoke_agent` root span, its budgets, and its tool calls. */
+export class Session {
+  readonly #core: SessionCore;
+
+  /** @internal Sessions are made by `guardtrace.session(opts)`. */
+  constructor(core: SessionCore) {
+    this.#core = core;
+  }
+
+  static {
+    coreOfSession = (session) => session.#core;
+  }
+
+  /** Session id (`gen_ai.conversation.id` on every span). */
+  get id(): string {
+    return this.#core.id;
+  }
+  get agentName(): string {
+    return this.#core.agentName;
+  }
+  get userId(): string | undefined {
+    return this.#core.userId;
+  }
+  /** Token totals so far (a snapshot). */
+  get tokens(): TokenTotals {
+    const t = this.#core.tokens;
+    return { ...t, repairByClass: { ...t.repairByClass } };
+  }
+  /** Whether the session has ended, and how. */
+  get outcome(): SessionOutcome | undefined {
+    return this.#core.outcome;
+  }
+
+  /**
+   * Starts a new task inside the session: the rejections-per-task budget starts over. The
+   * session's other budgets, and the rule that a rejection is never sent twice, carry on.
+   */
+  startTask(): void {
+    this.#core.startTask();
+  }
+
+  /**
+   * Instrument-only: records a tool call your own loop ran (its attempts and guard results)
+   * as an `execute_tool` span tree, without running anything.
+   */
+  recordToolCall(name: string, rec: RecordedToolCall): CallResult {
+    return this.#core.recordToolCall(name, rec);
+  }
+
+  /**
+   * Opens a logical tool call; pass the model's arguments to `.attempt()` (guarded run) or
+   * `.recordAttempt()` (instrument-only), then `.end()` if it is still open.
+   */
+  toolCall(name: string, opts: CallOptions & { flags?: ToolFlags; description?: string } = {}): ToolCall {
+    return this.#core.toolCall(name, opts);
+  }
+
+  /**
+   * One-shot call. If a call of this session is waiting for the model's correction and this
+   * call has the same intent id, the same call id, or (neither given) the same tool name, it
+   * continues that call as its next attempt; otherwise it opens a new call.
+   */
+  callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
+    return this.#core.callTool(name, rawArgs, opts);
+  }
+
+  /** Records a model call (`chat {model}` span). A call that repairs a failed attempt adds repair tokens to that class and to the user's window. */
+  recordModelCall(m: ModelCall): { spanId: string } {
+    return this.#core.recordModelCall(m);
+  }
+
+  /**
+   * Ends open calls and the root span. Without an explicit outcome: `escalated` if any call
+   * went to a human or to reconciliation, `failed` if one aborted or was left uncorrected,
+   * else `success`. Safe to call twice.
+   */
+  end(outcome?: SessionOutcome): Promise<SessionOutcome> {
+    return this.#core.end(outcome);
   }
 }

@@ -44,7 +44,7 @@ import { canonicalJson } from './idempotency.ts';
 import { backoffDelay, decide } from './policy.ts';
 import { type RegisteredTool, SCHEMA_VERSION } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
-import type { Session } from './session.ts';
+import type { SessionCore } from './session.ts';
 import type { AttemptRecord, CallFailure, CallResult, Escalation, GuardRecord, ReconcileResult, ToolFlags } from './types.ts';
 import { recordAttemptSpan, type RecordedAttempt } from './record.ts';
 
@@ -82,15 +82,16 @@ export class ToolCall {
   readonly callId: string;
   readonly intentId: string | undefined;
   readonly attempts: AttemptRecord[] = [];
-  readonly #session: Session;
+  readonly #session: SessionCore;
   readonly #tool: RegisteredTool | undefined;
   readonly #span: Span;
   #done = false;
   #last: CallResult | undefined;
   #idempotencyKey: string | undefined;
 
+  /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
-    session: Session,
+    session: SessionCore,
     toolName: string,
     opts: { callId?: string | undefined; intentId?: string | undefined; flags?: ToolFlags | undefined; description?: string | undefined } = {},
   ) {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { traced } from '../../test/helpers.ts';
-import { fileExists, insideWorkspace, lineRange, predicate, resourceLock } from './files.ts';
+import { fileExists, insideWorkspace, lineRange } from './files.ts';
+import { predicate, resourceLock } from './generic.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'gt-files-'));
 for (const f of ['src/components/Button.tsx', 'src/ui/Button.tsx', 'src/api/routes.ts', 'config/app.yaml']) {

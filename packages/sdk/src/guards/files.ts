@@ -1,3 +1,6 @@
+/**
+ * `@guardtrace/sdk/guards/files`: guards that read the file system (Node only).
+ */
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { distance } from 'fastest-levenshtein';
@@ -5,6 +8,9 @@ import { glob } from 'tinyglobby';
 import type { FailureClass } from '@guardtrace/semconv';
 import type { Guard, GuardOutcome } from '../types.ts';
 import { type Loose, type PathsOf, pathsOf, resolveInside } from './paths.ts';
+
+export { resolveInside } from './paths.ts';
+export type { PathsOf } from './args.ts';
 
 const IGNORE = ['**/node_modules/**', '**/.git/**'];
 
@@ -113,54 +119,6 @@ export function lineRange<A>(opts: {
         feedback: `TOOL CALL REJECTED: File ${p} has ${lines} lines, ${why}. Use a range within 1-${lines}; read the file again if your view is stale.`,
         failureClass: opts.failureClass ?? 'invalid_arguments',
       };
-    },
-  };
-}
-
-/**
- * Per-resource lock: a second concurrent edit of the same resource is rejected, naming the
- * holder. Held for the attempt, released when it ends.
- */
-export function resourceLock<A>(opts: { resource: (args: Loose<A>) => string | string[]; name?: string; describe?: (resource: string) => string }): Guard<A> {
-  return {
-    name: opts.name ?? 'resource_lock',
-    check(args, ctx): GuardOutcome {
-      const raw = opts.resource(args as Loose<A>);
-      const resources = [...new Set(Array.isArray(raw) ? raw : [raw])].sort();
-      const taken: string[] = [];
-      for (const r of resources) {
-        const got = ctx.locks.acquire(r, ctx.holder);
-        if (!got.ok) {
-          for (const t of taken) ctx.locks.release(t, ctx.holder);
-          const what = opts.describe ? opts.describe(r) : `File ${r}`;
-          return {
-            pass: false,
-            reason: `${what} is locked by ${got.holder}`,
-            feedback: `TOOL CALL REJECTED: ${what} is already being edited by operation ${got.holder}. Retry when complete, or work on another file.`,
-            failureClass: 'guard_violation',
-          };
-        }
-        taken.push(r);
-      }
-      return { pass: true, release: () => { for (const t of taken) ctx.locks.release(t, ctx.holder); } };
-    },
-  };
-}
-
-/** A custom precondition with its own message. */
-export function predicate<A>(opts: {
-  name: string;
-  test: (args: Loose<A>) => boolean | Promise<boolean>;
-  message: string | ((args: Loose<A>) => string);
-  failureClass?: FailureClass;
-}): Guard<A> {
-  return {
-    name: opts.name,
-    async check(args): Promise<GuardOutcome> {
-      const a = args as Loose<A>;
-      if (await opts.test(a)) return { pass: true };
-      const message = typeof opts.message === 'function' ? opts.message(a) : opts.message;
-      return { pass: false, reason: message, feedback: `TOOL CALL REJECTED: ${message}`, failureClass: opts.failureClass ?? 'guard_violation' };
     },
   };
 }

