@@ -146,7 +146,9 @@ module.exports = {
     // the cruise is started from (tools/arch's test, `pnpm arch`).
     baseDir: __dirname,
     doNotFollow: { path: ['(^|/)node_modules/', '^packages/db/src/generated/'] },
-    exclude: { path: ['(^|/)(\\.next|\\.turbo|dist|coverage|test-results|playwright-report)/'] },
+    // tools/package-check/consumer/ holds the files of a throwaway npm project that the package
+    // check installs the tarballs into: they resolve there, not in this workspace.
+    exclude: { path: ['(^|/)(\\.next|\\.turbo|dist|coverage|test-results|playwright-report)/', '^tools/package-check/consumer/'] },
     // `import type` and `export type` are dependencies too: they couple the code even if
     // they vanish at run time, and TypeScript would otherwise hide them from the rules.
     tsPreCompilationDeps: true,
