@@ -11,33 +11,13 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pathWithoutPnpm } from './without-pnpm.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (line) => console.log(`[start-smoke] ${line}`);
 function fail(message) {
   console.error(`[start-smoke] FAILED: ${message}`);
   process.exit(1);
-}
-
-/**
- * PATH without pnpm: each folder of PATH that holds pnpm (or pnpx) is replaced by a folder of
- * links to everything else in it, so node, npm, sh and the system's tools stay where they were.
- */
-function pathWithoutPnpm(scratch) {
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter(Boolean);
-  return dirs
-    .map((dir, i) => {
-      const hidden = ['pnpm', 'pnpx'].filter((n) => fs.existsSync(path.join(dir, n)));
-      if (!hidden.length) return dir;
-      const mirror = path.join(scratch, `path-${i}`);
-      fs.mkdirSync(mirror, { recursive: true });
-      for (const name of fs.readdirSync(dir)) {
-        if (hidden.includes(name)) continue;
-        fs.symlinkSync(path.join(dir, name), path.join(mirror, name));
-      }
-      return mirror;
-    })
-    .join(path.delimiter);
 }
 
 function freePort() {
