@@ -8,10 +8,37 @@
  * GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED=1), and a missing DATABASE_URL: the production server
  * never starts a database of its own.
  */
+import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { authEnv, serveEnv } from '../src/env.ts';
 import { isLoopback } from '../src/server/auth.ts';
+import { NO_CONTENT_CSP, SECURITY_HEADERS, screenRequest } from '../src/server/http-security.ts';
+
+/**
+ * Requests Next cannot serve (an unsupported method, a URL that does not decode or holds NUL)
+ * are answered here, before Next, which would fail them with a bare 500. Next's standalone
+ * server makes its own http.Server: the request handler it passes is wrapped.
+ */
+function screenRequests(): void {
+  const create = http.createServer;
+  const wrap =
+    (handler: http.RequestListener): http.RequestListener =>
+    (req, res) => {
+      const refusal = screenRequest(req.method, req.url);
+      if (!refusal) return handler(req, res);
+      res.writeHead(refusal.status, {
+        'content-type': 'text/plain; charset=utf-8',
+        'content-security-policy': NO_CONTENT_CSP,
+        ...SECURITY_HEADERS,
+        ...refusal.headers,
+      });
+      res.end(`${refusal.message}\n`);
+    };
+  // Next's start-server calls http.createServer(requestListener) on the shared module object.
+  (http as { createServer: unknown }).createServer = (...args: unknown[]) =>
+    (create as (...a: unknown[]) => http.Server)(...args.map((a) => (typeof a === 'function' ? wrap(a as http.RequestListener) : a)));
+}
 
 async function main(): Promise<void> {
   const env = serveEnv();
@@ -29,6 +56,7 @@ async function main(): Promise<void> {
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const server = path.join(path.dirname(process.argv[1] ?? '.'), 'server.js');
   console.log(`[web] http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: DATABASE_URL)`);
+  screenRequests();
   await import(pathToFileURL(server).href);
 }
 

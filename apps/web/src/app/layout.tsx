@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { connection } from 'next/server';
 import type { ReactNode } from 'react';
 import './globals.css';
 
@@ -7,7 +8,10 @@ export const metadata: Metadata = {
   description: 'Replay agent sessions and see where tool-call failures spend tokens.',
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page is rendered per request (they read the database anyway), so each carries the
+  // nonce of its Content-Security-Policy (src/proxy.ts), the not-found page included.
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen font-sans">{children}</body>

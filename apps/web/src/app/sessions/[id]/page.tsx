@@ -19,6 +19,8 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function SessionPage({ params, searchParams }: Props) {
   const [{ id: rawId }, sp] = await Promise.all([params, searchParams]);
   const id = decodeParam(rawId);
+  // No session id holds NUL (Postgres refuses it in text): not found, not a database error.
+  if (id.includes('\0')) notFound();
   const selection = await selectProject(sp);
   const project = selection.current?.id;
   if (project && !(await sessionExists(db(), project, id))) notFound();
