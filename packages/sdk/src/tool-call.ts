@@ -189,6 +189,8 @@ export class ToolCall {
       let shownFeedback = d.escalationReason && d.decision === 'escalate_human' ? escalationFeedback(d.escalationReason, feedback) : feedback;
       if (d.decision === 'fallback_tool') shownFeedback = `${feedback}\n\n${this.toolName} keeps failing; use ${this.#tool?.fallbackTool} instead.`;
       const after = s.budgetView(maxAttempts - n);
+      // the retry this attempt schedules (automatic, or the model's corrected call) is spent already
+      if (d.decision === 'retry_backoff' || d.awaitingCorrection) after.sessionRetriesLeft -= 1;
       const record: AttemptRecord = {
         attempt: n, tool: this.toolName, callId, args, outcome: run.stage === 'pre' ? 'rejected' : 'failed',
         failureClass, decision: d.decision, feedback: shownFeedback, guards: run.guards, durationMs, spanId: rt.telemetry.spanId(span),

@@ -193,6 +193,24 @@ describe('transient failures', () => {
     expect(r).toMatchObject({ escalation: { reason: 'session_retries' } });
   });
 
+  it('reports the session retries left after the retry each attempt schedules', async () => {
+    const { gt, named } = traced({ budgets: { sessionRetries: 4 } });
+    registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('lookup_customer', { email: 'x' }); // retry, retry, cap
+    await s.callTool('lookup_customer', { email: 'y' }); // retry, retry, out of session retries
+    const left = named('guardtrace.attempt').map((a) => a.attributes['guardtrace.budget.session_retries_left']);
+    expect(left).toEqual([3, 2, 2, 1, 0, 0]);
+    // a rejection waiting for the model's corrected call has scheduled a retry too
+    const r = await s.callTool('create_file', { path: 'a' });
+    expect(r).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'session_retries' } });
+    const { gt: gt2, named: named2 } = traced({ budgets: { sessionRetries: 1 } });
+    registerSeedTools(gt2);
+    const s2 = gt2.session({ agentName: 'a' });
+    expect(await s2.callTool('create_file', { path: 'a' })).toMatchObject({ decision: 'reject_with_feedback', awaitingCorrection: true });
+    expect(named2('guardtrace.attempt')[0]?.attributes['guardtrace.budget.session_retries_left']).toBe(0);
+  });
+
   it('opens the circuit after repeated failures and proposes the fallback tool', async () => {
     const { gt, clock } = traced({ budgets: { circuitBreaker: { failureThreshold: 3, cooldownMs: 10_000 } } });
     const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
