@@ -53,6 +53,9 @@ const MAX_ATTR_CHARS = 8_000;
 /** Escalations caused by the tool failing, where a declared fallback tool is the better next step. */
 const TOOL_EXHAUSTION: ReadonlySet<EscalationReason> = new Set(['class_retries', 'attempts_per_call', 'circuit_breaker']);
 
+/** Escalation reasons that are not a budget running out (`guardtrace.budget.exhausted` stays unset). */
+const NOT_A_BUDGET: ReadonlySet<EscalationReason> = new Set(['class_retries', 'repeated_rejection']);
+
 /** JSON text for span attributes (native stringify: fast; falls back for cycles and BigInt). */
 function jsonText(v: unknown): string {
   try {
@@ -200,7 +203,9 @@ export class ToolCall {
       if (d.escalationReason) record.escalationReason = d.escalationReason;
       this.attempts.push(record);
       closeGuardSpan(rt, run.failingGuard, d.decision);
-      const budgetExhausted = d.escalationReason && d.escalationReason !== 'class_retries' ? d.escalationReason : undefined;
+      // neither the class's own retries nor a repeated rejection is a budget running out:
+      // the call keeps its failure class and the reason says why it escalated
+      const budgetExhausted = d.escalationReason && !NOT_A_BUDGET.has(d.escalationReason) ? d.escalationReason : undefined;
       rt.telemetry.set(span, {
         [ATTR_GUARDTRACE_OUTCOME]: record.outcome,
         [ATTR_GUARDTRACE_FAILURE_CLASS]: failureClass,
