@@ -174,18 +174,29 @@ export class SessionCore {
       this.#pending.size === 0 ? undefined :
       (opts.intentId !== undefined ? this.#pending.get(`intent:${opts.intentId}`) : undefined) ??
       (opts.callId !== undefined ? this.#pending.get(`call:${opts.callId}`) : undefined) ??
-      (opts.intentId === undefined ? this.#pending.get(`tool:${name}`) : undefined);
-    if (waiting && !waiting.done && waiting.toolName === name) {
+      (opts.intentId === undefined ? this.#byToolName(name) : undefined);
+    if (waiting && !waiting.done && (waiting.toolName === name || waiting.awaitsToolName)) {
       this.#unmark(waiting);
-      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId } : {});
+      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId, tool: name } : { tool: name });
     }
     return this.toolCall(name, opts).attempt(rawArgs);
+  }
+
+  /**
+   * The waiting call of this tool; else, for a registered tool, the waiting call rejected as
+   * an unknown tool (the model's correction names another tool by definition).
+   */
+  #byToolName(name: string): ToolCall | undefined {
+    return this.#pending.get(`tool:${name}`) ?? (this.rt.tools.has(name) ? this.#pending.get('unknown_tool') : undefined);
   }
 
   markAwaiting(call: ToolCall): void {
     this.#pending.set(`call:${call.callId}`, call);
     if (call.intentId !== undefined) this.#pending.set(`intent:${call.intentId}`, call);
-    else this.#pending.set(`tool:${call.toolName}`, call);
+    else {
+      this.#pending.set(`tool:${call.toolName}`, call);
+      if (call.awaitsToolName) this.#pending.set('unknown_tool', call);
+    }
   }
 
   #unmark(call: ToolCall): void {

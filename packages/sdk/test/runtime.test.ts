@@ -136,6 +136,35 @@ describe('rejection and correction', () => {
     expect(guard.attributes['guardtrace.guard.candidates']).toEqual(['charge_card', 'create_file', 'lookup_customer']);
   });
 
+  it('continues the call after an unknown tool name: the corrected call is attempt 2 under the same execute_tool span', async () => {
+    const { gt, named, childrenOf } = traced();
+    const calls = registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    const args = { customer_id: 'c', amount_cents: 5 };
+    const r1 = await s.callTool('charge_cards', args, { callId: 'call_1' });
+    expect(r1).toMatchObject({ ok: false, failureClass: 'unknown_tool', awaitingCorrection: true });
+    const r2 = await s.callTool('charge_card', args, { callId: 'call_1' });
+    expect(r2).toMatchObject({ ok: true, tool: 'charge_card', callId: 'call_1' });
+    expect(r2.attempts.map((a) => [a.attempt, a.tool])).toEqual([[1, 'charge_cards'], [2, 'charge_card']]);
+    expect(calls.charge).toBe(1);
+    // without a call id, the next call of a registered tool is the correction
+    const r3 = await s.callTool('lookup_customr', { email: 'x' });
+    expect(r3).toMatchObject({ awaitingCorrection: true });
+    expect((await s.callTool('lookup_customer', { email: 'x' })).attempts).toHaveLength(2);
+    // the handle names the corrected tool (a new task: two rejections per task are spent)
+    s.startTask();
+    const call = s.toolCall('create_fil');
+    expect(await call.attempt({ path: 'a', content: '' })).toMatchObject({ awaitingCorrection: true });
+    expect(await call.attempt({ path: 'a', content: '' }, { tool: 'create_file' })).toMatchObject({ ok: true, tool: 'create_file' });
+    expect(await s.end()).toBe('success');
+
+    const tools = named('execute_tool');
+    expect(tools.map((t) => t.name)).toEqual(['execute_tool charge_card', 'execute_tool lookup_customer', 'execute_tool create_file']);
+    const attempts = childrenOf(tools[0]!).filter((c) => c.name === 'guardtrace.attempt');
+    expect(attempts.map((a) => [a.attributes['guardtrace.attempt'], a.attributes['gen_ai.tool.name']])).toEqual([[1, 'charge_cards'], [2, 'charge_card']]);
+    expect(tools[0]?.attributes).toMatchObject({ 'gen_ai.tool.name': 'charge_card', 'guardtrace.attempt': 2, 'guardtrace.outcome': 'success', 'guardtrace.tool.external': true });
+  });
+
   it('caps rejections per task at 2', async () => {
     const { gt } = traced();
     registerSeedTools(gt);
