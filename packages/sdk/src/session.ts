@@ -166,8 +166,9 @@ export class SessionCore {
 
   /**
    * One-shot call. If a call of this session is waiting for the model's correction and this
-   * call has the same intent id, the same call id, or (neither given) the same tool name, it
-   * continues that call as its next attempt; otherwise it opens a new call.
+   * call has the same intent id, else the same call id, else (no intent id given) the same tool
+   * name whatever its call id, it continues that call as its next attempt; otherwise it opens
+   * a new call.
    */
   async callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
     const waiting =
@@ -334,8 +335,9 @@ export class Session {
 
   /**
    * One-shot call. If a call of this session is waiting for the model's correction and this
-   * call has the same intent id, the same call id, or (neither given) the same tool name, it
-   * continues that call as its next attempt; otherwise it opens a new call.
+   * call has the same intent id, else the same call id, else (no intent id given) the same tool
+   * name whatever its call id, it continues that call as its next attempt; otherwise it opens
+   * a new call.
    */
   callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
     return this.#core.callTool(name, rawArgs, opts);

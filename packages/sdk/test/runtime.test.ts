@@ -176,6 +176,32 @@ describe('rejection and correction', () => {
   });
 });
 
+describe('which waiting call a one-shot call continues (README rule)', () => {
+  const bad = { filepath: 'a.py', content: 'x' };
+  const good = { path: 'a.py', content: 'x' };
+
+  it('same intent id first, then same call id, then (no intent) the waiting call of the same tool, whatever its call id', async () => {
+    const { gt, named } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('create_file', bad, { callId: 'c1' });
+    // another tool never continues it
+    expect((await s.callTool('lookup_customer', { email: 'x' }, { callId: 'c2' })).attempts).toHaveLength(1);
+    // providers give the corrected call a new id: the tool name continues it
+    const r = await s.callTool('create_file', good, { callId: 'c3' });
+    expect(r.attempts.map((a) => a.callId)).toEqual(['c1', 'c3']);
+    expect(r.callId).toBe('c1');
+
+    // with intent ids, only the same intent continues; a different intent is a call of its own
+    s.startTask();
+    expect(await s.callTool('create_file', { filepath: 'c.py', content: 'x' }, { callId: 'c4', intentId: 'i1' })).toMatchObject({ awaitingCorrection: true });
+    expect((await s.callTool('create_file', { path: 'b.py', content: 'y' }, { callId: 'c5', intentId: 'i2' })).attempts).toHaveLength(1);
+    expect((await s.callTool('create_file', good, { callId: 'c6', intentId: 'i1' })).attempts.map((a) => a.callId)).toEqual(['c4', 'c6']);
+    await s.end();
+    expect(named('execute_tool').map((t) => t.attributes['gen_ai.tool.call.id'])).toEqual(['c2', 'c1', 'c5', 'c4']);
+  });
+});
+
 describe('transient failures', () => {
   it('retries 503 with full-jitter exponential backoff, honouring Retry-After, inside one call', async () => {
     const clock = new FakeClock([0.5]);
