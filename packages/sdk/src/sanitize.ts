@@ -12,10 +12,18 @@ export interface SanitizeOptions {
 
 const DEFAULT_SUFFIXES = ['internal', 'local', 'lan', 'corp', 'intranet', 'svc', 'cluster.local', 'home.arpa'];
 
+/**
+ * A pattern's leading `\b` also matches right after a JSON escape (`\n`, `\r`, `\t`, ...): in
+ * the text `\nAKIA…` both `n` and `A` are word characters, so a plain `\b` sees no boundary.
+ */
+function afterEscape(re: RegExp): RegExp {
+  return new RegExp(re.source.replace(/^\\b/, '(?:\\b|(?<=\\\\[nrtbf]))'), re.flags);
+}
+
 const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
-const BEARER = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+const BEARER = afterEscape(/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi);
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]+):[^@/\s]+@/gi;
-const JWT = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g;
+const JWT = afterEscape(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g);
 /** Vendor key shapes: OpenAI/Anthropic sk-, AWS, GitHub, Slack, Google, Stripe. */
 const VENDOR_KEYS = [
   /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}\b/g,
@@ -25,10 +33,11 @@ const VENDOR_KEYS = [
   /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g,
   /\bAIza[0-9A-Za-z_-]{35}\b/g,
   /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g,
-];
-const KEY_VALUE = /\b([\w.-]*(?:api[_-]?key|secret|token|password|passwd|pwd|access[_-]?key|client[_-]?secret)[\w.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;}&]+)/gi;
-const PRIVATE_IPV4 =
-  /\b(?:10\.\d{1,3}\.\d{1,3}\.\d{1,3}|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3})(?::\d+)?\b/g;
+].map(afterEscape);
+const KEY_VALUE = afterEscape(/\b([\w.-]*(?:api[_-]?key|secret|token|password|passwd|pwd|access[_-]?key|client[_-]?secret)[\w.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;}&]+)/gi);
+const PRIVATE_IPV4 = afterEscape(
+  /\b(?:10\.\d{1,3}\.\d{1,3}\.\d{1,3}|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3})(?::\d+)?\b/g,
+);
 const PRIVATE_IPV6 = /\b(?:fd[0-9a-f]{2}|fe80):[0-9a-f:]+/gi;
 const STACK_LINE = /^\s*(?:at\s+.+(?:\(.*:\d+(?::\d+)?\)|\S+:\d+:\d+)|File ".+", line \d+.*|Traceback \(most recent call last\):)\s*$/;
 const INSTRUCTION_LIKE = [
@@ -39,7 +48,7 @@ const INSTRUCTION_LIKE = [
   /<\|(?:im_start|im_end|system|endoftext)\|>/i,
   /^\s*#{2,}\s*(?:system|instruction)/i,
   /\b(?:assistant|AI|model)\s*(?:must|should)\s+(?:now\s+)?(?:call|run|execute|send|transfer|email)\b/i,
-];
+].map(afterEscape);
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -51,7 +60,7 @@ function internalHostRe(extra: string[] | undefined): RegExp {
   let re = hostCache.get(cacheKey);
   if (!re) {
     const suffixes = [...DEFAULT_SUFFIXES, ...(extra ?? [])].map((s) => escapeRe(s.replace(/^\./, '')));
-    re = new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${suffixes.join('|')})(?::\\d+)?\\b`, 'gi');
+    re = afterEscape(new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${suffixes.join('|')})(?::\\d+)?\\b`, 'gi'));
     hostCache.set(cacheKey, re);
   }
   return re;
@@ -62,7 +71,36 @@ function internalHostRe(extra: string[] | undefined): RegExp {
  * fragments (most tool arguments) skips the full sanitizer. Kept deliberately broad.
  */
 const MAYBE_SENSITIVE =
-  /-----BEGIN|bearer|basic|token|:\/\/|eyJ|sk-|AKIA|ASIA|gh[pousr]_|github_pat|xox|AIza|_live_|_test_|key|secret|passw|pwd|\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model/i;
+  /-----BEGIN|bearer|basic|token|:\/\/|eyJ|sk-|AKIA|ASIA|gh[pousr]_|github_pat|xox|AIza|_live_|_test_|key|secret|passw|pwd|\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model|\\u[0-9a-f]{4}/i;
+
+/** A JSON string literal; group 2 is empty when the text ends inside it (e.g. cut by a length limit). */
+const JSON_STRING = /"((?:[^"\\\r\n]|\\.)*)("|\\?$)/g;
+const JSON_ESCAPE = /\\(?:[nrtbf"\\/]|u[0-9a-fA-F]{4})/;
+/** Layers of JSON-in-a-JSON-string decoded (a serialized argument inside a serialized message is two). */
+const MAX_JSON_DEPTH = 3;
+
+/**
+ * Sanitizes the decoded content of every JSON string literal with escapes, and writes it back
+ * escaped: secrets and instruction-like lines hidden behind `\n`, `\r\n`, `\uXXXX` or escaped
+ * quotes are seen as the model will read them, and the JSON stays valid.
+ */
+function sanitizeJsonStrings(text: string, options: SanitizeOptions, depth: number): string {
+  if (depth >= MAX_JSON_DEPTH || !text.includes('\\')) return text;
+  return text.replace(JSON_STRING, (lit, body: string, close: string) => {
+    if (!JSON_ESCAPE.test(body)) return lit;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(`"${body}"`);
+    } catch {
+      return lit; // a literal cut inside an escape: the plain pass still sees it
+    }
+    if (typeof decoded !== 'string') return lit;
+    const clean = sanitizeText(decoded, options, depth + 1);
+    if (clean === decoded) return lit;
+    const encoded = JSON.stringify(clean);
+    return close === '"' ? encoded : encoded.slice(0, -1);
+  });
+}
 
 /** Returns `text` with secrets, internal hosts/IPs, stack traces and instruction-like lines removed. */
 export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): string {
@@ -71,8 +109,14 @@ export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): s
   if (!extraHosts && !MAYBE_SENSITIVE.test(text)) {
     return text.length > max ? `${text.slice(0, max)}\n[truncated ${text.length - max} characters]` : text;
   }
+  const out = sanitizeText(text, options, 0);
+  return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
+}
+
+function sanitizeText(text: string, options: SanitizeOptions, depth: number): string {
   const internalHost = internalHostRe(options.internalSuffixes);
-  let out = text.replace(PRIVATE_KEY, '[REDACTED PRIVATE KEY]');
+  let out = sanitizeJsonStrings(text, options, depth);
+  out = out.replace(PRIVATE_KEY, '[REDACTED PRIVATE KEY]');
   out = out.replace(URL_PASSWORD, '$1:[REDACTED]@');
   out = out.replace(BEARER, '$1 [REDACTED]');
   out = out.replace(JWT, '[REDACTED TOKEN]');
@@ -97,6 +141,5 @@ export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): s
     }
     lines.push(line);
   }
-  out = lines.join('\n');
-  return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
+  return lines.join('\n');
 }
