@@ -84,7 +84,7 @@ const MAX_JSON_DEPTH = 3;
  * escaped: secrets and instruction-like lines hidden behind `\n`, `\r\n`, `\uXXXX` or escaped
  * quotes are seen as the model will read them, and the JSON stays valid.
  */
-function sanitizeJsonStrings(text: string, options: SanitizeOptions, depth: number): string {
+function sanitizeJsonStrings(text: string, depth: number, clean: (decoded: string, depth: number) => string): string {
   if (depth >= MAX_JSON_DEPTH || !text.includes('\\')) return text;
   return text.replace(JSON_STRING, (lit, body: string, close: string) => {
     if (!JSON_ESCAPE.test(body)) return lit;
@@ -95,9 +95,9 @@ function sanitizeJsonStrings(text: string, options: SanitizeOptions, depth: numb
       return lit; // a literal cut inside an escape: the plain pass still sees it
     }
     if (typeof decoded !== 'string') return lit;
-    const clean = sanitizeText(decoded, options, depth + 1);
-    if (clean === decoded) return lit;
-    const encoded = JSON.stringify(clean);
+    const cleaned = clean(decoded, depth + 1);
+    if (cleaned === decoded) return lit;
+    const encoded = JSON.stringify(cleaned);
     return close === '"' ? encoded : encoded.slice(0, -1);
   });
 }
@@ -113,17 +113,47 @@ export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): s
   return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
 }
 
-function sanitizeText(text: string, options: SanitizeOptions, depth: number): string {
-  const internalHost = internalHostRe(options.internalSuffixes);
-  let out = sanitizeJsonStrings(text, options, depth);
-  out = out.replace(PRIVATE_KEY, '[REDACTED PRIVATE KEY]');
+/** The secret patterns only: keys, tokens, passwords (no length limit, nothing else removed). */
+function secretPass(text: string): string {
+  let out = text.replace(PRIVATE_KEY, '[REDACTED PRIVATE KEY]');
   out = out.replace(URL_PASSWORD, '$1:[REDACTED]@');
   out = out.replace(BEARER, '$1 [REDACTED]');
   out = out.replace(JWT, '[REDACTED TOKEN]');
   for (const re of VENDOR_KEYS) out = out.replace(re, '[REDACTED KEY]');
-  out = out.replace(KEY_VALUE, (m, key: string, sep: string, value: string) =>
+  return out.replace(KEY_VALUE, (m, key: string, sep: string, value: string) =>
     value.startsWith('[REDACTED') ? m : `${key}${sep}[REDACTED]`,
   );
+}
+
+function redactText(text: string, depth: number): string {
+  return secretPass(sanitizeJsonStrings(text, depth, redactText));
+}
+
+/**
+ * Redacts secrets (the same patterns as `sanitizeFeedback`, inside JSON strings too) from a
+ * successful result before it enters the model's context. Strings are redacted; arrays and
+ * plain objects are copied with their strings redacted; the caller's value is not changed.
+ * Unlike feedback, a result is not cut to a length or stripped of other text.
+ */
+export function redactSecrets<T>(value: T): T {
+  return redactValue(value, 0) as T;
+}
+
+function redactValue(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return MAYBE_SENSITIVE.test(v) ? redactText(v, 0) : v;
+  // 64 levels: deeper values are data no model context holds; past it they pass as they are
+  if (depth > 64 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => redactValue(x, depth + 1));
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = redactValue(x, depth + 1);
+  return out;
+}
+
+function sanitizeText(text: string, options: SanitizeOptions, depth: number): string {
+  const internalHost = internalHostRe(options.internalSuffixes);
+  let out = secretPass(sanitizeJsonStrings(text, depth, (t, d) => sanitizeText(t, options, d)));
   out = out.replace(PRIVATE_IPV4, '[internal-address]').replace(PRIVATE_IPV6, '[internal-address]');
   out = out.replace(internalHost, '[internal-host]');
   const lines: string[] = [];
