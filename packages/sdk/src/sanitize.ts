@@ -12,10 +12,18 @@ export interface SanitizeOptions {
 
 const DEFAULT_SUFFIXES = ['internal', 'local', 'lan', 'corp', 'intranet', 'svc', 'cluster.local', 'home.arpa'];
 
+/**
+ * A pattern's leading `\b` also matches right after a JSON escape (`\n`, `\r`, `\t`, ...): in
+ * the text `\nAKIA…` both `n` and `A` are word characters, so a plain `\b` sees no boundary.
+ */
+function afterEscape(re: RegExp): RegExp {
+  return new RegExp(re.source.replace(/^\\b/, '(?:\\b|(?<=\\\\[nrtbf]))'), re.flags);
+}
+
 const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
-const BEARER = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi;
+const BEARER = afterEscape(/\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi);
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^:/?#\s@]+):[^@/\s]+@/gi;
-const JWT = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g;
+const JWT = afterEscape(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g);
 /** Vendor key shapes: OpenAI/Anthropic sk-, AWS, GitHub, Slack, Google, Stripe. */
 const VENDOR_KEYS = [
   /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}\b/g,
@@ -25,10 +33,11 @@ const VENDOR_KEYS = [
   /\bxox[abprs]-[A-Za-z0-9-]{10,}\b/g,
   /\bAIza[0-9A-Za-z_-]{35}\b/g,
   /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g,
-];
-const KEY_VALUE = /\b([\w.-]*(?:api[_-]?key|secret|token|password|passwd|pwd|access[_-]?key|client[_-]?secret)[\w.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;}&]+)/gi;
-const PRIVATE_IPV4 =
-  /\b(?:10\.\d{1,3}\.\d{1,3}\.\d{1,3}|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3})(?::\d+)?\b/g;
+].map(afterEscape);
+const KEY_VALUE = afterEscape(/\b([\w.-]*(?:api[_-]?key|secret|token|password|passwd|pwd|access[_-]?key|client[_-]?secret)[\w.-]*)(["']?\s*[:=]\s*["']?)([^\s"',;}&]+)/gi);
+const PRIVATE_IPV4 = afterEscape(
+  /\b(?:10\.\d{1,3}\.\d{1,3}\.\d{1,3}|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3}\.\d{1,3}|172\.(?:1[6-9]|2\d|3[01])\.\d{1,3}\.\d{1,3}|169\.254\.\d{1,3}\.\d{1,3})(?::\d+)?\b/g,
+);
 const PRIVATE_IPV6 = /\b(?:fd[0-9a-f]{2}|fe80):[0-9a-f:]+/gi;
 const STACK_LINE = /^\s*(?:at\s+.+(?:\(.*:\d+(?::\d+)?\)|\S+:\d+:\d+)|File ".+", line \d+.*|Traceback \(most recent call last\):)\s*$/;
 const INSTRUCTION_LIKE = [
@@ -39,7 +48,7 @@ const INSTRUCTION_LIKE = [
   /<\|(?:im_start|im_end|system|endoftext)\|>/i,
   /^\s*#{2,}\s*(?:system|instruction)/i,
   /\b(?:assistant|AI|model)\s*(?:must|should)\s+(?:now\s+)?(?:call|run|execute|send|transfer|email)\b/i,
-];
+].map(afterEscape);
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -51,7 +60,7 @@ function internalHostRe(extra: string[] | undefined): RegExp {
   let re = hostCache.get(cacheKey);
   if (!re) {
     const suffixes = [...DEFAULT_SUFFIXES, ...(extra ?? [])].map((s) => escapeRe(s.replace(/^\./, '')));
-    re = new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${suffixes.join('|')})(?::\\d+)?\\b`, 'gi');
+    re = afterEscape(new RegExp(`\\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\\.)+(?:${suffixes.join('|')})(?::\\d+)?\\b`, 'gi'));
     hostCache.set(cacheKey, re);
   }
   return re;
@@ -62,7 +71,36 @@ function internalHostRe(extra: string[] | undefined): RegExp {
  * fragments (most tool arguments) skips the full sanitizer. Kept deliberately broad.
  */
 const MAYBE_SENSITIVE =
-  /-----BEGIN|bearer|basic|token|:\/\/|eyJ|sk-|AKIA|ASIA|gh[pousr]_|github_pat|xox|AIza|_live_|_test_|key|secret|passw|pwd|\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model/i;
+  /-----BEGIN|bearer|basic|token|:\/\/|eyJ|sk-|AKIA|ASIA|gh[pousr]_|github_pat|xox|AIza|_live_|_test_|key|secret|passw|pwd|\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model|\\u[0-9a-f]{4}/i;
+
+/** A JSON string literal; group 2 is empty when the text ends inside it (e.g. cut by a length limit). */
+const JSON_STRING = /"((?:[^"\\\r\n]|\\.)*)("|\\?$)/g;
+const JSON_ESCAPE = /\\(?:[nrtbf"\\/]|u[0-9a-fA-F]{4})/;
+/** Layers of JSON-in-a-JSON-string decoded (a serialized argument inside a serialized message is two). */
+const MAX_JSON_DEPTH = 3;
+
+/**
+ * Sanitizes the decoded content of every JSON string literal with escapes, and writes it back
+ * escaped: secrets and instruction-like lines hidden behind `\n`, `\r\n`, `\uXXXX` or escaped
+ * quotes are seen as the model will read them, and the JSON stays valid.
+ */
+function sanitizeJsonStrings(text: string, depth: number, clean: (decoded: string, depth: number) => string): string {
+  if (depth >= MAX_JSON_DEPTH || !text.includes('\\')) return text;
+  return text.replace(JSON_STRING, (lit, body: string, close: string) => {
+    if (!JSON_ESCAPE.test(body)) return lit;
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(`"${body}"`);
+    } catch {
+      return lit; // a literal cut inside an escape: the plain pass still sees it
+    }
+    if (typeof decoded !== 'string') return lit;
+    const cleaned = clean(decoded, depth + 1);
+    if (cleaned === decoded) return lit;
+    const encoded = JSON.stringify(cleaned);
+    return close === '"' ? encoded : encoded.slice(0, -1);
+  });
+}
 
 /** Returns `text` with secrets, internal hosts/IPs, stack traces and instruction-like lines removed. */
 export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): string {
@@ -71,15 +109,51 @@ export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): s
   if (!extraHosts && !MAYBE_SENSITIVE.test(text)) {
     return text.length > max ? `${text.slice(0, max)}\n[truncated ${text.length - max} characters]` : text;
   }
-  const internalHost = internalHostRe(options.internalSuffixes);
+  const out = sanitizeText(text, options, 0);
+  return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
+}
+
+/** The secret patterns only: keys, tokens, passwords (no length limit, nothing else removed). */
+function secretPass(text: string): string {
   let out = text.replace(PRIVATE_KEY, '[REDACTED PRIVATE KEY]');
   out = out.replace(URL_PASSWORD, '$1:[REDACTED]@');
   out = out.replace(BEARER, '$1 [REDACTED]');
   out = out.replace(JWT, '[REDACTED TOKEN]');
   for (const re of VENDOR_KEYS) out = out.replace(re, '[REDACTED KEY]');
-  out = out.replace(KEY_VALUE, (m, key: string, sep: string, value: string) =>
+  return out.replace(KEY_VALUE, (m, key: string, sep: string, value: string) =>
     value.startsWith('[REDACTED') ? m : `${key}${sep}[REDACTED]`,
   );
+}
+
+function redactText(text: string, depth: number): string {
+  return secretPass(sanitizeJsonStrings(text, depth, redactText));
+}
+
+/**
+ * Redacts secrets (the same patterns as `sanitizeFeedback`, inside JSON strings too) from a
+ * successful result before it enters the model's context. Strings are redacted; arrays and
+ * plain objects are copied with their strings redacted; the caller's value is not changed.
+ * Unlike feedback, a result is not cut to a length or stripped of other text.
+ */
+export function redactSecrets<T>(value: T): T {
+  return redactValue(value, 0) as T;
+}
+
+function redactValue(v: unknown, depth: number): unknown {
+  if (typeof v === 'string') return MAYBE_SENSITIVE.test(v) ? redactText(v, 0) : v;
+  // 64 levels: deeper values are data no model context holds; past it they pass as they are
+  if (depth > 64 || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => redactValue(x, depth + 1));
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = redactValue(x, depth + 1);
+  return out;
+}
+
+function sanitizeText(text: string, options: SanitizeOptions, depth: number): string {
+  const internalHost = internalHostRe(options.internalSuffixes);
+  let out = secretPass(sanitizeJsonStrings(text, depth, (t, d) => sanitizeText(t, options, d)));
   out = out.replace(PRIVATE_IPV4, '[internal-address]').replace(PRIVATE_IPV6, '[internal-address]');
   out = out.replace(internalHost, '[internal-host]');
   const lines: string[] = [];
@@ -97,6 +171,5 @@ export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): s
     }
     lines.push(line);
   }
-  out = lines.join('\n');
-  return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
+  return lines.join('\n');
 }

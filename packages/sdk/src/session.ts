@@ -166,26 +166,38 @@ export class SessionCore {
 
   /**
    * One-shot call. If a call of this session is waiting for the model's correction and this
-   * call has the same intent id, the same call id, or (neither given) the same tool name, it
-   * continues that call as its next attempt; otherwise it opens a new call.
+   * call has the same intent id, else the same call id, else (no intent id given) the same tool
+   * name whatever its call id, it continues that call as its next attempt; otherwise it opens
+   * a new call.
    */
   async callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
     const waiting =
       this.#pending.size === 0 ? undefined :
       (opts.intentId !== undefined ? this.#pending.get(`intent:${opts.intentId}`) : undefined) ??
       (opts.callId !== undefined ? this.#pending.get(`call:${opts.callId}`) : undefined) ??
-      (opts.intentId === undefined ? this.#pending.get(`tool:${name}`) : undefined);
-    if (waiting && !waiting.done && waiting.toolName === name) {
+      (opts.intentId === undefined ? this.#byToolName(name) : undefined);
+    if (waiting && !waiting.done && (waiting.toolName === name || waiting.awaitsToolName)) {
       this.#unmark(waiting);
-      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId } : {});
+      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId, tool: name } : { tool: name });
     }
     return this.toolCall(name, opts).attempt(rawArgs);
+  }
+
+  /**
+   * The waiting call of this tool; else, for a registered tool, the waiting call rejected as
+   * an unknown tool (the model's correction names another tool by definition).
+   */
+  #byToolName(name: string): ToolCall | undefined {
+    return this.#pending.get(`tool:${name}`) ?? (this.rt.tools.has(name) ? this.#pending.get('unknown_tool') : undefined);
   }
 
   markAwaiting(call: ToolCall): void {
     this.#pending.set(`call:${call.callId}`, call);
     if (call.intentId !== undefined) this.#pending.set(`intent:${call.intentId}`, call);
-    else this.#pending.set(`tool:${call.toolName}`, call);
+    else {
+      this.#pending.set(`tool:${call.toolName}`, call);
+      if (call.awaitsToolName) this.#pending.set('unknown_tool', call);
+    }
   }
 
   #unmark(call: ToolCall): void {
@@ -323,8 +335,9 @@ export class Session {
 
   /**
    * One-shot call. If a call of this session is waiting for the model's correction and this
-   * call has the same intent id, the same call id, or (neither given) the same tool name, it
-   * continues that call as its next attempt; otherwise it opens a new call.
+   * call has the same intent id, else the same call id, else (no intent id given) the same tool
+   * name whatever its call id, it continues that call as its next attempt; otherwise it opens
+   * a new call.
    */
   callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
     return this.#core.callTool(name, rawArgs, opts);

@@ -4,7 +4,7 @@ import { type IncomingMessage, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { context, trace } from '@opentelemetry/api';
+import { type DiagLogger, DiagLogLevel, context, diag, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Guardtrace } from './guardtrace.ts';
@@ -30,11 +30,31 @@ async function collector(status = 200) {
   return { received, endpoint: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
+/** A port nothing listens on: picked free by the OS, then closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+/** Captures what reaches the OTel diagnostic logger at warn level. */
+function captureDiagWarnings(): string[] {
+  const warnings: string[] = [];
+  const noop = (): void => {};
+  const logger: DiagLogger = { error: noop, info: noop, debug: noop, verbose: noop, warn: (m: string) => warnings.push(m) };
+  diag.setLogger(logger, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
+  return warnings;
+}
+
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();
   trace.disable();
   context.disable();
+  diag.disable();
 });
 
 async function runSession(gt: Guardtrace, id: string, fail = false) {
@@ -114,6 +134,43 @@ describe('setupGuardtrace', () => {
     await runSession(gt, 'sess_down');
     await expect(otel.shutdown()).resolves.toBeUndefined();
   }, 15_000);
+
+  it('bounds shutdown when the collector is down and reports the spans it could not send, once', async () => {
+    const warnings = captureDiagWarnings();
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const otel = setupGuardtrace({ endpoint, apiKey: 'k', serviceName: 's', register: false, flushOnExit: false, shutdownTimeoutMillis: 1000 });
+    const gt = new Guardtrace({ tracer: otel.tracer });
+    gt.tool({ name: 'echo', description: 'echo', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
+    await runSession(gt, 'sess_down_bounded');
+    const t0 = performance.now();
+    await otel.shutdown();
+    // a hang check, not a benchmark: without a bound the exporter retries for ~8 s
+    expect(performance.now() - t0).toBeLessThan(3000);
+    await otel.shutdown();
+    const reports = warnings.filter((w) => w.includes('could not be sent'));
+    // invoke_agent, execute_tool, guardtrace.attempt, apply_guardrail schema
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toContain('4 spans');
+  }, 20_000);
+
+  it('exits within the shutdown bound when the collector is down and the host never calls shutdown', async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const fixture = fileURLToPath(new URL('../test/exit-flush.fixture.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, endpoint, '--report-end'], {
+      cwd: path.dirname(path.dirname(fixture)),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let endedAt: number | undefined;
+    child.stdout.on('data', (d: Buffer) => {
+      if (d.toString().includes('session-ended')) endedAt ??= performance.now();
+    });
+    const [code] = (await once(child, 'exit')) as [number];
+    const exitedAt = performance.now();
+    expect(code).toBe(0);
+    expect(endedAt).toBeDefined();
+    // default bound 1 s; generous for a loaded machine, far below the exporter's ~8 s of retries
+    expect(exitedAt - (endedAt ?? 0)).toBeLessThan(3000);
+  }, 30_000);
 
   it('tail-samples clean sessions by id but always keeps failed ones', async () => {
     const c = await collector();

@@ -8,11 +8,18 @@
  * - Hosts that do not: `setupGuardtrace` makes a provider with that processor, registers it
  *   and an AsyncLocalStorage context manager, and flushes on exit.
  */
-import { type Tracer, context, diag, trace } from '@opentelemetry/api';
+import { type Context, type Tracer, TraceFlags, context, diag, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type Span,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { SDK_VERSION } from './runtime.ts';
 import { TailSamplingProcessor, type TailSamplingOptions } from './tail-sampling.ts';
 
@@ -32,6 +39,101 @@ export interface SpanProcessorOptions extends ExporterOptions {
   batch?: { maxQueueSize?: number; maxExportBatchSize?: number; scheduledDelayMillis?: number; exportTimeoutMillis?: number };
   /** Per-session tail sampling of clean sessions (default: keep everything). */
   sampling?: TailSamplingOptions;
+  /**
+   * Longest a shutdown (and the flush on exit) waits for the collector (default 1 s). Spans
+   * not sent by then are dropped, counted, and reported once through the OTel diag logger.
+   */
+  shutdownTimeoutMillis?: number;
+}
+
+/** An agent's exit must not wait out the exporter's ~8 s of retries against a collector that is down; 1 s sends a final batch to a live one. */
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 1000;
+/** `ExportResultCode.SUCCESS` of `@opentelemetry/core` (a stable enum; core is not a dependency of ours). */
+const EXPORT_SUCCESS = 0;
+
+/**
+ * Counts the spans the collector accepted. Once shutdown begins, exports go to a second
+ * exporter whose timeout is the shutdown bound, so its retries stop within the bound and
+ * leave no timers behind to hold the process open.
+ */
+class DeliveryExporter implements SpanExporter {
+  sent = 0;
+  #closing = false;
+  #final: SpanExporter | undefined;
+  constructor(
+    private readonly live: SpanExporter,
+    private readonly makeFinal: () => SpanExporter,
+  ) {}
+
+  export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
+    if (this.#closing) this.#final ??= this.makeFinal();
+    const target = this.#final ?? this.live;
+    target.export(spans, (result) => {
+      if (result.code === EXPORT_SUCCESS) this.sent += spans.length;
+      done(result);
+    });
+  }
+
+  closing(): void {
+    this.#closing = true;
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([this.live.shutdown(), this.#final?.shutdown()]);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.live.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+/** Wraps the batch processor: counts the spans handed to it and bounds its shutdown. */
+class BoundedShutdownProcessor implements SpanProcessor {
+  #ended = 0;
+  #stopped: Promise<void> | undefined;
+  constructor(
+    private readonly inner: SpanProcessor,
+    private readonly exporter: DeliveryExporter,
+    private readonly timeoutMs: number,
+    private readonly endpoint: string,
+  ) {}
+
+  onStart(span: Span, parentContext: Context): void {
+    this.inner.onStart(span, parentContext);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    // the batch processor exports sampled spans only
+    if (span.spanContext().traceFlags & TraceFlags.SAMPLED) this.#ended += 1;
+    this.inner.onEnd(span);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    this.#stopped ??= this.#shutdown();
+    return this.#stopped;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.exporter.closing();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.timeoutMs);
+    });
+    const flushed = this.inner.shutdown().catch((err: unknown) => diag.warn('guardtrace: shutdown failed', err));
+    try {
+      await Promise.race([flushed, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+    const unsent = this.#ended - this.exporter.sent;
+    if (unsent > 0) {
+      diag.warn(`guardtrace: ${unsent} ${unsent === 1 ? 'span' : 'spans'} could not be sent to ${this.endpoint} before shutdown (bound ${this.timeoutMs} ms)`);
+    }
+  }
 }
 
 /**
@@ -58,10 +160,15 @@ export function guardtraceExporter(opts: ExporterOptions): SpanExporter {
  * ```
  */
 export function guardtraceSpanProcessor(opts: SpanProcessorOptions): SpanProcessor {
-  const exporter = guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: opts.timeoutMillis ?? opts.batch?.exportTimeoutMillis });
+  const shutdownMs = opts.shutdownTimeoutMillis ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  const exporter = new DeliveryExporter(
+    guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: opts.timeoutMillis ?? opts.batch?.exportTimeoutMillis }),
+    () => guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: shutdownMs }),
+  );
   // 8192 spans: the default 2048 dropped 0.17% of spans at full speed on this machine (DESIGN.md).
   const batch = new BatchSpanProcessor(exporter, { maxQueueSize: 8192, maxExportBatchSize: 512, scheduledDelayMillis: 1000, ...opts.batch });
-  return opts.sampling ? new TailSamplingProcessor(batch, opts.sampling) : batch;
+  const bounded = new BoundedShutdownProcessor(batch, exporter, shutdownMs, opts.endpoint);
+  return opts.sampling ? new TailSamplingProcessor(bounded, opts.sampling) : bounded;
 }
 
 export interface SetupOptions extends SpanProcessorOptions {
@@ -73,7 +180,7 @@ export interface SetupOptions extends SpanProcessorOptions {
    * under the attempt that ran it.
    */
   register?: boolean;
-  /** Flush on `beforeExit` (default true). Signals (SIGTERM) still need an explicit `shutdown()`. */
+  /** Flush on `beforeExit` (default true), bounded by `shutdownTimeoutMillis`. Signals (SIGTERM) still need an explicit `shutdown()`. */
   flushOnExit?: boolean;
 }
 
@@ -82,7 +189,7 @@ export interface GuardtraceTelemetry {
   provider: BasicTracerProvider;
   /** Exports what is buffered now. */
   forceFlush(): Promise<void>;
-  /** Flushes and stops the exporter. Safe to call twice. */
+  /** Flushes and stops the exporter, within `shutdownTimeoutMillis` (default 1 s). Safe to call twice. */
   shutdown(): Promise<void>;
 }
 

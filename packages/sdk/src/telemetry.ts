@@ -83,6 +83,14 @@ export class Telemetry {
     }
   }
 
+  rename(span: Span, name: string): void {
+    try {
+      span.updateName(name);
+    } catch (err) {
+      diag.warn('guardtrace: could not rename span', err);
+    }
+  }
+
   spanId(span: Span): string {
     try {
       const id = span.spanContext().spanId;

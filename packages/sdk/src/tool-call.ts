@@ -53,6 +53,9 @@ const MAX_ATTR_CHARS = 8_000;
 /** Escalations caused by the tool failing, where a declared fallback tool is the better next step. */
 const TOOL_EXHAUSTION: ReadonlySet<EscalationReason> = new Set(['class_retries', 'attempts_per_call', 'circuit_breaker']);
 
+/** Escalation reasons that are not a budget running out (`guardtrace.budget.exhausted` stays unset). */
+const NOT_A_BUDGET: ReadonlySet<EscalationReason> = new Set(['class_retries', 'repeated_rejection']);
+
 /** JSON text for span attributes (native stringify: fast; falls back for cycles and BigInt). */
 function jsonText(v: unknown): string {
   try {
@@ -78,12 +81,12 @@ function escalationFeedback(reason: EscalationReason, original: string): string 
  * is attempt 2 of the same call.
  */
 export class ToolCall {
-  readonly toolName: string;
   readonly callId: string;
   readonly intentId: string | undefined;
   readonly attempts: AttemptRecord[] = [];
   readonly #session: SessionCore;
-  readonly #tool: RegisteredTool | undefined;
+  #toolName: string;
+  #tool: RegisteredTool | undefined;
   readonly #span: Span;
   #done = false;
   #last: CallResult | undefined;
@@ -96,7 +99,7 @@ export class ToolCall {
     opts: { callId?: string | undefined; intentId?: string | undefined; flags?: ToolFlags | undefined; description?: string | undefined } = {},
   ) {
     this.#session = session;
-    this.toolName = toolName;
+    this.#toolName = toolName;
     this.callId = opts.callId ?? session.nextCallId();
     this.intentId = opts.intentId;
     this.#tool = session.rt.tools.get(toolName);
@@ -115,6 +118,34 @@ export class ToolCall {
       [ATTR_GUARDTRACE_TOOL_DESTRUCTIVE]: Boolean(flags.destructive),
       [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
     }, session.span);
+  }
+
+  /** The tool called; after an `unknown_tool` rejection, the tool the model corrected it to. */
+  get toolName(): string {
+    return this.#toolName;
+  }
+
+  /** True while the call waits for the model's correction of an unknown tool name: the next attempt may name another tool. */
+  get awaitsToolName(): boolean {
+    return !this.#done && this.attempts.at(-1)?.failureClass === 'unknown_tool';
+  }
+
+  /** The model corrected an unknown tool name: the call goes on as a call of the named tool. */
+  #switchTool(name: string): void {
+    if (!this.awaitsToolName) throw new Error(`guardtrace: tool call ${this.callId} is a call of ${this.#toolName}; only a call rejected as unknown_tool continues under another tool`);
+    const rt = this.#session.rt;
+    this.#toolName = name;
+    this.#tool = rt.tools.get(name);
+    const flags = this.#tool?.flags ?? {};
+    rt.telemetry.rename(this.#span, `${OP_EXECUTE_TOOL} ${name}`);
+    rt.telemetry.set(this.#span, {
+      [ATTR_GEN_AI_TOOL_NAME]: name,
+      [ATTR_GEN_AI_TOOL_DESCRIPTION]: this.#tool?.description,
+      [ATTR_GUARDTRACE_TOOL_READ_ONLY]: Boolean(flags.readOnly),
+      [ATTR_GUARDTRACE_TOOL_IDEMPOTENT]: Boolean(flags.idempotent || flags.readOnly),
+      [ATTR_GUARDTRACE_TOOL_DESTRUCTIVE]: Boolean(flags.destructive),
+      [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
+    });
   }
 
   /** True once the call reached a final outcome (success, or a decision that is not a correction). */
@@ -142,9 +173,13 @@ export class ToolCall {
     return { span, args };
   }
 
-  /** Runs the guard pipeline on the model's arguments (JSON text or object). */
-  async attempt(rawArgs: unknown, opts: { callId?: string } = {}): Promise<CallResult> {
+  /**
+   * Runs the guard pipeline on the model's arguments (JSON text or object). After an
+   * `unknown_tool` rejection, `tool` names the tool the model corrected the call to.
+   */
+  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string } = {}): Promise<CallResult> {
     if (this.#done) throw new Error(`guardtrace: tool call ${this.callId} already ended`);
+    if (opts.tool !== undefined && opts.tool !== this.#toolName) this.#switchTool(opts.tool);
     const s = this.#session;
     const rt = s.rt;
     const maxAttempts = this.#tool?.maxAttempts ?? rt.budgets.maxAttemptsPerCall;
@@ -189,6 +224,8 @@ export class ToolCall {
       let shownFeedback = d.escalationReason && d.decision === 'escalate_human' ? escalationFeedback(d.escalationReason, feedback) : feedback;
       if (d.decision === 'fallback_tool') shownFeedback = `${feedback}\n\n${this.toolName} keeps failing; use ${this.#tool?.fallbackTool} instead.`;
       const after = s.budgetView(maxAttempts - n);
+      // the retry this attempt schedules (automatic, or the model's corrected call) is spent already
+      if (d.decision === 'retry_backoff' || d.awaitingCorrection) after.sessionRetriesLeft -= 1;
       const record: AttemptRecord = {
         attempt: n, tool: this.toolName, callId, args, outcome: run.stage === 'pre' ? 'rejected' : 'failed',
         failureClass, decision: d.decision, feedback: shownFeedback, guards: run.guards, durationMs, spanId: rt.telemetry.spanId(span),
@@ -198,7 +235,9 @@ export class ToolCall {
       if (d.escalationReason) record.escalationReason = d.escalationReason;
       this.attempts.push(record);
       closeGuardSpan(rt, run.failingGuard, d.decision);
-      const budgetExhausted = d.escalationReason && d.escalationReason !== 'class_retries' ? d.escalationReason : undefined;
+      // neither the class's own retries nor a repeated rejection is a budget running out:
+      // the call keeps its failure class and the reason says why it escalated
+      const budgetExhausted = d.escalationReason && !NOT_A_BUDGET.has(d.escalationReason) ? d.escalationReason : undefined;
       rt.telemetry.set(span, {
         [ATTR_GUARDTRACE_OUTCOME]: record.outcome,
         [ATTR_GUARDTRACE_FAILURE_CLASS]: failureClass,
@@ -237,17 +276,14 @@ export class ToolCall {
       };
       if (this.#idempotencyKey) base.idempotencyKey = this.#idempotencyKey;
       if (run.candidates) base.candidates = run.candidates;
-      if (d.awaitingCorrection && this.#tool) {
+      if (d.awaitingCorrection) {
         this.#last = base;
         s.markAwaiting(this);
         return base;
       }
       if (reconciliation) base.reconciliation = reconciliation;
-
-      if (!d.awaitingCorrection || !this.#tool) {
-        const esc = this.#escalation(d.decision, d.escalationReason ?? failureClass);
-        if (esc) base.escalation = esc;
-      }
+      const esc = this.#escalation(d.decision, d.escalationReason ?? failureClass);
+      if (esc) base.escalation = esc;
       this.#finish(base);
       return base;
     }

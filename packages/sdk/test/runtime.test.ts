@@ -103,13 +103,21 @@ describe('rejection and correction', () => {
     const r1 = await s.callTool('create_file', bad);
     const r2 = await s.callTool('create_file', bad);
     expect(r1).toMatchObject({ decision: 'reject_with_feedback' });
-    expect(r2).toMatchObject({ ok: false, decision: 'escalate_human', failureClass: 'budget_exhausted', awaitingCorrection: false });
+    // no budget ran out: the class stays the attempt's own, the reason says why it escalated
+    expect(r2).toMatchObject({ ok: false, decision: 'escalate_human', failureClass: 'invalid_arguments', awaitingCorrection: false });
     if (r2.ok) return;
     expect(r2.escalation).toMatchObject({ kind: 'escalate_human', reason: 'repeated_rejection' });
     expect(r2.escalation?.history).toHaveLength(2);
     expect(r2.feedback).toMatch(/already rejected/);
     expect(await s.end()).toBe('escalated');
     expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.escalation.reason']).toBe('repeated_rejection');
+    expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.failure.class']).toBe('invalid_arguments');
+    expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.budget.exhausted']).toBeUndefined();
+    expect(named('execute_tool')[0]?.attributes).toMatchObject({
+      'guardtrace.failure.class': 'invalid_arguments',
+      'error.type': 'invalid_arguments',
+      'guardtrace.escalation.reason': 'repeated_rejection',
+    });
     expect(named('invoke_agent')[0]?.attributes['guardtrace.session.outcome']).toBe('escalated');
   });
 
@@ -128,6 +136,35 @@ describe('rejection and correction', () => {
     expect(guard.attributes['guardtrace.guard.candidates']).toEqual(['charge_card', 'create_file', 'lookup_customer']);
   });
 
+  it('continues the call after an unknown tool name: the corrected call is attempt 2 under the same execute_tool span', async () => {
+    const { gt, named, childrenOf } = traced();
+    const calls = registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    const args = { customer_id: 'c', amount_cents: 5 };
+    const r1 = await s.callTool('charge_cards', args, { callId: 'call_1' });
+    expect(r1).toMatchObject({ ok: false, failureClass: 'unknown_tool', awaitingCorrection: true });
+    const r2 = await s.callTool('charge_card', args, { callId: 'call_1' });
+    expect(r2).toMatchObject({ ok: true, tool: 'charge_card', callId: 'call_1' });
+    expect(r2.attempts.map((a) => [a.attempt, a.tool])).toEqual([[1, 'charge_cards'], [2, 'charge_card']]);
+    expect(calls.charge).toBe(1);
+    // without a call id, the next call of a registered tool is the correction
+    const r3 = await s.callTool('lookup_customr', { email: 'x' });
+    expect(r3).toMatchObject({ awaitingCorrection: true });
+    expect((await s.callTool('lookup_customer', { email: 'x' })).attempts).toHaveLength(2);
+    // the handle names the corrected tool (a new task: two rejections per task are spent)
+    s.startTask();
+    const call = s.toolCall('create_fil');
+    expect(await call.attempt({ path: 'a', content: '' })).toMatchObject({ awaitingCorrection: true });
+    expect(await call.attempt({ path: 'a', content: '' }, { tool: 'create_file' })).toMatchObject({ ok: true, tool: 'create_file' });
+    expect(await s.end()).toBe('success');
+
+    const tools = named('execute_tool');
+    expect(tools.map((t) => t.name)).toEqual(['execute_tool charge_card', 'execute_tool lookup_customer', 'execute_tool create_file']);
+    const attempts = childrenOf(tools[0]!).filter((c) => c.name === 'guardtrace.attempt');
+    expect(attempts.map((a) => [a.attributes['guardtrace.attempt'], a.attributes['gen_ai.tool.name']])).toEqual([[1, 'charge_cards'], [2, 'charge_card']]);
+    expect(tools[0]?.attributes).toMatchObject({ 'gen_ai.tool.name': 'charge_card', 'guardtrace.attempt': 2, 'guardtrace.outcome': 'success', 'guardtrace.tool.external': true });
+  });
+
   it('caps rejections per task at 2', async () => {
     const { gt } = traced();
     registerSeedTools(gt);
@@ -136,6 +173,32 @@ describe('rejection and correction', () => {
     await s.callTool('nope_2', {});
     const r = await s.callTool('nope_3', {});
     expect(r).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'rejections_per_task' } });
+  });
+});
+
+describe('which waiting call a one-shot call continues (README rule)', () => {
+  const bad = { filepath: 'a.py', content: 'x' };
+  const good = { path: 'a.py', content: 'x' };
+
+  it('same intent id first, then same call id, then (no intent) the waiting call of the same tool, whatever its call id', async () => {
+    const { gt, named } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('create_file', bad, { callId: 'c1' });
+    // another tool never continues it
+    expect((await s.callTool('lookup_customer', { email: 'x' }, { callId: 'c2' })).attempts).toHaveLength(1);
+    // providers give the corrected call a new id: the tool name continues it
+    const r = await s.callTool('create_file', good, { callId: 'c3' });
+    expect(r.attempts.map((a) => a.callId)).toEqual(['c1', 'c3']);
+    expect(r.callId).toBe('c1');
+
+    // with intent ids, only the same intent continues; a different intent is a call of its own
+    s.startTask();
+    expect(await s.callTool('create_file', { filepath: 'c.py', content: 'x' }, { callId: 'c4', intentId: 'i1' })).toMatchObject({ awaitingCorrection: true });
+    expect((await s.callTool('create_file', { path: 'b.py', content: 'y' }, { callId: 'c5', intentId: 'i2' })).attempts).toHaveLength(1);
+    expect((await s.callTool('create_file', good, { callId: 'c6', intentId: 'i1' })).attempts.map((a) => a.callId)).toEqual(['c4', 'c6']);
+    await s.end();
+    expect(named('execute_tool').map((t) => t.attributes['gen_ai.tool.call.id'])).toEqual(['c2', 'c1', 'c5', 'c4']);
   });
 });
 
@@ -191,6 +254,24 @@ describe('transient failures', () => {
     const r = await s.callTool('lookup_customer', { email: 'y' }); // 1 retry, then out
     expect(r.attempts).toHaveLength(2);
     expect(r).toMatchObject({ escalation: { reason: 'session_retries' } });
+  });
+
+  it('reports the session retries left after the retry each attempt schedules', async () => {
+    const { gt, named } = traced({ budgets: { sessionRetries: 4 } });
+    registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
+    const s = gt.session({ agentName: 'a' });
+    await s.callTool('lookup_customer', { email: 'x' }); // retry, retry, cap
+    await s.callTool('lookup_customer', { email: 'y' }); // retry, retry, out of session retries
+    const left = named('guardtrace.attempt').map((a) => a.attributes['guardtrace.budget.session_retries_left']);
+    expect(left).toEqual([3, 2, 2, 1, 0, 0]);
+    // a rejection waiting for the model's corrected call has scheduled a retry too
+    const r = await s.callTool('create_file', { path: 'a' });
+    expect(r).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'session_retries' } });
+    const { gt: gt2, named: named2 } = traced({ budgets: { sessionRetries: 1 } });
+    registerSeedTools(gt2);
+    const s2 = gt2.session({ agentName: 'a' });
+    expect(await s2.callTool('create_file', { path: 'a' })).toMatchObject({ decision: 'reject_with_feedback', awaitingCorrection: true });
+    expect(named2('guardtrace.attempt')[0]?.attributes['guardtrace.budget.session_retries_left']).toBe(0);
   });
 
   it('opens the circuit after repeated failures and proposes the fallback tool', async () => {

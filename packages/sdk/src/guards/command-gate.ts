@@ -98,12 +98,18 @@ export class CommandGate {
 
   /** The gate as a tool guard (stage `post_execution`), snapshotting the files the call names. */
   guard<A>(files: PathsOf<A>): Guard<A> {
+    const name = this.opts.name ?? `gate:${path.basename(this.opts.command)}`;
     return {
-      name: this.opts.name ?? `gate:${path.basename(this.opts.command)}`,
+      name,
       stage: 'post_execution',
-      prepare: (args) => this.begin(pathsOf(files, args)),
+      prepare: (args, ctx) => {
+        const paths = pathsOf(files, args, { guard: name, tool: ctx.tool });
+        return Array.isArray(paths) ? this.begin(paths) : { misconfigured: paths };
+      },
       async check(_args, ctx): Promise<GuardOutcome> {
-        const batch = ctx.prepared as { validate(): Promise<GateResult> };
+        const prepared = ctx.prepared as { validate(): Promise<GateResult> } | { misconfigured: GuardOutcome };
+        if ('misconfigured' in prepared) return prepared.misconfigured;
+        const batch = prepared;
         const r = await batch.validate();
         if (r.ok) return { pass: true };
         const first = r.diagnostics[0];

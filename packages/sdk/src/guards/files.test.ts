@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { traced } from '../../test/helpers.ts';
 import { fileExists, insideWorkspace, lineRange } from './files.ts';
 import { predicate, resourceLock } from './generic.ts';
+import type { Guard } from '../types.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'gt-files-'));
 for (const f of ['src/components/Button.tsx', 'src/ui/Button.tsx', 'src/api/routes.ts', 'config/app.yaml']) {
@@ -26,6 +27,50 @@ describe('insideWorkspace', () => {
       expect(r.pass, bad).toBe(false);
       if (!r.pass) expect(r.feedback).toContain('is outside the workspace');
     }
+  });
+});
+
+describe('path callbacks', () => {
+  type ReadArgs = { path: string };
+  it('are typed by the arguments when the guard knows them', () => {
+    insideWorkspace<ReadArgs>({ root, paths: (a) => a.path });
+    // @ts-expect-error: misspelt field of the tool's arguments
+    insideWorkspace<ReadArgs>({ root, paths: (a) => a.pth });
+    // the type flows in from where the guard is used, too
+    const g: Guard<ReadArgs> = fileExists({ root, paths: (a) => a.path });
+    // @ts-expect-error: misspelt field of the tool's arguments
+    const bad: Guard<ReadArgs> = fileExists({ root, paths: (a) => a.pth });
+    expect([g.name, bad.name]).toEqual(['file_exists', 'file_exists']);
+  });
+
+  it('fail closed as a configuration error, naming guard and tool, when they yield no path', async () => {
+    const { gt } = traced();
+    let ran = 0;
+    gt.tool({
+      name: 'read_file',
+      description: 'read',
+      schema: z.object({ path: z.string() }),
+      flags: { readOnly: true },
+      // inside gt.tool the callback's argument is loose: the misspelt field compiles, and yields undefined
+      guards: [insideWorkspace({ root, paths: (a) => a.pth })],
+      execute: () => {
+        ran += 1;
+        return 'secret';
+      },
+    });
+    const s = gt.session({ agentName: 'a' });
+    const r = await s.callTool('read_file', { path: '../../etc/passwd' });
+    expect(ran).toBe(0);
+    expect(r).toMatchObject({ ok: false, failureClass: 'fatal', decision: 'abort' });
+    const reason = r.attempts[0]?.guards.at(-1)?.reason;
+    expect(reason).toContain('path_inside_workspace');
+    expect(reason).toContain('read_file');
+    expect(reason).toContain('no path');
+    // an explicit empty list is the way to say "this call names no path"
+    const none = insideWorkspace<{ path?: string }>({ root, paths: (a) => (a.path === undefined ? [] : a.path) });
+    expect((await none.check({}, ctx)).pass).toBe(true);
+    const fe = fileExists<{ n: number }>({ root, paths: (a) => (a as unknown as { p: string[] }).p });
+    expect(await fe.check({ n: 1 }, ctx)).toMatchObject({ pass: false, failureClass: 'fatal' });
   });
 });
 

@@ -16,10 +16,13 @@ const IGNORE = ['**/node_modules/**', '**/.git/**'];
 
 /** Path stays inside the workspace root: no `../` escape, no absolute path elsewhere, no symlink out. */
 export function insideWorkspace<A>(opts: { root: string; paths: PathsOf<A>; name?: string }): Guard<A> {
+  const name = opts.name ?? 'path_inside_workspace';
   return {
-    name: opts.name ?? 'path_inside_workspace',
-    check(args) {
-      for (const p of pathsOf(opts.paths, args)) {
+    name,
+    check(args, ctx) {
+      const paths = pathsOf(opts.paths, args, { guard: name, tool: ctx.tool });
+      if (!Array.isArray(paths)) return paths;
+      for (const p of paths) {
         if (p.includes('\0') || resolveInside(opts.root, p) === undefined) {
           return {
             pass: false,
@@ -70,10 +73,13 @@ export function pathNotFoundFeedback(missing: string, pattern: string, candidate
 
 /** File exists, else a bounded list of candidates (enum exhaustion). Class `missing_resource`. */
 export function fileExists<A>(opts: { root: string; paths: PathsOf<A>; maxCandidates?: number; name?: string }): Guard<A> {
+  const name = opts.name ?? 'file_exists';
   return {
-    name: opts.name ?? 'file_exists',
-    async check(args): Promise<GuardOutcome> {
-      for (const p of pathsOf(opts.paths, args)) {
+    name,
+    async check(args, ctx): Promise<GuardOutcome> {
+      const paths = pathsOf(opts.paths, args, { guard: name, tool: ctx.tool });
+      if (!Array.isArray(paths)) return paths;
+      for (const p of paths) {
         const abs = resolveInside(opts.root, p);
         const st = abs === undefined ? null : await stat(abs).catch(() => null);
         if (st?.isFile()) continue;

@@ -67,3 +67,30 @@ describe('AI SDK 6 guarded tools', () => {
     expect(chats[0]?.attributes).toMatchObject({ 'gen_ai.request.model': 'mock-model', 'gen_ai.provider.name': 'mock-provider' });
   });
 });
+
+describe('AI SDK successful results', () => {
+  it('reach the model redacted of secrets', async () => {
+    const { gt } = traced();
+    const key = 'AKIAIOSFODNN7EXAMPLE';
+    registerAiSdkTools(gt, {
+      read_config: {
+        description: 'Read the deployment config',
+        inputSchema: z.object({ name: z.string() }),
+        execute: () => ({ region: 'eu', env: `line1\n${key}`, list: [`token sk-proj-abcdefghijklmnopqrstuv`] }),
+      },
+    }, { read_config: { flags: { readOnly: true } } });
+    const script: Gen[] = [
+      toolCall('call_1', 'read_config', '{"name":"prod"}', 0),
+      { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(5000, 20), warnings: [] },
+    ];
+    let i = 0;
+    const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[i++]! });
+    const s = gt.session({ agentName: 'ai-sdk-agent' });
+    await generateText({ model, prompt: 'read prod', stopWhen: stepCountIs(3), ...guardedAiSdk(s) });
+    await s.end();
+    const prompt = JSON.stringify(model.doGenerateCalls[1]?.prompt);
+    expect(prompt).toContain('[REDACTED KEY]');
+    expect(prompt).not.toContain(key);
+    expect(prompt).not.toContain('sk-proj-abcdefghijklmnopqrstuv');
+  });
+});

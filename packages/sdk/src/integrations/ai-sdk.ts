@@ -13,6 +13,7 @@
 import { type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, jsonSchema, tool } from 'ai';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
+import { redactSecrets } from '../sanitize.ts';
 import { type Session, sessionCore } from '../session.ts';
 import type { CallFailure, CallResult, Guard, ToolFlags, ToolSpec } from '../types.ts';
 
@@ -80,7 +81,8 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
       execute: async (input: unknown, o: { toolCallId: string }) => {
         const r = await session.callTool(name, input, { callId: o.toolCallId });
         note(r);
-        return r.ok ? r.value : feedbackOutput(r);
+        // the model sees the result redacted of secrets; feedback is sanitized already
+        return r.ok ? redactSecrets(r.value) : feedbackOutput(r);
       },
     }) as Tool;
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { traced } from '../../test/helpers.ts';
 import { registerSeedTools } from '../../test/fixtures.ts';
 import {
@@ -75,5 +76,44 @@ describe('Anthropic-format tool uses', () => {
     expect(block.content).toContain('Missing required field: "amount_cents"');
     expect(block.content).toContain('Unexpected field: "amount" (did you mean "amount_cents"?)');
     expect(named('chat')[0]?.attributes['gen_ai.provider.name']).toBe('anthropic');
+  });
+});
+
+describe('successful results entering the model context', () => {
+  const KEY = 'AKIAIOSFODNN7EXAMPLE';
+  const TOKEN = 'sk-proj-abcdefghijklmnopqrstuv';
+
+  it('are redacted of secrets in OpenAI and Anthropic tool results and on the span, while the host keeps the value', async () => {
+    const { gt, named } = traced();
+    gt.tool({
+      name: 'read_config',
+      description: 'Read the deployment config',
+      schema: z.object({ kind: z.enum(['object', 'text']) }),
+      flags: { readOnly: true },
+      execute: (a) => (a.kind === 'text' ? `region=eu\naws_key ${KEY}` : { region: 'eu', env: `line1\n${KEY}`, nested: [{ auth: `Bearer ${TOKEN}` }] }),
+    });
+    const s = gt.session({ agentName: 'a' });
+    const calls = [
+      { id: 'c1', type: 'function' as const, function: { name: 'read_config', arguments: '{"kind":"object"}' } },
+      { id: 'c2', type: 'function' as const, function: { name: 'read_config', arguments: '{"kind":"text"}' } },
+    ];
+    const openai = await runOpenAIToolCalls(s, { tool_calls: calls });
+    const responses = await runOpenAIResponseCalls(s, calls.map((c) => ({ type: 'function_call', call_id: c.id, name: c.function.name, arguments: c.function.arguments })));
+    const anthropic = await runAnthropicToolUses(s, { content: [{ type: 'tool_use', id: 't1', name: 'read_config', input: { kind: 'object' } } as { type: string }] });
+    const shown = [
+      ...openai.messages.map((m) => m.content),
+      ...responses.messages.map((m) => m.output),
+      ...(anthropic.messages[0]?.content.map((b) => b.content) ?? []),
+    ];
+    expect(shown).toHaveLength(5);
+    for (const text of shown) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(TOKEN);
+    }
+    expect(JSON.parse(openai.messages[0]!.content)).toEqual({ region: 'eu', env: 'line1\n[REDACTED KEY]', nested: [{ auth: 'Bearer [REDACTED]' }] });
+    expect(openai.messages[1]?.content).toBe('region=eu\naws_key [REDACTED KEY]');
+    // the host's own program still gets the real value
+    expect(openai.results[0]).toMatchObject({ ok: true, value: { env: `line1\n${KEY}` } });
+    for (const a of named('guardtrace.attempt')) expect(String(a.attributes['gen_ai.tool.call.result'])).not.toContain(KEY);
   });
 });

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
 import type { Session } from '../session.ts';
+import { redactSecrets } from '../sanitize.ts';
 import type { CallFailure, CallResult, ModelCall } from '../types.ts';
 
 function schemaOf(gt: Guardtrace, name: string): Record<string, unknown> {
@@ -17,13 +18,15 @@ function schemaOf(gt: Guardtrace, name: string): Record<string, unknown> {
   }
 }
 
+/** The tool-result text the model sees: feedback (sanitized already), or the value redacted of secrets. */
 function contentOf(r: CallResult): string {
   if (!r.ok) return r.feedback;
-  if (typeof r.value === 'string') return r.value;
+  const value = redactSecrets(r.value);
+  if (typeof value === 'string') return value;
   try {
-    return JSON.stringify(r.value ?? null);
+    return JSON.stringify(value ?? null);
   } catch {
-    return String(r.value);
+    return redactSecrets(String(value));
   }
 }
 
