@@ -128,7 +128,7 @@ describe('setupGuardtrace', () => {
   }, 20_000);
 
   it('never throws into the agent when the collector is down', async () => {
-    const otel = setupGuardtrace({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', serviceName: 's', register: false, flushOnExit: false, batch: { exportTimeoutMillis: 300 } });
+    const otel = setupGuardtrace({ endpoint: `http://127.0.0.1:${await closedPort()}`, apiKey: 'k', serviceName: 's', register: false, flushOnExit: false, batch: { exportTimeoutMillis: 300 } });
     const gt = new Guardtrace({ tracer: otel.tracer });
     gt.tool({ name: 'echo', description: 'echo', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
     await runSession(gt, 'sess_down');
