@@ -148,7 +148,7 @@ module.exports = {
     doNotFollow: { path: ['(^|/)node_modules/', '^packages/db/src/generated/'] },
     // tools/package-check/consumer/ holds the files of a throwaway npm project that the package
     // check installs the tarballs into: they resolve there, not in this workspace.
-    exclude: { path: ['(^|/)(\\.next|\\.turbo|dist|coverage|test-results|playwright-report)/', '^tools/package-check/consumer/'] },
+    exclude: { path: ['(^|/)(\\.next|\\.turbo|dist|coverage|test-results|playwright-report)/', '^tools/package-check/consumer/', '^tools/prisma-migrate/\\.tmp-'] },
     // `import type` and `export type` are dependencies too: they couple the code even if
     // they vanish at run time, and TypeScript would otherwise hide them from the rules.
     tsPreCompilationDeps: true,
