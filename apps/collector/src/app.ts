@@ -251,10 +251,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       }
       return { status: 'ready', queuedSpans: writer.queuedSpans };
     } catch (err) {
+      // The error's text stays in the log (it may name hosts, users and tables).
+      log('readiness check failed', err);
       return reply
         .status(503)
         .header('retry-after', String(limits.retryAfterSeconds))
-        .send({ status: 'database unreachable', error: (err as Error).message });
+        .send({ status: 'database unreachable' });
     }
   });
 

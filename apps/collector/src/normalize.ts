@@ -7,7 +7,7 @@
  */
 
 import { type Attributes, type AttrValue, type NormSpan, REJECTIONS_PER_PAUSE, type Rejection, Rejections, type SpanOrPause } from './span.ts';
-import { checkEnum, checkIdHex, checkNs, checkTimes, int64Value, SpanError, SpanRules, serviceNameOf } from './span-rules.ts';
+import { checkEnum, checkIdHex, checkIndexedText, checkNs, checkTimes, int64Value, SpanError, SpanRules, serviceNameOf } from './span-rules.ts';
 
 interface LongLike {
   low: number;
@@ -163,6 +163,8 @@ export class Normalizer extends SpanRules {
     const links = list(sp.links, 'links');
     if (events.length > this.limits.maxItemsPerSpan) throw new SpanError(`more than ${this.limits.maxItemsPerSpan} events`);
     if (links.length > this.limits.maxItemsPerSpan) throw new SpanError(`more than ${this.limits.maxItemsPerSpan} links`);
+    const attributes = this.attributes(sp.attributes, 'attributes');
+    checkIndexedText(attributes, resource);
     return {
       traceId,
       spanId,
@@ -173,7 +175,7 @@ export class Normalizer extends SpanRules {
       endNs,
       statusCode,
       statusMessage,
-      attributes: this.attributes(sp.attributes, 'attributes'),
+      attributes,
       events: events.map((e, i) => {
         if (!isObj(e)) throw new SpanError(`events[${i}] must be an object`);
         return {

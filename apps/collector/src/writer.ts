@@ -246,8 +246,9 @@ export class Writer {
         // One request's data broke the group: write each alone so the others still land.
         for (const j of jobs) await this.runJobs([j]);
       } else {
+        // The database's words stay in the log: they name tables and indexes, and help no client.
         this.opts.log?.('batch write failed', err);
-        const e = new CollectorError(500, `could not store spans: ${(err as Error).message}`, { cause: err });
+        const e = new CollectorError(500, 'internal error: the spans could not be stored', { cause: err });
         for (const j of jobs) j.reject(e);
       }
     }
