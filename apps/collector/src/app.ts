@@ -4,6 +4,7 @@
  * taking requests, finishes the ones in flight, drains the writer and closes the pool.
  */
 import { pendingMigrations } from '@guardtrace/db/server';
+import { PassThrough } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { decodeBody } from './body.ts';
 import { KeyCache, keyFromHeaders, type Principal } from './auth.ts';
@@ -129,6 +130,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     else req.log.info({ status: e.status, reason: e.message }, 'request refused');
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfter))));
+    // The rest of a timed-out body may still come: the connection is not reused.
+    if (e.status === 408) reply.header('connection', 'close');
     return reply.status(e.status).type(contentTypeOf(encoding)).send(encodeStatus(encoding, e.rpcCode, e.message));
   });
 
@@ -145,6 +148,32 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
     }
   };
+
+  // A body must arrive within bodyTimeoutMs of its headers' being read, or the request is
+  // answered 408 and the connection closed: a stalled upload holds no memory or socket for long.
+  app.addHook('preParsing', async (_req, reply, payload) => {
+    if (limits.bodyTimeoutMs <= 0) return payload;
+    const out = new PassThrough();
+    const timer = setTimeout(() => {
+      payload.unpipe(out);
+      out.destroy(
+        new CollectorError(
+          408,
+          `request body not received within ${limits.bodyTimeoutMs / 1000} s: the connection is too slow or stalled`,
+        ),
+      );
+    }, limits.bodyTimeoutMs);
+    const stop = () => clearTimeout(timer);
+    payload.on('end', stop);
+    payload.on('close', stop);
+    reply.raw.on('close', stop);
+    payload.on('error', (err) => {
+      stop();
+      out.destroy(err);
+    });
+    payload.pipe(out);
+    return out;
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(TRACE_TYPES, { parseAs: 'buffer' }, async (req: FastifyRequest, raw: Buffer) => {

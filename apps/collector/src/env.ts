@@ -44,6 +44,7 @@ const schema = z.object({
   COLLECTOR_RATE_LIMIT_RPS: int(DEFAULT_LIMITS.rateLimitPerSecond),
   COLLECTOR_RATE_LIMIT_BURST: int(DEFAULT_LIMITS.rateLimitBurst, 1),
   COLLECTOR_KEY_CACHE_TTL_MS: int(DEFAULT_LIMITS.keyCacheTtlMs),
+  COLLECTOR_BODY_TIMEOUT_MS: int(DEFAULT_LIMITS.bodyTimeoutMs),
   GUARDTRACE_REDACT_DEFAULTS: bool(true),
   /** Comma-separated regexes matched (case-insensitive) against attribute keys. */
   GUARDTRACE_REDACT_KEYS: z
@@ -128,6 +129,7 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
       rateLimitPerSecond: e.COLLECTOR_RATE_LIMIT_RPS,
       rateLimitBurst: e.COLLECTOR_RATE_LIMIT_BURST,
       keyCacheTtlMs: e.COLLECTOR_KEY_CACHE_TTL_MS,
+      bodyTimeoutMs: e.COLLECTOR_BODY_TIMEOUT_MS,
     },
     redaction: {
       defaults: e.GUARDTRACE_REDACT_DEFAULTS,

@@ -9,6 +9,7 @@ export interface Limits {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   keyCacheTtlMs: number;
+  bodyTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -30,4 +31,7 @@ export const DEFAULT_LIMITS: Limits = {
   rateLimitBurst: 400,
   // 30 s: revocation takes effect within half a minute while ingest rarely touches api_keys.
   keyCacheTtlMs: 30_000,
+  // 30 s for a whole body: OTel SDK exporters give up on a request after 10 s and the OTel Collector after 30 s, so
+  // nobody waits for the answer to a body still arriving later (16 MiB in 30 s is a mere ~0.56 MB/s); 0 turns it off.
+  bodyTimeoutMs: 30_000,
 };
