@@ -6,7 +6,7 @@
 import { pendingMigrations } from '@guardtrace/db/server';
 import { PassThrough } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { decodeBody } from './body.ts';
+import { decodeBody, discardBody } from './body.ts';
 import { KeyCache, keyFromHeaders, type Principal } from './auth.ts';
 import { CollectorError, RpcCode, toCollectorError } from './errors.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
@@ -124,10 +124,16 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await pool.end().catch(() => {});
   });
 
-  app.setErrorHandler((err, req, reply) => {
+  app.setErrorHandler(async (err, req, reply) => {
     const e = toCollectorError(err);
     if (e.status >= 500 && e.status !== 503) req.log.error({ err }, 'request failed');
     else req.log.info({ status: e.status, reason: e.message }, 'request refused');
+    // Refused before its body was read (401, 413 by Content-Length, 429, 503): the rest of the body
+    // is read and dropped first, within bounds, so the client sees this answer rather than a reset.
+    // A stalled body (408) is not waited for again.
+    if (e.status !== 408 && !(await discardBody(req.raw, limits.maxDiscardBytes, limits.bodyTimeoutMs || 30_000))) {
+      reply.header('connection', 'close');
+    }
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfter))));
     // The rest of a timed-out body may still come: the connection is not reused.

@@ -45,6 +45,7 @@ const schema = z.object({
   COLLECTOR_RATE_LIMIT_BURST: int(DEFAULT_LIMITS.rateLimitBurst, 1),
   COLLECTOR_KEY_CACHE_TTL_MS: int(DEFAULT_LIMITS.keyCacheTtlMs),
   COLLECTOR_BODY_TIMEOUT_MS: int(DEFAULT_LIMITS.bodyTimeoutMs),
+  COLLECTOR_MAX_DISCARD_BYTES: int(DEFAULT_LIMITS.maxDiscardBytes),
   GUARDTRACE_REDACT_DEFAULTS: bool(true),
   /** Comma-separated regexes matched (case-insensitive) against attribute keys. */
   GUARDTRACE_REDACT_KEYS: z
@@ -130,6 +131,7 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
       rateLimitBurst: e.COLLECTOR_RATE_LIMIT_BURST,
       keyCacheTtlMs: e.COLLECTOR_KEY_CACHE_TTL_MS,
       bodyTimeoutMs: e.COLLECTOR_BODY_TIMEOUT_MS,
+      maxDiscardBytes: e.COLLECTOR_MAX_DISCARD_BYTES,
     },
     redaction: {
       defaults: e.GUARDTRACE_REDACT_DEFAULTS,

@@ -10,6 +10,7 @@ export interface Limits {
   rateLimitBurst: number;
   keyCacheTtlMs: number;
   bodyTimeoutMs: number;
+  maxDiscardBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -34,4 +35,7 @@ export const DEFAULT_LIMITS: Limits = {
   // 30 s for a whole body: OTel SDK exporters give up on a request after 10 s and the OTel Collector after 30 s, so
   // nobody waits for the answer to a body still arriving later (16 MiB in 30 s is a mere ~0.56 MB/s); 0 turns it off.
   bodyTimeoutMs: 30_000,
+  // 64 MiB of a refused body read and dropped before the answer (so the client, still writing, reads it rather than a
+  // reset): four times the body limit covers any exporter's oversized batch; a bigger body is answered and cut off.
+  maxDiscardBytes: 64 * 1024 * 1024,
 };
