@@ -14,7 +14,7 @@ import { createMetrics } from './metrics.ts';
 import { Normalizer } from './normalize.ts';
 import { rejectionMessage } from './span-rules.ts';
 import { contentTypeOf, type Encoding, encodeResponse, encodeStatus, encodingOf, memoryCost, requestSpans } from './otlp-decode.ts';
-import { createPool, isUnavailable } from './pg.ts';
+import { createPool, isUnavailable, timedQuery, withTimeout } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { Rejections } from './span.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
@@ -72,6 +72,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // 10,000 keys: far above any real fleet's active keys, small in memory.
     maxEntries: 10_000,
     retryAfterSeconds: limits.retryAfterSeconds,
+    queryTimeoutMs: limits.dbTimeoutMs,
   });
   const limiter = new RateLimiter({ ratePerSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst });
   const redactor = new Redactor(opts.redaction);
@@ -80,6 +81,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxQueueSpans: limits.maxQueueSpans,
     concurrency: limits.writerConcurrency,
     retryAfterSeconds: limits.retryAfterSeconds,
+    commitTimeoutMs: limits.dbTimeoutMs,
     onBatch: (n, s) => {
       metrics.batchSize.observe(n);
       metrics.batchSeconds.observe(s);
@@ -247,8 +249,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const principal = req.gt.principal as Principal;
     try {
       const { rows } = await pool.query<{ rate: number }>(
-        'SELECT clean_sample_rate AS rate FROM projects WHERE id = $1',
-        [principal.projectId],
+        timedQuery('SELECT clean_sample_rate AS rate FROM projects WHERE id = $1', [principal.projectId], limits.dbTimeoutMs),
       );
       return { cleanSampleRate: rows[0]?.rate ?? 1 };
     } catch (err) {
@@ -276,9 +277,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   let migrationsChecked = false;
   app.get('/readyz', async (_req, reply) => {
     try {
-      await pool.query('SELECT 1');
+      await pool.query(timedQuery('SELECT 1', [], limits.dbTimeoutMs));
       if (!migrationsChecked) {
-        const pending = await pendingMigrations(opts.databaseUrl);
+        const pending = await withTimeout(
+          pendingMigrations(opts.databaseUrl),
+          limits.dbTimeoutMs,
+          () => new Error('migration check timed out'),
+        );
         if (pending.length > 0) {
           return reply.status(503).send({ status: 'migrations pending', pending });
         }

@@ -11,6 +11,7 @@ export interface Limits {
   keyCacheTtlMs: number;
   bodyTimeoutMs: number;
   maxDiscardBytes: number;
+  dbTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -38,4 +39,7 @@ export const DEFAULT_LIMITS: Limits = {
   // 64 MiB of a refused body read and dropped before the answer (so the client, still writing, reads it rather than a
   // reset): four times the body limit covers any exporter's oversized batch; a bigger body is answered and cut off.
   maxDiscardBytes: 64 * 1024 * 1024,
+  // 5 s: the longest a request or /readyz waits on Postgres (a key lookup, a check, its commit) before 503 + Retry-After;
+  // a commit takes ~100 ms and a WAL-flush stall a second or two, so only a database that is not answering hits it.
+  dbTimeoutMs: 5_000,
 };
