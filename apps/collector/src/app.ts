@@ -4,8 +4,9 @@
  * taking requests, finishes the ones in flight, drains the writer and closes the pool.
  */
 import { pendingMigrations } from '@guardtrace/db/server';
+import { PassThrough } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { decodeBody } from './body.ts';
+import { decodeBody, discardBody } from './body.ts';
 import { KeyCache, keyFromHeaders, type Principal } from './auth.ts';
 import { CollectorError, RpcCode, toCollectorError } from './errors.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
@@ -13,7 +14,7 @@ import { createMetrics } from './metrics.ts';
 import { Normalizer } from './normalize.ts';
 import { rejectionMessage } from './span-rules.ts';
 import { contentTypeOf, type Encoding, encodeResponse, encodeStatus, encodingOf, memoryCost, requestSpans } from './otlp-decode.ts';
-import { createPool, isUnavailable } from './pg.ts';
+import { createPool, isUnavailable, timedQuery, withTimeout } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { Rejections } from './span.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
@@ -71,6 +72,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // 10,000 keys: far above any real fleet's active keys, small in memory.
     maxEntries: 10_000,
     retryAfterSeconds: limits.retryAfterSeconds,
+    queryTimeoutMs: limits.dbTimeoutMs,
   });
   const limiter = new RateLimiter({ ratePerSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst });
   const redactor = new Redactor(opts.redaction);
@@ -79,6 +81,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     maxQueueSpans: limits.maxQueueSpans,
     concurrency: limits.writerConcurrency,
     retryAfterSeconds: limits.retryAfterSeconds,
+    commitTimeoutMs: limits.dbTimeoutMs,
     onBatch: (n, s) => {
       metrics.batchSize.observe(n);
       metrics.batchSeconds.observe(s);
@@ -123,12 +126,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     await pool.end().catch(() => {});
   });
 
-  app.setErrorHandler((err, req, reply) => {
+  app.setErrorHandler(async (err, req, reply) => {
     const e = toCollectorError(err);
     if (e.status >= 500 && e.status !== 503) req.log.error({ err }, 'request failed');
     else req.log.info({ status: e.status, reason: e.message }, 'request refused');
+    // Refused before its body was read (401, 413 by Content-Length, 429, 503): the rest of the body
+    // is read and dropped first, within bounds, so the client sees this answer rather than a reset.
+    // A stalled body (408) is not waited for again.
+    if (e.status !== 408 && !(await discardBody(req.raw, limits.maxDiscardBytes, limits.bodyTimeoutMs || 30_000))) {
+      reply.header('connection', 'close');
+    }
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     if (e.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(e.retryAfter))));
+    // The rest of a timed-out body may still come: the connection is not reused.
+    if (e.status === 408) reply.header('connection', 'close');
     return reply.status(e.status).type(contentTypeOf(encoding)).send(encodeStatus(encoding, e.rpcCode, e.message));
   });
 
@@ -145,6 +156,32 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
     }
   };
+
+  // A body must arrive within bodyTimeoutMs of its headers' being read, or the request is
+  // answered 408 and the connection closed: a stalled upload holds no memory or socket for long.
+  app.addHook('preParsing', async (_req, reply, payload) => {
+    if (limits.bodyTimeoutMs <= 0) return payload;
+    const out = new PassThrough();
+    const timer = setTimeout(() => {
+      payload.unpipe(out);
+      out.destroy(
+        new CollectorError(
+          408,
+          `request body not received within ${limits.bodyTimeoutMs / 1000} s: the connection is too slow or stalled`,
+        ),
+      );
+    }, limits.bodyTimeoutMs);
+    const stop = () => clearTimeout(timer);
+    payload.on('end', stop);
+    payload.on('close', stop);
+    reply.raw.on('close', stop);
+    payload.on('error', (err) => {
+      stop();
+      out.destroy(err);
+    });
+    payload.pipe(out);
+    return out;
+  });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(TRACE_TYPES, { parseAs: 'buffer' }, async (req: FastifyRequest, raw: Buffer) => {
@@ -212,8 +249,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const principal = req.gt.principal as Principal;
     try {
       const { rows } = await pool.query<{ rate: number }>(
-        'SELECT clean_sample_rate AS rate FROM projects WHERE id = $1',
-        [principal.projectId],
+        timedQuery('SELECT clean_sample_rate AS rate FROM projects WHERE id = $1', [principal.projectId], limits.dbTimeoutMs),
       );
       return { cleanSampleRate: rows[0]?.rate ?? 1 };
     } catch (err) {
@@ -241,9 +277,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   let migrationsChecked = false;
   app.get('/readyz', async (_req, reply) => {
     try {
-      await pool.query('SELECT 1');
+      await pool.query(timedQuery('SELECT 1', [], limits.dbTimeoutMs));
       if (!migrationsChecked) {
-        const pending = await pendingMigrations(opts.databaseUrl);
+        const pending = await withTimeout(
+          pendingMigrations(opts.databaseUrl),
+          limits.dbTimeoutMs,
+          () => new Error('migration check timed out'),
+        );
         if (pending.length > 0) {
           return reply.status(503).send({ status: 'migrations pending', pending });
         }
@@ -251,10 +291,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       }
       return { status: 'ready', queuedSpans: writer.queuedSpans };
     } catch (err) {
+      // The error's text stays in the log (it may name hosts, users and tables).
+      log('readiness check failed', err);
       return reply
         .status(503)
         .header('retry-after', String(limits.retryAfterSeconds))
-        .send({ status: 'database unreachable', error: (err as Error).message });
+        .send({ status: 'database unreachable' });
     }
   });
 

@@ -7,7 +7,7 @@
 import { hashApiKey } from '@guardtrace/db/keys';
 import type pg from 'pg';
 import { CollectorError } from './errors.ts';
-import { isUnavailable } from './pg.ts';
+import { isUnavailable, timedQuery } from './pg.ts';
 
 export interface KeyCacheOptions {
   /** How long a found key (or its revocation) is trusted before asking Postgres again. */
@@ -17,6 +17,8 @@ export interface KeyCacheOptions {
   /** Entries kept; the oldest is dropped beyond this. */
   maxEntries: number;
   retryAfterSeconds: number;
+  /** Longest wait for a key lookup; then 503 (Postgres is not answering). */
+  queryTimeoutMs?: number;
 }
 
 interface Entry {
@@ -74,8 +76,11 @@ export class KeyCache {
   private async lookup(hash: string, now: number): Promise<Entry> {
     try {
       const { rows } = await this.pool.query<{ id: string; project_id: string; revoked: boolean }>(
-        'SELECT id::text, project_id::text, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE hash = $1',
-        [hash],
+        timedQuery(
+          'SELECT id::text, project_id::text, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE hash = $1',
+          [hash],
+          this.opts.queryTimeoutMs,
+        ),
       );
       const row = rows[0];
       if (!row) return { projectId: null, keyId: null, revoked: false, expires: now + this.opts.negativeTtlMs };

@@ -7,6 +7,7 @@
 /** google.rpc.Code values used in OTLP error bodies. */
 export const RpcCode = {
   INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
   PERMISSION_DENIED: 7,
   RESOURCE_EXHAUSTED: 8,
   INTERNAL: 13,
@@ -20,6 +21,7 @@ const RPC_BY_STATUS: Record<number, number> = {
   401: RpcCode.UNAUTHENTICATED,
   403: RpcCode.PERMISSION_DENIED,
   404: RpcCode.UNIMPLEMENTED,
+  408: RpcCode.DEADLINE_EXCEEDED,
   413: RpcCode.RESOURCE_EXHAUSTED,
   415: RpcCode.INVALID_ARGUMENT,
   429: RpcCode.RESOURCE_EXHAUSTED,

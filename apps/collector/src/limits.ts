@@ -9,6 +9,9 @@ export interface Limits {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   keyCacheTtlMs: number;
+  bodyTimeoutMs: number;
+  maxDiscardBytes: number;
+  dbTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -30,4 +33,13 @@ export const DEFAULT_LIMITS: Limits = {
   rateLimitBurst: 400,
   // 30 s: revocation takes effect within half a minute while ingest rarely touches api_keys.
   keyCacheTtlMs: 30_000,
+  // 30 s for a whole body: OTel SDK exporters give up on a request after 10 s and the OTel Collector after 30 s, so
+  // nobody waits for the answer to a body still arriving later (16 MiB in 30 s is a mere ~0.56 MB/s); 0 turns it off.
+  bodyTimeoutMs: 30_000,
+  // 64 MiB of a refused body read and dropped before the answer (so the client, still writing, reads it rather than a
+  // reset): four times the body limit covers any exporter's oversized batch; a bigger body is answered and cut off.
+  maxDiscardBytes: 64 * 1024 * 1024,
+  // 5 s: the longest a request or /readyz waits on Postgres (a key lookup, a check, its commit) before 503 + Retry-After;
+  // a commit takes ~100 ms and a WAL-flush stall a second or two, so only a database that is not answering hits it.
+  dbTimeoutMs: 5_000,
 };

@@ -75,6 +75,8 @@ const OI_INPUT = 'input.value';
 /** The session of OpenInference and Langfuse's OpenTelemetry conventions. */
 const SESSION_ID = 'session.id';
 const LANGFUSE_SESSION_ID = 'langfuse.session.id';
+/** Every attribute conversationId() may take a session id from (span-rules.ts bounds their length). */
+export const SESSION_ID_KEYS = [ATTR_GEN_AI_CONVERSATION_ID, SESSION_ID, LANGFUSE_SESSION_ID] as const;
 // OpenLLMetry (Traceloop): its workflow/task/agent/tool spans; LLM spans use gen_ai.* usage.
 const TRACELOOP_SPAN_KIND = 'traceloop.span.kind';
 const TRACELOOP_ENTITY_NAME = 'traceloop.entity.name';

@@ -63,7 +63,7 @@ describe('Normalizer (JSON rules)', () => {
       good({ spanId: 'eee19b7ec3c1b178', endTimeUnixNano: '1' }),
       good({ spanId: 'eee19b7ec3c1b179', attributes: [{ key: 'x', value: { intValue: 1.5 } }] }),
       good({ spanId: 'eee19b7ec3c1b17a', kind: 99 }),
-      'not a span',
+      good({ spanId: 'eee19b7ec3c1b17c', events: 'none' }),
       good({ spanId: 'eee19b7ec3c1b17b' }),
     ];
     const { spans: ok, rejected } = json.normalize(req(spans));
@@ -75,7 +75,7 @@ describe('Normalizer (JSON rules)', () => {
       'endTimeUnixNano is before startTimeUnixNano',
       'attributes["x"].intValue must be an integer',
       'kind has an unknown value',
-      'span must be an object',
+      'events must be an array',
     ]);
     expect(rejected[2]?.path).toBe('resourceSpans[0].scopeSpans[0].spans[3] (spanId eee19b7ec3c1b177)');
     const msg = rejectionMessage(rejected);
@@ -101,14 +101,23 @@ describe('Normalizer (JSON rules)', () => {
   it('rejects every span of an unreadable resource but keeps other resources', () => {
     const body = {
       resourceSpans: [
-        { resource: { attributes: 'nope' }, scopeSpans: [{ spans: [good(), good()] }] },
+        { resource: { attributes: [{ key: 'x', value: { intValue: 1.5 } }] }, scopeSpans: [{ spans: [good(), good()] }] },
         { scopeSpans: [{ spans: [good()] }] },
       ],
     };
     const { spans, rejected } = json.normalize(body);
     expect(spans).toHaveLength(1);
     expect(rejected).toHaveLength(2);
-    expect(rejected[0]).toEqual({ path: 'resourceSpans[0]', reason: 'resource.attributes must be an array' });
+    expect(rejected[0]).toEqual({ path: 'resourceSpans[0]', reason: 'resource.attributes["x"].intValue must be an integer' });
+  });
+});
+
+describe('checkEnvelope', () => {
+  it('a non-object where a message is required, or a non-array where a list is, makes the request undecodable', () => {
+    expect(() => json.normalize({ resourceSpans: [1, 2] })).toThrow(/resourceSpans\[0\] must be an object, got a number/);
+    expect(() => json.normalize(req([good(), 'not a span']))).toThrow(/spans\[1\] must be an object, got a string/);
+    expect(() => json.normalize({ resourceSpans: [{ scopeSpans: [null] }] })).toThrow(/scopeSpans\[0\] must be an object, got null/);
+    expect(() => json.normalize({ resourceSpans: [{ resource: null, scopeSpans: null }] })).not.toThrow();
   });
 });
 

@@ -6,8 +6,9 @@
  * the reference the streaming protobuf decoder (otlp-proto.ts) is tested against.
  */
 
+import { CollectorError } from './errors.ts';
 import { type Attributes, type AttrValue, type NormSpan, REJECTIONS_PER_PAUSE, type Rejection, Rejections, type SpanOrPause } from './span.ts';
-import { checkEnum, checkIdHex, checkNs, checkTimes, int64Value, SpanError, SpanRules, serviceNameOf } from './span-rules.ts';
+import { checkEnum, checkIdHex, checkIndexedText, checkNs, checkTimes, int64Value, SpanError, SpanRules, serviceNameOf } from './span-rules.ts';
 
 interface LongLike {
   low: number;
@@ -39,11 +40,58 @@ function list(v: unknown, what: string): unknown[] {
   return v;
 }
 
+/**
+ * The envelope of an OTLP JSON request (everything above the spans' own fields) has the shape
+ * the protobuf JSON mapping requires, or the request is undecodable (400, never retried):
+ * an object where a message is (the request, each ResourceSpans, resource, each resource
+ * attribute, each ScopeSpans, scope, each span) and an array where a repeated field is, null
+ * counting as absent. Inside a span object, a field of the wrong type rejects that span alone.
+ * The walk stops at each span, so it costs a check per span, not per field.
+ */
+export function checkEnvelope(request: unknown): void {
+  message(request, 'the JSON body');
+  const r = request as Obj;
+  const resourceSpans = repeated(r.resourceSpans, 'resourceSpans');
+  for (let ri = 0; ri < resourceSpans.length; ri++) {
+    const rpath = `resourceSpans[${ri}]`;
+    const rs = message(resourceSpans[ri], rpath);
+    if (rs.resource != null) {
+      const res = message(rs.resource, `${rpath}.resource`);
+      const attrs = repeated(res.attributes, `${rpath}.resource.attributes`);
+      for (let i = 0; i < attrs.length; i++) message(attrs[i], `${rpath}.resource.attributes[${i}]`);
+    }
+    const scopeField = rs.scopeSpans != null ? 'scopeSpans' : 'instrumentationLibrarySpans';
+    const scopeSpans = repeated(rs[scopeField], `${rpath}.${scopeField}`);
+    for (let si = 0; si < scopeSpans.length; si++) {
+      const spath = `${rpath}.${scopeField}[${si}]`;
+      const ss = message(scopeSpans[si], spath);
+      const scopeKey = ss.scope != null ? 'scope' : 'instrumentationLibrary';
+      if (ss[scopeKey] != null) message(ss[scopeKey], `${spath}.${scopeKey}`);
+      const spans = repeated(ss.spans, `${spath}.spans`);
+      for (let i = 0; i < spans.length; i++) message(spans[i], `${spath}.spans[${i}]`);
+    }
+  }
+}
+
+function message(v: unknown, path: string): Obj {
+  if (isObj(v)) return v;
+  throw CollectorError.badRequest(`invalid ExportTraceServiceRequest: ${path} must be an object, got ${jsonType(v)}`);
+}
+
+function repeated(v: unknown, path: string): unknown[] {
+  if (v === undefined || v === null) return [];
+  if (Array.isArray(v)) return v;
+  throw CollectorError.badRequest(`invalid ExportTraceServiceRequest: ${path} must be an array, got ${jsonType(v)}`);
+}
+
+const jsonType = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`);
+
 /** The JSON walker (and the reference for the protobufjs tree in tests). */
 export class Normalizer extends SpanRules {
 
   /** All spans of a decoded request, valid ones normalized and invalid ones explained. */
   normalize(request: unknown): { spans: NormSpan[]; rejected: Rejection[] } {
+    checkEnvelope(request);
     const rejected = new Rejections();
     const spans: NormSpan[] = [];
     for (const span of this.spans(request, rejected)) if (span) spans.push(span);
@@ -163,6 +211,8 @@ export class Normalizer extends SpanRules {
     const links = list(sp.links, 'links');
     if (events.length > this.limits.maxItemsPerSpan) throw new SpanError(`more than ${this.limits.maxItemsPerSpan} events`);
     if (links.length > this.limits.maxItemsPerSpan) throw new SpanError(`more than ${this.limits.maxItemsPerSpan} links`);
+    const attributes = this.attributes(sp.attributes, 'attributes');
+    checkIndexedText(attributes, resource);
     return {
       traceId,
       spanId,
@@ -173,7 +223,7 @@ export class Normalizer extends SpanRules {
       endNs,
       statusCode,
       statusMessage,
-      attributes: this.attributes(sp.attributes, 'attributes'),
+      attributes,
       events: events.map((e, i) => {
         if (!isObj(e)) throw new SpanError(`events[${i}] must be an object`);
         return {

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { CollectorError } from './errors.ts';
-import type { Normalizer } from './normalize.ts';
+import { checkEnvelope, type Normalizer } from './normalize.ts';
 import { decodeProtobufSpans } from './otlp-proto.ts';
 import type { Rejections, SpanOrPause } from './span.ts';
 
@@ -107,13 +107,7 @@ export function decodeRequest(body: Buffer, encoding: Encoding): unknown {
   } catch (err) {
     throw CollectorError.badRequest(`invalid JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw CollectorError.badRequest('invalid ExportTraceServiceRequest: the JSON body must be an object');
-  }
-  const rs = (parsed as { resourceSpans?: unknown }).resourceSpans;
-  if (rs !== undefined && rs !== null && !Array.isArray(rs)) {
-    throw CollectorError.badRequest('invalid ExportTraceServiceRequest: resourceSpans must be an array');
-  }
+  checkEnvelope(parsed);
   return parsed;
 }
 

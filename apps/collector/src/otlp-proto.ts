@@ -12,7 +12,7 @@
  */
 import { CollectorError } from './errors.ts';
 import { I64, LEN, Reader, tag, VARINT, WireError } from './proto-reader.ts';
-import { checkEnum, checkIdHex, checkNs, checkTimes, int64Value, SpanError, type SpanRules, serviceNameOf } from './span-rules.ts';
+import { checkEnum, checkIdHex, checkIndexedText, checkNs, checkTimes, int64Value, SpanError, type SpanRules, serviceNameOf } from './span-rules.ts';
 import {
   type Attributes,
   type AttrValue,
@@ -302,6 +302,7 @@ function readSpan(
   if (!traceId) throw new SpanError('traceId is missing');
   if (!spanId) throw new SpanError('spanId is missing');
   checkTimes(startNs, endNs);
+  checkIndexedText(attributes, resource);
   return {
     traceId,
     spanId,

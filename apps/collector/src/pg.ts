@@ -14,7 +14,8 @@ export function createPool(connectionString: string, opts: PoolOptions = {}): pg
     max: opts.max ?? 4,
     // 2 s: a local Postgres connects in ms; failing fast turns an outage into a quick 503.
     connectionTimeoutMillis: 2_000,
-    // 30 s: no single batch transaction takes that long; a hung server must not hold requests forever.
+    // 30 s: no single batch transaction takes that long; frees a writer lane stuck on a hung server (requests
+    // themselves stop waiting after dbTimeoutMs, and lookups pass a shorter query_timeout of their own).
     query_timeout: 30_000,
     idleTimeoutMillis: 30_000,
   });
@@ -26,6 +27,24 @@ export function createPool(connectionString: string, opts: PoolOptions = {}): pg
     client.on('error', (err) => opts.log?.('Postgres connection lost', err));
   });
   return pool;
+}
+
+/** A query whose client-side read timeout is `ms` (pg honours query_timeout per query; its types omit it). */
+export function timedQuery(text: string, values: unknown[], ms: number | undefined): pg.QueryConfig {
+  return { text, values, query_timeout: ms } as pg.QueryConfig;
+}
+
+/**
+ * `work`, or a rejection with `onTimeout()` once `ms` have passed (the work itself goes on and
+ * its outcome is dropped): how a request stops waiting for a database that does not answer.
+ */
+export function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms);
+  });
+  work.catch(() => {});
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 const UNAVAILABLE_SQLSTATES = new Set([

@@ -3,6 +3,8 @@
  * reads protobuf): limits, ids, times, enums, int64 values and text Postgres accepts. A span that
  * breaks one is rejected with a SpanError naming the field; its neighbours are kept.
  */
+import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_FAILURE_CLASS } from '@guardtrace/semconv';
+import { SESSION_ID_KEYS } from './mapping.ts';
 import type { Attributes, Rejection } from './span.ts';
 
 export interface NormalizeLimits {
@@ -38,6 +40,14 @@ export class SpanError extends Error {
   }
 }
 
+// Text that becomes an indexed column must fit a Postgres btree entry (at most 2,704 bytes for the
+// whole entry, e.g. attempts' project_id + failure_class + session_id); a longer value would fail
+// the whole transaction, so the span carrying it is rejected instead.
+// 1,024 bytes: session ids are UUIDs or short slugs (36-64 bytes); 16x that still fits an index entry.
+export const MAX_SESSION_ID_BYTES = 1_024;
+// 256 bytes: failure classes are short enum-like names (the longest built-in is 21 characters).
+export const MAX_FAILURE_CLASS_BYTES = 256;
+
 const ZERO32 = '0'.repeat(32);
 const ZERO16 = '0'.repeat(16);
 // fixed64 nanoseconds fit int64; later than this (year 2262) is not a real timestamp.
@@ -71,6 +81,26 @@ export function checkNs(n: bigint, field: string): bigint {
 export function checkIdHex(hex: string, bytes: 8 | 16, field: string): string {
   if (hex === (bytes === 16 ? ZERO32 : ZERO16)) throw new SpanError(`${field} is all zeros`);
   return hex;
+}
+
+/**
+ * The attributes that become indexed columns (session id, failure class) within their byte
+ * limits; a span over one is rejected with the attribute, its length and the limit.
+ */
+export function checkIndexedText(attributes: Attributes, resource: Attributes): void {
+  for (const k of SESSION_ID_KEYS) checkBytes(attributes, k, 'attributes', MAX_SESSION_ID_BYTES, 'a session id');
+  checkBytes(resource, ATTR_GEN_AI_CONVERSATION_ID, 'resource.attributes', MAX_SESSION_ID_BYTES, 'a session id');
+  checkBytes(attributes, ATTR_GUARDTRACE_FAILURE_CLASS, 'attributes', MAX_FAILURE_CLASS_BYTES, 'a failure class');
+}
+
+function checkBytes(attrs: Attributes, key: string, field: string, max: number, what: string): void {
+  const v = attrs[key];
+  // A UTF-16 unit is at most 3 UTF-8 bytes: most values need no count.
+  if (typeof v !== 'string' || v.length * 3 <= max) return;
+  const bytes = Buffer.byteLength(v, 'utf8');
+  if (bytes > max) {
+    throw new SpanError(`${field}[${JSON.stringify(key)}] is ${bytes} bytes long, over the limit of ${max} bytes for ${what}`);
+  }
 }
 
 /** An enum number within 0..max. */

@@ -17,7 +17,7 @@ import { batchRows } from './batch-rows.ts';
 import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
 import type { NormSpan, SpanOrPause } from './span.ts';
-import { isUnavailable } from './pg.ts';
+import { isUnavailable, withTimeout } from './pg.ts';
 import { arenaOf, key, type Prepared, prepareSpan, requestArena } from './prepare.ts';
 import {
   EXISTING_SPANS,
@@ -44,6 +44,8 @@ export interface WriterOptions {
   maxLocksPerTransaction?: number;
   /** Seconds a client is told to wait when the queue is full or Postgres is down. */
   retryAfterSeconds: number;
+  /** Longest a request waits for its commit; then 503 (its spans may still commit: a retry is idempotent). */
+  commitTimeoutMs?: number;
   onBatch?: (spans: number, seconds: number) => void;
   onQueueDepth?: (spans: number) => void;
   log?: (msg: string, err?: unknown) => void;
@@ -141,7 +143,15 @@ export class Writer {
     this.kick();
     // Acknowledged when every part is committed; a failed part fails the request, whose retry
     // then adds only what is missing.
-    await Promise.all(parts);
+    const committed = Promise.all(parts);
+    const timeoutMs = this.opts.commitTimeoutMs;
+    if (timeoutMs === undefined) {
+      await committed;
+      return;
+    }
+    await withTimeout(committed, timeoutMs, () =>
+      CollectorError.unavailable('database not answering in time, retry later', this.opts.retryAfterSeconds),
+    );
   }
 
   private full(): CollectorError {
@@ -246,8 +256,9 @@ export class Writer {
         // One request's data broke the group: write each alone so the others still land.
         for (const j of jobs) await this.runJobs([j]);
       } else {
+        // The database's words stay in the log: they name tables and indexes, and help no client.
         this.opts.log?.('batch write failed', err);
-        const e = new CollectorError(500, `could not store spans: ${(err as Error).message}`, { cause: err });
+        const e = new CollectorError(500, 'internal error: the spans could not be stored', { cause: err });
         for (const j of jobs) j.reject(e);
       }
     }

@@ -216,7 +216,8 @@ function buildCorpus(): Case[] {
     for (let r = 0; r < 3; r++) cases.push({ name: `top-level ${body || 'empty'}`, type: JSON_T, body, status: [400] });
   }
   for (let r = 0; r < 10; r++) {
-    cases.push({ name: `bad resource entry #${r}`, type: JSON_T, body: JSON.stringify({ resourceSpans: [5] }), status: [200], rejected: 1 });
+    // A number where a ResourceSpans message is required: undecodable, as in the protobuf JSON mapping.
+    cases.push({ name: `bad resource entry #${r}`, type: JSON_T, body: JSON.stringify({ resourceSpans: [5] }), status: [400] });
   }
   return cases;
 }

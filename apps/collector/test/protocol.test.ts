@@ -109,6 +109,32 @@ describe('encodings', () => {
     expect(gz.statusCode).toBe(400);
   });
 
+  it('400 when a value of the wrong JSON type stands where an OTLP message or list is required, above the spans', async () => {
+    const bodies: [unknown, string][] = [
+      [{ resourceSpans: [1, 2] }, 'resourceSpans[0] must be an object'],
+      [{ resourceSpans: 'x' }, 'resourceSpans must be an array'],
+      [{ resourceSpans: [{ resource: 7 }] }, 'resourceSpans[0].resource must be an object'],
+      [{ resourceSpans: [{ resource: { attributes: 'nope' } }] }, 'resourceSpans[0].resource.attributes must be an array'],
+      [{ resourceSpans: [{ scopeSpans: [{ spans: {} }] }] }, 'resourceSpans[0].scopeSpans[0].spans must be an array'],
+      [{ resourceSpans: [{ scopeSpans: [{ scope: [], spans: [] }] }] }, 'resourceSpans[0].scopeSpans[0].scope must be an object'],
+      [jsonRequest([jsonSpan({ traceId: hex(16), name: 'ok' }), 'not a span' as unknown as Record<string, unknown>]), 'resourceSpans[0].scopeSpans[0].spans[1] must be an object'],
+    ];
+    for (const [body, message] of bodies) {
+      const res = await post(JSON.stringify(body), { 'content-type': 'application/json' });
+      expect(res.statusCode, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(JSON.parse(res.body)).toEqual({ code: 3, message: expect.stringContaining(message), details: [] });
+    }
+  });
+
+  it('a span object with fields of the wrong JSON type is rejected alone (partial success)', async () => {
+    const traceId = hex(16);
+    const bad = { ...jsonSpan({ traceId, name: 'bad' }), attributes: 'nope', status: 5 };
+    const res = await post(JSON.stringify(jsonRequest([jsonSpan({ traceId, name: 'ok' }), bad])), { 'content-type': 'application/json' });
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body).partialSuccess.rejectedSpans).toBe('1');
+    expect(await count(traceId)).toBe(1);
+  });
+
   it('404 for metrics and logs says the collector takes traces only, in the request encoding', async () => {
     const proto = await app.inject({ method: 'POST', url: '/v1/metrics', headers: { 'content-type': 'application/x-protobuf' }, payload: Buffer.alloc(0) });
     expect(proto.statusCode).toBe(404);

@@ -1,0 +1,107 @@
+/**
+ * A frozen Postgres (every process of the throwaway cluster stopped with SIGSTOP: connections
+ * open, nothing answers) is answered 503 + Retry-After within a few seconds by /readyz and
+ * /v1/traces, and ingest recovers once it runs again (SIGCONT).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Env, jsonRequest, sdkSession, setupApp, setupDatabase } from './helpers.ts';
+
+const DB_TIMEOUT_MS = 1_500;
+let env: Env;
+let app: FastifyInstance;
+let pids: number[] = [];
+
+/** The postmaster of the test's own cluster (from its pid file) and all its children. */
+async function clusterPids(): Promise<number[]> {
+  const dir = (await env.sql.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory'])).rows[0]?.d as string;
+  const postmaster = Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = fs
+    .readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        // Field 4 of /proc/<pid>/stat is the parent pid (after "pid (comm) state").
+        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+
+const signal = (sig: NodeJS.Signals) => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, sig);
+    } catch {}
+  }
+};
+
+beforeAll(async () => {
+  env = await setupDatabase();
+  app = await setupApp(env, { dbTimeoutMs: DB_TIMEOUT_MS, retryAfterSeconds: 1 });
+});
+afterAll(async () => {
+  signal('SIGCONT');
+  await app?.close();
+  await env?.close();
+});
+
+const post = (key = env.key) =>
+  app.inject({
+    method: 'POST',
+    url: '/v1/traces',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    payload: JSON.stringify(jsonRequest(sdkSession().spans)),
+  });
+
+const timed = async <T>(f: () => Promise<T>) => {
+  const started = performance.now();
+  const r = await f();
+  return { r, ms: performance.now() - started };
+};
+
+describe('a frozen database', () => {
+  // Only on a throwaway cluster of its own: freezing a shared DATABASE_URL server would stall other tests.
+  it.skipIf(Boolean(process.env.DATABASE_URL))('answers 503 + Retry-After fast while Postgres is frozen, and recovers after', async () => {
+    expect(env.db.server?.owned, 'needs a throwaway Postgres of its own to freeze').toBe(true);
+    // Warm: the key is cached, the pool holds connections, migrations are checked.
+    expect((await post()).statusCode).toBe(200);
+    expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+    const uncached = (await env.newKey()).key;
+    pids = await clusterPids();
+    expect(pids.length).toBeGreaterThan(1);
+    signal('SIGSTOP');
+    try {
+      const ready = await timed(() => app.inject({ url: '/readyz' }));
+      expect(ready.r.statusCode).toBe(503);
+      expect(ready.r.headers['retry-after']).toBe('1');
+      expect(ready.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
+      const ingest = await timed(post);
+      expect(ingest.r.statusCode).toBe(503);
+      expect(ingest.r.headers['retry-after']).toBe('1');
+      expect(JSON.parse(ingest.r.body).message).not.toMatch(/timeout exceeded|Query read timeout/);
+      expect(ingest.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
+      // A key not cached yet: its lookup waits on the frozen database, and is bounded too.
+      const lookup = await timed(() => post(uncached));
+      expect(lookup.r.statusCode).toBe(503);
+      expect(lookup.r.headers['retry-after']).toBe('1');
+      expect(lookup.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
+    } finally {
+      signal('SIGCONT');
+    }
+    // Recovers: within a few retries, ingest and readiness are back.
+    let status = 0;
+    for (let i = 0; i < 40 && status !== 200; i++) {
+      status = (await post()).statusCode;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(status).toBe(200);
+    expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
+  });
+});
