@@ -67,7 +67,12 @@ describe('remoteSamplingRate', () => {
   });
 
   it('uses the fallback while the collector is unreachable', async () => {
-    const remote = remoteSamplingRate({ endpoint: 'http://127.0.0.1:9', apiKey: 'k', fallback: 0.5, timeoutMs: 500 });
+    // A port nothing listens on: picked free by the OS, then closed again.
+    const server = http.createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await new Promise((r) => server.close(r));
+    const remote = remoteSamplingRate({ endpoint: `http://127.0.0.1:${port}`, apiKey: 'k', fallback: 0.5, timeoutMs: 500 });
     closers.push(async () => remote.stop());
     expect(await remote.refresh()).toBe(0.5);
     expect(remote.rate()).toBe(0.5);
