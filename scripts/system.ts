@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiKey, createPrisma, createProject, type PrismaClient } from '@guardtrace/db';
+import { createApiKey, createPrisma, createProject, type PrismaClient, revokeApiKey } from '@guardtrace/db';
 import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/dev';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -124,7 +124,7 @@ async function runDemoAgent(prisma: PrismaClient, projectId: string, collectorUr
     const result = await runDemo({ endpoint: collectorUrl, apiKey: key.key, serviceName: 'guardtrace-demo' });
     return result.sessions;
   } finally {
-    await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+    await revokeApiKey(prisma, projectId, key.id);
   }
 }
 

@@ -74,6 +74,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     retryAfterSeconds: limits.retryAfterSeconds,
     queryTimeoutMs: limits.dbTimeoutMs,
   });
+  // Revocations from the web app reach this collector's key cache as they commit.
+  await keys.listen(opts.databaseUrl);
   const limiter = new RateLimiter({ ratePerSecond: limits.rateLimitPerSecond, burst: limits.rateLimitBurst });
   const redactor = new Redactor(opts.redaction);
   const writer = new Writer(pool, {
@@ -123,6 +125,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     await writer.drain();
+    await keys.close();
     await pool.end().catch(() => {});
   });
 

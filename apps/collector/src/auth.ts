@@ -4,8 +4,8 @@
  * request. 401 missing/unknown, 403 revoked; a key writes only to its own project.
  */
 // The keys entry: hashing without the Prisma client, which the collector does not use.
-import { hashApiKey } from '@guardtrace/db/keys';
-import type pg from 'pg';
+import { API_KEY_CHANNEL, hashApiKey } from '@guardtrace/db/keys';
+import pg from 'pg';
 import { CollectorError } from './errors.ts';
 import { isUnavailable, timedQuery } from './pg.ts';
 
@@ -47,12 +47,65 @@ export function keyFromHeaders(headers: Record<string, string | string[] | undef
   return k || undefined;
 }
 
+// A lost notification connection is opened again after this long; meanwhile nothing is cached.
+const RELISTEN_MS = 1_000;
+
 export class KeyCache {
   private entries = new Map<string, Entry>();
+  private listener: pg.Client | undefined;
+  private listening = false;
+  private closed = false;
+  private relisten: NodeJS.Timeout | undefined;
   constructor(
     private readonly pool: pg.Pool,
     private readonly opts: KeyCacheOptions,
   ) {}
+
+  /**
+   * Hears revocations (and new keys) as they commit, on every collector: the web app and
+   * `revokeApiKey` announce the key's hash on API_KEY_CHANNEL, and its cached answer is dropped.
+   * While the notification connection is down, answers are not cached at all, so no revocation
+   * can be missed; it reconnects by itself.
+   */
+  async listen(connectionString: string): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString });
+    const lost = () => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      this.listening = false;
+      this.entries.clear();
+      client.end().catch(() => {});
+      if (!this.closed) {
+        this.relisten = setTimeout(() => void this.listen(connectionString).catch(() => {}), RELISTEN_MS);
+        this.relisten.unref();
+      }
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    client.on('notification', (n) => {
+      if (n.channel === API_KEY_CHANNEL && n.payload) this.entries.delete(n.payload);
+    });
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${API_KEY_CHANNEL}`);
+      // Anything cached before now may have been revoked unheard.
+      this.entries.clear();
+      this.listening = true;
+    } catch {
+      lost();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.relisten);
+    const client = this.listener;
+    this.listener = undefined;
+    this.listening = false;
+    await client?.end().catch(() => {});
+  }
 
   async authenticate(key: string | undefined): Promise<Principal> {
     if (!key) throw new CollectorError(401, 'missing API key: send Authorization: Bearer <key>');
@@ -62,7 +115,7 @@ export class KeyCache {
     if (!e || e.expires <= now) {
       e = await this.lookup(hash, now);
       this.entries.delete(hash);
-      this.entries.set(hash, e);
+      if (this.listening) this.entries.set(hash, e);
       if (this.entries.size > this.opts.maxEntries) {
         const oldest = this.entries.keys().next().value;
         if (oldest !== undefined) this.entries.delete(oldest);

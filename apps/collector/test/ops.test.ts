@@ -1,6 +1,7 @@
 /** Operations: health, readiness, metrics, rate limit, overload, key cache, redaction, grouping, drain. */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrisma, revokeApiKey } from '@guardtrace/db';
 import { memoryCost } from '../src/otlp-decode.ts';
 import { type Env, jsonRequest, jsonSpan, hex, one, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 
@@ -169,6 +170,33 @@ describe('key cache', () => {
     await env.sql.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [id]);
     expect((await send(cached, body, key)).statusCode).toBe(200);
     expect((await send(uncached, body, key)).statusCode).toBe(403);
+  });
+
+  it('a key revoked through revokeApiKey (the web app) stops writing on every collector at once, not after its cache', async () => {
+    // Two collectors on one database, each with an hour-long key cache.
+    const collectors = [await fresh({ keyCacheTtlMs: 3_600_000 }), await fresh({ keyCacheTtlMs: 3_600_000 })];
+    const { key, id, projectId } = await env.newKey();
+    const body = jsonRequest(sdkSession().spans);
+    for (const c of collectors) expect((await send(c, body, key)).statusCode).toBe(200);
+    const prisma = createPrisma(env.db.url, { max: 1 });
+    try {
+      expect(await revokeApiKey(prisma, projectId, id)).toBe(true);
+      expect(await revokeApiKey(prisma, projectId, id)).toBe(false); // already revoked
+    } finally {
+      await prisma.$disconnect();
+    }
+    const revokedAt = performance.now();
+    for (const c of collectors) {
+      for (;;) {
+        const status = (await send(c, body, key)).statusCode;
+        if (status === 403) break;
+        expect(status).toBe(200);
+        // The notification arrives in milliseconds; 5 s only keeps a loaded machine from failing
+        // the test, and is still far from the hour a cached key would otherwise live.
+        expect(performance.now() - revokedAt, 'still accepted 5 s after the revocation').toBeLessThan(5_000);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import 'server-only';
-import { createApiKey, type PrismaClient } from '@guardtrace/db';
+import { createApiKey, type PrismaClient, revokeApiKey } from '@guardtrace/db';
 
 export interface ApiKeyDto {
   id: string;
@@ -56,9 +56,5 @@ export async function createProjectKey(db: PrismaClient, projectId: string, name
 
 /** Revokes a key of this project only; a key id of another project changes nothing. */
 export async function revokeProjectKey(db: PrismaClient, projectId: string, keyId: string): Promise<boolean> {
-  const { count } = await db.apiKey.updateMany({
-    where: { id: keyId, projectId, revokedAt: null },
-    data: { revokedAt: new Date() },
-  });
-  return count === 1;
+  return revokeApiKey(db, projectId, keyId);
 }
