@@ -189,12 +189,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(TRACE_TYPES, { parseAs: 'buffer' }, async (req: FastifyRequest, raw: Buffer) => {
     const encoding = encodingOf(req.headers['content-type']) as Encoding;
-    const body = await decodeBody(raw, req.headers['content-encoding'], limits.maxBodyBytes);
+    // Counted as it inflates (a compressed body's size says nothing of its memory), then at the
+    // memory its decoding needs, whichever is more.
+    const reserve = (bytes: number) => {
+      req.gt.inFlight += bytes;
+      inFlightBytes += bytes;
+      metrics.inFlightBytes.set(inFlightBytes);
+      checkMemory(req.gt.inFlight, true);
+    };
+    const body = await decodeBody(raw, req.headers['content-encoding'], limits.maxBodyBytes, reserve);
     const cost = memoryCost(body, encoding);
-    req.gt.inFlight = cost;
-    inFlightBytes += cost;
-    metrics.inFlightBytes.set(inFlightBytes);
-    checkMemory(cost, true);
+    reserve(Math.max(0, cost - req.gt.inFlight));
     return { encoding, body } satisfies Parsed;
   });
 
