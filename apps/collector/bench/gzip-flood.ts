@@ -1,0 +1,127 @@
+/**
+ * The in-flight memory bound under a flood of small compressed bodies that inflate to a lot:
+ * 64 clients each sending, again and again for 15 s, a gzip body of ~60 kB that inflates to a
+ * 15.5 MB OTLP JSON request (one span with a long attribute). The built collector
+ * (dist/main.js) runs as its own process on a throwaway Postgres with its default 256 MiB bound;
+ * its RSS is sampled every 100 ms. Target (issue 13): peak RSS <= bound + 256 MiB, every
+ * refusal a 429/503 with Retry-After. Prints the result; not part of the test suite.
+ *   pnpm --filter @guardtrace/collector build && pnpm --filter @guardtrace/collector exec tsx bench/gzip-flood.ts
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
+import { createTestDatabase, freePort } from '@guardtrace/db/dev';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+// The issue's flood: 64 clients, 15.5 MB JSON inflating from ~66 kB of gzip.
+const CLIENTS = 64;
+const INFLATED_BYTES = 15_500_000;
+const FLOOD_MS = 15_000;
+const BOUND_MIB = 256; // the collector's default COLLECTOR_MAX_INFLIGHT_BYTES
+
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+function body(): Buffer {
+  const now = BigInt(Date.now()) * 1_000_000n;
+  const request = {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'flood' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'flood' },
+            spans: [
+              {
+                traceId: randomBytes(16).toString('hex'),
+                spanId: randomBytes(8).toString('hex'),
+                name: 'flood',
+                startTimeUnixNano: String(now),
+                endTimeUnixNano: String(now + 1_000_000n),
+                attributes: [{ key: 'pad', value: { stringValue: 'x'.repeat(INFLATED_BYTES) } }],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+  return zlib.gzipSync(JSON.stringify(request), { level: 9 });
+}
+
+function post(port: number, key: string, gz: Buffer): Promise<{ status: number; retryAfter?: string }> {
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/traces',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${key}`, 'content-length': gz.length },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined }));
+      },
+    );
+    req.on('error', () => resolve({ status: -1 }));
+    req.end(gz);
+  });
+}
+
+const db = await createTestDatabase();
+const prisma = createPrisma(db.url, { max: 1 });
+const project = await createProject(prisma, 'flood');
+const { key } = await createApiKey(prisma, project.id, 'flood');
+await prisma.$disconnect();
+const port = await freePort();
+const collector = spawn(process.execPath, ['--max-semi-space-size=64', path.join(HERE, '../dist/main.js')], {
+  env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', COLLECTOR_RATE_LIMIT_RPS: '0' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+try {
+  for (const deadline = Date.now() + 60_000; ; ) {
+    if (await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false)) break;
+    if (Date.now() > deadline) throw new Error('collector not ready');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const gz = body();
+  const idle = rssMiB(collector.pid as number);
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMiB(collector.pid as number));
+  }, 100);
+  const statuses = new Map<string, number>();
+  let refusalsWithoutRetryAfter = 0;
+  const end = Date.now() + FLOOD_MS;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (Date.now() < end) {
+        const r = await post(port, key, gz);
+        statuses.set(String(r.status), (statuses.get(String(r.status)) ?? 0) + 1);
+        if ((r.status === 429 || r.status === 503) && !r.retryAfter) refusalsWithoutRetryAfter++;
+      }
+    }),
+  );
+  clearInterval(sampler);
+  const result = {
+    gzipBytes: gz.length,
+    inflatedBytes: INFLATED_BYTES,
+    clients: CLIENTS,
+    idleRssMiB: Math.round(idle),
+    peakRssMiB: Math.round(peak),
+    targetMiB: BOUND_MIB + 256,
+    met: peak <= BOUND_MIB + 256,
+    statuses: Object.fromEntries(statuses),
+    refusalsWithoutRetryAfter,
+  };
+  console.log(JSON.stringify(result, null, 2));
+} finally {
+  collector.kill('SIGTERM');
+  await new Promise((r) => collector.once('exit', r));
+  await db.close();
+}
