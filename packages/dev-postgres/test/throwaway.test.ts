@@ -15,11 +15,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = await fs.mkdtemp(path.join(os.tmpdir(), 'gt-sweep-'));
 afterAll(() => fs.rm(root, { recursive: true, force: true }));
 
+// The sweep's clock in the first test: a fixed date, with every folder's times set from it, so
+// the test answers the same on any day.
+const NOW = Date.parse('2031-03-15T12:00:00Z');
+
 async function folder(name: string, pid: number | null, ageMs = 0, owner?: number): Promise<string> {
   const base = path.join(root, name);
   const data = path.join(base, 'data');
   await fs.mkdir(data, { recursive: true });
-  const t = new Date(Date.now() - ageMs);
+  const t = new Date(NOW - ageMs);
   if (owner !== undefined) await fs.writeFile(path.join(base, 'owner.pid'), String(owner));
   if (pid !== null) {
     await fs.writeFile(path.join(data, 'postmaster.pid'), `${pid}\n/some/data\n`);
@@ -50,7 +54,7 @@ describe('sweepThrowaways', () => {
     // folder (a recycled pid, here this very test): never signalled, kept.
     const recycled = await folder('guardtrace-pg-recycled', process.pid, hour, dead);
 
-    const removed = await sweepThrowaways(root);
+    const removed = await sweepThrowaways(root, NOW);
 
     expect(removed.sort()).toEqual([abandoned, killed, ownerGone].sort());
     for (const kept of [running, initialising, between, starting, foreign, owned, recycled]) {
