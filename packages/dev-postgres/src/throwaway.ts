@@ -29,7 +29,7 @@ const STOP_WAIT_MS = 10_000;
  * - No owner file: removed when no live postmaster holds it and it has not changed for ten
  *   minutes (initdb runs several backends one after the other: between them none is live).
  */
-export async function sweepThrowaways(root = os.tmpdir(), now = Date.now()): Promise<string[]> {
+export async function sweepThrowaways(root = os.tmpdir(), now?: number): Promise<string[]> {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -37,6 +37,9 @@ export async function sweepThrowaways(root = os.tmpdir(), now = Date.now()): Pro
   } catch {
     return removed;
   }
+  // Folder ages are read from mtimes, which the filesystem stamps with the kernel's clock: read
+  // "now" from that same clock (a file written here now), not the process' (which may be skewed).
+  const fsNow = now ?? (await filesystemNow(root));
   for (const name of names) {
     if (!name.startsWith(THROWAWAY_PREFIX)) continue;
     const base = path.join(root, name);
@@ -58,7 +61,7 @@ export async function sweepThrowaways(root = os.tmpdir(), now = Date.now()): Pro
           const st = await fs.stat(p).catch(() => null);
           if (st) changed = Math.max(changed, st.mtimeMs);
         }
-        if (now - changed < THROWAWAY_GRACE_MS) continue;
+        if (fsNow - changed < THROWAWAY_GRACE_MS) continue;
       }
       await fs.rm(base, { recursive: true, force: true });
       removed.push(base);
@@ -67,6 +70,19 @@ export async function sweepThrowaways(root = os.tmpdir(), now = Date.now()): Pro
     }
   }
   return removed;
+}
+
+/** The filesystem's clock: the mtime of a file written in `root` now (the process clock if it can't write). */
+async function filesystemNow(root: string): Promise<number> {
+  const probe = path.join(root, `.guardtrace-clock-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    await fs.writeFile(probe, '');
+    return (await fs.stat(probe)).mtimeMs;
+  } catch {
+    return Date.now();
+  } finally {
+    await fs.rm(probe, { force: true });
+  }
 }
 
 /** A throwaway cluster in a fresh temporary folder, deleted on stop (and by a later sweep if killed). */

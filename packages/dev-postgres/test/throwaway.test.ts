@@ -63,6 +63,29 @@ describe('sweepThrowaways', () => {
     await expect(fs.stat(killed)).rejects.toThrow();
   });
 
+  it("judges idle folders by the filesystem's clock, not the process' (which a test or a host may skew)", async () => {
+    // The date matrix runs this file under a faked process clock, a year or more away from the
+    // kernel's, which stamps mtimes: ages read against the process clock would be that far off.
+    const own = await fs.mkdtemp(path.join(os.tmpdir(), 'gt-sweep-clock-'));
+    try {
+      const probe = path.join(own, 'probe');
+      await fs.writeFile(probe, '');
+      const fsNow = (await fs.stat(probe)).mtimeMs;
+      const fresh = path.join(own, 'guardtrace-pg-fresh');
+      await fs.mkdir(path.join(fresh, 'data'), { recursive: true });
+      const idle = path.join(own, 'guardtrace-pg-idle');
+      await fs.mkdir(path.join(idle, 'data'), { recursive: true });
+      const hourAgo = new Date(fsNow - 60 * 60_000);
+      await fs.utimes(path.join(idle, 'data'), hourAgo, hourAgo);
+      await fs.utimes(idle, hourAgo, hourAgo);
+
+      expect(await sweepThrowaways(own)).toEqual([idle]);
+      await expect(fs.stat(fresh)).resolves.toBeTruthy();
+    } finally {
+      await fs.rm(own, { recursive: true, force: true });
+    }
+  });
+
   it('stops the postmaster that a killed process left running, then removes its folder', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'fixtures/hold-throwaway.ts')], {
       cwd: path.resolve(here, '..'),

