@@ -1,0 +1,159 @@
+import { Agent, type Model, type ModelRequest, type ModelResponse, Runner, ToolCallError, Usage, setTraceProcessors, setTracingDisabled } from '@openai/agents';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { traced } from '../../test/helpers.ts';
+import { Fatal, TransientFailure } from '../errors.ts';
+import { GuardtraceEscalation, guardAgentsTools } from './openai-agents.ts';
+
+type Turn = { call: [callId: string, name: string, args: string] } | { text: string };
+
+/** A scripted implementation of the SDK's public `Model` interface: one response per turn, inputs kept. */
+class ScriptedModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  #i = 0;
+  constructor(private readonly turns: Turn[]) {}
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(request);
+    const turn = this.turns[this.#i++];
+    if (!turn) throw new Error(`scripted model: no turn ${this.#i}`);
+    const output: ModelResponse['output'] =
+      'call' in turn
+        ? [{ type: 'function_call', callId: turn.call[0], name: turn.call[1], arguments: turn.call[2], status: 'completed' }]
+        : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text }] }];
+    return { usage: new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 }), output, responseId: `resp_${this.#i}` };
+  }
+  // biome-ignore lint/correctness/useYield: the scripted model does not stream
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('scripted model: streaming is not scripted');
+  }
+}
+
+/** The tool outputs the model was sent, by call id, from the last request's input. */
+function outputsSeen(model: ScriptedModel): Record<string, string> {
+  const input = model.requests.at(-1)?.input;
+  const out: Record<string, string> = {};
+  for (const item of Array.isArray(input) ? input : []) {
+    if (item.type !== 'function_call_result') continue;
+    const o = item.output;
+    out[item.callId] = typeof o === 'string' ? o : 'type' in o && o.type === 'text' ? o.text : JSON.stringify(o);
+  }
+  return out;
+}
+
+const weatherDefs = (calls: string[]) => [
+  {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: z.object({ city: z.string() }),
+    execute: ({ city }: { city: string }) => {
+      calls.push(`get_weather:${city}`);
+      return { city, sky: 'clear', apiKey: 'sk-proj-abcdefghijklmnopqrstuv' };
+    },
+  },
+  {
+    name: 'get_time',
+    description: 'Local time in a city',
+    parameters: z.object({ city: z.string() }),
+    execute: ({ city }: { city: string }) => {
+      calls.push(`get_time:${city}`);
+      return `12:00 in ${city}`;
+    },
+  },
+  {
+    name: 'book_table',
+    description: 'Book a restaurant table',
+    parameters: z.object({ restaurant: z.string(), people: z.number().int() }),
+    execute: ({ restaurant }: { restaurant: string }) => {
+      calls.push(`book_table:${restaurant}`);
+      if (calls.filter((c) => c.startsWith('book_table')).length === 1) throw new TransientFailure('503 from booking API');
+      return { booked: restaurant };
+    },
+  },
+];
+
+beforeAll(() => {
+  // keep the SDK's own tracing on (its trace carries the group id) but export nothing
+  setTraceProcessors([]);
+  // the SDK turns its tracing off when NODE_ENV is test
+  setTracingDisabled(false);
+});
+
+describe('OpenAI Agents SDK guarded tools', () => {
+  it('runs a real Runner loop: rejected then corrected call, unknown tool continued by the right one, transient retry', async () => {
+    const { gt, named } = traced();
+    const calls: string[] = [];
+    const guarded = guardAgentsTools(gt, weatherDefs(calls), { agentName: 'concierge', userId: () => 'user_7', meta: { get_weather: { flags: { readOnly: true } } } });
+    const model = new ScriptedModel([
+      { call: ['call_1', 'get_weather', '{"town":"Paris"}'] },
+      { call: ['call_2', 'get_weather', '{"city":"Paris"}'] },
+      { call: ['call_3', 'get_forecast', '{"city":"Paris"}'] },
+      { call: ['call_4', 'get_time', '{"city":"Paris"}'] },
+      { call: ['call_5', 'book_table', '{"restaurant":"Chez Nous","people":2}'] },
+      { text: 'Sunny, noon, table booked.' },
+    ]);
+    const agent = new Agent({ name: 'concierge', instructions: 'Help.', model, tools: guarded.tools });
+    const runner = new Runner({ groupId: 'conv_42', workflowName: 'concierge' });
+
+    const result = await runner.run(agent, 'Plan my lunch in Paris', { ...guarded.runOptions, maxTurns: 10 });
+    expect(result.finalOutput).toBe('Sunny, noon, table booked.');
+    expect(guarded.sessions.find('conv_42')?.userId).toBe('user_7');
+    expect(await guarded.sessions.end()).toEqual({ conv_42: 'success' });
+
+    expect(calls).toEqual(['get_weather:Paris', 'get_time:Paris', 'book_table:Chez Nous', 'book_table:Chez Nous']);
+    const seen = outputsSeen(model);
+    expect(seen.call_1).toContain('Unexpected field: "town"');
+    expect(seen.call_2).toContain('"sky":"clear"');
+    expect(seen.call_2).not.toContain('sk-proj-abcdefghijklmnopqrstuv');
+    expect(seen.call_3).toContain('Unknown tool "get_forecast"');
+    expect(seen.call_3).toMatch(/- get_weather[\s\S]*- get_time|- get_time[\s\S]*- get_weather/);
+    expect(seen.call_5).toBe('{"booked":"Chez Nous"}');
+
+    const tools = named('execute_tool');
+    expect(tools.map((t) => [t.name, t.attributes['guardtrace.attempt'], t.attributes['guardtrace.outcome']])).toEqual([
+      ['execute_tool get_weather', 2, 'success'],
+      ['execute_tool get_time', 2, 'success'],
+      ['execute_tool book_table', 2, 'success'],
+    ]);
+    const attempts = named('guardtrace.attempt').map((a) => [a.attributes['gen_ai.tool.name'], a.attributes['guardtrace.failure.class'], a.attributes['guardtrace.decision']]);
+    expect(attempts).toEqual([
+      ['get_weather', 'invalid_arguments', 'reject_with_feedback'],
+      ['get_weather', undefined, 'proceed'],
+      ['get_forecast', 'unknown_tool', 'reject_with_feedback'],
+      ['get_time', undefined, 'proceed'],
+      ['book_table', 'transient', 'retry_backoff'],
+      ['book_table', undefined, 'proceed'],
+    ]);
+    const root = named('invoke_agent')[0];
+    expect(root?.attributes).toMatchObject({ 'gen_ai.conversation.id': 'conv_42', 'gen_ai.agent.name': 'concierge', 'guardtrace.user.id': 'user_7' });
+  });
+
+  it('stops the run with GuardtraceEscalation when the policy aborts, and keeps one session per run without a trace', async () => {
+    const { gt, named } = traced();
+    const guarded = guardAgentsTools(
+      gt,
+      [{ name: 'drop_db', description: 'Drop a database', parameters: z.object({ name: z.string() }), execute: () => { throw new Fatal('credentials revoked'); } }],
+      { agentName: 'ops' },
+    );
+    const model = new ScriptedModel([{ call: ['call_1', 'drop_db', '{"name":"prod"}'] }, { text: 'unreachable' }]);
+    const agent = new Agent({ name: 'ops', model, tools: guarded.tools });
+    const runner = new Runner({ tracingDisabled: true });
+    const err = await runner.run(agent, 'drop prod', guarded.runOptions).catch((e: unknown) => e);
+    // the SDK surfaces a failing tool as its ToolCallError, with the thrown error as `error`
+    expect(err).toBeInstanceOf(ToolCallError);
+    const cause = (err as ToolCallError).error;
+    expect(cause).toBeInstanceOf(GuardtraceEscalation);
+    expect((cause as GuardtraceEscalation).result).toMatchObject({ tool: 'drop_db', decision: 'abort', failureClass: 'fatal' });
+    expect(model.requests).toHaveLength(1);
+    const outcomes = await guarded.sessions.end();
+    expect(Object.keys(outcomes)).toHaveLength(1);
+    expect(Object.keys(outcomes)[0]).toMatch(/^run_/);
+    expect(Object.values(outcomes)).toEqual(['failed']);
+    expect(named('execute_tool drop_db')[0]?.attributes['guardtrace.decision']).toBe('abort');
+  });
+
+  it('refuses a definition without a zod schema, saying which tool and what it needs', () => {
+    const { gt } = traced();
+    const def = { name: 'raw', description: 'x', parameters: { type: 'object' } as unknown as z.ZodObject, execute: () => 'x' };
+    expect(() => guardAgentsTools(gt, [def], { agentName: 'a' })).toThrow('Agents SDK tool "raw" needs a zod 4 object as "parameters"');
+  });
+});
