@@ -1,44 +1,10 @@
-import { Agent, type Model, type ModelRequest, type ModelResponse, Runner, ToolCallError, Usage, setTraceProcessors, setTracingDisabled } from '@openai/agents';
+import { Agent, Runner, ToolCallError, setTraceProcessors, setTracingDisabled } from '@openai/agents';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { ScriptedModel, outputsSeen } from '../../examples/openai-agents-agent.ts';
 import { traced } from '../../test/helpers.ts';
 import { Fatal, TransientFailure } from '../errors.ts';
 import { GuardtraceEscalation, guardAgentsTools } from './openai-agents.ts';
-
-type Turn = { call: [callId: string, name: string, args: string] } | { text: string };
-
-/** A scripted implementation of the SDK's public `Model` interface: one response per turn, inputs kept. */
-class ScriptedModel implements Model {
-  readonly requests: ModelRequest[] = [];
-  #i = 0;
-  constructor(private readonly turns: Turn[]) {}
-  async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(request);
-    const turn = this.turns[this.#i++];
-    if (!turn) throw new Error(`scripted model: no turn ${this.#i}`);
-    const output: ModelResponse['output'] =
-      'call' in turn
-        ? [{ type: 'function_call', callId: turn.call[0], name: turn.call[1], arguments: turn.call[2], status: 'completed' }]
-        : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text }] }];
-    return { usage: new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 }), output, responseId: `resp_${this.#i}` };
-  }
-  // biome-ignore lint/correctness/useYield: the scripted model does not stream
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('scripted model: streaming is not scripted');
-  }
-}
-
-/** The tool outputs the model was sent, by call id, from the last request's input. */
-function outputsSeen(model: ScriptedModel): Record<string, string> {
-  const input = model.requests.at(-1)?.input;
-  const out: Record<string, string> = {};
-  for (const item of Array.isArray(input) ? input : []) {
-    if (item.type !== 'function_call_result') continue;
-    const o = item.output;
-    out[item.callId] = typeof o === 'string' ? o : 'type' in o && o.type === 'text' ? o.text : JSON.stringify(o);
-  }
-  return out;
-}
 
 const weatherDefs = (calls: string[]) => [
   {
