@@ -81,6 +81,8 @@ describe('openai-agents example', () => {
     const m = memory();
     const run = await runAgentsExample({ tracer: m.tracer });
     expect(run.sessionId).toBe('conv_lunch_paris');
+    // the turns after the rejected weather call and the unknown tool, 110 tokens each
+    expect(run.repairTokens).toBe(220);
     expect(run.outcome).toBe('success');
     expect(run.steps.map((s) => s.tool)).toEqual(['get_weather', 'get_weather', 'get_forecast', 'get_time', 'book_table']);
     expect(run.steps[0]?.output).toContain('Unexpected field: "town" (did you mean "city"?)');

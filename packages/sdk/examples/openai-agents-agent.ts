@@ -59,6 +59,8 @@ export interface AgentsExampleRun {
   steps: { callId: string; tool: string; output: string }[];
   /** Tool bodies that actually ran. */
   executed: string[];
+  /** Tokens of the model turns that answered a rejected call. */
+  repairTokens: number;
 }
 
 const SCRIPT: ScriptedTurn[] = [
@@ -109,16 +111,17 @@ export async function runAgentsExample(opts: { tracer?: Tracer } = {}): Promise<
         },
       },
     ],
-    { agentName: 'concierge', meta: { get_weather: { flags: { readOnly: true } }, get_time: { flags: { readOnly: true } } } },
+    { agentName: 'concierge', model: 'scripted-model', meta: { get_weather: { flags: { readOnly: true } }, get_time: { flags: { readOnly: true } } } },
   );
   const model = new ScriptedModel(SCRIPT);
   const agent = new Agent({ name: 'concierge', instructions: 'Plan lunch.', model, tools: guarded.tools });
   const result = await new Runner({ groupId: 'conv_lunch_paris', workflowName: 'concierge' }).run(agent, 'Plan my lunch in Paris', guarded.runOptions);
+  const session = guarded.sessions.find('conv_lunch_paris');
   const outcomes = await guarded.sessions.end();
   const seen = outputsSeen(model);
   const steps = SCRIPT.flatMap((t) => ('call' in t ? [{ callId: t.call[0], tool: t.call[1], output: seen[t.call[0]] ?? '' }] : []));
   const [sessionId, outcome] = Object.entries(outcomes)[0] ?? ['', ''];
-  return { sessionId, outcome, finalOutput: String(result.finalOutput), steps, executed };
+  return { sessionId, outcome, finalOutput: String(result.finalOutput), steps, executed, repairTokens: session?.tokens.repair ?? 0 };
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
@@ -130,6 +133,6 @@ if (isMain) {
   for (const st of run.steps) console.log(`${st.callId} ${st.tool.padEnd(12)} -> ${st.output.replaceAll('\n', '\n    ')}`);
   console.log(`tool bodies run: ${run.executed.join(', ')}`);
   console.log(`agent: ${run.finalOutput}`);
-  console.log(`session ${run.sessionId}: ${run.outcome}`);
+  console.log(`session ${run.sessionId}: ${run.outcome}; ${run.repairTokens} of the model's tokens went to repairing rejected calls`);
   await otel?.shutdown();
 }

@@ -73,10 +73,13 @@ export class SessionMap {
   readonly #gt: Guardtrace;
   readonly #agentName: string;
   readonly #open = new Map<string, Session>();
+  readonly #beforeEnd: ((session: Session) => void) | undefined;
 
-  constructor(gt: Guardtrace, agentName: string) {
+  /** `beforeEnd` runs as a session is ended here, before its root span closes (to record what is left). */
+  constructor(gt: Guardtrace, agentName: string, beforeEnd?: (session: Session) => void) {
     this.#gt = gt;
     this.#agentName = agentName;
+    this.#beforeEnd = beforeEnd;
   }
 
   /** The open session with this id, opened now if there is none. */
@@ -102,6 +105,7 @@ export class SessionMap {
       const s = this.#open.get(k);
       if (!s) continue;
       this.#open.delete(k);
+      this.#beforeEnd?.(s);
       out[k] = await s.end(outcome);
     }
     return out;

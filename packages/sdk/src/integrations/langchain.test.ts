@@ -92,6 +92,10 @@ describe('LangChain guarded tools', () => {
       ['book_table', undefined, 'proceed'],
     ]);
     expect(named('invoke_agent')[0]?.attributes).toMatchObject({ 'gen_ai.conversation.id': 'thread_9', 'guardtrace.user.id': 'user_3' });
+    // every model turn is a chat span; the turn after a failed call is recorded as its repair
+    const chats = named('chat');
+    expect(chats.map((c) => c.attributes['guardtrace.repair.failure_class'])).toEqual([undefined, 'invalid_arguments', undefined, 'unknown_tool', undefined, undefined]);
+    expect(chats.every((c) => c.attributes['gen_ai.conversation.id'] === 'thread_9' && c.attributes['gen_ai.request.model'] === 'FakeToolCallingModel')).toBe(true);
   });
 
   it('ends the createAgent run with GuardtraceEscalation when the policy aborts', async () => {

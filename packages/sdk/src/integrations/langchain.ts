@@ -19,13 +19,13 @@
  * guardLangChainTools call; user: `configurable.user_id` unless `userId` says otherwise.
  */
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { ToolMessage } from '@langchain/core/messages';
+import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall } from '@langchain/core/messages/tool';
 import { StructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
 import { createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
-import type { CallResult } from '../types.ts';
+import type { CallFailure, CallResult, ModelCall } from '../types.ts';
 import { GuardtraceEscalation, InvocationScope, SessionMap, type SessionKey, type ToolMeta, escalateOrReturn, specOf } from './adapter.ts';
 import { modelText } from './model-text.ts';
 
@@ -46,7 +46,10 @@ export interface GuardLangChainToolsOptions {
 export interface GuardedLangChainTools {
   /** Guarded tools with the originals' names, descriptions and schemas. */
   tools: StructuredTool[];
-  /** `createAgent({ middleware: [...] })`: unknown tool names through the guards, escalations end the run. */
+  /**
+   * `createAgent({ middleware: [...] })`: unknown tool names through the guards, escalations
+   * end the run, and each model call is recorded (a turn after a failed call as its repair).
+   */
   middleware: ReturnType<typeof createMiddleware>;
   /** The Guardtrace sessions opened by calls; `end()` them when the thread is over. */
   sessions: SessionMap;
@@ -64,6 +67,14 @@ function zodOf(t: StructuredToolInterface): z.ZodType {
     }
   }
   throw new Error(`guardtrace: LangChain tool "${t.name}" needs a zod 4 or JSON schema (zod 3 schemas are not supported)`);
+}
+
+/** The request's model name: its `model` / `modelName` field, else its class's LangChain name. */
+function modelNameOf(model: unknown): string {
+  const m = model as { model?: unknown; modelName?: unknown; getName?: () => string };
+  if (typeof m.model === 'string') return m.model;
+  if (typeof m.modelName === 'string') return m.modelName;
+  return typeof m.getName === 'function' ? m.getName() : 'unknown';
 }
 
 function isToolCall(input: unknown): input is ToolCall {
@@ -123,9 +134,13 @@ export function guardLangChainTools(gt: Guardtrace, tools: StructuredToolInterfa
     return { id: fallbackId, userId };
   };
 
+  // per session: the first failed call since the last model call, which the next one repairs
+  const toRepair = new Map<string, CallFailure>();
+
   const route = async (name: string, args: unknown, callId: string | undefined, config: RunnableConfig): Promise<CallResult> => {
     const session = sessions.get(keyOf(config));
     const r = await scope.run(config, () => session.callTool(name, args, callId !== undefined ? { callId } : {}));
+    if (!r.ok && !toRepair.has(session.id)) toRepair.set(session.id, r);
     return escalateOrReturn(r);
   };
 
@@ -150,6 +165,26 @@ export function guardLangChainTools(gt: Guardtrace, tools: StructuredToolInterfa
       const config: RunnableConfig = { configurable: request.runtime.configurable ?? {} };
       const r = await route(request.toolCall.name, request.toolCall.args, request.toolCall.id, config);
       return new ToolMessage({ content: modelText(r), tool_call_id: request.toolCall.id ?? '', name: request.toolCall.name, status: 'error' });
+    },
+    wrapModelCall: async (request, handler) => {
+      const startTime = Date.now();
+      const response = await handler(request);
+      if (AIMessage.isInstance(response)) {
+        const session = sessions.get(keyOf({ configurable: request.runtime.configurable ?? {} }));
+        const meta = response.response_metadata as { model_name?: unknown; model_provider?: unknown } | undefined;
+        const call: ModelCall = {
+          model: typeof meta?.model_name === 'string' ? meta.model_name : modelNameOf(request.model),
+          inputTokens: response.usage_metadata?.input_tokens ?? 0,
+          outputTokens: response.usage_metadata?.output_tokens ?? 0,
+          startTime,
+        };
+        if (typeof meta?.model_provider === 'string') call.provider = meta.model_provider;
+        const repairs = toRepair.get(session.id);
+        if (repairs) call.repairs = repairs;
+        toRepair.delete(session.id);
+        session.recordModelCall(call);
+      }
+      return response;
     },
   });
 

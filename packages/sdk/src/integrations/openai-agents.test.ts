@@ -48,7 +48,12 @@ describe('OpenAI Agents SDK guarded tools', () => {
   it('runs a real Runner loop: rejected then corrected call, unknown tool continued by the right one, transient retry', async () => {
     const { gt, named } = traced();
     const calls: string[] = [];
-    const guarded = guardAgentsTools(gt, weatherDefs(calls), { agentName: 'concierge', userId: () => 'user_7', meta: { get_weather: { flags: { readOnly: true } } } });
+    const guarded = guardAgentsTools(gt, weatherDefs(calls), {
+      agentName: 'concierge',
+      userId: () => 'user_7',
+      model: 'scripted',
+      meta: { get_weather: { flags: { readOnly: true } } },
+    });
     const model = new ScriptedModel([
       { call: ['call_1', 'get_weather', '{"town":"Paris"}'] },
       { call: ['call_2', 'get_weather', '{"city":"Paris"}'] },
@@ -89,6 +94,11 @@ describe('OpenAI Agents SDK guarded tools', () => {
       ['book_table', 'transient', 'retry_backoff'],
       ['book_table', undefined, 'proceed'],
     ]);
+    // every model request is a chat span (from the run's usage); the turn after a failed call is its repair
+    const chats = named('chat');
+    expect(chats.map((c) => c.attributes['guardtrace.repair.failure_class'])).toEqual([undefined, 'invalid_arguments', undefined, 'unknown_tool', undefined, undefined]);
+    expect(chats.map((c) => c.attributes['gen_ai.usage.input_tokens'])).toEqual([100, 100, 100, 100, 100, 100]);
+    expect(chats[1]?.attributes['guardtrace.repair.tokens']).toBe(110);
     const root = named('invoke_agent')[0];
     expect(root?.attributes).toMatchObject({ 'gen_ai.conversation.id': 'conv_42', 'gen_ai.agent.name': 'concierge', 'guardtrace.user.id': 'user_7' });
   });

@@ -18,6 +18,8 @@
 import { type FunctionTool, type RunContext, type ToolErrorFormatter, getCurrentTrace, tool } from '@openai/agents';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
+import type { Session } from '../session.ts';
+import type { CallFailure, ModelCall } from '../types.ts';
 import { GuardtraceEscalation, InvocationScope, SessionMap, type SessionKey, type ToolMeta, escalateOrReturn, specOf } from './adapter.ts';
 import { modelText } from './model-text.ts';
 
@@ -44,6 +46,10 @@ export interface GuardAgentsToolsOptions<TContext = unknown> {
   session?: (runContext: RunContext<TContext>) => SessionKey | undefined;
   /** The user a run is for (the repair-token budget is per user). */
   userId?: (runContext: RunContext<TContext>) => string | undefined;
+  /** `gen_ai.request.model` of the recorded model calls (the tools do not see the agent's model; default "unknown"). */
+  model?: string;
+  /** `gen_ai.provider.name` of the recorded model calls (default "openai"). */
+  provider?: string;
 }
 
 export interface GuardedAgentsTools<TContext = unknown> {
@@ -51,8 +57,18 @@ export interface GuardedAgentsTools<TContext = unknown> {
   tools: FunctionTool<TContext>[];
   /** Spread into `run()` / `Runner` options: an unknown tool name goes through the guards instead of failing the run. */
   runOptions: { toolNotFoundBehavior: 'return_error_to_model'; toolErrorFormatter: ToolErrorFormatter<TContext> };
-  /** The Guardtrace sessions opened by runs; `end()` them when the conversation is over. */
+  /**
+   * The Guardtrace sessions opened by runs; `end()` them when the conversation is over (the
+   * model calls not yet recorded are recorded then).
+   */
   sessions: SessionMap;
+}
+
+/** What a run context's usage was when its model calls were last recorded. */
+interface UsageMark {
+  requests: number;
+  input: number;
+  output: number;
 }
 
 interface Invocation<TContext> {
@@ -69,9 +85,33 @@ export function guardAgentsTools<TContext = unknown>(
   defs: AgentsToolDef<TContext>[],
   opts: GuardAgentsToolsOptions<TContext>,
 ): GuardedAgentsTools<TContext> {
-  const sessions = new SessionMap(gt, opts.agentName);
   const scope = new InvocationScope<Invocation<TContext>>();
   const runIds = new WeakMap<object, string>();
+  // Model calls are recorded from the run's usage, which the SDK adds up per model request:
+  // what was added since the last mark is the model call(s) since then, recorded when a tool
+  // is called and when the session ends. The first failed call since then is what they repair.
+  const marks = new WeakMap<RunContext<TContext>, UsageMark>();
+  const lastRun = new Map<string, RunContext<TContext>>();
+  const toRepair = new Map<string, CallFailure>();
+
+  const recordModelCalls = (session: Session, runContext: RunContext<TContext>): void => {
+    const u = runContext.usage;
+    const mark = marks.get(runContext) ?? { requests: 0, input: 0, output: 0 };
+    if (u.requests <= mark.requests) return;
+    const call: ModelCall = { model: opts.model ?? 'unknown', provider: opts.provider ?? 'openai', inputTokens: u.inputTokens - mark.input, outputTokens: u.outputTokens - mark.output };
+    const repairs = toRepair.get(session.id);
+    if (repairs) call.repairs = repairs;
+    toRepair.delete(session.id);
+    session.recordModelCall(call);
+    marks.set(runContext, { requests: u.requests, input: u.inputTokens, output: u.outputTokens });
+  };
+
+  const sessions = new SessionMap(gt, opts.agentName, (session) => {
+    const runContext = lastRun.get(session.id);
+    if (runContext) recordModelCalls(session, runContext);
+    lastRun.delete(session.id);
+    toRepair.delete(session.id);
+  });
 
   const keyOf = (runContext: RunContext<TContext>): SessionKey => {
     const userId = opts.userId?.(runContext);
@@ -88,8 +128,11 @@ export function guardAgentsTools<TContext = unknown>(
 
   const call = async (runContext: RunContext<TContext>, name: string, input: unknown, details?: ToolCallDetails): Promise<string> => {
     const session = sessions.get(keyOf(runContext));
+    recordModelCalls(session, runContext);
+    lastRun.set(session.id, runContext);
     const callId = details?.toolCall?.callId;
     const r = await scope.run({ runContext, details }, () => session.callTool(name, input, callId !== undefined ? { callId } : {}));
+    if (!r.ok && !toRepair.has(session.id)) toRepair.set(session.id, r);
     return modelText(escalateOrReturn(r));
   };
 
