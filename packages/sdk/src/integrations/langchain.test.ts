@@ -115,6 +115,19 @@ describe('LangChain guarded tools', () => {
     expect(await guarded.sessions.end()).toEqual({ t_ops: 'failed' });
   });
 
+  it('an unknown tool named twice escalates out of the middleware and ends the createAgent run', async () => {
+    const { gt } = traced();
+    const guarded = guardLangChainTools(gt, lunchTools([]), { agentName: 'concierge' });
+    const model = new FakeToolCallingModel({
+      toolCalls: [[{ name: 'get_forecast', args: { city: 'Paris' }, id: 'c1' }], [{ name: 'get_forecast', args: { city: 'Paris' }, id: 'c2' }], []],
+    });
+    const agent = createAgent({ model, tools: guarded.tools, middleware: [guarded.middleware] });
+    const err = await agent.invoke({ messages: [new HumanMessage('forecast?')] }, { configurable: { thread_id: 't_esc' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GuardtraceEscalation);
+    expect((err as GuardtraceEscalation).result).toMatchObject({ tool: 'get_forecast', decision: 'escalate_human', failureClass: 'unknown_tool' });
+    expect(await guarded.sessions.end()).toEqual({ t_esc: 'escalated' });
+  });
+
   it('works in a hand loop: bindTools on the fake model, ToolMessages back, one session per guard without a thread id', async () => {
     const { gt, named } = traced();
     const calls: string[] = [];

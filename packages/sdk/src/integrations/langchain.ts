@@ -88,7 +88,7 @@ class GuardedTool extends StructuredTool {
   schema: StructuredToolInterface['schema'];
   readonly #route: (name: string, args: unknown, callId: string | undefined, config: RunnableConfig) => Promise<CallResult>;
 
-  constructor(inner: StructuredToolInterface, route: GuardedTool['route']) {
+  constructor(inner: Pick<StructuredToolInterface, 'name' | 'description' | 'schema' | 'returnDirect'>, route: GuardedTool['route']) {
     super();
     this.name = inner.name;
     this.description = inner.description;
@@ -160,11 +160,11 @@ export function guardLangChainTools(gt: Guardtrace, tools: StructuredToolInterfa
     name: 'guardtrace',
     wrapToolCall: async (request, handler) => {
       if (request.tool !== undefined) return handler(request);
-      // a name the model made up: the session rejects it with the valid names, and the
-      // model's corrected call continues it
-      const config: RunnableConfig = { configurable: request.runtime.configurable ?? {} };
-      const r = await route(request.toolCall.name, request.toolCall.args, request.toolCall.id, config);
-      return new ToolMessage({ content: modelText(r), tool_call_id: request.toolCall.id ?? '', name: request.toolCall.name, status: 'error' });
+      // a name the model made up: run it as a guarded tool of that name, so the session
+      // rejects it with the valid names (the model's correction continues the call) and an
+      // escalation leaves the run the way a tool's error does
+      const made = new GuardedTool({ name: request.toolCall.name, description: 'not a tool', schema: z.object({}), returnDirect: false }, route);
+      return handler({ ...request, tool: made });
     },
     wrapModelCall: async (request, handler) => {
       const startTime = Date.now();

@@ -127,6 +127,22 @@ describe('OpenAI Agents SDK guarded tools', () => {
     expect(named('execute_tool drop_db')[0]?.attributes['guardtrace.decision']).toBe('abort');
   });
 
+  it('an unknown tool named twice escalates: the run stops before the next model call', async () => {
+    const { gt } = traced();
+    const guarded = guardAgentsTools(gt, weatherDefs([]), { agentName: 'concierge' });
+    const model = new ScriptedModel([
+      { call: ['call_1', 'get_forecast', '{"city":"Paris"}'] },
+      { call: ['call_2', 'get_forecast', '{"city":"Paris"}'] },
+      { text: 'unreachable' },
+    ]);
+    const agent = new Agent({ name: 'concierge', model, tools: guarded.tools });
+    const err = await new Runner({ groupId: 'conv_esc' }).run(agent, 'forecast?', guarded.runOptions).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GuardtraceEscalation);
+    expect((err as GuardtraceEscalation).result).toMatchObject({ tool: 'get_forecast', decision: 'escalate_human', failureClass: 'unknown_tool' });
+    expect(model.requests).toHaveLength(2);
+    expect(await guarded.sessions.end()).toEqual({ conv_esc: 'escalated' });
+  });
+
   it('refuses a definition without a zod schema, saying which tool and what it needs', () => {
     const { gt } = traced();
     const def = { name: 'raw', description: 'x', parameters: { type: 'object' } as unknown as z.ZodObject, execute: () => 'x' };

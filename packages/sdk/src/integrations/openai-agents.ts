@@ -15,7 +15,7 @@
  * Session: the run's trace group id (a conversation), else its trace id, else one session per
  * run; `session` picks your own.
  */
-import { type FunctionTool, type RunContext, type ToolErrorFormatter, getCurrentTrace, tool } from '@openai/agents';
+import { type CallModelInputFilter, type FunctionTool, type RunContext, type ToolErrorFormatter, getCurrentTrace, tool } from '@openai/agents';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
 import type { Session } from '../session.ts';
@@ -56,7 +56,11 @@ export interface GuardedAgentsTools<TContext = unknown> {
   /** Function tools for `new Agent({ tools })`. */
   tools: FunctionTool<TContext>[];
   /** Spread into `run()` / `Runner` options: an unknown tool name goes through the guards instead of failing the run. */
-  runOptions: { toolNotFoundBehavior: 'return_error_to_model'; toolErrorFormatter: ToolErrorFormatter<TContext> };
+  runOptions: {
+    toolNotFoundBehavior: 'return_error_to_model';
+    toolErrorFormatter: ToolErrorFormatter<TContext>;
+    callModelInputFilter: CallModelInputFilter<TContext>;
+  };
   /**
    * The Guardtrace sessions opened by runs; `end()` them when the conversation is over (the
    * model calls not yet recorded are recorded then).
@@ -106,11 +110,31 @@ export function guardAgentsTools<TContext = unknown>(
     marks.set(runContext, { requests: u.requests, input: u.inputTokens, output: u.outputTokens });
   };
 
+  // An escalation met while answering an unknown tool name cannot be thrown there (the SDK
+  // swallows toolErrorFormatter errors and answers with its default text): it is kept and
+  // thrown before the session's next model call (callModelInputFilter, which finds the
+  // session by the current trace or the run's context object) or its next tool call.
+  const pending = new Map<string, GuardtraceEscalation>();
+  const byTrace = new Map<string, string>();
+  const byContext = new WeakMap<object, string>();
+  const throwPending = (sessionId: string | undefined): void => {
+    const e = sessionId === undefined ? undefined : pending.get(sessionId);
+    if (e === undefined || sessionId === undefined) return;
+    pending.delete(sessionId);
+    throw e;
+  };
+  const currentTraceId = (): string | undefined => {
+    const trace = getCurrentTrace();
+    return trace && trace.traceId !== 'no-op' ? trace.traceId : undefined;
+  };
+
   const sessions = new SessionMap(gt, opts.agentName, (session) => {
     const runContext = lastRun.get(session.id);
     if (runContext) recordModelCalls(session, runContext);
     lastRun.delete(session.id);
     toRepair.delete(session.id);
+    pending.delete(session.id);
+    for (const [trace, id] of byTrace) if (id === session.id) byTrace.delete(trace);
   });
 
   const keyOf = (runContext: RunContext<TContext>): SessionKey => {
@@ -128,8 +152,12 @@ export function guardAgentsTools<TContext = unknown>(
 
   const call = async (runContext: RunContext<TContext>, name: string, input: unknown, details?: ToolCallDetails): Promise<string> => {
     const session = sessions.get(keyOf(runContext));
+    throwPending(session.id);
     recordModelCalls(session, runContext);
     lastRun.set(session.id, runContext);
+    const traceId = currentTraceId();
+    if (traceId !== undefined) byTrace.set(traceId, session.id);
+    if (typeof runContext.context === 'object' && runContext.context !== null) byContext.set(runContext.context, session.id);
     const callId = details?.toolCall?.callId;
     const r = await scope.run({ runContext, details }, () => session.callTool(name, input, callId !== undefined ? { callId } : {}));
     if (!r.ok && !toRepair.has(session.id)) toRepair.set(session.id, r);
@@ -156,9 +184,22 @@ export function guardAgentsTools<TContext = unknown>(
 
   const toolErrorFormatter: ToolErrorFormatter<TContext> = async (a) => {
     if (a.kind !== 'tool_not_found') return undefined;
-    // the SDK gives no arguments here: the name is what is wrong
-    return call(a.runContext, a.toolName, {}, { toolCall: { type: 'function_call', callId: a.callId, name: a.toolName, arguments: '{}' } });
+    try {
+      // the SDK gives no arguments here: the name is what is wrong
+      return await call(a.runContext, a.toolName, {}, { toolCall: { type: 'function_call', callId: a.callId, name: a.toolName, arguments: '{}' } });
+    } catch (e) {
+      if (!(e instanceof GuardtraceEscalation)) throw e;
+      pending.set(keyOf(a.runContext).id, e);
+      return e.result.feedback;
+    }
   };
 
-  return { tools, runOptions: { toolNotFoundBehavior: 'return_error_to_model', toolErrorFormatter }, sessions };
+  const callModelInputFilter: CallModelInputFilter<TContext> = ({ modelData, context }) => {
+    const traceId = currentTraceId();
+    throwPending(traceId !== undefined ? byTrace.get(traceId) : undefined);
+    throwPending(typeof context === 'object' && context !== null ? byContext.get(context) : undefined);
+    return modelData;
+  };
+
+  return { tools, runOptions: { toolNotFoundBehavior: 'return_error_to_model', toolErrorFormatter, callModelInputFilter }, sessions };
 }
