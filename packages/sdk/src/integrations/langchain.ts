@@ -81,24 +81,23 @@ function isToolCall(input: unknown): input is ToolCall {
   return typeof input === 'object' && input !== null && (input as { type?: unknown }).type === 'tool_call' && 'args' in input;
 }
 
+/** Runs one call of a tool (by name) through the session of `config`. */
+type Route = (name: string, args: unknown, callId: string | undefined, config: RunnableConfig) => Promise<CallResult>;
+
 /** A tool whose invoke runs through the session; the original runs inside as the registered execute. */
 class GuardedTool extends StructuredTool {
   name: string;
   description: string;
   schema: StructuredToolInterface['schema'];
-  readonly #route: (name: string, args: unknown, callId: string | undefined, config: RunnableConfig) => Promise<CallResult>;
+  readonly #route: Route;
 
-  constructor(inner: Pick<StructuredToolInterface, 'name' | 'description' | 'schema' | 'returnDirect'>, route: GuardedTool['route']) {
+  constructor(inner: Pick<StructuredToolInterface, 'name' | 'description' | 'schema' | 'returnDirect'>, route: Route) {
     super();
     this.name = inner.name;
     this.description = inner.description;
     this.schema = inner.schema;
     this.returnDirect = inner.returnDirect;
     this.#route = route;
-  }
-
-  get route(): (name: string, args: unknown, callId: string | undefined, config: RunnableConfig) => Promise<CallResult> {
-    return this.#route;
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: StructuredTool's own invoke signature is generic over its schema
@@ -120,7 +119,9 @@ class GuardedTool extends StructuredTool {
  * `createAgent` middleware for unknown tool names and escalations.
  */
 export function guardLangChainTools(gt: Guardtrace, tools: StructuredToolInterface[], opts: GuardLangChainToolsOptions): GuardedLangChainTools {
-  const sessions = new SessionMap(gt, opts.agentName);
+  // per session: the first failed call since the last model call, which the next one repairs
+  const toRepair = new Map<string, CallFailure>();
+  const sessions = new SessionMap(gt, opts.agentName, (session) => toRepair.delete(session.id));
   const scope = new InvocationScope<RunnableConfig>();
   const fallbackId = `lc_${crypto.randomUUID()}`;
 
@@ -134,10 +135,7 @@ export function guardLangChainTools(gt: Guardtrace, tools: StructuredToolInterfa
     return { id: fallbackId, userId };
   };
 
-  // per session: the first failed call since the last model call, which the next one repairs
-  const toRepair = new Map<string, CallFailure>();
-
-  const route = async (name: string, args: unknown, callId: string | undefined, config: RunnableConfig): Promise<CallResult> => {
+  const route: Route = async (name, args, callId, config) => {
     const session = sessions.get(keyOf(config));
     const r = await scope.run(config, () => session.callTool(name, args, callId !== undefined ? { callId } : {}));
     if (!r.ok && !toRepair.has(session.id)) toRepair.set(session.id, r);

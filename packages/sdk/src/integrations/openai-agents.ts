@@ -3,7 +3,8 @@
  * `tool()`) become function tools whose every call runs through a Guardtrace session: schema
  * guard from the zod `parameters`, the tool's guards, policy and budgets. Rejections go back
  * to the model as the tool's output (sanitized feedback); an unknown tool name comes back with
- * the valid names; an escalation throws {@link GuardtraceEscalation} out of `run()`.
+ * the valid names; an escalation fails `run()` with {@link GuardtraceEscalation} (as the
+ * `.error` of the SDK's `ToolCallError` when a tool call escalates).
  *
  * ```ts
  * const guarded = guardAgentsTools(gt, [getWeatherDef], { agentName: 'weather' });
