@@ -143,6 +143,23 @@ describe('OpenAI Agents SDK guarded tools', () => {
     expect(await guarded.sessions.end()).toEqual({ conv_esc: 'escalated' });
   });
 
+  it('with the SDK tracing off, the unknown tool and its correction share the run session (attempt 2)', async () => {
+    const { gt, named } = traced();
+    const calls: string[] = [];
+    const guarded = guardAgentsTools(gt, weatherDefs(calls), { agentName: 'concierge' });
+    const model = new ScriptedModel([
+      { call: ['call_1', 'get_forecast', '{"city":"Oslo"}'] },
+      { call: ['call_2', 'get_time', '{"city":"Oslo"}'] },
+      { text: 'noon' },
+    ]);
+    const agent = new Agent({ name: 'concierge', model, tools: guarded.tools });
+    await new Runner({ tracingDisabled: true }).run(agent, 'time?', guarded.runOptions);
+    const outcomes = await guarded.sessions.end();
+    expect(Object.keys(outcomes)).toEqual([expect.stringMatching(/^run_/)]);
+    expect(calls).toEqual(['get_time:Oslo']);
+    expect(named('execute_tool').map((t) => [t.name, t.attributes['guardtrace.attempt']])).toEqual([['execute_tool get_time', 2]]);
+  });
+
   it('refuses a definition without a zod schema, saying which tool and what it needs', () => {
     const { gt } = traced();
     const def = { name: 'raw', description: 'x', parameters: { type: 'object' } as unknown as z.ZodObject, execute: () => 'x' };
