@@ -67,6 +67,15 @@ module.exports = {
       to: { path: '(^|/)node_modules/@opentelemetry/(?!api/)', reachable: true },
     },
     {
+      name: 'sdk-main-entry-reaches-an-agent-framework',
+      comment:
+        'The agent frameworks (AI SDK, OpenAI Agents SDK, LangChain) are optional peers of the SDK: ' +
+        'only their own subpaths (ai-sdk, openai-agents, langchain) import them, never what the main entry reaches.',
+      severity: 'error',
+      from: { path: '^packages/sdk/src/index\\.ts$' },
+      to: { path: '(^|/)node_modules/(ai|@openai/agents[^/]*|@langchain/[^/]+|langchain)/', reachable: true },
+    },
+    {
       name: 'semconv-imports-the-workspace',
       comment: 'semconv is the bottom layer and ships with the SDK: nothing of ours, no path outside itself.',
       severity: 'error',
@@ -143,9 +152,19 @@ module.exports = {
     // the cruise is started from (tools/arch's test, `pnpm arch`).
     baseDir: __dirname,
     doNotFollow: { path: ['(^|/)node_modules/', '^packages/db/src/generated/'] },
-    // tools/package-check/consumer/ holds the files of a throwaway npm project that the package
-    // check installs the tarballs into: they resolve there, not in this workspace.
-    exclude: { path: ['(^|/)(\\.next|\\.turbo|dist|coverage|test-results|playwright-report)/', '^tools/package-check/consumer/', '^tools/prisma-migrate/\\.tmp-'] },
+    exclude: {
+      path: [
+        '(^|/)(\\.next|\\.turbo|coverage|test-results|playwright-report)/',
+        // Our own build output (a package's dist/) is left out, not a dependency's: the agent
+        // frameworks the SDK's subpaths import resolve into their dist/ folders, and the rule
+        // that keeps them out of the main entry must see them.
+        '^(apps|packages|e2e|scripts|tools)/[^/]+/dist/',
+        // tools/package-check/consumer/ holds the files of a throwaway npm project that the
+        // package check installs the tarballs into: they resolve there, not in this workspace.
+        '^tools/package-check/consumer/',
+        '^tools/prisma-migrate/\\.tmp-',
+      ],
+    },
     // `import type` and `export type` are dependencies too: they couple the code even if
     // they vanish at run time, and TypeScript would otherwise hide them from the rules.
     tsPreCompilationDeps: true,

@@ -10,6 +10,8 @@ export default defineConfig({
     index: 'src/index.ts',
     setup: 'src/setup.ts',
     'ai-sdk': 'src/integrations/ai-sdk.ts',
+    'openai-agents': 'src/integrations/openai-agents.ts',
+    langchain: 'src/integrations/langchain.ts',
     'guards/files': 'src/guards/files.ts',
     'guards/command': 'src/guards/command.ts',
     'guards/sql': 'src/guards/sql.ts',

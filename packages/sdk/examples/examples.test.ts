@@ -2,6 +2,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { describe, expect, it } from 'vitest';
 import { runFileAgent } from './file-agent.ts';
 import { runInvoiceAgent } from './invoice-agent.ts';
+import { runLangChainExample } from './langchain-agent.ts';
+import { runAgentsExample } from './openai-agents-agent.ts';
 
 function memory() {
   const exporter = new InMemorySpanExporter();
@@ -60,4 +62,52 @@ describe('invoice-agent example (second seed)', () => {
     const charge = m.spans().find((s) => s.name === 'guardtrace.attempt' && s.attributes['guardtrace.decision'] === 'fail_reconcile');
     expect(charge?.attributes).toMatchObject({ 'guardtrace.failure.class': 'uncertain_side_effect', 'error.type': 'ETIMEDOUT' });
   }, 30_000);
+});
+
+/** The attempts of an example run as [tool, failure class, decision], in order. */
+const attemptsOf = (spans: ReturnType<ReturnType<typeof memory>['spans']>) =>
+  spans.filter((s) => s.name === 'guardtrace.attempt').map((a) => [a.attributes['gen_ai.tool.name'], a.attributes['guardtrace.failure.class'], a.attributes['guardtrace.decision']]);
+const EXAMPLE_ATTEMPTS = [
+  ['get_weather', 'invalid_arguments', 'reject_with_feedback'],
+  ['get_weather', undefined, 'proceed'],
+  ['get_forecast', 'unknown_tool', 'reject_with_feedback'],
+  ['get_time', undefined, 'proceed'],
+  ['book_table', 'transient', 'retry_backoff'],
+  ['book_table', undefined, 'proceed'],
+];
+
+describe('openai-agents example', () => {
+  it('corrects the weather call, continues the unknown tool with get_time, retries the 503, all in the group id session', async () => {
+    const m = memory();
+    const run = await runAgentsExample({ tracer: m.tracer });
+    expect(run.sessionId).toBe('conv_lunch_paris');
+    // the turns after the rejected weather call and the unknown tool, 110 tokens each
+    expect(run.repairTokens).toBe(220);
+    expect(run.outcome).toBe('success');
+    expect(run.steps.map((s) => s.tool)).toEqual(['get_weather', 'get_weather', 'get_forecast', 'get_time', 'book_table']);
+    expect(run.steps[0]?.output).toContain('Unexpected field: "town" (did you mean "city"?)');
+    expect(run.steps[2]?.output).toContain('Valid tools (closest first):');
+    expect(run.executed).toEqual(['get_weather Paris', 'get_time Paris', 'book_table Chez Nous', 'book_table Chez Nous']);
+    expect(attemptsOf(m.spans())).toEqual(EXAMPLE_ATTEMPTS);
+    expect(m.spans().every((s) => s.attributes['gen_ai.conversation.id'] === 'conv_lunch_paris')).toBe(true);
+  });
+});
+
+describe('langchain example', () => {
+  it('feeds back error ToolMessages, continues the unknown tool with get_time, retries the 503, all in the thread session', async () => {
+    const m = memory();
+    const run = await runLangChainExample({ tracer: m.tracer });
+    expect(run.outcome).toBe('success');
+    expect(run.steps.map((s) => [s.tool, s.status])).toEqual([
+      ['get_weather', 'error'],
+      ['get_weather', 'success'],
+      ['get_forecast', 'error'],
+      ['get_time', 'success'],
+      ['book_table', 'success'],
+    ]);
+    expect(run.steps[2]?.content).toContain('- get_time');
+    expect(run.executed).toEqual(['get_weather Paris', 'get_time Paris', 'book_table Chez Nous', 'book_table Chez Nous']);
+    expect(attemptsOf(m.spans())).toEqual(EXAMPLE_ATTEMPTS);
+    expect(m.spans().every((s) => s.attributes['gen_ai.conversation.id'] === 'thread_lunch_paris')).toBe(true);
+  });
 });

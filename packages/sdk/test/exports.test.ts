@@ -64,6 +64,13 @@ describe('entry points', () => {
     expect([...externalImports(pkg.exports['./guards/sql']!)]).toContain('node-sql-parser');
   });
 
+  it('each framework integration is a subpath of its own that imports its framework', () => {
+    const frameworks = (sub: string) => [...externalImports(pkg.exports[sub]!)].filter((s) => /^(ai|@openai\/agents|@langchain\/|langchain)/.test(s)).sort();
+    expect(frameworks('./ai-sdk')).toEqual(['ai']);
+    expect(frameworks('./openai-agents')).toEqual(['@openai/agents']);
+    expect(frameworks('./langchain')).toEqual(['@langchain/core/messages', '@langchain/core/messages/tool', '@langchain/core/runnables', '@langchain/core/tools', 'langchain']);
+  });
+
   it('publishes the same subpaths the workspace resolves, except the demo agent', () => {
     const published = Object.keys(pkg.publishConfig.exports).filter((k) => k !== './package.json');
     expect(published).toEqual(Object.keys(pkg.exports).filter((k) => k !== './examples/demo-agent'));

@@ -31,6 +31,7 @@ const STORE: Record<string, Files> = {
     'package.json': JSON.stringify({ name: '@opentelemetry/api', main: 'index.js' }),
     'index.js': 'export const trace = {};',
   },
+  langchain: { 'package.json': JSON.stringify({ name: 'langchain', main: 'index.js' }), 'index.js': 'export const createMiddleware = () => ({});' },
   '@opentelemetry/sdk-trace-base': {
     'package.json': JSON.stringify({ name: '@opentelemetry/sdk-trace-base', main: 'index.js' }),
     'index.js': 'export class BasicTracerProvider {}',
@@ -48,6 +49,9 @@ const CLEAN: Files = {
     "import { trace } from '@opentelemetry/api';\nimport { ATTR_GUARDTRACE_ATTEMPT } from '@guardtrace/semconv';\nexport const sdk = [trace, ATTR_GUARDTRACE_ATTEMPT];\n",
   'packages/sdk/src/setup.ts':
     "import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';\nimport { sdk } from './index.ts';\nexport const setup = [BasicTracerProvider, sdk];\n",
+  // A framework integration is a subpath of its own: it may import its framework.
+  'packages/sdk/src/integrations/langchain.ts':
+    "import { createMiddleware } from 'langchain';\nimport { sdk } from '../index.ts';\nexport const lc = [createMiddleware, sdk];\n",
   'packages/db/package.json': pkg('@guardtrace/db', { '.': './src/index.ts', './server': './src/server.ts', './dev': './src/dev.ts' }),
   'packages/db/src/index.ts': "import { PrismaClient } from '@prisma/client';\nexport const createPrisma = () => new PrismaClient();\n",
   'packages/db/src/migrate.ts': "import pg from 'pg';\nexport const migrate = () => pg;\n",
@@ -182,6 +186,15 @@ describe('each architecture rule bites', () => {
           "import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';\nexport const tail = (p: BasicTracerProvider) => p;\n",
       },
       rules: ['sdk-main-entry-reaches-otel-beyond-api'],
+    },
+    {
+      name: "the SDK's main entry reaches a framework through a shared helper (type only)",
+      files: {
+        'packages/sdk/src/index.ts':
+          "import { trace } from '@opentelemetry/api';\nexport { helper } from './helper.ts';\nexport const sdk = [trace];\n",
+        'packages/sdk/src/helper.ts': "import type { createMiddleware } from 'langchain';\nexport const helper = (m: typeof createMiddleware) => m;\n",
+      },
+      rules: ['sdk-main-entry-reaches-an-agent-framework'],
     },
     {
       name: 'semconv imports the SDK (type only)',

@@ -15,7 +15,8 @@ import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
 import { redactSecrets } from '../sanitize.ts';
 import { type Session, sessionCore } from '../session.ts';
-import type { CallFailure, CallResult, Guard, ToolFlags, ToolSpec } from '../types.ts';
+import type { CallFailure, CallResult } from '../types.ts';
+import { type ToolMeta, specOf } from './adapter.ts';
 
 /** What the model sees when a call is rejected or fails: the sanitized feedback and the decision. */
 export interface GuardedToolOutput {
@@ -128,25 +129,12 @@ export interface AiSdkToolDef {
  * Registers existing AI SDK tool definitions as Guardtrace tools (schema from `inputSchema`),
  * with the flags, guards and reconcile hooks the AI SDK has no place for.
  */
-export function registerAiSdkTools(
-  gt: Guardtrace,
-  defs: Record<string, AiSdkToolDef>,
-  meta: Record<string, { flags?: ToolFlags; guards?: Guard[]; reconcile?: ToolSpec['reconcile']; timeoutMs?: number }> = {},
-): void {
+export function registerAiSdkTools(gt: Guardtrace, defs: Record<string, AiSdkToolDef>, meta: Record<string, ToolMeta> = {}): void {
   for (const [name, def] of Object.entries(defs)) {
-    const m = meta[name] ?? {};
     const execute = def.execute;
     if (!execute) throw new Error(`guardtrace: AI SDK tool "${name}" has no execute function`);
-    const spec: ToolSpec = {
-      name,
-      description: def.description ?? name,
-      schema: def.inputSchema,
-      execute: (args, ctx) => execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal }),
-    };
-    if (m.flags) spec.flags = m.flags;
-    if (m.guards) spec.guards = m.guards;
-    if (m.reconcile) spec.reconcile = m.reconcile;
-    if (m.timeoutMs !== undefined) spec.timeoutMs = m.timeoutMs;
-    gt.tool(spec);
+    gt.tool(
+      specOf(name, def.description ?? name, def.inputSchema, (args, ctx) => execute(args, { toolCallId: ctx.callId, messages: [], abortSignal: ctx.signal }), meta[name]),
+    );
   }
 }

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
 import type { Session } from '../session.ts';
-import { redactSecrets } from '../sanitize.ts';
 import type { CallFailure, CallResult, ModelCall } from '../types.ts';
+import { modelText as contentOf } from './model-text.ts';
 
 function schemaOf(gt: Guardtrace, name: string): Record<string, unknown> {
   const t = gt.getTool(name);
@@ -15,18 +15,6 @@ function schemaOf(gt: Guardtrace, name: string): Record<string, unknown> {
     return t ? (z.toJSONSchema(t.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>) : { type: 'object' };
   } catch {
     return { type: 'object' };
-  }
-}
-
-/** The tool-result text the model sees: feedback (sanitized already), or the value redacted of secrets. */
-function contentOf(r: CallResult): string {
-  if (!r.ok) return r.feedback;
-  const value = redactSecrets(r.value);
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value ?? null);
-  } catch {
-    return redactSecrets(String(value));
   }
 }
 

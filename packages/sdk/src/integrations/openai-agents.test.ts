@@ -1,0 +1,168 @@
+import { Agent, Runner, ToolCallError, setTraceProcessors, setTracingDisabled } from '@openai/agents';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ScriptedModel, outputsSeen } from '../../examples/openai-agents-agent.ts';
+import { traced } from '../../test/helpers.ts';
+import { Fatal, TransientFailure } from '../errors.ts';
+import { GuardtraceEscalation, guardAgentsTools } from './openai-agents.ts';
+
+const weatherDefs = (calls: string[]) => [
+  {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    parameters: z.object({ city: z.string() }),
+    execute: ({ city }: { city: string }) => {
+      calls.push(`get_weather:${city}`);
+      return { city, sky: 'clear', apiKey: 'sk-proj-abcdefghijklmnopqrstuv' };
+    },
+  },
+  {
+    name: 'get_time',
+    description: 'Local time in a city',
+    parameters: z.object({ city: z.string() }),
+    execute: ({ city }: { city: string }) => {
+      calls.push(`get_time:${city}`);
+      return `12:00 in ${city}`;
+    },
+  },
+  {
+    name: 'book_table',
+    description: 'Book a restaurant table',
+    parameters: z.object({ restaurant: z.string(), people: z.number().int() }),
+    execute: ({ restaurant }: { restaurant: string }) => {
+      calls.push(`book_table:${restaurant}`);
+      if (calls.filter((c) => c.startsWith('book_table')).length === 1) throw new TransientFailure('503 from booking API');
+      return { booked: restaurant };
+    },
+  },
+];
+
+beforeAll(() => {
+  // keep the SDK's own tracing on (its trace carries the group id) but export nothing
+  setTraceProcessors([]);
+  // the SDK turns its tracing off when NODE_ENV is test
+  setTracingDisabled(false);
+});
+
+describe('OpenAI Agents SDK guarded tools', () => {
+  it('runs a real Runner loop: rejected then corrected call, unknown tool continued by the right one, transient retry', async () => {
+    const { gt, named } = traced();
+    const calls: string[] = [];
+    const guarded = guardAgentsTools(gt, weatherDefs(calls), {
+      agentName: 'concierge',
+      userId: () => 'user_7',
+      model: 'scripted',
+      meta: { get_weather: { flags: { readOnly: true } } },
+    });
+    const model = new ScriptedModel([
+      { call: ['call_1', 'get_weather', '{"town":"Paris"}'] },
+      { call: ['call_2', 'get_weather', '{"city":"Paris"}'] },
+      { call: ['call_3', 'get_forecast', '{"city":"Paris"}'] },
+      { call: ['call_4', 'get_time', '{"city":"Paris"}'] },
+      { call: ['call_5', 'book_table', '{"restaurant":"Chez Nous","people":2}'] },
+      { text: 'Sunny, noon, table booked.' },
+    ]);
+    const agent = new Agent({ name: 'concierge', instructions: 'Help.', model, tools: guarded.tools });
+    const runner = new Runner({ groupId: 'conv_42', workflowName: 'concierge' });
+
+    const result = await runner.run(agent, 'Plan my lunch in Paris', { ...guarded.runOptions, maxTurns: 10 });
+    expect(result.finalOutput).toBe('Sunny, noon, table booked.');
+    expect(guarded.sessions.find('conv_42')?.userId).toBe('user_7');
+    expect(await guarded.sessions.end()).toEqual({ conv_42: 'success' });
+
+    expect(calls).toEqual(['get_weather:Paris', 'get_time:Paris', 'book_table:Chez Nous', 'book_table:Chez Nous']);
+    const seen = outputsSeen(model);
+    expect(seen.call_1).toContain('Unexpected field: "town"');
+    expect(seen.call_2).toContain('"sky":"clear"');
+    expect(seen.call_2).not.toContain('sk-proj-abcdefghijklmnopqrstuv');
+    expect(seen.call_3).toContain('Unknown tool "get_forecast"');
+    expect(seen.call_3).toMatch(/- get_weather[\s\S]*- get_time|- get_time[\s\S]*- get_weather/);
+    expect(seen.call_5).toBe('{"booked":"Chez Nous"}');
+
+    const tools = named('execute_tool');
+    expect(tools.map((t) => [t.name, t.attributes['guardtrace.attempt'], t.attributes['guardtrace.outcome']])).toEqual([
+      ['execute_tool get_weather', 2, 'success'],
+      ['execute_tool get_time', 2, 'success'],
+      ['execute_tool book_table', 2, 'success'],
+    ]);
+    const attempts = named('guardtrace.attempt').map((a) => [a.attributes['gen_ai.tool.name'], a.attributes['guardtrace.failure.class'], a.attributes['guardtrace.decision']]);
+    expect(attempts).toEqual([
+      ['get_weather', 'invalid_arguments', 'reject_with_feedback'],
+      ['get_weather', undefined, 'proceed'],
+      ['get_forecast', 'unknown_tool', 'reject_with_feedback'],
+      ['get_time', undefined, 'proceed'],
+      ['book_table', 'transient', 'retry_backoff'],
+      ['book_table', undefined, 'proceed'],
+    ]);
+    // every model request is a chat span (from the run's usage); the turn after a failed call is its repair
+    const chats = named('chat');
+    expect(chats.map((c) => c.attributes['guardtrace.repair.failure_class'])).toEqual([undefined, 'invalid_arguments', undefined, 'unknown_tool', undefined, undefined]);
+    expect(chats.map((c) => c.attributes['gen_ai.usage.input_tokens'])).toEqual([100, 100, 100, 100, 100, 100]);
+    expect(chats[1]?.attributes['guardtrace.repair.tokens']).toBe(110);
+    const root = named('invoke_agent')[0];
+    expect(root?.attributes).toMatchObject({ 'gen_ai.conversation.id': 'conv_42', 'gen_ai.agent.name': 'concierge', 'guardtrace.user.id': 'user_7' });
+  });
+
+  it('stops the run with GuardtraceEscalation when the policy aborts, and keeps one session per run without a trace', async () => {
+    const { gt, named } = traced();
+    const guarded = guardAgentsTools(
+      gt,
+      [{ name: 'drop_db', description: 'Drop a database', parameters: z.object({ name: z.string() }), execute: () => { throw new Fatal('credentials revoked'); } }],
+      { agentName: 'ops' },
+    );
+    const model = new ScriptedModel([{ call: ['call_1', 'drop_db', '{"name":"prod"}'] }, { text: 'unreachable' }]);
+    const agent = new Agent({ name: 'ops', model, tools: guarded.tools });
+    const runner = new Runner({ tracingDisabled: true });
+    const err = await runner.run(agent, 'drop prod', guarded.runOptions).catch((e: unknown) => e);
+    // the SDK surfaces a failing tool as its ToolCallError, with the thrown error as `error`
+    expect(err).toBeInstanceOf(ToolCallError);
+    const cause = (err as ToolCallError).error;
+    expect(cause).toBeInstanceOf(GuardtraceEscalation);
+    expect((cause as GuardtraceEscalation).result).toMatchObject({ tool: 'drop_db', decision: 'abort', failureClass: 'fatal' });
+    expect(model.requests).toHaveLength(1);
+    const outcomes = await guarded.sessions.end();
+    expect(Object.keys(outcomes)).toHaveLength(1);
+    expect(Object.keys(outcomes)[0]).toMatch(/^run_/);
+    expect(Object.values(outcomes)).toEqual(['failed']);
+    expect(named('execute_tool drop_db')[0]?.attributes['guardtrace.decision']).toBe('abort');
+  });
+
+  it('an unknown tool named twice escalates: the run stops before the next model call', async () => {
+    const { gt } = traced();
+    const guarded = guardAgentsTools(gt, weatherDefs([]), { agentName: 'concierge' });
+    const model = new ScriptedModel([
+      { call: ['call_1', 'get_forecast', '{"city":"Paris"}'] },
+      { call: ['call_2', 'get_forecast', '{"city":"Paris"}'] },
+      { text: 'unreachable' },
+    ]);
+    const agent = new Agent({ name: 'concierge', model, tools: guarded.tools });
+    const err = await new Runner({ groupId: 'conv_esc' }).run(agent, 'forecast?', guarded.runOptions).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GuardtraceEscalation);
+    expect((err as GuardtraceEscalation).result).toMatchObject({ tool: 'get_forecast', decision: 'escalate_human', failureClass: 'unknown_tool' });
+    expect(model.requests).toHaveLength(2);
+    expect(await guarded.sessions.end()).toEqual({ conv_esc: 'escalated' });
+  });
+
+  it('with the SDK tracing off, the unknown tool and its correction share the run session (attempt 2)', async () => {
+    const { gt, named } = traced();
+    const calls: string[] = [];
+    const guarded = guardAgentsTools(gt, weatherDefs(calls), { agentName: 'concierge' });
+    const model = new ScriptedModel([
+      { call: ['call_1', 'get_forecast', '{"city":"Oslo"}'] },
+      { call: ['call_2', 'get_time', '{"city":"Oslo"}'] },
+      { text: 'noon' },
+    ]);
+    const agent = new Agent({ name: 'concierge', model, tools: guarded.tools });
+    await new Runner({ tracingDisabled: true }).run(agent, 'time?', guarded.runOptions);
+    const outcomes = await guarded.sessions.end();
+    expect(Object.keys(outcomes)).toEqual([expect.stringMatching(/^run_/)]);
+    expect(calls).toEqual(['get_time:Oslo']);
+    expect(named('execute_tool').map((t) => [t.name, t.attributes['guardtrace.attempt']])).toEqual([['execute_tool get_time', 2]]);
+  });
+
+  it('refuses a definition without a zod schema, saying which tool and what it needs', () => {
+    const { gt } = traced();
+    const def = { name: 'raw', description: 'x', parameters: { type: 'object' } as unknown as z.ZodObject, execute: () => 'x' };
+    expect(() => guardAgentsTools(gt, [def], { agentName: 'a' })).toThrow('Agents SDK tool "raw" needs a zod 4 object as "parameters"');
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * OpenAI Agents SDK (`@openai/agents`) integration: tool definitions (what you pass to its
+ * `tool()`) become function tools whose every call runs through a Guardtrace session: schema
+ * guard from the zod `parameters`, the tool's guards, policy and budgets. Rejections go back
+ * to the model as the tool's output (sanitized feedback); an unknown tool name comes back with
+ * the valid names; an escalation fails `run()` with {@link GuardtraceEscalation} (as the
+ * `.error` of the SDK's `ToolCallError` when a tool call escalates).
+ *
+ * ```ts
+ * const guarded = guardAgentsTools(gt, [getWeatherDef], { agentName: 'weather' });
+ * const agent = new Agent({ name: 'weather', tools: guarded.tools });
+ * await run(agent, 'Weather in Paris?', guarded.runOptions);
+ * await guarded.sessions.end();
+ * ```
+ *
+ * Session: the run's trace group id (a conversation), else its trace id, else one session per
+ * run; `session` picks your own.
+ */
+import { type CallModelInputFilter, type FunctionTool, type RunContext, type ToolErrorFormatter, getCurrentTrace, tool } from '@openai/agents';
+import { z } from 'zod';
+import type { Guardtrace } from '../guardtrace.ts';
+import type { Session } from '../session.ts';
+import type { CallFailure, ModelCall } from '../types.ts';
+import { GuardtraceEscalation, InvocationScope, SessionMap, type SessionKey, type ToolMeta, escalateOrReturn, specOf } from './adapter.ts';
+import { modelText } from './model-text.ts';
+
+export { GuardtraceEscalation, SessionMap };
+export type { SessionKey, ToolMeta };
+
+/** Per-call details the SDK passes to a tool (the model's function call, abort signal). */
+export type ToolCallDetails = Parameters<FunctionTool['invoke']>[2];
+
+/** A tool definition as `tool()` takes it, with a zod object as `parameters`. */
+export type AgentsToolDef<TContext = unknown> = Omit<Parameters<typeof tool<z.ZodObject, TContext>>[0], 'name' | 'parameters' | 'execute'> & {
+  name: string;
+  parameters: z.ZodObject;
+  // biome-ignore lint/suspicious/noExplicitAny: mirrors the Agents SDK's own loosely typed execute
+  execute: (input: any, runContext?: RunContext<TContext>, details?: ToolCallDetails) => unknown;
+};
+
+export interface GuardAgentsToolsOptions<TContext = unknown> {
+  /** `gen_ai.agent.name` of the sessions. */
+  agentName: string;
+  /** Flags, guards, reconcile hooks and policy per tool name. */
+  meta?: Record<string, ToolMeta>;
+  /** The session of a run (default: the trace's group id, else its trace id, else one per run context). */
+  session?: (runContext: RunContext<TContext>) => SessionKey | undefined;
+  /** The user a run is for (the repair-token budget is per user). */
+  userId?: (runContext: RunContext<TContext>) => string | undefined;
+  /** `gen_ai.request.model` of the recorded model calls (the tools do not see the agent's model; default "unknown"). */
+  model?: string;
+  /** `gen_ai.provider.name` of the recorded model calls (default "openai"). */
+  provider?: string;
+}
+
+export interface GuardedAgentsTools<TContext = unknown> {
+  /** Function tools for `new Agent({ tools })`. */
+  tools: FunctionTool<TContext>[];
+  /** Spread into `run()` / `Runner` options: an unknown tool name goes through the guards instead of failing the run. */
+  runOptions: {
+    toolNotFoundBehavior: 'return_error_to_model';
+    toolErrorFormatter: ToolErrorFormatter<TContext>;
+    callModelInputFilter: CallModelInputFilter<TContext>;
+  };
+  /**
+   * The Guardtrace sessions opened by runs; `end()` them when the conversation is over (the
+   * model calls not yet recorded are recorded then).
+   */
+  sessions: SessionMap;
+}
+
+/** What a run context's usage was when its model calls were last recorded. */
+interface UsageMark {
+  requests: number;
+  input: number;
+  output: number;
+}
+
+interface Invocation<TContext> {
+  runContext: RunContext<TContext>;
+  details: ToolCallDetails | undefined;
+}
+
+/**
+ * Registers the definitions with Guardtrace and returns their guarded function tools, plus
+ * the run options that route unknown tool names through the session.
+ */
+export function guardAgentsTools<TContext = unknown>(
+  gt: Guardtrace,
+  defs: AgentsToolDef<TContext>[],
+  opts: GuardAgentsToolsOptions<TContext>,
+): GuardedAgentsTools<TContext> {
+  const scope = new InvocationScope<Invocation<TContext>>();
+  const runIds = new WeakMap<object, string>();
+  // Model calls are recorded from the run's usage, which the SDK adds up per model request:
+  // what was added since the last mark is the model call(s) since then, recorded when a tool
+  // is called and when the session ends. The first failed call since then is what they repair.
+  const marks = new WeakMap<RunContext<TContext>, UsageMark>();
+  const lastRun = new Map<string, RunContext<TContext>>();
+  const toRepair = new Map<string, CallFailure>();
+
+  const recordModelCalls = (session: Session, runContext: RunContext<TContext>): void => {
+    const u = runContext.usage;
+    const mark = marks.get(runContext) ?? { requests: 0, input: 0, output: 0 };
+    if (u.requests <= mark.requests) return;
+    const call: ModelCall = { model: opts.model ?? 'unknown', provider: opts.provider ?? 'openai', inputTokens: u.inputTokens - mark.input, outputTokens: u.outputTokens - mark.output };
+    const repairs = toRepair.get(session.id);
+    if (repairs) call.repairs = repairs;
+    toRepair.delete(session.id);
+    session.recordModelCall(call);
+    marks.set(runContext, { requests: u.requests, input: u.inputTokens, output: u.outputTokens });
+  };
+
+  // An escalation met while answering an unknown tool name cannot be thrown there (the SDK
+  // swallows toolErrorFormatter errors and answers with its default text): it is kept and
+  // thrown before the session's next model call (callModelInputFilter, which finds the
+  // session by the current trace or the run's context object) or its next tool call.
+  const pending = new Map<string, GuardtraceEscalation>();
+  const byTrace = new Map<string, string>();
+  const byContext = new WeakMap<object, string>();
+  const throwPending = (sessionId: string | undefined): void => {
+    const e = sessionId === undefined ? undefined : pending.get(sessionId);
+    if (e === undefined || sessionId === undefined) return;
+    pending.delete(sessionId);
+    throw e;
+  };
+  const currentTraceId = (): string | undefined => {
+    const trace = getCurrentTrace();
+    return trace && trace.traceId !== 'no-op' ? trace.traceId : undefined;
+  };
+
+  const sessions = new SessionMap(gt, opts.agentName, (session) => {
+    const runContext = lastRun.get(session.id);
+    if (runContext) recordModelCalls(session, runContext);
+    lastRun.delete(session.id);
+    toRepair.delete(session.id);
+    pending.delete(session.id);
+    for (const [trace, id] of byTrace) if (id === session.id) byTrace.delete(trace);
+  });
+
+  const keyOf = (runContext: RunContext<TContext>): SessionKey => {
+    const userId = opts.userId?.(runContext);
+    const own = opts.session?.(runContext);
+    if (own) return own.userId === undefined && userId !== undefined ? { ...own, userId } : own;
+    const trace = getCurrentTrace();
+    let id = trace && trace.traceId !== 'no-op' ? (trace.groupId ?? trace.traceId) : undefined;
+    if (id === undefined) {
+      id = runIds.get(runContext) ?? `run_${crypto.randomUUID()}`;
+      runIds.set(runContext, id);
+    }
+    return { id, userId };
+  };
+
+  const call = async (runContext: RunContext<TContext>, name: string, input: unknown, details?: ToolCallDetails): Promise<string> => {
+    const session = sessions.get(keyOf(runContext));
+    throwPending(session.id);
+    recordModelCalls(session, runContext);
+    lastRun.set(session.id, runContext);
+    const traceId = currentTraceId();
+    if (traceId !== undefined) byTrace.set(traceId, session.id);
+    if (typeof runContext.context === 'object' && runContext.context !== null) byContext.set(runContext.context, session.id);
+    const callId = details?.toolCall?.callId;
+    const r = await scope.run({ runContext, details }, () => session.callTool(name, input, callId !== undefined ? { callId } : {}));
+    if (!r.ok && !toRepair.has(session.id)) toRepair.set(session.id, r);
+    return modelText(escalateOrReturn(r));
+  };
+
+  const tools = defs.map((def) => {
+    if (!(def.parameters instanceof z.ZodType)) {
+      throw new Error(`guardtrace: Agents SDK tool "${def.name}" needs a zod 4 object as "parameters" (the schema guard validates with it)`);
+    }
+    const body = def.execute;
+    gt.tool(
+      specOf(def.name, def.description, def.parameters, scope.execute(def.name, (args, _ctx, inv) => body(args, inv.runContext, inv.details)), opts.meta?.[def.name]),
+    );
+    // the SDK's own tool() gives the model-facing schema and settings; the guarded invoke
+    // replaces its parsing and error handling, so a wrong call reaches the schema guard
+    const ft = tool<z.ZodObject, TContext>({ ...def, execute: body } as Parameters<typeof tool<z.ZodObject, TContext>>[0]);
+    const guarded: FunctionTool<TContext> = {
+      ...(ft as unknown as FunctionTool<TContext>),
+      invoke: (runContext, input, details) => call(runContext, def.name, input, details),
+    };
+    return guarded;
+  });
+
+  const toolErrorFormatter: ToolErrorFormatter<TContext> = async (a) => {
+    if (a.kind !== 'tool_not_found') return undefined;
+    try {
+      // the SDK gives no arguments here: the name is what is wrong
+      return await call(a.runContext, a.toolName, {}, { toolCall: { type: 'function_call', callId: a.callId, name: a.toolName, arguments: '{}' } });
+    } catch (e) {
+      if (!(e instanceof GuardtraceEscalation)) throw e;
+      pending.set(keyOf(a.runContext).id, e);
+      return e.result.feedback;
+    }
+  };
+
+  const callModelInputFilter: CallModelInputFilter<TContext> = ({ modelData, context }) => {
+    const traceId = currentTraceId();
+    throwPending(traceId !== undefined ? byTrace.get(traceId) : undefined);
+    throwPending(typeof context === 'object' && context !== null ? byContext.get(context) : undefined);
+    return modelData;
+  };
+
+  return { tools, runOptions: { toolNotFoundBehavior: 'return_error_to_model', toolErrorFormatter, callModelInputFilter }, sessions };
+}
