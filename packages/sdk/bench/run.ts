@@ -50,7 +50,7 @@ const r3 = (t: [number, number, number]): string => t.map((n) => `${n.toFixed(2)
 rows.push(
   {
     benchmark: 'overhead with export',
-    metric: 'µs/call, median round: guarded (setupGuardtrace OTLP) | floor + OTLP | 1-span floor + OTLP | floor, no export',
+    metric: 'CPU µs/call, median round: guarded (setupGuardtrace OTLP) | floor + OTLP | 1-span floor + OTLP | floor, no export',
     value: `${x.guardedUs.toFixed(1)} | ${x.floorExportUs.toFixed(1)} | ${x.floorOneSpanExportUs.toFixed(1)} | ${x.floorNoExportUs.toFixed(1)}`,
     target: 'reference',
     pass: true,
@@ -97,7 +97,7 @@ const result = {
     `Overhead with export: ${x.calls.toLocaleString('en')} calls per arm per round, ${x.rounds} rounds after a warm-up, arms interleaved in one process; a = session.callTool with setupGuardtrace's tracer`,
     '(BatchSpanProcessor 8192/512/1 s + OTLP/HTTP protobuf exporter) to a local node:http server on port 0 answering 200; b = the same zod parse and tool body under three nested plain',
     'tracer.startActiveSpan spans (tool, attempt, guard) with the same batch settings and the same exporter (guardtraceExporter) to the same server; b1 = the same with one span;',
-    'c = b with no span processor. Each timed round includes flushing its spans; every arm yields to the event loop every 256 calls. Ratios are per round (a/b, a/c), min / median / max.',
+    'c = b with no span processor. Cost = the CPU time of this process (user + system, the in-process server included) per call, not wall time (the machine is shared). Each timed round includes flushing its spans; every arm yields to the event loop every 256 calls. Ratios are per round (a/b, a/c), min / median / max.',
     'Memory: bench/memory.ts in its own node --expose-gc process: one session, 1,000,000 session.callTool calls on a read-only tool with a schema and a predicate guard, tracing on through a',
     'BatchSpanProcessor into an exporter that counts and drops spans; gc() twice before each heapUsed reading (after 1k, 100k and 1M calls).',
     `Efficacy: ${EFFICACY_TASKS.toLocaleString('en')} seeded tasks per seed, seeds 1-10 (60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card), three arms on the same tasks.`,
