@@ -88,7 +88,11 @@ function ratioRows(runs: SeedRun[]): Row[] {
   const dups = runs.reduce((a, r) => a + r.guardtrace.duplicateCharges, 0);
   const fwDups = runs.reduce((a, r) => a + r.framework.duplicateCharges, 0);
   const b = 'efficacy vs framework defaults';
+  const ratio = (arm: (r: SeedRun) => ArmStats, get: (s: ArmStats) => number): string => mmm(runs.map((r) => get(arm(r)) / get(r.framework)), (n) => `${n.toFixed(3)}x`);
+  const ratioValue = (get: (s: ArmStats) => number): string => `blind 3x ${ratio((r) => r.blind!, get)}; guardtrace ${ratio((r) => r.guardtrace, get)}`;
   return [
+    { benchmark: b, metric: 'repair tokens / framework defaults, per seed (min / mean / max)', value: ratioValue((s) => s.repairTokens), target: 'reference', pass: true },
+    { benchmark: b, metric: 'success rate / framework defaults, per seed (min / mean / max)', value: ratioValue(success), target: 'reference', pass: true },
     { benchmark: b, metric: 'repair-token reduction (worst seed / mean / best)', value: mmm(red, pct), target: `>= ${pct(TARGET_REDUCTION)} at the worst seed`, pass: Math.min(...red) >= TARGET_REDUCTION },
     { benchmark: b, metric: 'tokens per completed task, guardtrace / framework (min / mean / max)', value: mmm(tpt, (n) => `${n.toFixed(3)}x`), target: '< 1x', pass: Math.max(...tpt) < 1 },
     {
