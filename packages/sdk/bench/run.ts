@@ -1,6 +1,8 @@
 /**
- * `pnpm --filter @guardtrace/sdk bench`: overhead per guarded call vs the floor, and the
- * retry-storm simulation; writes bench/results.json for docs/benchmarks.md.
+ * `pnpm --filter @guardtrace/sdk bench`: overhead per guarded call vs the floor (in memory and
+ * with OTLP export), heap over 1M calls, the retry-storm efficacy against blind retries and
+ * framework defaults over seeds 1-10 with a sensitivity table, and the package's size and
+ * import time; writes bench/results.json for docs/benchmarks.md.
  */
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -8,8 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runOverhead } from './overhead.ts';
 import { PACKAGE_METHOD, packageRows, runPackageBench } from './package.ts';
-import { type ArmStats, runBlind, runGuardtrace } from './sim.ts';
-import { FIX_ODDS, IDENTICAL_REPEAT, RATES, planTasks } from './sim-world.ts';
+import { spawnSync } from 'node:child_process';
+import { EFFICACY_TASKS, SENSITIVITY_TASKS, runEfficacy } from './efficacy.ts';
+import type { MemoryResult } from './memory.ts';
+import { runExportOverhead } from './overhead-export.ts';
+import { TURN_CAP_PER_STEP } from './sim-model.ts';
+import { FIX_ODDS, IDENTICAL_REPEAT, RATES } from './sim-world.ts';
 
 interface Row {
   benchmark: string;
@@ -19,13 +25,18 @@ interface Row {
   pass: boolean;
 }
 
-const TASKS = 2_000;
-const SEED = 42;
 const here = path.dirname(fileURLToPath(import.meta.url));
-const fmtM = (n: number): string => `${(n / 1e6).toFixed(2)}M`;
+
+/** The 1M-call heap measurement runs in its own process: it needs --expose-gc and a heap of its own. */
+function runMemory(): MemoryResult {
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(here, 'memory.ts')], { cwd: path.dirname(here), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`bench/memory.ts failed (exit ${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop()!) as MemoryResult;
+}
 const pct = (n: number): string => `${(n * 100).toFixed(1)}%`;
 
 const rows: Row[] = [];
+const started = performance.now();
 
 const o = await runOverhead();
 rows.push(
@@ -34,67 +45,45 @@ rows.push(
   { benchmark: 'overhead', metric: 'guarded / floor', value: `${o.ratio.toFixed(2)}x`, target: '<= 2x', pass: o.ratio <= 2 },
 );
 
-const tasks = planTasks(TASKS, SEED);
-const blind = runBlind(tasks, SEED);
-const gt = await runGuardtrace(tasks, SEED);
-const perTask = (s: ArmStats): number => s.tokens / Math.max(1, s.completed);
-const reduction = 1 - gt.repairTokens / blind.repairTokens;
-const success = (s: ArmStats): number => s.completed / s.tasks;
+const x = await runExportOverhead();
+const r3 = (t: [number, number, number]): string => t.map((n) => `${n.toFixed(2)}x`).join(' / ');
 rows.push(
   {
-    benchmark: 'retry storm',
-    metric: 'repair tokens (blind 3x -> guardtrace)',
-    value: `${fmtM(blind.repairTokens)} -> ${fmtM(gt.repairTokens)} (-${pct(reduction)})`,
-    target: '>= 60% fewer',
-    pass: reduction >= 0.6,
+    benchmark: 'overhead with export',
+    metric: 'CPU µs/call, median round: guarded (setupGuardtrace OTLP) | floor + OTLP | 1-span floor + OTLP | floor, no export',
+    value: `${x.guardedUs.toFixed(1)} | ${x.floorExportUs.toFixed(1)} | ${x.floorOneSpanExportUs.toFixed(1)} | ${x.floorNoExportUs.toFixed(1)}`,
+    target: 'reference',
+    pass: true,
   },
+  { benchmark: 'overhead with export', metric: 'guarded / floor with the same OTLP exporter (min / median / max of rounds)', value: r3(x.vsFloorExport), target: '<= 1.2x', pass: x.vsFloorExport[1] <= 1.2 },
+  { benchmark: 'overhead with export', metric: 'guarded / floor without export (min / median / max)', value: r3(x.vsFloorNoExport), target: '<= 1.5x', pass: x.vsFloorNoExport[1] <= 1.5 },
+  { benchmark: 'overhead with export', metric: 'guarded / one-span floor with OTLP (min / median / max)', value: r3(x.vsFloorOneSpan), target: 'reference', pass: true },
   {
-    benchmark: 'retry storm',
-    metric: 'tokens per completed task (blind -> guardtrace)',
-    value: `${Math.round(perTask(blind)).toLocaleString('en')} -> ${Math.round(perTask(gt)).toLocaleString('en')}`,
-    target: 'lower',
-    pass: perTask(gt) < perTask(blind),
-  },
-  {
-    benchmark: 'retry storm',
-    metric: 'wasted retries (blind -> guardtrace)',
-    value: `${blind.wastedRetries} -> ${gt.wastedRetries} (of ${blind.retries} / ${gt.retries} retries)`,
-    target: 'fewer',
-    pass: gt.wastedRetries < blind.wastedRetries,
-  },
-  {
-    benchmark: 'retry storm',
-    metric: 'duplicate charges (blind -> guardtrace)',
-    value: `${blind.duplicateCharges} -> ${gt.duplicateCharges}`,
-    target: '0',
-    pass: gt.duplicateCharges === 0,
-  },
-  {
-    benchmark: 'retry storm',
-    metric: 'success rate (blind -> guardtrace)',
-    value: `${pct(success(blind))} -> ${pct(success(gt))}`,
-    target: 'not lower',
-    pass: success(gt) >= success(blind),
+    benchmark: 'overhead with export',
+    metric: 'OTLP request bytes received: guarded | floor | one-span floor',
+    value: `${(x.bytes.guarded / 2 ** 20).toFixed(1)} | ${(x.bytes.floor / 2 ** 20).toFixed(1)} | ${(x.bytes.floorOneSpan / 2 ** 20).toFixed(1)} MiB`,
+    target: 'reference',
+    pass: true,
   },
 );
 
-// the same comparison on other seeds: how much the headline depends on the draw
-const others: number[] = [];
-for (const seed of [1, 2, 3, 4, 5]) {
-  const t = planTasks(TASKS, seed);
-  const b = runBlind(t, seed);
-  const g = await runGuardtrace(t, seed);
-  others.push(1 - g.repairTokens / b.repairTokens);
-}
+const mem = runMemory();
+const h = (n: string): string => `${mem.heapMiB[n]!.toFixed(2)} MiB`;
+const growth = mem.heapMiB['1000000']! - mem.heapMiB['100000']!;
 rows.push({
-  benchmark: 'retry storm',
-  metric: 'repair-token reduction on seeds 1-5 (min / mean / max)',
-  value: `${pct(Math.min(...others))} / ${pct(others.reduce((a, b) => a + b, 0) / others.length)} / ${pct(Math.max(...others))}`,
-  target: '>= 60% fewer',
-  pass: Math.min(...others) >= 0.6,
+  benchmark: 'memory',
+  metric: `heap used after gc, one session of ${mem.calls.toLocaleString('en')} guarded calls: after 1k | 100k | 1M`,
+  value: `${h('1000')} | ${h('100000')} | ${h('1000000')} (${mem.spansExported.toLocaleString('en')} spans exported)`,
+  target: 'flat (100k -> 1M grows < 1 MiB)',
+  pass: growth < 1,
 });
 
+rows.push(...(await runEfficacy()));
+
 rows.push(...packageRows(await runPackageBench()));
+
+const wallS = (performance.now() - started) / 1000;
+rows.push({ benchmark: 'bench', metric: 'wall time of this SDK bench (s), 1-min load average at the end', value: `${wallS.toFixed(0)} (load ${os.loadavg()[0]!.toFixed(1)})`, target: '<= ~180', pass: wallS <= 180 });
 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const result = {
@@ -105,14 +94,32 @@ const result = {
     `Overhead: ${o.calls.toLocaleString('en')} calls per round, ${o.rounds} rounds after a warm-up round, alternating floor and guarded in one process; median round reported.`,
     'Floor = the same zod safeParse + three nested bare OTel spans (tool, attempt, guard); guarded = Guardtrace session.callTool on a read-only tool',
     '(schema guard, execution, execute_tool/attempt/apply_guardrail spans with their attributes). Both export through a BatchSpanProcessor into an InMemorySpanExporter.',
-    `Retry storm: ${TASKS.toLocaleString('en')} seeded tasks (seed ${SEED}; 60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card).`,
+    `Overhead with export: ${x.calls.toLocaleString('en')} calls per arm per round, ${x.rounds} rounds after a warm-up, arms interleaved in one process; a = session.callTool with setupGuardtrace's tracer`,
+    '(BatchSpanProcessor 8192/512/1 s + OTLP/HTTP protobuf exporter) to a local node:http server on port 0 answering 200; b = the same zod parse and tool body under three nested plain',
+    'tracer.startActiveSpan spans (tool, attempt, guard) with the same batch settings and the same exporter (guardtraceExporter) to the same server; b1 = the same with one span;',
+    'c = b with no span processor. Cost = the CPU time of this process (user + system, the in-process server included) per call, not wall time (the machine is shared). Each timed round includes flushing its spans; every arm yields to the event loop every 256 calls. Ratios are per round (a/b, a/c), min / median / max.',
+    'Memory: bench/memory.ts in its own node --expose-gc process: one session, 1,000,000 session.callTool calls on a read-only tool with a schema and a predicate guard, tracing on through a',
+    'BatchSpanProcessor into an exporter that counts and drops spans; gc() twice before each heapUsed reading (after 1k, 100k and 1M calls).',
+    `Efficacy: ${EFFICACY_TASKS.toLocaleString('en')} seeded tasks per seed, seeds 1-10 (60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card), three arms on the same tasks.`,
     `Mistake rates per step: hallucinated tool ${pct(RATES.hallucinatedTool)}, renamed parameter ${pct(RATES.renamedParameter)}, misspelled path ${pct(RATES.misspelledPath)} of file steps,`,
     `503 ${pct(RATES.transient503)} of lookups (outage of 1/2/5 attempts at 70/20/10%), charge_card timeout ${pct(RATES.chargeTimeout)} (committed ${pct(RATES.timeoutCommitted)}), 403 ${pct(RATES.forbidden403)} of report fetches.`,
     `Scripted model fix odds per turn, structured feedback vs raw error: ${Object.entries(FIX_ODDS).map(([k, v]) => `${k} ${v.structured}/${v.raw}`).join(', ')};`,
-    `a failed fix repeats the identical call ${pct(IDENTICAL_REPEAT)} of the time. Blind = any error re-prompts the model with the raw error and retries, up to 3 times.`,
-    'Guardtrace = the real runtime with default budgets and policy (tracing off, simulated clock); the model reacts to its decisions (reject -> corrected call, replan ->',
-    'new call; on a 403 the runtime runs the declared read-only discovery tool and puts its answer in the feedback; fail_reconcile -> reconciled by idempotency key). Every model turn k costs 4,000 + 2,000 x (k-1) input tokens',
-    'plus 150 output tokens (the seeds\' context-replay model); repair tokens are the turns that follow a failed call. Escalated tasks count as not completed.',
+    `a failed fix repeats the identical call ${pct(IDENTICAL_REPEAT)} of the time. Sources of each rate and odds, and which are assumptions: comments in bench/sim-world.ts.`,
+    'Which odds apply depends only on the text shown: a text naming a field path or listing valid options (tool names, paths, discovered ids) gets the structured odds in every arm.',
+    `Every arm has the same cap of ${TURN_CAP_PER_STEP} model turns per plan step (the first call and 3 repairs). Blind = any error goes back to the model as the raw error text.`,
+    'Framework defaults (bench/sim-framework.ts) = the Vercel AI SDK 6 behaviour, built with its own classes: NoSuchToolError listing the available tools, InvalidToolInputError carrying',
+    "zod's issue list with field paths, a tool's thrown error forwarded as its message; retryable errors (503, timeouts) retried in code 2 times with 2 s / 4 s backoff (AI SDK maxRetries default),",
+    'no model turn, and no idempotency key (a timed-out charge that had committed is charged again). Guardtrace = the real runtime with default budgets and policy (tracing off, simulated clock);',
+    'the model reacts to its decisions (reject -> corrected call, replan -> new call; on a 403 the runtime runs the declared read-only discovery tool; fail_reconcile -> reconciled by idempotency key).',
+    "Every model turn k of a task costs 4,000 + 2,000 x (k-1) input tokens (the seeds' context-replay model, src/cost.ts) plus every feedback text shown so far in the task (o200k tokens,",
+    'gpt-tokenizer) plus 150 output tokens; repair tokens are the turns that follow a failed call. Escalated tasks count as not completed.',
+    `Sensitivity: ${SENSITIVITY_TASKS.toLocaleString('en')} tasks per seed, the same 10 seeds, as measured and with all fix odds x0.5 or x1.5 (capped at 1), or all mistake rates x0.5 or x2 (the committed-after-timeout share unchanged).`,
+    'Reading the efficacy rows: for unknown tools and schema errors the framework arm already shows structured text (the AI SDK lists the tools and forwards zod\'s field paths),',
+    'so both arms pay about one repair turn there; Guardtrace saves on missing paths (candidate paths), 403s (discovery), long outages (no model turn) and charges (reconcile, no duplicate).',
+    'What would close the gap to the 40% target: repairing unambiguous mistakes in code without a model turn (a renamed parameter whose did-you-mean is one schema field, an unknown tool',
+    'name with one close match), reported to the model in the next tool result. Guardtrace escalates earlier than the framework (rejections-per-task budget), which costs success when fix odds are low.',
+    'Export overhead: Guardtrace spans carry the GenAI and guardtrace attributes (arguments, result, flags, decision, conversation id on each span), so its OTLP requests are several times',
+    "the floor's bytes (row above); serializing and sending them is most of the gap to the floor.",
     PACKAGE_METHOD,
   ].join(' '),
 };

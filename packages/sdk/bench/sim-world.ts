@@ -15,33 +15,111 @@ export function prng(seed: number): () => number {
   };
 }
 
-/** Mistake rates per step (the seeds' failure modes). */
+/*
+ * Sources. Every rate and odds below is either taken from a source or marked as an
+ * assumption; the sensitivity table in docs/benchmarks.md scales all of them (fix odds x0.5 /
+ * x1.5 capped at 1, mistake rates x0.5 / x2) to show where the result depends on them.
+ *
+ * [S1] Seed "Tool call retries with deterministic guards" (/work/shared/seeds/000_*.txt): "50
+ *      tool calls in a session with a 10% per-call failure rate"; the misspelled path
+ *      "componets/Button.tsx"; the renamed parameter `path` -> `filepath`; transients get
+ *      3-5 retries with backoff.
+ * [S2] Seed "When to reject a tool call versus repair it" (/work/shared/seeds/001_*.txt):
+ *      "466 of 513 retry attempts, about 91 percent, were spent on tools that did not exist";
+ *      "a 20 percent per-step retry rate"; a 403 "usually means the credential scope is
+ *      wrong or the resource belongs to another tenant" (discovery, not guessing); a charge
+ *      timeout "may have succeeded".
+ * [P1] Patil et al., "Gorilla: Large Language Model Connected with Massive APIs" (2023),
+ *      https://arxiv.org/abs/2305.15334: API-call hallucination is common for models without
+ *      retrieval of the real API list (zero-shot hallucination rates in the tens of percent).
+ * [P2] Kokane et al., "ToolScan: A Benchmark for Characterizing Errors in Tool-Use LLMs"
+ *      (2024), https://arxiv.org/abs/2411.13547: wrong/hallucinated tool names and
+ *      incorrect/missing argument names are among the error patterns of every model tested.
+ * [P3] Berkeley Function Calling Leaderboard (BFCL), https://gorilla.cs.berkeley.edu/leaderboard.html:
+ *      even the top models miss a share of single calls (wrong function or arguments).
+ */
+
+/**
+ * Mistake rates per step (the seeds' failure modes). The papers name the failure modes and
+ * show that every model makes them [P1-P3], and the seeds put failures at 10-20% of calls or
+ * steps [S1, S2]; none gives the split between them for these tools, so each single rate is
+ * an ASSUMPTION inside the seeds' envelope (sensitivity: x0.5 and x2).
+ */
 export const RATES = {
+  /** ASSUMPTION within [P1-P3]: unknown tool name. */
   hallucinatedTool: 0.05,
+  /** ASSUMPTION within [P2, P3]; the `path` -> `filepath` example is [S1]. */
   renamedParameter: 0.08,
-  misspelledPath: 0.1, // on file steps
-  transient503: 0.15, // on lookup_customer
-  chargeTimeout: 0.1, // on charge_card
-  forbidden403: 0.1, // on fetch_report
-  /** A timed-out charge went through anyway (the duplicate-charge trap). */
+  /** ASSUMPTION, on file steps; the "componets/Button.tsx" example is [S1]. */
+  misspelledPath: 0.1,
+  /** ASSUMPTION, on lookup_customer: [S1]'s 10% per-call failure rate rounded up for an external CRM. */
+  transient503: 0.15,
+  /** ASSUMPTION, on charge_card: [S1]'s 10% per-call failure rate. */
+  chargeTimeout: 0.1,
+  /** ASSUMPTION, on fetch_report: [S1]'s 10% per-call failure rate; the cross-tenant 403 is [S2]. */
+  forbidden403: 0.1,
+  /**
+   * ASSUMPTION: a timed-out charge went through anyway (the duplicate-charge trap [S2]: it
+   * "may have succeeded"). Not a mistake rate: the sensitivity table leaves it as is.
+   */
   timeoutCommitted: 0.7,
 } as const;
 
+export type Rates = Record<keyof typeof RATES, number>;
+
 /**
  * Probability that the model's next call fixes the mistake, by what it was shown: structured
- * feedback (field names, valid tool names, candidate paths) or the raw error text. The raw
- * odds follow the seeds: 91% of retries on hallucinated tools were wasted; a bare ENOENT
- * teaches nothing about the right path; a 403 repeats unless the agent runs discovery.
+ * feedback (a field path, the valid tool names, candidate paths, a discovery result) or the
+ * raw error text. The same table serves every arm: what counts is the text the model saw
+ * (`feedbackKind` in sim-model.ts), not which arm produced it.
  */
 export const FIX_ODDS = {
+  /**
+   * raw 0.1: [S2], 91% of retries on hallucinated tools were wasted (466 of 513), so a retry
+   * that sees only "not found" fixes it ~9% of the time. structured 0.95: ASSUMPTION from [S2]
+   * ("rejecting with the list of valid tool names fixes this once").
+   */
   hallucinatedTool: { structured: 0.95, raw: 0.1 },
+  /**
+   * ASSUMPTION both: [S1] says the field-path message "replaces inference with lookup"
+   * (structured 0.95); a bare TypeError from inside the tool names no field (raw 0.5).
+   */
   renamedParameter: { structured: 0.95, raw: 0.5 },
+  /**
+   * ASSUMPTION both: [S1], a bare ENOENT "teaches nothing" and the model "cycles through minor
+   * variations of the same incorrect path" (raw 0.25); a bounded list of real paths (enum
+   * exhaustion) leaves one choice (structured 0.95).
+   */
   misspelledPath: { structured: 0.95, raw: 0.25 },
+  /**
+   * ASSUMPTION both: [S2], a 403 with no body does not name the fix (raw 0.1); a read-only
+   * discovery call that lists the reports the caller may read does (structured 0.9).
+   */
   forbidden403: { structured: 0.9, raw: 0.1 },
 } as const;
 
-/** When a fix fails, how often the model repeats the identical call rather than a new variation. */
+export type FixOdds = Record<keyof typeof FIX_ODDS, { structured: number; raw: number }>;
+
+/** ASSUMPTION: when a fix fails, how often the model repeats the identical call rather than a new variation ([S1]: it "cycles through minor variations"). */
 export const IDENTICAL_REPEAT = 0.4;
+
+/** The world a sensitivity row runs in: rates and odds scaled, odds capped at 1. */
+export interface Scenario {
+  rates: Rates;
+  odds: FixOdds;
+}
+
+export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS };
+
+export function scaleScenario(factors: { odds?: number; rates?: number }): Scenario {
+  const o = factors.odds ?? 1;
+  const r = factors.rates ?? 1;
+  const odds = Object.fromEntries(
+    Object.entries(FIX_ODDS).map(([k, v]) => [k, { structured: Math.min(1, v.structured * o), raw: Math.min(1, v.raw * o) }]),
+  ) as FixOdds;
+  const rates = Object.fromEntries(Object.entries(RATES).map(([k, v]) => [k, k === 'timeoutCommitted' ? v : Math.min(1, v * r)])) as Rates;
+  return { rates, odds };
+}
 
 export type Mistake = keyof typeof FIX_ODDS | 'transient503' | 'chargeTimeout' | 'none';
 
@@ -61,7 +139,7 @@ export interface TaskPlan {
 
 const FILE_TOOLS = ['read_file', 'edit_file', 'read_file', 'edit_file'] as const;
 
-export function planTasks(n: number, seed: number): TaskPlan[] {
+export function planTasks(n: number, seed: number, rates: Rates = RATES): TaskPlan[] {
   const tasks: TaskPlan[] = [];
   for (let id = 0; id < n; id++) {
     const r = prng(seed * 1_000_003 + id);
@@ -70,21 +148,21 @@ export function planTasks(n: number, seed: number): TaskPlan[] {
     const steps = tools.map((tool): Step => {
       const x = r();
       let mistake: Mistake = 'none';
-      if (x < RATES.hallucinatedTool) mistake = 'hallucinatedTool';
-      else if (x < RATES.hallucinatedTool + RATES.renamedParameter) mistake = 'renamedParameter';
+      if (x < rates.hallucinatedTool) mistake = 'hallucinatedTool';
+      else if (x < rates.hallucinatedTool + rates.renamedParameter) mistake = 'renamedParameter';
       else {
         const y = r();
-        if ((tool === 'read_file' || tool === 'edit_file') && y < RATES.misspelledPath) mistake = 'misspelledPath';
-        if (tool === 'lookup_customer' && y < RATES.transient503) mistake = 'transient503';
-        if (tool === 'charge_card' && y < RATES.chargeTimeout) mistake = 'chargeTimeout';
-        if (tool === 'fetch_report' && y < RATES.forbidden403) mistake = 'forbidden403';
+        if ((tool === 'read_file' || tool === 'edit_file') && y < rates.misspelledPath) mistake = 'misspelledPath';
+        if (tool === 'lookup_customer' && y < rates.transient503) mistake = 'transient503';
+        if (tool === 'charge_card' && y < rates.chargeTimeout) mistake = 'chargeTimeout';
+        if (tool === 'fetch_report' && y < rates.forbidden403) mistake = 'forbidden403';
       }
       const step: Step = { tool, mistake };
       if (mistake === 'transient503') {
         const z = r();
         step.outage = z < 0.7 ? 1 : z < 0.9 ? 2 : 5;
       }
-      if (mistake === 'chargeTimeout') step.committed = r() < RATES.timeoutCommitted;
+      if (mistake === 'chargeTimeout') step.committed = r() < rates.timeoutCommitted;
       return step;
     });
     tasks.push({ id, steps });

@@ -1,0 +1,145 @@
+/**
+ * What every arm of the retry-storm simulation shares: the scripted model (its next call after
+ * an error, by the kind of text it was shown), the bare tool executor, the per-task world and
+ * the token meter. One cap and one price for every model turn, whichever arm takes it.
+ */
+import { countTokens } from 'gpt-tokenizer';
+import { replayInputTokens } from '../src/cost.ts';
+import { FIX_ODDS, type FixOdds, GOOD_ARGS, IDENTICAL_REPEAT, type Step, WORKSPACE_FILES, wrongCall } from './sim-world.ts';
+
+/** Output tokens of one model turn (a tool call and a line of reasoning). */
+const OUTPUT_TOKENS = 150;
+
+/**
+ * Model turns one plan step may take in every arm: the first call and 3 repairs, the
+ * blind baseline's "retry 3x". An arm may stop earlier by its own policy, never later.
+ */
+export const TURN_CAP_PER_STEP = 4;
+
+export interface ArmStats {
+  tasks: number;
+  completed: number;
+  tokens: number;
+  repairTokens: number;
+  /** Tokens of the feedback texts themselves (part of `tokens`, replayed by every later turn). */
+  feedbackTokens: number;
+  retries: number;
+  wastedRetries: number;
+  /** Side effects done twice: a charge repeated after a timeout that had committed. */
+  duplicateCharges: number;
+}
+
+export const emptyStats = (): ArmStats => ({
+  tasks: 0,
+  completed: 0,
+  tokens: 0,
+  repairTokens: 0,
+  feedbackTokens: 0,
+  retries: 0,
+  wastedRetries: 0,
+  duplicateCharges: 0,
+});
+
+const tokenCache = new Map<string, number>();
+/** Tokens of a text with a real BPE tokenizer (o200k_base, gpt-tokenizer's default), so longer feedback costs its length. */
+export function textTokens(text: string): number {
+  let n = tokenCache.get(text);
+  if (n === undefined) {
+    n = countTokens(text);
+    tokenCache.set(text, n);
+  }
+  return n;
+}
+
+/**
+ * The seeds' context-replay price of a task's model turns: turn k replays the system prompt
+ * and k-1 steps of history (src/cost.ts), plus every feedback text shown so far in the task
+ * (it sits in the history), plus the turn's output.
+ */
+export class Meter {
+  #turn = 0;
+  #history = 0;
+  constructor(private readonly stats: ArmStats) {}
+  /** A feedback text enters the history: the next turn and every later one replay it. */
+  show(feedback: string): void {
+    const t = textTokens(feedback);
+    this.#history += t;
+    this.stats.feedbackTokens += t;
+  }
+  modelTurn(repair: boolean): void {
+    this.#turn += 1;
+    const t = replayInputTokens(this.#turn) + this.#history + OUTPUT_TOKENS;
+    this.stats.tokens += t;
+    if (repair) this.stats.repairTokens += t;
+  }
+}
+
+export type Call = { tool: string; args: Record<string, unknown> };
+export type FeedbackKind = 'structured' | 'raw';
+
+const fixable = (m: Step['mistake']): m is keyof typeof FIX_ODDS => m in FIX_ODDS;
+export const firstCall = (step: Step): Call => (fixable(step.mistake) ? wrongCall(step, 0) : { tool: step.tool, args: { ...GOOD_ARGS[step.tool] } });
+
+/**
+ * Structured feedback names the failing field path or offers the valid options (tool names,
+ * paths, discovered ids); anything else is a raw error. One test for every arm's text: the
+ * zod issue list the AI SDK forwards (`"path": [...]`) and its unknown-tool message
+ * ("Available tools: ...") count exactly like Guardtrace's own schema and tool feedback.
+ */
+const STRUCTURED = /"path":\s*\[|Expected schema:|Missing required field|Available tools:|Valid tools|Available paths matching|Closest existing paths|Discovery \(/;
+export const feedbackKind = (text: string): FeedbackKind => (STRUCTURED.test(text) ? 'structured' : 'raw');
+
+/** The model's next call after seeing an error: fixed with the odds of what it was shown. */
+export function nextCall(step: Step, prev: Call, kind: FeedbackKind, rand: () => number, variant: number, odds: FixOdds = FIX_ODDS): Call {
+  const p = fixable(step.mistake) ? odds[step.mistake][kind] : 1;
+  if (rand() < p) return { tool: step.tool, args: { ...GOOD_ARGS[step.tool] } };
+  return rand() < IDENTICAL_REPEAT ? prev : wrongCall(step, variant);
+}
+
+/** Per-step world state the tools act on. */
+export interface World {
+  outage: number;
+  chargeTimeout: boolean;
+  committed: boolean;
+  charges: string[];
+}
+
+export function worldOf(step: Step): World {
+  return { outage: step.outage ?? 0, chargeTimeout: step.mistake === 'chargeTimeout', committed: step.committed ?? false, charges: [] };
+}
+
+const err = (message: string, props: Record<string, unknown>) => Object.assign(new Error(message), props);
+
+/** Executes a call as a bare tool executor would: no validation, raw errors. */
+export function execRaw(call: Call, w: World): void {
+  const a = call.args;
+  switch (call.tool) {
+    case 'read_file':
+    case 'edit_file':
+      if (typeof a.path !== 'string') throw new TypeError("Cannot read properties of undefined (reading 'length')");
+      if (!WORKSPACE_FILES.includes(a.path)) throw err(`ENOENT: no such file or directory, open '${a.path}'`, { code: 'ENOENT' });
+      return;
+    case 'lookup_customer':
+      if (typeof a.email !== 'string') throw new TypeError('email is required');
+      if (w.outage > 0) {
+        w.outage -= 1;
+        throw err('503 Service Unavailable', { status: 503 });
+      }
+      return;
+    case 'fetch_report':
+      if (typeof a.report_id !== 'string') throw new TypeError('report_id is required');
+      if (a.report_id !== 'rep_own') throw err('403 Forbidden', { status: 403 });
+      return;
+    case 'charge_card':
+      if (typeof a.customer_id !== 'string') throw new TypeError('customer_id is required');
+      if (w.chargeTimeout) {
+        w.chargeTimeout = false;
+        if (w.committed) w.charges.push('charge');
+        throw err('timeout awaiting provider', { code: 'ETIMEDOUT' });
+      }
+      w.charges.push('charge');
+      return;
+    default:
+      throw new Error(`Tool ${call.tool} not found`);
+  }
+}
