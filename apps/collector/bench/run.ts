@@ -129,14 +129,20 @@ async function steady(url: string, key: string, bodies: Buffer[], type: string, 
 async function rawCopy(databaseUrl: string, projectId: string, jsonBodies: Record<string, unknown>[]) {
   const spanRows: Record<string, unknown>[] = [];
   const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
+  // Each span row carries its trace's start (its partition key): the earliest span's, as the collector sets it.
+  const traceStart = new Map<string, { ns: bigint; text: unknown }>();
   for (const body of jsonBodies) {
     const { spans } = new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
     for (const s of spans) {
       const sessionId = conversationId(s) ?? s.traceId;
-      spanRows.push(spanRow(s, projectId, sessionId));
+      const row: Record<string, unknown> = spanRow(s, projectId, sessionId);
+      const t = traceStart.get(s.traceId);
+      if (t === undefined || s.startNs < t.ns) traceStart.set(s.traceId, { ns: s.startNs, text: row.start_time });
+      spanRows.push(row);
       derive(s, projectId, sessionId, derived);
     }
   }
+  for (const row of spanRows) row.trace_start = traceStart.get(row.trace_id as string)?.text;
   const targets: [Target, Record<string, unknown>[]][] = [
     [SPANS, spanRows],
     [TOOL_CALLS, derived.toolCalls],
