@@ -30,9 +30,9 @@ export interface PartitionReport {
   /** Sessions past the retention deleted, with their spans, tool calls, attempts, guard checks and model calls. */
   deletedSessions: number;
   /**
-   * Traces started before the retention whose spans are all gone (their partition dropped):
-   * removed from the trace index, so it does not grow forever. (A span's key lives in its
-   * partition: dropping the partition drops the keys.)
+   * Traces started before the retention whose spans are all gone (their partition dropped, or
+   * their session deleted): removed from the trace index, so it does not grow forever. (A
+   * span's key lives in its partition: dropping the partition drops the keys.)
    */
   releasedTraces: number;
 }
@@ -114,8 +114,6 @@ export async function maintainSpanPartitions(
            DELETE FROM guard_checks g USING old WHERE g.project_id = old.project_id AND g.session_id = old.id
          ), mc AS (
            DELETE FROM model_calls m USING old WHERE m.project_id = old.project_id AND m.session_id = old.id
-         ), tr AS (
-           DELETE FROM traces t USING old WHERE t.project_id = old.project_id AND t.session_id = old.id
          ), sp AS (
            -- Its raw spans too, even in a partition not old enough to drop: a session is gone whole
            -- (the collector relies on a session having a row whenever any of its rows are stored).
@@ -125,10 +123,13 @@ export async function maintainSpanPartitions(
         [cutoff],
       );
       report.deletedSessions = gone.rows[0]?.n ?? 0;
-      // Traces of the dropped months (and of default rows past the cutoff) with no span left:
-      // looked up by the spans' primary key prefix, so only each trace's own partition is read.
-      // Their session rows stay (a session still running keeps its later traces). A span of
-      // such a trace that arrives again is stored as new: its old copy is gone.
+      // Traces with no span left that started before the cutoff: those of the dropped months, of
+      // default rows past it and of the sessions just deleted (a trace of a deleted session
+      // started before the session ended). Looked up by the spans' primary key prefix, so only
+      // each trace's own partition is read. A trace that still has spans keeps its row, also
+      // when one of its sessions went: its start stays its spans' key, so a re-sent span of it
+      // is still found. A span of a released trace that arrives again is stored as new: its old
+      // copy is gone.
       const released = await client.query(
         `DELETE FROM traces t WHERE t.start_time < $1 AND NOT EXISTS (
            SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_start = t.start_time AND s.trace_id = t.trace_id
