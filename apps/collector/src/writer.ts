@@ -7,6 +7,9 @@
  * transactions that share a trace or session run one after the other — also across
  * collector instances — so session lookup, re-keying and totals see each other's rows.
  *
+ * A span is keyed by its trace's start time (read from the trace index, or its trace's
+ * earliest span for a new trace), not its own: a re-send with another start time is the same.
+ *
  * Round trips per transaction: BEGIN with the trace locks and the trace index lookup; for
  * traces seen before only, the stored-span check (and a re-key when a conversation id shows
  * up late); then one query of a COPY per table with rows (their data sent along with it), the
@@ -287,8 +290,7 @@ export class Writer {
   }
 
   private async writeIn(client: pg.PoolClient, jobs: Job[], mode: Mode): Promise<void> {
-    // 1. Conversation id per (project, trace) as far as this batch knows it.
-    //    And each trace's earliest span: a trace new here is anchored at its start time.
+    // 1. Conversation id per (project, trace) as far as this batch knows it; its earliest span.
     const batchSession = new Map<string, string>();
     const traces = new Map<string, [string, string]>();
     const earliest = new Map<string, Prepared>();
@@ -373,8 +375,7 @@ export class Writer {
       if (mode === 'staged') statements.push(target.insertStaged);
       data.push(chunks);
     }
-    // The trace index: traces new in this batch, and re-keyed ones, with their session (and
-    // start time, kept as stored for a stored trace).
+    // The trace index: traces new in this batch, and re-keyed ones, with their session and start.
     const traceRows: [string, string, string][] = [];
     for (const [k, [projectId, traceId]] of traces) {
       if (!storedTraces.has(k)) traceRows.push([projectId, traceId, traceSession.get(k) ?? traceId]);
