@@ -14,11 +14,8 @@ import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { copyRows } from '../src/copy.ts';
-import { conversationId, type DerivedRows, derive, spanRow } from '../src/mapping.ts';
-import { Normalizer } from '../src/normalize.ts';
-import { decodeRequest } from '../src/otlp-decode.ts';
-import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, SPANS, TOOL_CALLS, type Target } from '../src/sql.ts';
 import { request, SPANS_PER_SESSION, toProtobuf } from './payload.ts';
+import { tableRows } from './rows.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -127,23 +124,8 @@ async function steady(url: string, key: string, bodies: Buffer[], type: string, 
 
 /** The same rows the collector writes, COPYed straight into the same tables (no idempotency, no sessions). */
 async function rawCopy(databaseUrl: string, projectId: string, jsonBodies: Record<string, unknown>[]) {
-  const spanRows: Record<string, unknown>[] = [];
-  const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
-  for (const body of jsonBodies) {
-    const { spans } = new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
-    for (const s of spans) {
-      const sessionId = conversationId(s) ?? s.traceId;
-      spanRows.push(spanRow(s, projectId, sessionId));
-      derive(s, projectId, sessionId, derived);
-    }
-  }
-  const targets: [Target, Record<string, unknown>[]][] = [
-    [SPANS, spanRows],
-    [TOOL_CALLS, derived.toolCalls],
-    [ATTEMPTS, derived.attempts],
-    [GUARD_CHECKS, derived.guardChecks],
-    [MODEL_CALLS, derived.modelCalls],
-  ];
+  const targets = tableRows(projectId, jsonBodies);
+  const spans = targets[0]?.[1].length ?? 0;
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   const client = await pool.connect();
   const t = performance.now();
@@ -153,7 +135,7 @@ async function rawCopy(databaseUrl: string, projectId: string, jsonBodies: Recor
   const seconds = (performance.now() - t) / 1000;
   client.release();
   await pool.end();
-  return { spansPerSecond: spanRows.length / seconds };
+  return { spansPerSecond: spans / seconds };
 }
 
 async function createProjectFor(databaseUrl: string, name: string): Promise<string> {

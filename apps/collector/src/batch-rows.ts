@@ -1,7 +1,8 @@
 /**
  * A write transaction's rows (writer.ts, step 4): the COPY text of the batch's spans not stored
- * yet, each once even when the batch repeats one, straight into Buffers (each span's prepared
- * row, then its session id), and the totals of the sessions this batch may be the first to
+ * yet, each once even when the batch repeats one (by trace and span id, whatever its start
+ * time), straight into Buffers (each span's prepared row, then its session id and, for a span
+ * row, its trace's start time), and the totals of the sessions this batch may be the first to
  * write.
  */
 import { CopyBuffer, copyField } from './copy.ts';
@@ -19,6 +20,7 @@ export interface BatchRows {
 /**
  * @param exactTotals false on the ON CONFLICT path, where some rows may not be written at all.
  * @param traceSession session id per `project/trace`, as far as the batch and the store know it.
+ * @param traceStart start time per `project/trace` (timestamptz text): the partition key of its spans.
  * @param storedTraces traces with spans stored before this batch.
  * @param existing `project/trace/span` keys already stored; the batch's own are added.
  * @param touched sessions this transaction writes (re-keyed ones already in); the batch's are added.
@@ -27,14 +29,16 @@ export function batchRows(
   jobs: readonly { projectId: string; spans: readonly Prepared[] }[],
   exactTotals: boolean,
   traceSession: ReadonlyMap<string, string>,
+  traceStart: ReadonlyMap<string, string>,
   storedTraces: ReadonlySet<string>,
   existing: Set<string>,
   touched: Map<string, [string, string]>,
 ): BatchRows {
   const spanRows = new CopyBuffer();
   const derived = new Map<Target, CopyBuffer>(DERIVED_TARGETS.map((t) => [t, new CopyBuffer()]));
-  /** Each session's last COPY field and the line end, made once. */
+  /** Each session's last COPY field and the line end, made once; and each trace's for its span rows. */
   const tails = new Map<string, string>();
+  const spanTails = new Map<string, [string, string]>();
   // Not re-keyed sessions: their moved rows are stored.
   const totals = new Map<string, SessionTotals>();
   for (const job of jobs) {
@@ -63,8 +67,14 @@ export function batchRows(
       }
       existing.add(spanKey);
       if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row);
+      // (Spans of one trace may name different conversations: the tail is remade when the session changes.)
+      let spanTail = spanTails.get(traceKey);
+      if (spanTail === undefined || spanTail[0] !== sessionId) {
+        spanTail = [sessionId, `\t${copyField(sessionId)}\t${copyField(traceStart.get(traceKey))}\n`];
+        spanTails.set(traceKey, spanTail);
+      }
       spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
-      spanRows.write(tail);
+      spanRows.write(spanTail[1]);
       if (p.derived) {
         const rows = derived.get(p.derived) as CopyBuffer;
         rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);

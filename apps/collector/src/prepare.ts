@@ -1,7 +1,8 @@
 /**
  * A request's spans made ready for the writer, in the request (so this CPU work overlaps the
  * running transactions): each span's COPY rows, encoded into the request's RowArena, and the
- * few fields its transaction needs. Only session_id is left out of the rows, known per batch.
+ * few fields its transaction needs. Only session_id (and a span row's trace_start) is left out
+ * of the rows, known per batch.
  */
 import { copyLine, RowArena, shareJson } from './copy.ts';
 import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
@@ -36,7 +37,7 @@ export function arenaOf(bytes: number): RowArena {
 export interface Prepared {
   traceId: string;
   spanId: string;
-  /** Start time as timestamptz text (the stored-span check looks spans up by primary key). */
+  /** Start time as timestamptz text (a trace new in a batch starts at its earliest span's: the spans' key). */
   startTime: string;
   /** What the session totals read of the span (not the span itself: it is not kept). */
   facts: TotalsSpan;

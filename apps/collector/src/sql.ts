@@ -2,7 +2,10 @@
  * The ingest SQL. Rows are streamed with COPY straight into their tables once the batch is
  * known to hold no stored span (checked first; retries are filtered out). Should a concurrent
  * writer insert one of them meanwhile, the batch is redone through per-connection stages and
- * INSERT ... ON CONFLICT DO NOTHING. Either way ingest is idempotent.
+ * INSERT ... ON CONFLICT DO NOTHING. Either way ingest is idempotent: a span is keyed by
+ * (project, trace start, trace id, span id), where the trace start is its trace's, fixed in
+ * the trace index when the trace is first stored, so a re-send with another start time of its
+ * own has the same key.
  */
 
 /** Exact timestamptz (microseconds) from a bigint of nanoseconds since the epoch. */
@@ -11,7 +14,10 @@ const ts = (col: string) => `(timestamptz 'epoch' + (${col} / 1000) * interval '
 /** A target table: its columns in COPY order (the keys of the row objects writer.ts builds). */
 export interface Target {
   table: string;
-  /** COPY column order; session_id is last, so a row's text can be built before its session is known. */
+  /**
+   * COPY column order; session_id (and for spans trace_start) last, so a row's text can be
+   * built before its session (and its trace's start) is known.
+   */
   columns: readonly string[];
   /** The columns before session_id. */
   head: readonly string[];
@@ -22,12 +28,12 @@ export interface Target {
   insertStaged: string;
 }
 
-function target(table: string, columns: string): Target {
+function target(table: string, columns: string, tail: readonly string[] = []): Target {
   const head = columns
     .split(',')
     .map((c) => c.trim())
     .filter((c) => c && c !== 'session_id');
-  const cols = [...head, 'session_id'];
+  const cols = [...head, 'session_id', ...tail];
   const stage = `gt_stage_${table}`;
   return {
     table,
@@ -44,6 +50,7 @@ export const SPANS = target(
   `project_id, start_time, trace_id, span_id, parent_span_id, session_id, name, kind, start_time_unix_nano,
    end_time_unix_nano, status_code, status_message, service_name, scope_name, scope_version, attributes,
    resource, events, links`,
+  ['trace_start'],
 );
 export const TOOL_CALLS = target(
   'tool_calls',
@@ -74,12 +81,18 @@ export const DERIVED_TARGETS = [TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS]
 /**
  * The batch's new traces and re-keyed traces written to the trace index (`traces`), then the
  * locks of the touched sessions taken (`keys`, a text[]): one statement. Upserted, so the
- * fallback path and a re-key both land.
+ * fallback path and a re-key both land; a stored trace keeps its start time (its spans' key).
  */
-export function upsertTracesAndLock(projectIds: string, traceIds: string, sessionIds: string, keys: string): string {
+export function upsertTracesAndLock(
+  projectIds: string,
+  traceIds: string,
+  sessionIds: string,
+  startTimes: string,
+  keys: string,
+): string {
   return `WITH tr AS (
-  INSERT INTO traces (project_id, trace_id, session_id)
-  SELECT * FROM unnest(${projectIds}::uuid[], ${traceIds}::text[], ${sessionIds}::text[])
+  INSERT INTO traces (project_id, trace_id, session_id, start_time)
+  SELECT * FROM unnest(${projectIds}::uuid[], ${traceIds}::text[], ${sessionIds}::text[], ${startTimes}::timestamptz[])
   ON CONFLICT (project_id, trace_id) DO UPDATE SET session_id = EXCLUDED.session_id
 )${lockKeys(keys)}`;
 }
@@ -122,22 +135,24 @@ export function quote(s: string): string {
 
 /**
  * The batch's traces that have stored spans, each with the session its spans without a
- * conversation id went to (the trace id itself while none was seen): primary-key lookups in
+ * conversation id went to (the trace id itself while none was seen) and its start time (the
+ * partition key of its spans, as text: exact to the microsecond): primary-key lookups in
  * `traces`, however many span partitions there are.
  */
 export const traceState = (projectIds: string, traceIds: string) => `
-SELECT t.project_id::text AS project_id, t.trace_id, t.session_id
+SELECT t.project_id::text AS project_id, t.trace_id, t.session_id, t.start_time::text AS start_time
 FROM traces t JOIN unnest(${projectIds}::uuid[], ${traceIds}::text[]) AS b(project_id, trace_id)
   ON t.project_id = b.project_id AND t.trace_id = b.trace_id`;
 
 /**
- * Spans of the batch that are already stored (retried exports), among traces that have stored
- * spans: looked up by the full primary key, so only the partition of each start time is read.
+ * Spans of the batch that are already stored (retried exports, whatever start time they carry
+ * now), among traces that have stored spans: looked up by the full primary key (the trace's
+ * start time, not the span's), so only the partition of each trace is read.
  */
 export const EXISTING_SPANS = `
 SELECT s.project_id::text AS project_id, s.trace_id, s.span_id
-FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) AS t(project_id, start_time, trace_id, span_id)
-JOIN spans s ON s.project_id = t.project_id AND s.start_time = t.start_time AND s.trace_id = t.trace_id
+FROM unnest($1::uuid[], $2::timestamptz[], $3::text[], $4::text[]) AS t(project_id, trace_start, trace_id, span_id)
+JOIN spans s ON s.project_id = t.project_id AND s.trace_start = t.trace_start AND s.trace_id = t.trace_id
   AND s.span_id = t.span_id`;
 
 /**

@@ -7,6 +7,9 @@
  * transactions that share a trace or session run one after the other — also across
  * collector instances — so session lookup, re-keying and totals see each other's rows.
  *
+ * A span is keyed by its trace's start time (read from the trace index, or its trace's
+ * earliest span for a new trace), not its own: a re-send with another start time is the same.
+ *
  * Round trips per transaction: BEGIN with the trace locks and the trace index lookup; for
  * traces seen before only, the stored-span check (and a re-key when a conversation id shows
  * up late); then one query of a COPY per table with rows (their data sent along with it), the
@@ -287,13 +290,17 @@ export class Writer {
   }
 
   private async writeIn(client: pg.PoolClient, jobs: Job[], mode: Mode): Promise<void> {
-    // 1. Conversation id per (project, trace) as far as this batch knows it.
+    // 1. Conversation id per (project, trace) as far as this batch knows it; its earliest span.
     const batchSession = new Map<string, string>();
     const traces = new Map<string, [string, string]>();
+    const earliest = new Map<string, Prepared>();
     for (const job of jobs) {
-      for (const { traceId, conv, traceKey: k } of job.spans) {
-        if (!traces.has(k)) traces.set(k, [job.projectId, traceId]);
-        if (conv !== null && !batchSession.has(k)) batchSession.set(k, conv);
+      for (const p of job.spans) {
+        const k = p.traceKey;
+        if (!traces.has(k)) traces.set(k, [job.projectId, p.traceId]);
+        if (p.conv !== null && !batchSession.has(k)) batchSession.set(k, p.conv);
+        const e = earliest.get(k);
+        if (e === undefined || p.facts.startNs < e.facts.startNs) earliest.set(k, p);
       }
     }
     // 2. Wait for any other transaction writing these traces, then read what is stored for
@@ -307,13 +314,17 @@ export class Writer {
         textArray(tv.map((t) => t[1])),
       )}`,
     )) as unknown as pg.QueryResult[];
-    const state = first[2] as pg.QueryResult<{ project_id: string; trace_id: string; session_id: string }>;
+    const state = first[2] as pg.QueryResult<{ project_id: string; trace_id: string; session_id: string; start_time: string }>;
     const traceSession = new Map(batchSession);
     const rekey: [string, string, string][] = [];
     const storedTraces = new Set<string>();
+    // The start time of each trace (its spans' partition key): stored, else its earliest span's.
+    const traceStart = new Map<string, string>();
+    for (const [k, p] of earliest) traceStart.set(k, p.startTime);
     for (const r of state.rows) {
       const k = key(r.project_id, r.trace_id);
       storedTraces.add(k);
+      traceStart.set(k, r.start_time);
       const keyedByTrace = r.session_id === r.trace_id;
       if (!keyedByTrace && !traceSession.has(k)) traceSession.set(k, r.session_id);
       const session = traceSession.get(k);
@@ -326,10 +337,10 @@ export class Writer {
       const t: string[] = [];
       const s: string[] = [];
       for (const job of jobs) {
-        for (const { traceId, spanId, startTime, traceKey } of job.spans) {
+        for (const { traceId, spanId, traceKey } of job.spans) {
           if (!storedTraces.has(traceKey)) continue;
           p.push(job.projectId);
-          st.push(startTime);
+          st.push(traceStart.get(traceKey) as string);
           t.push(traceId);
           s.push(spanId);
         }
@@ -352,7 +363,7 @@ export class Writer {
     }
     // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
     //    totals of the sessions this batch may be the first to write.
-    const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, storedTraces, existing, touched);
+    const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, storedTraces, existing, touched);
     // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
     // through the per-connection stages on the fallback path.
     const statements: string[] = [];
@@ -364,12 +375,13 @@ export class Writer {
       if (mode === 'staged') statements.push(target.insertStaged);
       data.push(chunks);
     }
-    // The trace index: traces new in this batch, and re-keyed ones, with their session.
+    // The trace index: traces new in this batch, and re-keyed ones, with their session and start.
     const traceRows: [string, string, string][] = [];
     for (const [k, [projectId, traceId]] of traces) {
       if (!storedTraces.has(k)) traceRows.push([projectId, traceId, traceSession.get(k) ?? traceId]);
     }
     for (const r of rekey) traceRows.push(r);
+    const traceRowStarts = traceRows.map((r) => traceStart.get(key(r[0], r[1])) as string);
     // 5. One round trip to the end: the COPYs with their data; a statement writing the trace
     //    index and taking the locks of the touched sessions; then (its own statement, whose
     //    snapshot sees the rows of other writers of these sessions, committed before we got
@@ -382,6 +394,7 @@ export class Writer {
       textArray(traceRows.map((r) => r[0])),
       textArray(traceRows.map((r) => r[1])),
       textArray(traceRows.map((r) => r[2])),
+      textArray(traceRowStarts),
       textArray([...touched.keys()].map((k) => `s:${k}`)),
     );
     const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));

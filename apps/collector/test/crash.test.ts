@@ -2,17 +2,12 @@
  * Crash: kill -9 the collector process while a real exporter with retries is sending, start
  * it again on the same port; every acknowledged span is in Postgres exactly once.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from '@guardtrace/db/dev';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver, makeSpans } from './exporter-helpers.ts';
-import { type Env, setupDatabase } from './helpers.ts';
+import { type Env, setupDatabase, startCollectorProcess } from './helpers.ts';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const tsx = createRequire(import.meta.url).resolve('tsx');
 let env: Env;
 let child: ChildProcess | undefined;
 
@@ -24,25 +19,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-/** `node --import tsx src/main.ts` as one process (so SIGKILL really kills the server). */
-async function start(port: number): Promise<ChildProcess> {
-  const p = spawn(process.execPath, ['--import', tsx, 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: env.db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', COLLECTOR_RATE_LIMIT_RPS: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  p.stderr?.on('data', (d) => {
-    err += String(d);
-  });
-  await new Promise<void>((resolve, reject) => {
-    p.stdout?.on('data', (d) => {
-      if (String(d).includes(`collector listening on http://127.0.0.1:${port}`)) resolve();
-    });
-    p.once('exit', (code) => reject(new Error(`collector exited (${code}): ${err}`)));
-  });
-  return p;
-}
+const start = async (port: number): Promise<ChildProcess> => (await startCollectorProcess(env.db.url, port)).proc;
 
 describe('kill -9 while an exporter is sending', () => {
   it('keeps every acknowledged span exactly once', async () => {

@@ -1,5 +1,9 @@
 /** Test factories: a migrated throwaway database with a project and key, and OTLP payloads. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase, type TestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
@@ -16,8 +20,9 @@ export interface Env {
   close(): Promise<void>;
 }
 
-export async function setupDatabase(): Promise<Env> {
-  const db = await createTestDatabase();
+/** `partitions`: the date whose monthly span partitions are made (default: the clock's now). */
+export async function setupDatabase(opts: { partitions?: Date } = {}): Promise<Env> {
+  const db = await createTestDatabase({ partitions: opts.partitions });
   const prisma = createPrisma(db.url, { max: 2 });
   const sql = new pg.Pool({ connectionString: db.url, max: 2 });
   sql.on('error', () => {});
@@ -38,6 +43,35 @@ export async function setupDatabase(): Promise<Env> {
       await db.close();
     },
   };
+}
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const tsx = createRequire(import.meta.url).resolve('tsx');
+
+/**
+ * The collector as a process of its own (`node --import tsx src/main.ts`, so SIGKILL really
+ * kills it) on `port` (0: one the system picks); resolves with its URL once it listens.
+ */
+export async function startCollectorProcess(databaseUrl: string, port = 0): Promise<{ proc: ChildProcess; url: string }> {
+  const proc = spawn(process.execPath, ['--import', tsx, 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', COLLECTOR_RATE_LIMIT_RPS: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stderr?.on('data', (d) => {
+    err += String(d);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout?.on('data', (d) => {
+      out += String(d);
+      const m = /collector listening on (\S+)/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    proc.once('exit', (code) => reject(new Error(`collector exited (${code}): ${err}`)));
+  });
+  return { proc, url };
 }
 
 export async function setupApp(env: Env, opts: Partial<AppOptions> = {}) {

@@ -31,8 +31,9 @@ describe('Writer', () => {
     const other = await env.sql.connect();
     await other.query('BEGIN');
     await other.query(
-      `INSERT INTO spans (project_id, start_time, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
-       VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
+      `INSERT INTO spans (project_id, start_time, trace_start, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+       VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond',
+         timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
       [env.projectId, spans[0]?.startNs.toString(), s.traceId, s.ids.root, s.sessionId],
     );
     const writing = writer.submit(env.projectId, spans);

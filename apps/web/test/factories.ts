@@ -207,6 +207,8 @@ export async function seedRawSpans(
       data: {
         projectId,
         startTime: at(start, s.atMs),
+        // The trace's start (the spans' partition key); the session's start stands in for it here.
+        traceStart: start,
         traceId: trace,
         spanId: id,
         parentSpanId: s.parentSpanId ?? null,

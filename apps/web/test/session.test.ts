@@ -105,6 +105,7 @@ describe('getSessionDetail', () => {
       data: {
         projectId: project.id,
         startTime: new Date(t0.getTime() + 100),
+        traceStart: t0,
         traceId: seeded.traceId,
         spanId: toolSpan,
         sessionId: seeded.id,

@@ -29,9 +29,19 @@ export interface PartitionReport {
   deletedFromDefault: number;
   /** Sessions past the retention deleted, with their spans, tool calls, attempts, guard checks and model calls. */
   deletedSessions: number;
+  /**
+   * Traces started before the retention whose spans are all gone (their partition dropped, or
+   * their session deleted): removed from the trace index, so it does not grow forever. (A
+   * span's key lives in its partition: dropping the partition drops the keys.)
+   */
+  releasedTraces: number;
 }
 
 /**
+ * Spans are partitioned by month of their trace's start time (`trace_start`, fixed in the
+ * trace index when the trace is first stored), so all spans of a trace share a partition and a
+ * span re-sent with another start time of its own has the same primary key.
+ *
  * Creates monthly span partitions from last month to `monthsAhead` ahead and, when
  * `retentionDays` is set, drops partitions entirely older than it. Idempotent; safe to run
  * from every process at start and daily. A month whose rows already sit in spans_default
@@ -47,7 +57,7 @@ export async function maintainSpanPartitions(
   const client = new pg.Client({ connectionString });
   client.on('error', () => {});
   await client.connect();
-  const report: PartitionReport = { created: [], dropped: [], deletedFromDefault: 0, deletedSessions: 0 };
+  const report: PartitionReport = { created: [], dropped: [], deletedFromDefault: 0, deletedSessions: 0, releasedTraces: 0 };
   try {
     const existing = new Set(
       (
@@ -61,7 +71,7 @@ export async function maintainSpanPartitions(
     for (const { name, from, to } of partitionMonths(now, ahead)) {
       if (existing.has(name)) continue;
       const inDefault = await client.query(
-        'SELECT 1 FROM spans_default WHERE start_time >= $1 AND start_time < $2 LIMIT 1',
+        'SELECT 1 FROM spans_default WHERE trace_start >= $1 AND trace_start < $2 LIMIT 1',
         [from, to],
       );
       if (inDefault.rowCount) continue;
@@ -89,7 +99,7 @@ export async function maintainSpanPartitions(
           report.dropped.push(b.name);
         }
       }
-      const del = await client.query('DELETE FROM spans_default WHERE start_time < $1', [cutoff]);
+      const del = await client.query('DELETE FROM spans_default WHERE trace_start < $1', [cutoff]);
       report.deletedFromDefault = del.rowCount ?? 0;
       // Derived rows go with their session: a session is past the retention when it ended
       // (or, still open, started) before the cutoff, so a long session is never cut in half.
@@ -104,8 +114,6 @@ export async function maintainSpanPartitions(
            DELETE FROM guard_checks g USING old WHERE g.project_id = old.project_id AND g.session_id = old.id
          ), mc AS (
            DELETE FROM model_calls m USING old WHERE m.project_id = old.project_id AND m.session_id = old.id
-         ), tr AS (
-           DELETE FROM traces t USING old WHERE t.project_id = old.project_id AND t.session_id = old.id
          ), sp AS (
            -- Its raw spans too, even in a partition not old enough to drop: a session is gone whole
            -- (the collector relies on a session having a row whenever any of its rows are stored).
@@ -115,6 +123,20 @@ export async function maintainSpanPartitions(
         [cutoff],
       );
       report.deletedSessions = gone.rows[0]?.n ?? 0;
+      // Traces with no span left that started before the cutoff: those of the dropped months, of
+      // default rows past it and of the sessions just deleted (a trace of a deleted session
+      // started before the session ended). Looked up by the spans' primary key prefix, so only
+      // each trace's own partition is read. A trace that still has spans keeps its row, also
+      // when one of its sessions went: its start stays its spans' key, so a re-sent span of it
+      // is still found. A span of a released trace that arrives again is stored as new: its old
+      // copy is gone.
+      const released = await client.query(
+        `DELETE FROM traces t WHERE t.start_time < $1 AND NOT EXISTS (
+           SELECT 1 FROM spans s WHERE s.project_id = t.project_id AND s.trace_start = t.start_time AND s.trace_id = t.trace_id
+         )`,
+        [cutoff],
+      );
+      report.releasedTraces = released.rowCount ?? 0;
     }
     return report;
   } finally {

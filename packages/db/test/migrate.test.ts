@@ -5,8 +5,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../src/dev.ts';
+import { migrateUntil } from './migrate-until.ts';
 import {
-  DEFAULT_MIGRATIONS_DIR,
   migrate,
   pendingMigrations,
   readMigrations,
@@ -88,15 +88,7 @@ describe('migrate', () => {
   it('fills the trace index from the spans stored before it existed', async () => {
     const fresh = await createTestDatabase({ migrate: false });
     try {
-      const all = await readMigrations();
-      const at = all.findIndex((m) => m.name.endsWith('_ingest_write_path'));
-      expect(at).toBeGreaterThan(0);
-      // The migrations before the trace index, in a folder of their own.
-      const before = await fs.mkdtemp(path.join(os.tmpdir(), 'gt-migrations-'));
-      for (const m of all.slice(0, at)) {
-        await fs.cp(path.join(DEFAULT_MIGRATIONS_DIR, m.name), path.join(before, m.name), { recursive: true });
-      }
-      await migrate(fresh.url, { dir: before });
+      await migrateUntil(fresh.url, '_ingest_write_path');
       const c = new pg.Client({ connectionString: fresh.url });
       await c.connect();
       try {
@@ -119,7 +111,6 @@ describe('migrate', () => {
         ]);
       } finally {
         await c.end();
-        await fs.rm(before, { recursive: true, force: true });
       }
     } finally {
       await fresh.close();
