@@ -14,7 +14,8 @@ import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { copyRows } from '../src/copy.ts';
-import { conversationId, type DerivedRows, derive, spanRow } from '../src/mapping.ts';
+import { sessionId as spanSessionId } from '../src/conventions/index.ts';
+import { type DerivedRows, derive, spanRow } from '../src/mapping.ts';
 import { Normalizer } from '../src/normalize.ts';
 import { decodeRequest } from '../src/otlp-decode.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, SPANS, TOOL_CALLS, type Target } from '../src/sql.ts';
@@ -132,7 +133,7 @@ async function rawCopy(databaseUrl: string, projectId: string, jsonBodies: Recor
   for (const body of jsonBodies) {
     const { spans } = new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
     for (const s of spans) {
-      const sessionId = conversationId(s) ?? s.traceId;
+      const sessionId = spanSessionId(s) ?? s.traceId;
       spanRows.push(spanRow(s, projectId, sessionId));
       derive(s, projectId, sessionId, derived);
     }

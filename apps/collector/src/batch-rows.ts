@@ -62,13 +62,20 @@ export function batchRows(
         continue;
       }
       existing.add(spanKey);
-      if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row);
+      if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row, p.extra);
       spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
       spanRows.write(tail);
       if (p.derived) {
         const rows = derived.get(p.derived) as CopyBuffer;
         rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
         rows.write(tail);
+      }
+      if (p.extra) {
+        for (const x of p.extra) {
+          const rows = derived.get(x.target) as CopyBuffer;
+          rows.writeBytes(x.buf, x.start, x.end);
+          rows.write(tail);
+        }
       }
     }
   }
