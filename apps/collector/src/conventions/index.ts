@@ -8,7 +8,7 @@ import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_USER_ID }
 import type { NormSpan } from '../span.ts';
 import * as genai from './genai.ts';
 import * as guardtrace from './guardtrace.ts';
-import { emptyMeaning, type Meaning, type SpanRole } from './meaning.ts';
+import { type Meaning, newMeaning, resetMeaning, type SpanRole } from './meaning.ts';
 import * as openinference from './openinference.ts';
 import * as openllmetry from './openllmetry.ts';
 import * as otel from './otel.ts';
@@ -67,11 +67,18 @@ export function classify(span: NormSpan): SpanRole {
   return genai.hasUsage(a) || vercel.hasUsage(a) || openinference.hasUsage(a) ? 'model_call' : null;
 }
 
-/** What the span means, or null when it stands for no row (kept raw only). */
+/** The one Meaning interpret() fills (see resetMeaning). */
+const current = newMeaning();
+
+/**
+ * What the span means, or null when it stands for no row (kept raw only). The Meaning is
+ * reused by the next call: build the rows from it before interpreting another span (its
+ * `rejected` list is the span's own).
+ */
 export function interpret(span: NormSpan): Meaning | null {
   const role = classify(span);
   if (role === null) return null;
-  const m = emptyMeaning(role);
+  const m = resetMeaning(current, role);
   const a = span.attributes;
   guardtrace.read(span, m);
   genai.read(span, m);

@@ -60,10 +60,10 @@ export interface Meaning {
   rejected: RejectedCall[] | null;
 }
 
-/** An empty meaning of `role` (one literal: every meaning has the same shape). */
-export function emptyMeaning(role: SpanRole): Meaning {
+/** A meaning with every field empty (one literal: every meaning has the same shape). */
+export function newMeaning(): Meaning {
   return {
-    role,
+    role: null,
     toolName: null,
     callId: null,
     arguments: null,
@@ -96,4 +96,44 @@ export function emptyMeaning(role: SpanRole): Meaning {
     repairFailureClass: null,
     rejected: null,
   };
+}
+
+/**
+ * Empty `m` again for a span of `role`: conventions/index.ts fills one Meaning per span and
+ * reuses it (a fresh one cost ~7% of the mapping's CPU time, in allocation and young-generation GC).
+ */
+export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
+  m.role = role;
+  m.toolName = null;
+  m.callId = null;
+  m.arguments = null;
+  m.outcome = null;
+  m.failureClass = null;
+  m.failureReason = null;
+  m.errorType = null;
+  m.decision = null;
+  m.attempt = null;
+  m.readOnly = null;
+  m.idempotent = null;
+  m.destructive = null;
+  m.external = null;
+  m.idempotencyKey = null;
+  m.feedback = null;
+  m.backoffMs = null;
+  m.attemptsLeft = null;
+  m.sessionRetriesLeft = null;
+  m.budgetExhausted = null;
+  m.guardName = null;
+  m.stage = null;
+  m.verdict = null;
+  m.reason = null;
+  m.guardDurationUs = null;
+  m.model = null;
+  m.provider = null;
+  m.inputTokens = null;
+  m.outputTokens = null;
+  m.repairAttemptSpanId = null;
+  m.repairFailureClass = null;
+  m.rejected = null;
+  return m;
 }

@@ -40,9 +40,9 @@ const NO_SUCH_TOOL = /^Model tried to call unavailable tool '([^']+)'/;
 const INVALID_ARGUMENTS: FailureClass = 'invalid_arguments';
 const UNKNOWN_TOOL: FailureClass = 'unknown_tool';
 
-/** Whether the span is the AI SDK's (it names every span `ai.*` and sets `ai.operationId`). */
+/** Whether the span is the AI SDK's: it names every span after its operation id (`ai.toolCall`, `ai.generateText`...). */
 export function applies(span: NormSpan): boolean {
-  return span.attributes[OPERATION_ID] !== undefined || span.name.startsWith('ai.');
+  return span.name.startsWith('ai.');
 }
 
 export function role(span: NormSpan): SpanRole | undefined {
