@@ -9,8 +9,8 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { generateText, stepCountIs, tool } from 'ai';
-import { MockLanguageModelV3 } from 'ai/test';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -56,6 +56,7 @@ async function expectTotalsAgree(sessionId: string) {
 }
 
 type Gen = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
 const usage = (input: number, output: number): Gen['usage'] => ({
   inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: output, text: output, reasoning: undefined },
@@ -132,6 +133,30 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
 
     const totals = await expectTotalsAgree(sessionId);
     expect(totals).toMatchObject({ user_id: userId, span_count: 4, tool_call_count: 1, attempt_count: 2, failed_attempt_count: 2, model_call_count: 2, input_tokens: '400' });
+  });
+
+  it('reads the refused calls of streamText too (ai.streamText.doStream)', async () => {
+    const sessionId = `chat_${hex(6)}`;
+    const finish = (unified: 'tool-calls' | 'stop'): StreamPart => ({ type: 'finish', finishReason: { unified, raw: undefined }, usage: usage(50, 5) });
+    const steps: StreamPart[][] = [
+      [{ type: 'tool-call', toolCallId: 'call_s1', toolName: 'weather', input: '{"town":"Rome"}' }, finish('tool-calls')],
+      [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Sunny.' }, { type: 'text-end', id: 't' }, finish('stop')],
+    ];
+    let step = 0;
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: steps[step++] ?? [] }) }) });
+    const { tracer, done } = exportingTracer('streaming-agent');
+    const result = streamText({
+      model,
+      prompt: 'Weather in Rome?',
+      stopWhen: stepCountIs(3),
+      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => ({ celsius: 25 }) }) },
+      experimental_telemetry: { isEnabled: true, tracer, metadata: { sessionId } },
+    });
+    expect(await result.text).toBe('Sunny.');
+    await done();
+    const attempt = await one(env.sql, 'SELECT tool_name, outcome, failure_class, arguments FROM attempts WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
+    expect(attempt).toEqual({ tool_name: 'weather', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Rome"}' });
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 1, failed_attempt_count: 1, model_call_count: 2 });
   });
 
   it('stores a resent export once: the refused calls are not counted twice', async () => {

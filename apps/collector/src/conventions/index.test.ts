@@ -151,5 +151,10 @@ describe('Vercel AI SDK refused tool calls', () => {
     const json = JSON.stringify([assistant, results]);
     expect(interpret(step(`${json.slice(0, 200)}…[TRUNCATED:900 chars]`))?.rejected).toBeNull();
     expect(interpret(step('{"error-text":1}'))?.rejected).toBeNull();
+    // Hostile shapes: wrong types anywhere, and nesting deeper than JSON.parse can take.
+    const odd = [null, 5, { role: 'assistant', content: 'x' }, { role: 'tool', content: [null, 7, { type: 'tool-result', output: 'error-text' }, { type: 'tool-result', output: { type: 'error-text', value: 9 } }] }];
+    expect(interpret(step(odd))?.rejected).toBeNull();
+    const deep = `${'['.repeat(200_000)}"error-text"${']'.repeat(200_000)}`;
+    expect(interpret(step(deep))?.rejected).toBeNull();
   });
 });
