@@ -1,5 +1,6 @@
 /** The rows the collector writes for OTLP JSON bodies, built without a collector (raw COPY baselines). */
-import { conversationId, type DerivedRows, derive, spanRow } from '../src/mapping.ts';
+import { sessionId as spanSessionId } from '../src/conventions/index.ts';
+import { type DerivedRows, derive, spanRow } from '../src/mapping.ts';
 import { Normalizer } from '../src/normalize.ts';
 import { decodeRequest } from '../src/otlp-decode.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, SPANS, TOOL_CALLS, type Target } from '../src/sql.ts';
@@ -12,7 +13,7 @@ export function tableRows(projectId: string, jsonBodies: readonly Record<string,
   for (const body of jsonBodies) {
     const { spans } = new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
     for (const s of spans) {
-      const sessionId = conversationId(s) ?? s.traceId;
+      const sessionId = spanSessionId(s) ?? s.traceId;
       const row: Record<string, unknown> = spanRow(s, projectId, sessionId);
       const t = traceStart.get(s.traceId);
       if (t === undefined || s.startNs < t.ns) traceStart.set(s.traceId, { ns: s.startNs, text: row.start_time });

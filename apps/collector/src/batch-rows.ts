@@ -66,7 +66,7 @@ export function batchRows(
         continue;
       }
       existing.add(spanKey);
-      if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row);
+      if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row, p.extra);
       // (Spans of one trace may name different conversations: the tail is remade when the session changes.)
       let spanTail = spanTails.get(traceKey);
       if (spanTail === undefined || spanTail[0] !== sessionId) {
@@ -79,6 +79,13 @@ export function batchRows(
         const rows = derived.get(p.derived) as CopyBuffer;
         rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
         rows.write(tail);
+      }
+      if (p.extra) {
+        for (const x of p.extra) {
+          const rows = derived.get(x.target) as CopyBuffer;
+          rows.writeBytes(x.buf, x.start, x.end);
+          rows.write(tail);
+        }
       }
     }
   }

@@ -5,7 +5,8 @@
  * of the rows, known per batch.
  */
 import { copyLine, RowArena, shareJson } from './copy.ts';
-import { conversationId, type DerivedRows, deriveOne, spanCopyHead } from './mapping.ts';
+import { interpret, sessionId } from './conventions/index.ts';
+import { type DerivedRows, deriveOne, rejectedRows, spanCopyHead } from './mapping.ts';
 import { type DerivedRow, type TotalsSpan, totalsAttributes, totalsRow } from './session-totals.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
@@ -56,6 +57,17 @@ export interface Prepared {
   derivedEnd: number;
   /** The derived row itself (its counts and tokens feed the totals of sessions new in a batch). */
   row: DerivedRow | null;
+  /** Rows of tool calls the span reports as refused (no span of their own): rarely any. */
+  extra: ExtraRow[] | null;
+}
+
+/** A derived row beyond a span's own: its table, its text (bytes `start` to `end` of `buf`) and the fields totals read. */
+interface ExtraRow {
+  target: Target;
+  buf: Buffer;
+  start: number;
+  end: number;
+  row: DerivedRow;
 }
 
 const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
@@ -68,7 +80,8 @@ const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
 /** A span's rows (without session_id) in the request's arena, and what its transaction needs. */
 export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena): Prepared {
   shareJson(span.resource);
-  const d = deriveOne(span, projectId, '');
+  const m = interpret(span);
+  const d = m === null ? null : deriveOne(span, m, projectId, '');
   const lineStart = arena.put(spanCopyHead(span, projectId));
   const buf = arena.buf;
   const lineEnd = arena.end;
@@ -97,7 +110,7 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
     facts,
     traceKey,
     spanKey,
-    conv: conversationId(span),
+    conv: sessionId(span),
     buf,
     lineStart,
     lineEnd,
@@ -106,5 +119,16 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
     derivedStart,
     derivedEnd: arena.end,
     row: d ? totalsRow(d[1] as DerivedRow) : null,
+    extra: m === null ? null : extraRows(span, m, projectId, arena),
   };
+}
+
+function extraRows(span: NormSpan, m: NonNullable<ReturnType<typeof interpret>>, projectId: string, arena: RowArena): ExtraRow[] | null {
+  const rows = rejectedRows(span, m, projectId, '');
+  if (rows === null) return null;
+  return rows.map(([table, row]) => {
+    const target = DERIVED_TARGET[table];
+    const start = arena.put(copyLine(row, target.head));
+    return { target, buf: arena.buf, start, end: arena.end, row: totalsRow(row as DerivedRow) };
+  });
 }

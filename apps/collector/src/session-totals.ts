@@ -3,6 +3,7 @@
  * have nothing stored yet: the same values the SQL recompute (sql.ts, recomputeSessions)
  * produces, without reading the rows back.
  */
+import { USER_ID_KEYS } from './conventions/index.ts';
 import { timestamp } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, MODEL_CALLS, TOOL_CALLS, type Target } from './sql.ts';
@@ -37,6 +38,8 @@ export class SessionTotals {
   user: First = { ns: 0n, v: undefined };
   /** OpenTelemetry's (and OpenInference's) `user.id`: the user when no span names a Guardtrace one. */
   otelUser: First = { ns: 0n, v: undefined };
+  /** The Vercel AI SDK's `telemetry.metadata.userId`: the user when no span names one above. */
+  aiUser: First = { ns: 0n, v: undefined };
   outcomeAttr: First = { ns: 0n, v: undefined };
   service: First = { ns: 0n, v: undefined };
   weight: number | null = null;
@@ -56,14 +59,18 @@ export class SessionTotals {
     readonly id: string,
   ) {}
 
-  add(span: TotalsSpan, target: Target | undefined, row: DerivedRow | null): void {
+  /** A span of the session, its derived row and any extra rows it reports (prepare.ts). */
+  add(span: TotalsSpan, target: Target | undefined, row: DerivedRow | null, extra: readonly { target: Target; row: DerivedRow }[] | null = null): void {
     const ns = span.startNs;
     if (this.spans === 0 || ns < this.startNs) this.startNs = ns;
     if (this.spans === 0 || span.endNs > this.endNs) this.endNs = span.endNs;
     this.spans++;
     const a = span.attributes;
     this.exact &&=
-      pick(this.agent, a, AGENT_NAME, ns, false) && pick(this.user, a, USER_ID, ns, false) && pick(this.otelUser, a, OTEL_USER_ID, ns, false);
+      pick(this.agent, a, AGENT_NAME, ns, false) &&
+      pick(this.user, a, USER_ID, ns, false) &&
+      pick(this.otelUser, a, OTEL_USER_ID, ns, false) &&
+      pick(this.aiUser, a, AI_USER_ID, ns, false);
     this.exact &&= pick(this.outcomeAttr, a, SESSION_OUTCOME, ns, true);
     if (span.serviceName !== null && (this.service.v === undefined || ns < this.service.ns)) {
       this.service.v = span.serviceName;
@@ -75,7 +82,11 @@ export class SessionTotals {
       this.hasRoot = true;
       if (span.statusCode === 2) this.rootError = true;
     }
-    if (!row) return;
+    if (row) this.addRow(target, row);
+    if (extra) for (const x of extra) this.addRow(x.target, x.row);
+  }
+
+  private addRow(target: Target | undefined, row: DerivedRow): void {
     if (target === TOOL_CALLS || target === ATTEMPTS) {
       if (row.decision === 'escalate_human') this.escalated = true;
       if (target === TOOL_CALLS) this.toolCalls++;
@@ -101,7 +112,7 @@ export class SessionTotals {
       id: this.id,
       agent_name: this.agent.v ?? null,
       service_name: this.service.v ?? null,
-      user_id: this.user.v ?? this.otelUser.v ?? null,
+      user_id: this.user.v ?? this.otelUser.v ?? this.aiUser.v ?? null,
       started_at: timestamp(this.startNs),
       ended_at: timestamp(this.endNs),
       outcome,
@@ -124,11 +135,10 @@ interface First {
   v: string | null | undefined;
 }
 const AGENT_NAME = 'gen_ai.agent.name';
-const USER_ID = 'guardtrace.user.id';
-const OTEL_USER_ID = 'user.id';
+const [USER_ID, OTEL_USER_ID, AI_USER_ID] = USER_ID_KEYS;
 const SESSION_OUTCOME = 'guardtrace.session.outcome';
 const SAMPLING_WEIGHT = 'guardtrace.sampling.weight';
-const TOTALS_KEYS = [AGENT_NAME, USER_ID, OTEL_USER_ID, SESSION_OUTCOME, SAMPLING_WEIGHT];
+const TOTALS_KEYS = [AGENT_NAME, ...USER_ID_KEYS, SESSION_OUTCOME, SAMPLING_WEIGHT];
 const NONE: NormSpan['attributes'] = Object.freeze({}) as NormSpan['attributes'];
 
 /** The attributes the totals read, alone (most spans carry none of them: one shared empty object). */

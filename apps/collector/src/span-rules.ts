@@ -4,7 +4,7 @@
  * breaks one is rejected with a SpanError naming the field; its neighbours are kept.
  */
 import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_FAILURE_CLASS } from '@guardtrace/semconv';
-import { SESSION_ID_KEYS } from './mapping.ts';
+import { SESSION_ID_KEYS } from './conventions/index.ts';
 import type { Attributes, Rejection } from './span.ts';
 
 export interface NormalizeLimits {

@@ -56,13 +56,13 @@ export const TOOL_CALLS = target(
   'tool_calls',
   `project_id, trace_id, span_id, session_id, started_at, parent_span_id, tool_name, call_id, duration_ms,
    outcome, failure_class, decision, attempts, read_only, idempotent, destructive, external, idempotency_key,
-   arguments`,
+   arguments, failure_reason`,
 );
 export const ATTEMPTS = target(
   'attempts',
   `project_id, trace_id, span_id, session_id, started_at, tool_call_span_id, tool_name, number, duration_ms,
    outcome, failure_class, decision, feedback, backoff_ms, attempts_left, session_retries_left,
-   budget_exhausted, arguments, error_type`,
+   budget_exhausted, arguments, error_type, failure_reason`,
 );
 export const GUARD_CHECKS = target(
   'guard_checks',
@@ -210,7 +210,9 @@ sp AS (
     (array_agg(s.service_name ORDER BY s.start_time) FILTER (WHERE s.service_name IS NOT NULL))[1] AS service_name,
     coalesce(
       (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.user.id'))[1],
-      (array_agg(s.attributes->>'user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'user.id'))[1]
+      (array_agg(s.attributes->>'user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'user.id'))[1],
+      (array_agg(s.attributes->>'ai.telemetry.metadata.userId' ORDER BY s.start_time)
+        FILTER (WHERE s.attributes ? 'ai.telemetry.metadata.userId'))[1]
     ) AS user_id,
     (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC)
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,

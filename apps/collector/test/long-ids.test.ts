@@ -30,7 +30,7 @@ const stored = async (traceId: string) =>
   Number((await env.sql.query('SELECT count(*) AS n FROM spans WHERE project_id = $1 AND trace_id = $2', [env.projectId, traceId])).rows[0].n);
 
 describe('identifiers too long to index', () => {
-  for (const attr of ['session.id', 'gen_ai.conversation.id', 'guardtrace.failure.class']) {
+  for (const attr of ['session.id', 'gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId', 'guardtrace.failure.class']) {
     it(`rejects only the span whose ${attr} is 3,000 random characters; the 50 others are stored, and a retry is idempotent`, async () => {
       const traceId = hex(16);
       const good = Array.from({ length: 50 }, (_, i) =>

@@ -138,3 +138,49 @@ export const ATTR_GUARDTRACE_DEDUPLICATED = 'guardtrace.deduplicated' as const;
 export const ATTR_GUARDTRACE_GUARD_CANDIDATES = 'guardtrace.guard.candidates' as const;
 /** Number of repair tokens (input + output) of a model call that repairs a failed attempt. @example 18000 */
 export const ATTR_GUARDTRACE_REPAIR_TOKENS = 'guardtrace.repair.tokens' as const;
+
+// ---------------------------------------------------------------- read from other emitters
+// The collector reads these from spans Guardtrace's SDK does not write. Guardrail keys follow
+// the OpenTelemetry GenAI guardrail proposals, which are not in a released semconv yet: the
+// `run_guardrail` span (semconv-genai#427: gen_ai.guardrail.component/verdict/action.*) and the
+// earlier `apply_guardrail` "security guardian" prototype (gen_ai.security.decision.*,
+// gen_ai.security.finding events). Exception keys are the OTel general `exception` event.
+
+/** `gen_ai.operation.name` of a guardrail run in semconv-genai#427. @example 'run_guardrail' */
+export const OP_RUN_GUARDRAIL = 'run_guardrail' as const;
+/** Guardrail name in semconv-genai#427. @example 'content_filter' */
+export const ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME = 'gen_ai.guardrail.component.name' as const;
+/** Guardrail decision in semconv-genai#427: `allow`, `deny`, `warn`, `modify`, `audit`. @example 'deny' */
+export const ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE = 'gen_ai.guardrail.verdict.type' as const;
+/** Human-readable reason of a guardrail decision in semconv-genai#427. @example 'email address in input' */
+export const ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON = 'gen_ai.guardrail.verdict.reason' as const;
+/** What the caller did after the guardrail in semconv-genai#427: `allow`, `block`, `modify`. @example 'block' */
+export const ATTR_GEN_AI_GUARDRAIL_ACTION_TYPE = 'gen_ai.guardrail.action.type' as const;
+/** Guardrail decision as some instrumentations write it (not in a proposal). @example 'deny' */
+export const ATTR_GEN_AI_GUARDRAIL_DECISION = 'gen_ai.guardrail.decision' as const;
+/** Whether the guardrail passed, as some instrumentations write it (not in a proposal). @example false */
+export const ATTR_GEN_AI_GUARDRAIL_PASSED = 'gen_ai.guardrail.passed' as const;
+/** Guardian name in the `apply_guardrail` security prototype. @example 'Content Filter' */
+export const ATTR_GEN_AI_GUARDIAN_NAME = 'gen_ai.guardian.name' as const;
+/** Decision in the `apply_guardrail` security prototype: `allow`, `deny`, `warn`, `modify`, `audit`. @example 'deny' */
+export const ATTR_GEN_AI_SECURITY_DECISION_TYPE = 'gen_ai.security.decision.type' as const;
+/** Reason of the decision in the `apply_guardrail` security prototype. @example 'PII detected in output' */
+export const ATTR_GEN_AI_SECURITY_DECISION_REASON = 'gen_ai.security.decision.reason' as const;
+/** Risk category of one finding (event attribute). @example 'sensitive_info_disclosure' */
+export const ATTR_GEN_AI_SECURITY_RISK_CATEGORY = 'gen_ai.security.risk.category' as const;
+/** Risk severity of one finding (event attribute). @example 'high' */
+export const ATTR_GEN_AI_SECURITY_RISK_SEVERITY = 'gen_ai.security.risk.severity' as const;
+/** Event name of one violation found by a guardrail (security prototype). @example 'gen_ai.security.finding' */
+export const EVENT_GEN_AI_SECURITY_FINDING = 'gen_ai.security.finding' as const;
+/** Event name of one violation found by a guardrail (semconv-genai#427). @example 'gen_ai.guardrail.security.finding' */
+export const EVENT_GEN_AI_GUARDRAIL_SECURITY_FINDING = 'gen_ai.guardrail.security.finding' as const;
+/** Risk category of one finding in semconv-genai#427 (span or event attribute). @example 'excessive_agency' */
+export const ATTR_GEN_AI_GUARDRAIL_SECURITY_RISK_CATEGORY = 'gen_ai.guardrail.security.risk.category' as const;
+/** Event name of a recorded exception (OTel general convention). @example 'exception' */
+export const EVENT_EXCEPTION = 'exception' as const;
+/** Exception type on the `exception` event. @example 'TypeError' */
+export const ATTR_EXCEPTION_TYPE = 'exception.type' as const;
+/** Exception message on the `exception` event. @example 'upstream 503' */
+export const ATTR_EXCEPTION_MESSAGE = 'exception.message' as const;
+/** User of the session (OTel general convention; OpenInference too). @example 'user_17' */
+export const ATTR_USER_ID = 'user.id' as const;

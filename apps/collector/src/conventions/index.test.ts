@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import type { Attributes, NormSpan, SpanEvent } from '../span.ts';
+import { classify, interpret, sessionId } from './index.ts';
+
+let n = 0;
+function span(name: string, attributes: Attributes, more: Partial<NormSpan> = {}): NormSpan {
+  n++;
+  return {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: n.toString(16).padStart(16, '0'),
+    parentSpanId: null,
+    name,
+    kind: 1,
+    startNs: 1_000_000n,
+    endNs: 3_000_000n,
+    statusCode: 0,
+    statusMessage: null,
+    attributes,
+    events: [],
+    links: [],
+    resource: {},
+    serviceName: null,
+    scopeName: null,
+    scopeVersion: null,
+    ...more,
+  };
+}
+
+const event = (name: string, attributes: Attributes): SpanEvent => ({ timeUnixNano: '1', name, attributes });
+
+describe('classify', () => {
+  it('decides by operation name, then span kinds, then names, then usage', () => {
+    expect(classify(span('x', { 'gen_ai.operation.name': 'guardtrace.attempt' }))).toBe('attempt');
+    expect(classify(span('x', { 'gen_ai.operation.name': 'run_guardrail' }))).toBe('guard_check');
+    expect(classify(span('x', { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.usage.input_tokens': 9 }))).toBeNull();
+    expect(classify(span('x', { 'openinference.span.kind': 'CHAIN', 'llm.token_count.prompt': 9 }))).toBeNull();
+    expect(classify(span('x', { 'openinference.span.kind': 'GUARDRAIL' }))).toBe('guard_check');
+    expect(classify(span('x', { 'traceloop.span.kind': 'tool' }))).toBe('tool_call');
+    expect(classify(span('guardtrace.attempt', {}))).toBe('attempt');
+    expect(classify(span('run_guardrail pii', {}))).toBe('guard_check');
+    expect(classify(span('ai.toolCall', { 'ai.operationId': 'ai.toolCall' }))).toBe('tool_call');
+    // The AI SDK's outer spans sum their steps; the steps are the model calls.
+    expect(classify(span('ai.generateText', { 'ai.operationId': 'ai.generateText', 'ai.usage.inputTokens': 9 }))).toBeNull();
+    expect(classify(span('ai.generateText.doGenerate', { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.usage.inputTokens': 9 }))).toBe('model_call');
+    expect(classify(span('openai.completion', { 'gen_ai.usage.prompt_tokens': 9 }))).toBe('model_call');
+    expect(classify(span('http GET', {}))).toBeNull();
+  });
+});
+
+describe('sessionId', () => {
+  it("takes the GenAI conversation id first, the Vercel AI SDK's metadata last", () => {
+    expect(sessionId(span('x', { 'ai.telemetry.metadata.sessionId': 'v', 'session.id': 'oi' }))).toBe('oi');
+    expect(sessionId(span('x', { 'ai.telemetry.metadata.sessionId': 'v' }))).toBe('v');
+    expect(sessionId(span('x', { 'ai.telemetry.metadata.sessionId': 'v' }, { resource: { 'gen_ai.conversation.id': 'r' } }))).toBe('r');
+    expect(sessionId(span('x', { 'ai.telemetry.metadata.sessionId': '' }))).toBeNull();
+  });
+});
+
+describe('guardrail verdicts', () => {
+  const verdict = (attrs: Attributes, statusCode = 0) => interpret(span('x', { 'gen_ai.operation.name': 'apply_guardrail', ...attrs }, { statusCode }))?.verdict;
+  it('fail on deny, block or passed=false in any of the shapes; pass on the other decisions', () => {
+    expect(verdict({ 'gen_ai.guardrail.verdict.type': 'deny' })).toBe('fail');
+    expect(verdict({ 'gen_ai.guardrail.verdict.type': 'allow', 'gen_ai.guardrail.action.type': 'block' })).toBe('fail');
+    expect(verdict({ 'gen_ai.security.decision.type': 'DENY' })).toBe('fail');
+    expect(verdict({ 'gen_ai.guardrail.decision': 'deny' })).toBe('fail');
+    expect(verdict({ 'gen_ai.guardrail.passed': false })).toBe('fail');
+    expect(verdict({ 'gen_ai.guardrail.passed': 'false' })).toBe('fail');
+    for (const d of ['allow', 'warn', 'modify', 'audit']) expect(verdict({ 'gen_ai.security.decision.type': d })).toBe('pass');
+    expect(verdict({ 'gen_ai.guardrail.passed': true })).toBe('pass');
+    // Guardtrace's own verdict wins; without any decision the status decides.
+    expect(verdict({ 'gen_ai.guardrail.verdict': 'pass', 'gen_ai.guardrail.decision': 'deny' })).toBe('pass');
+    expect(verdict({}, 2)).toBe('fail');
+    expect(verdict({})).toBe('pass');
+  });
+
+  it("read the reason, and the findings' categories as violations", () => {
+    const m = interpret(
+      span('run_guardrail tool_guard', { 'gen_ai.operation.name': 'run_guardrail', 'gen_ai.guardrail.verdict.type': 'deny', 'gen_ai.guardrail.security.risk.category': 'excessive_agency' }),
+    );
+    expect(m).toMatchObject({ guardName: 'tool_guard', verdict: 'fail', reason: 'violation: excessive_agency' });
+    const withEvents = interpret(
+      span('apply_guardrail g', { 'gen_ai.operation.name': 'apply_guardrail', 'gen_ai.security.decision.type': 'deny' }, {
+        events: [event('gen_ai.guardrail.security.finding', { 'gen_ai.guardrail.security.risk.category': 'pii' }), event('other', { 'gen_ai.security.risk.category': 'ignored' })],
+      }),
+    );
+    expect(withEvents?.reason).toBe('violations: pii');
+  });
+});
+
+describe('failure reasons', () => {
+  const failedCall = (more: Partial<NormSpan>) => interpret(span('execute_tool t', { 'gen_ai.operation.name': 'execute_tool' }, { statusCode: 2, ...more }));
+  it('come from the last exception event, else the status message', () => {
+    const events = [
+      event('exception', { 'exception.type': 'Error', 'exception.message': 'first' }),
+      event('retry', {}),
+      event('exception', { 'exception.type': 'TimeoutError', 'exception.message': 'took 30 s' }),
+    ];
+    expect(failedCall({ events, statusMessage: 'status text' })?.failureReason).toBe('TimeoutError: took 30 s');
+    expect(failedCall({ events: [event('exception', { 'exception.type': 'AbortError' })] })?.failureReason).toBe('AbortError');
+    expect(failedCall({ statusMessage: 'status text' })?.failureReason).toBe('status text');
+    expect(failedCall({ statusMessage: '' })?.failureReason).toBeNull();
+    const attempt = interpret(span('guardtrace.attempt', {}, { statusCode: 2, events }));
+    expect(attempt).toMatchObject({ outcome: 'failed', errorType: 'TimeoutError', failureReason: 'TimeoutError: took 30 s' });
+  });
+});
+
+describe('Vercel AI SDK refused tool calls', () => {
+  // The shape ai 6.0.325 records in `ai.prompt.messages` of the step after a refused call
+  // (recorded from a real generateText run; test/conventions.test.ts runs it live).
+  const assistant = {
+    role: 'assistant',
+    content: [
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { town: 'Paris' } },
+      { type: 'tool-call', toolCallId: 'c2', toolName: 'wether', input: { city: 'Paris' } },
+      { type: 'tool-call', toolCallId: 'c3', toolName: 'weather', input: { city: 'Oslo' } },
+    ],
+  };
+  const results = {
+    role: 'tool',
+    content: [
+      { type: 'tool-result', toolCallId: 'c1', toolName: 'weather', output: { type: 'error-text', value: 'Invalid input for tool weather: Type validation failed: ...' } },
+      { type: 'tool-result', toolCallId: 'c2', toolName: 'wether', output: { type: 'error-text', value: "Model tried to call unavailable tool 'wether'. Available tools: weather." } },
+      // A tool whose execute threw: it has an ai.toolCall span of its own.
+      { type: 'tool-result', toolCallId: 'c3', toolName: 'weather', output: { type: 'error-text', value: 'upstream 503' } },
+    ],
+  };
+  const step = (messages: unknown[] | string) =>
+    span('ai.generateText.doGenerate', {
+      'ai.operationId': 'ai.generateText.doGenerate',
+      'ai.usage.inputTokens': 10,
+      'ai.prompt.messages': typeof messages === 'string' ? messages : JSON.stringify(messages),
+    });
+
+  it('become rejected calls with their class, arguments and the SDK text, under stable ids', () => {
+    const s = step([{ role: 'user', content: [] }, assistant, results]);
+    const rejected = interpret(s)?.rejected;
+    expect(rejected?.map(({ spanId: _, ...r }) => r)).toEqual([
+      { toolName: 'weather', callId: 'c1', arguments: '{"town":"Paris"}', failureClass: 'invalid_arguments', reason: 'Invalid input for tool weather: Type validation failed: ...' },
+      { toolName: 'wether', callId: 'c2', arguments: '{"city":"Paris"}', failureClass: 'unknown_tool', reason: "Model tried to call unavailable tool 'wether'. Available tools: weather." },
+    ]);
+    expect(rejected?.every((r) => /^[0-9a-f]{16}$/.test(r.spanId))).toBe(true);
+    expect(interpret(s)?.rejected?.map((r) => r.spanId)).toEqual(rejected?.map((r) => r.spanId));
+  });
+
+  it('are read once: on the step right after them, not again from later steps', () => {
+    const later = step([{ role: 'user', content: [] }, assistant, results, { role: 'assistant', content: [{ type: 'text', text: 'sorry' }] }, { role: 'user', content: [] }]);
+    expect(interpret(later)?.rejected).toBeNull();
+  });
+
+  it('are skipped when the messages are truncated or not the SDK shape', () => {
+    const json = JSON.stringify([assistant, results]);
+    expect(interpret(step(`${json.slice(0, 200)}…[TRUNCATED:900 chars]`))?.rejected).toBeNull();
+    expect(interpret(step('{"error-text":1}'))?.rejected).toBeNull();
+    // Hostile shapes: wrong types anywhere, and nesting deeper than JSON.parse can take.
+    const odd = [null, 5, { role: 'assistant', content: 'x' }, { role: 'tool', content: [null, 7, { type: 'tool-result', output: 'error-text' }, { type: 'tool-result', output: { type: 'error-text', value: 9 } }] }];
+    expect(interpret(step(odd))?.rejected).toBeNull();
+    const deep = `${'['.repeat(200_000)}"error-text"${']'.repeat(200_000)}`;
+    expect(interpret(step(deep))?.rejected).toBeNull();
+  });
+});

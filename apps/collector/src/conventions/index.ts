@@ -1,0 +1,105 @@
+/**
+ * Which conventions a span follows, and what it means under them: each convention module reads
+ * its own keys into one Meaning, in order of precedence (Guardtrace's, OpenTelemetry GenAI, the
+ * Vercel AI SDK, OpenInference, OpenLLMetry; then OpenTelemetry's status and exceptions, then
+ * the span's name). mapping.ts builds the rows from the Meaning alone.
+ */
+import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_USER_ID } from '@guardtrace/semconv';
+import type { NormSpan } from '../span.ts';
+import * as genai from './genai.ts';
+import * as guardtrace from './guardtrace.ts';
+import { type Meaning, newMeaning, resetMeaning, type SpanRole } from './meaning.ts';
+import * as openinference from './openinference.ts';
+import * as openllmetry from './openllmetry.ts';
+import * as otel from './otel.ts';
+import { str, text } from './read.ts';
+import * as vercel from './vercel-ai.ts';
+
+export type { Meaning, RejectedCall } from './meaning.ts';
+
+/** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */
+const LANGFUSE_SESSION_ID = 'langfuse.session.id';
+/** Every attribute sessionId() may take a session id from (span-rules.ts bounds their length). */
+export const SESSION_ID_KEYS = [ATTR_GEN_AI_CONVERSATION_ID, openinference.SESSION_ID_KEY, LANGFUSE_SESSION_ID, vercel.SESSION_ID_KEY] as const;
+/** Where a session's user comes from, first found first: Guardtrace's, OpenTelemetry's (and OpenInference's), the Vercel AI SDK's metadata. */
+export const USER_ID_KEYS = [guardtrace.USER_ID_KEY, ATTR_USER_ID, vercel.USER_ID_KEY] as const;
+
+/**
+ * Session id carried by the span itself (span attribute, else its resource): the GenAI
+ * conversation id, else OpenInference's and Langfuse's session id, else the Vercel AI SDK's
+ * `telemetry.metadata.sessionId`.
+ */
+export function sessionId(span: NormSpan): string | null {
+  const a = span.attributes;
+  return (
+    text(a, ATTR_GEN_AI_CONVERSATION_ID) ??
+    text(span.resource, ATTR_GEN_AI_CONVERSATION_ID) ??
+    text(a, openinference.SESSION_ID_KEY) ??
+    text(a, LANGFUSE_SESSION_ID) ??
+    text(a, vercel.SESSION_ID_KEY)
+  );
+}
+
+/**
+ * The row a span stands for: its operation name first (Guardtrace's and GenAI's), then
+ * OpenInference's and OpenLLMetry's span kinds, then its name (Guardtrace's, the AI SDK's,
+ * GenAI's prefixes), then usage attributes (a model call, unless it sums its children).
+ */
+export function classify(span: NormSpan): SpanRole {
+  const a = span.attributes;
+  const op = str(a, ATTR_GEN_AI_OPERATION_NAME);
+  let r: SpanRole | undefined;
+  if (op !== null) {
+    r = guardtrace.operationRole(op) ?? genai.operationRole(op);
+    if (r !== undefined) return r;
+  }
+  r = openinference.role(a);
+  if (r !== undefined) return r;
+  r = openllmetry.role(a);
+  if (r !== undefined) return r;
+  r = guardtrace.nameRole(span.name) ?? genai.nameRole(span.name);
+  if (r !== undefined) return r;
+  const isVercel = vercel.applies(span);
+  if (isVercel) {
+    r = vercel.role(span);
+    if (r !== undefined) return r;
+  }
+  return genai.hasUsage(a) || vercel.hasUsage(a) || openinference.hasUsage(a) ? 'model_call' : null;
+}
+
+/** The one Meaning interpret() fills (see resetMeaning). */
+const current = newMeaning();
+
+/**
+ * What the span means, or null when it stands for no row (kept raw only). The Meaning is
+ * reused by the next call: build the rows from it before interpreting another span (its
+ * `rejected` list is the span's own).
+ */
+export function interpret(span: NormSpan): Meaning | null {
+  const role = classify(span);
+  if (role === null) return null;
+  const m = resetMeaning(current, role);
+  const a = span.attributes;
+  guardtrace.read(span, m);
+  genai.read(span, m);
+  if (vercel.applies(span)) vercel.read(span, m);
+  if (openinference.applies(a)) openinference.read(span, m);
+  if (openllmetry.applies(a)) openllmetry.read(span, m);
+  const failed = otel.failed(span);
+  switch (role) {
+    case 'tool_call':
+    case 'attempt':
+      m.toolName ??= role === 'tool_call' ? span.name : null;
+      m.outcome ??= failed ? 'failed' : 'success';
+      if (failed || m.outcome !== 'success') {
+        m.failureReason = otel.failureReason(span);
+        if (role === 'attempt') m.errorType ??= otel.exceptionType(span);
+      }
+      break;
+    case 'guard_check':
+      m.guardName ??= span.name;
+      m.verdict ??= failed ? 'fail' : 'pass';
+      break;
+  }
+  return m;
+}

@@ -1,0 +1,53 @@
+/**
+ * OpenInference (Arize Phoenix's instrumentations): `openinference.span.kind`, `llm.*` model and
+ * token counts, `tool.*` and `input.value` of tool spans, `session.id` / `user.id`.
+ */
+import type { Attributes, NormSpan } from '../span.ts';
+import type { Meaning, SpanRole } from './meaning.ts';
+import { int, str, text } from './read.ts';
+
+const SPAN_KIND = 'openinference.span.kind';
+const MODEL_NAME = 'llm.model_name';
+const PROVIDER = 'llm.provider';
+const SYSTEM = 'llm.system';
+const PROMPT_TOKENS = 'llm.token_count.prompt';
+const COMPLETION_TOKENS = 'llm.token_count.completion';
+const TOOL_NAME = 'tool.name';
+const TOOL_CALL_ID = 'tool_call.id';
+const INPUT = 'input.value';
+/** The session (OpenInference's, also Langfuse's OpenTelemetry attribute). */
+export const SESSION_ID_KEY = 'session.id';
+
+/** By span kind; undefined for spans without one (not OpenInference's). */
+export function role(a: Attributes): SpanRole | undefined {
+  const kind = str(a, SPAN_KIND);
+  if (kind === null) return undefined;
+  if (kind === 'TOOL') return 'tool_call';
+  if (kind === 'LLM' || kind === 'EMBEDDING') return 'model_call';
+  if (kind === 'GUARDRAIL') return 'guard_check';
+  // CHAIN, AGENT, RETRIEVER...: their token counts, if any, are their children's.
+  return null;
+}
+
+export function hasUsage(a: Attributes): boolean {
+  return a[PROMPT_TOKENS] !== undefined || a[COMPLETION_TOKENS] !== undefined;
+}
+
+/** Whether the span follows this convention at all (one lookup: most spans do not). */
+export function applies(a: Attributes): boolean {
+  return a[SPAN_KIND] !== undefined;
+}
+
+export function read(span: NormSpan, m: Meaning): void {
+  const a = span.attributes;
+  if (m.role === 'tool_call') {
+    m.toolName ??= text(a, TOOL_NAME);
+    m.callId ??= text(a, TOOL_CALL_ID);
+    if (a[SPAN_KIND] === 'TOOL') m.arguments ??= text(a, INPUT);
+  } else if (m.role === 'model_call') {
+    m.model ??= text(a, MODEL_NAME);
+    m.provider ??= text(a, PROVIDER) ?? text(a, SYSTEM);
+    m.inputTokens ??= int(a, PROMPT_TOKENS);
+    m.outputTokens ??= int(a, COMPLETION_TOKENS);
+  }
+}

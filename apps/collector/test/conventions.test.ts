@@ -1,0 +1,266 @@
+/**
+ * Other instrumentations' spans, produced by the real libraries where one exists (the Vercel AI
+ * SDK with its mock model), through the real OTel SDK and OTLP exporter, over HTTP into
+ * Postgres: the rows they become. Guardrail spans have no JS emitter yet: they are written
+ * through the same OTel SDK in the shapes of the OpenTelemetry proposals (cited per case).
+ */
+import { type Attributes, context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { generateText, stepCountIs, streamText, tool } from 'ai';
+import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { quote, recomputeSessions, textArray } from '../src/sql.ts';
+import { type Env, hex, one, setupApp, setupDatabase } from './helpers.ts';
+
+let env: Env;
+let app: FastifyInstance;
+let url: string;
+const contextManager = new AsyncLocalStorageContextManager();
+
+beforeAll(async () => {
+  context.setGlobalContextManager(contextManager.enable());
+  env = await setupDatabase();
+  app = await setupApp(env, { rateLimitPerSecond: 0 });
+  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+});
+afterAll(async () => {
+  contextManager.disable();
+  context.disable();
+  await app?.close();
+  await env?.close();
+});
+
+/** A tracer exporting each span as it ends through the real protobuf exporter, and its flush. */
+function exportingTracer(service: string) {
+  const exporter = new OTLPTraceExporter({ url, headers: { authorization: `Bearer ${env.key}` } });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  return { tracer: provider.getTracer('conventions-test'), done: () => provider.shutdown() };
+}
+
+/** Totals written from the batch must equal the SQL recompute from the stored rows. */
+async function expectTotalsAgree(sessionId: string) {
+  const cols = 'user_id, span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens';
+  const read = () => one(env.sql, `SELECT ${cols} FROM sessions WHERE project_id = $1 AND id = $2`, [env.projectId, sessionId]);
+  const written = await read();
+  await env.sql.query(recomputeSessions(textArray([env.projectId]), textArray([sessionId]), quote('[]')));
+  expect(await read()).toEqual(written);
+  return written;
+}
+
+type Gen = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+const usage = (input: number, output: number): Gen['usage'] => ({
+  inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: output, text: output, reasoning: undefined },
+});
+
+describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
+  it('maps telemetry metadata to the session and user, refused tool calls to rejected attempts, a throwing tool to a failed call', async () => {
+    const sessionId = `chat_${hex(6)}`;
+    const userId = `user_${hex(3)}`;
+    const script: Gen[] = [
+      {
+        content: [
+          { type: 'tool-call', toolCallId: 'call_bad_input', toolName: 'weather', input: '{"town":"Paris"}' },
+          { type: 'tool-call', toolCallId: 'call_no_tool', toolName: 'wether', input: '{"city":"Paris"}' },
+          { type: 'tool-call', toolCallId: 'call_throws', toolName: 'weather', input: '{"city":"Oslo"}' },
+        ],
+        finishReason: { unified: 'tool-calls', raw: undefined },
+        usage: usage(100, 10),
+        warnings: [],
+      },
+      { content: [{ type: 'text', text: 'It is 20 degrees in Paris.' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(300, 12), warnings: [] },
+    ];
+    let step = 0;
+    const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[step++] as Gen });
+    const { tracer, done } = exportingTracer('vercel-agent');
+    const result = await generateText({
+      model,
+      prompt: 'Weather in Paris and Oslo?',
+      stopWhen: stepCountIs(3),
+      tools: {
+        weather: tool({
+          description: 'Current weather of a city',
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => {
+            if (city === 'Oslo') throw new Error('weather service answered 503 for Oslo');
+            return { celsius: 20 };
+          },
+        }),
+      },
+      experimental_telemetry: { isEnabled: true, tracer, functionId: 'weather-chat', metadata: { sessionId, userId } },
+    });
+    await done();
+    expect(result.text).toBe('It is 20 degrees in Paris.');
+
+    const spans = (await env.sql.query('SELECT name FROM spans WHERE project_id = $1 AND session_id = $2 ORDER BY name', [env.projectId, sessionId])).rows;
+    expect(spans.map((s) => s.name)).toEqual(['ai.generateText', 'ai.generateText.doGenerate', 'ai.generateText.doGenerate', 'ai.toolCall']);
+
+    const attempts = (
+      await env.sql.query(
+        'SELECT tool_name, outcome, failure_class, failure_reason, arguments, tool_call_span_id, number FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name',
+        [env.projectId, sessionId],
+      )
+    ).rows;
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]).toMatchObject({ tool_name: 'weather', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Paris"}', tool_call_span_id: null, number: 1 });
+    expect(attempts[0].failure_reason).toMatch(/^Invalid input for tool weather: Type validation failed/);
+    expect(attempts[0].failure_reason).toContain('"city"');
+    expect(attempts[1]).toMatchObject({
+      tool_name: 'wether',
+      outcome: 'rejected',
+      failure_class: 'unknown_tool',
+      failure_reason: "Model tried to call unavailable tool 'wether'. Available tools: weather.",
+      arguments: '{"city":"Paris"}',
+    });
+
+    const tool_ = await one(env.sql, 'SELECT tool_name, call_id, outcome, failure_reason, arguments FROM tool_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
+    expect(tool_).toEqual({ tool_name: 'weather', call_id: 'call_throws', outcome: 'failed', failure_reason: 'Error: weather service answered 503 for Oslo', arguments: '{"city":"Oslo"}' });
+
+    const models = (await env.sql.query('SELECT model, provider, input_tokens, output_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY input_tokens', [env.projectId, sessionId])).rows;
+    expect(models).toEqual([
+      { model: 'mock-model', provider: 'mock-provider', input_tokens: 100, output_tokens: 10 },
+      { model: 'mock-model', provider: 'mock-provider', input_tokens: 300, output_tokens: 12 },
+    ]);
+
+    const totals = await expectTotalsAgree(sessionId);
+    expect(totals).toMatchObject({ user_id: userId, span_count: 4, tool_call_count: 1, attempt_count: 2, failed_attempt_count: 2, model_call_count: 2, input_tokens: '400' });
+  });
+
+  it('reads the refused calls of streamText too (ai.streamText.doStream)', async () => {
+    const sessionId = `chat_${hex(6)}`;
+    const finish = (unified: 'tool-calls' | 'stop'): StreamPart => ({ type: 'finish', finishReason: { unified, raw: undefined }, usage: usage(50, 5) });
+    const steps: StreamPart[][] = [
+      [{ type: 'tool-call', toolCallId: 'call_s1', toolName: 'weather', input: '{"town":"Rome"}' }, finish('tool-calls')],
+      [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Sunny.' }, { type: 'text-end', id: 't' }, finish('stop')],
+    ];
+    let step = 0;
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: steps[step++] ?? [] }) }) });
+    const { tracer, done } = exportingTracer('streaming-agent');
+    const result = streamText({
+      model,
+      prompt: 'Weather in Rome?',
+      stopWhen: stepCountIs(3),
+      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => ({ celsius: 25 }) }) },
+      experimental_telemetry: { isEnabled: true, tracer, metadata: { sessionId } },
+    });
+    expect(await result.text).toBe('Sunny.');
+    await done();
+    const attempt = await one(env.sql, 'SELECT tool_name, outcome, failure_class, arguments FROM attempts WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
+    expect(attempt).toEqual({ tool_name: 'weather', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Rome"}' });
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 1, failed_attempt_count: 1, model_call_count: 2 });
+  });
+
+  it('stores a resent export once: the refused calls are not counted twice', async () => {
+    const sessionId = `chat_${hex(6)}`;
+    const script: Gen[] = [
+      { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'nope', input: '{}' }], finishReason: { unified: 'tool-calls', raw: undefined }, usage: usage(5, 1), warnings: [] },
+      { content: [{ type: 'text', text: 'ok' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(9, 1), warnings: [] },
+    ];
+    let step = 0;
+    const model = new MockLanguageModelV3({ doGenerate: async () => script[step++] as Gen });
+    const finished: Parameters<OTLPTraceExporter['export']>[0] = [];
+    const provider = new BasicTracerProvider({
+      spanProcessors: [{ onStart: () => {}, onEnd: (s) => void finished.push(s), forceFlush: async () => {}, shutdown: async () => {} }],
+    });
+    await generateText({
+      model,
+      prompt: 'hi',
+      stopWhen: stepCountIs(3),
+      tools: { echo: tool({ inputSchema: z.object({}), execute: async () => 'x' }) },
+      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai'), metadata: { sessionId } },
+    });
+    const exporter = new OTLPTraceExporter({ url, headers: { authorization: `Bearer ${env.key}` } });
+    for (let i = 0; i < 2; i++) expect(await new Promise((r) => exporter.export(finished, (res) => r(res.code)))).toBe(0);
+    await exporter.shutdown();
+    const attempts = (await env.sql.query('SELECT failure_class FROM attempts WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows;
+    expect(attempts).toEqual([{ failure_class: 'unknown_tool' }]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 1, failed_attempt_count: 1 });
+  });
+});
+
+describe('OpenTelemetry GenAI guardrails (proposals; no JS emitter yet)', () => {
+  it('stores deny and passed=false decisions as failed checks with their reason and violations', async () => {
+    const sessionId = `guard_${hex(6)}`;
+    const { tracer, done } = exportingTracer('guarded-agent');
+    const c = { 'gen_ai.conversation.id': sessionId };
+    const root = tracer.startSpan('invoke_agent support', { attributes: { ...c, 'gen_ai.operation.name': 'invoke_agent' } });
+    const under = trace.setSpan(context.active(), root);
+    const guard = (name: string, attributes: Attributes, findings: Attributes[] = []) => {
+      const s = tracer.startSpan(name, { attributes: { ...c, ...attributes } }, under);
+      for (const f of findings) s.addEvent(f['gen_ai.guardrail.security.risk.category'] ? 'gen_ai.guardrail.security.finding' : 'gen_ai.security.finding', f);
+      s.end();
+    };
+    // semconv-genai#427: run_guardrail, gen_ai.guardrail.component.name / verdict.type / verdict.reason / action.type.
+    guard('run_guardrail pii_filter', {
+      'gen_ai.operation.name': 'run_guardrail',
+      'gen_ai.guardrail.component.name': 'pii_filter',
+      'gen_ai.guardrail.target.type': 'input',
+      'gen_ai.guardrail.verdict.type': 'deny',
+      'gen_ai.guardrail.verdict.reason': 'email address in input',
+      'gen_ai.guardrail.action.type': 'block',
+    });
+    guard('run_guardrail jailbreak', { 'gen_ai.operation.name': 'run_guardrail', 'gen_ai.guardrail.component.name': 'jailbreak', 'gen_ai.guardrail.verdict.type': 'allow' });
+    // The security guardian prototype: apply_guardrail, gen_ai.security.decision.type and gen_ai.security.finding events.
+    guard(
+      'apply_guardrail Content Filter',
+      { 'gen_ai.operation.name': 'apply_guardrail', 'gen_ai.guardian.name': 'Content Filter', 'gen_ai.security.decision.type': 'deny', 'gen_ai.security.decision.reason': 'PII detected in output' },
+      [
+        { 'gen_ai.security.risk.category': 'sensitive_info_disclosure', 'gen_ai.security.risk.severity': 'high' },
+        { 'gen_ai.security.risk.category': 'prompt_injection', 'gen_ai.security.risk.severity': 'medium' },
+      ],
+    );
+    guard('apply_guardrail Topic', { 'gen_ai.operation.name': 'apply_guardrail', 'gen_ai.guardian.name': 'Topic', 'gen_ai.security.decision.type': 'warn' });
+    // Keys instrumentations write outside any proposal.
+    guard('guardrail toxicity', { 'gen_ai.operation.name': 'apply_guardrail', 'gen_ai.guardrail.name': 'toxicity', 'gen_ai.guardrail.passed': false });
+    guard('guardrail policy', { 'gen_ai.operation.name': 'apply_guardrail', 'gen_ai.guardrail.name': 'policy', 'gen_ai.guardrail.decision': 'deny' });
+    root.end();
+    await done();
+
+    const rows = (await env.sql.query('SELECT guard_name, verdict, reason FROM guard_checks WHERE project_id = $1 AND session_id = $2 ORDER BY guard_name COLLATE "C"', [env.projectId, sessionId])).rows;
+    expect(rows).toEqual([
+      { guard_name: 'Content Filter', verdict: 'fail', reason: 'PII detected in output (violations: sensitive_info_disclosure: high, prompt_injection: medium)' },
+      { guard_name: 'Topic', verdict: 'pass', reason: null },
+      { guard_name: 'jailbreak', verdict: 'pass', reason: null },
+      { guard_name: 'pii_filter', verdict: 'fail', reason: 'email address in input' },
+      { guard_name: 'policy', verdict: 'fail', reason: null },
+      { guard_name: 'toxicity', verdict: 'fail', reason: null },
+    ]);
+  });
+});
+
+describe('error status and exception events (OpenTelemetry general conventions)', () => {
+  it('become the failure reason of the tool call and the attempt', async () => {
+    const sessionId = `err_${hex(6)}`;
+    const { tracer, done } = exportingTracer('failing-agent');
+    const c = { 'gen_ai.conversation.id': sessionId };
+    const call = tracer.startSpan('execute_tool read_file', { attributes: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file' } });
+    const attempt = tracer.startSpan('guardtrace.attempt', { attributes: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'gen_ai.tool.name': 'read_file' } }, trace.setSpan(context.active(), call));
+    attempt.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream 503' });
+    attempt.end();
+    call.recordException(new TypeError("Cannot read properties of undefined (reading 'path')"));
+    call.setStatus({ code: SpanStatusCode.ERROR });
+    call.end();
+    const fine = tracer.startSpan('execute_tool list', { attributes: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'list' } });
+    // A handled exception on a call that succeeded is no failure reason.
+    fine.recordException(new Error('cache miss'));
+    fine.end();
+    await done();
+
+    const calls = (await env.sql.query('SELECT tool_name, outcome, failure_reason FROM tool_calls WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name', [env.projectId, sessionId])).rows;
+    expect(calls).toEqual([
+      { tool_name: 'list', outcome: 'success', failure_reason: null },
+      { tool_name: 'read_file', outcome: 'failed', failure_reason: "TypeError: Cannot read properties of undefined (reading 'path')" },
+    ]);
+    const att = await one(env.sql, 'SELECT outcome, failure_reason, error_type FROM attempts WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
+    expect(att).toEqual({ outcome: 'failed', failure_reason: 'upstream 503', error_type: null });
+  });
+});
