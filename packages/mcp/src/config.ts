@@ -71,6 +71,12 @@ export const configSchema = z.strictObject({
   roots: z.array(z.string().min(1)).optional(),
   /** Argument names that hold paths, checked against `roots`. */
   pathArguments: z.array(z.string().min(1)).default(['path', 'paths', 'source', 'destination']),
+  /**
+   * `reject` (default): an argument the tool's schema does not name is an error, even where the
+   * schema leaves `additionalProperties` open (a misspelt optional argument must not vanish);
+   * `pass`: the schema decides.
+   */
+  unknownArguments: z.enum(['reject', 'pass']).default('reject'),
   policy: policy.optional(),
   budgets: z.strictObject({
     maxAttemptsPerCall: positiveInt.optional(),

@@ -81,6 +81,18 @@ function contractMeta(schema: JsonObject): JsonObject {
   return out;
 }
 
+/**
+ * The schema with unknown top-level arguments refused, as the SDK refuses them for zod tools:
+ * many servers' schemas leave `additionalProperties` open and then drop what they do not
+ * know, so a misspelt optional argument would vanish silently. A schema that says what to do
+ * with other keys itself is left alone.
+ */
+function closed(schema: JsonObject): JsonObject {
+  const open = ['additionalProperties', 'patternProperties', 'unevaluatedProperties', 'allOf', 'anyOf', 'oneOf', '$ref'].some((k) => schema[k] !== undefined);
+  if (open || schema.type !== 'object' || typeof schema.properties !== 'object') return schema;
+  return { ...schema, additionalProperties: false };
+}
+
 /** Errors of one failed validation, for a caller outside zod (tests, diagnostics). */
 export interface CompiledSchema {
   /** The zod schema handed to `gt.tool({ schema })`. */
@@ -93,10 +105,10 @@ export interface CompiledSchema {
  * Compiles a tool's `inputSchema`. A schema ajv cannot compile (an unresolvable `$ref`, ...)
  * lets every argument through to the upstream server, which validates it itself, and says why.
  */
-export function compileInputSchema(schema: JsonObject): CompiledSchema {
+export function compileInputSchema(schema: JsonObject, opts: { unknownArguments?: 'reject' | 'pass' } = {}): CompiledSchema {
   let validate: ValidateFunction;
   try {
-    validate = ajvFor(schema).compile(schema);
+    validate = ajvFor(schema).compile(opts.unknownArguments === 'pass' ? schema : closed(schema));
   } catch (err) {
     return { zod: z.unknown(), compileError: err instanceof Error ? err.message : String(err) };
   }

@@ -130,7 +130,7 @@ export interface UpstreamTools {
 /** The Guardtrace tool spec of one upstream tool. */
 export function toolSpec(tool: Tool, config: ProxyConfig, upstream: UpstreamTools): { spec: ToolSpec; warning?: string } {
   const own = config.tools[tool.name];
-  const compiled = compileInputSchema(tool.inputSchema as Record<string, unknown>);
+  const compiled = compileInputSchema(tool.inputSchema as Record<string, unknown>, { unknownArguments: config.unknownArguments });
   const flags = flagsOf(tool, own?.flags);
   const sideEffect = !(flags.readOnly || flags.idempotent);
   const spec: ToolSpec = {

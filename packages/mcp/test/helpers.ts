@@ -1,4 +1,6 @@
 /** Starts the real proxy through its package.json bin, in front of the real filesystem server (through the tap). */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -84,4 +86,42 @@ export async function connectStdio(args: string[], env: Record<string, string> =
 
 export function text(r: unknown): string {
   return (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+export interface HttpProxy {
+  url: URL;
+  child: ChildProcess;
+  stderr: () => string;
+  /** SIGTERM, then the exit code once the proxy has ended its sessions and flushed. */
+  stop(): Promise<number | null>;
+}
+
+/** The proxy's bin with `--http --port 0`, as a child process; resolves once it prints its URL. */
+export async function startHttpProxy(args: string[], env: Record<string, string> = {}): Promise<HttpProxy> {
+  const child = spawn(process.execPath, args, {
+    cwd: PKG,
+    env: { ...process.env, GUARDTRACE_ENDPOINT: '', GUARDTRACE_API_KEY: '', OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_HEADERS: '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const url = await new Promise<URL>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString('utf8');
+      const m = /listening on (http:\/\/\S+)/.exec(err);
+      if (m) resolve(new URL(m[1]!));
+    });
+    child.once('exit', (code) => reject(new Error(`proxy exited (${code}) before listening:\n${err}`)));
+  });
+  return {
+    url,
+    child,
+    stderr: () => err,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
 }
