@@ -133,7 +133,7 @@ export async function main(argv: string[]): Promise<number> {
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
   proxy.upstream.client.onclose = () => {
-    process.stderr.write('guardtrace-mcp: the upstream server exited\n');
+    if (!stopping) process.stderr.write('guardtrace-mcp: the upstream server exited\n');
     void stop();
   };
 
