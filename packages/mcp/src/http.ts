@@ -19,10 +19,37 @@ function jsonRpcError(res: ServerResponse, status: number, message: string): voi
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+function hostnameOf(value: string | undefined, withScheme: boolean): string | undefined {
+  if (!value) return undefined;
+  try {
+    return new URL(withScheme ? value : `http://${value}`).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * DNS rebinding: a web page the user opens can make the browser send requests to a loopback
+ * port under a name the attacker controls. On a loopback address, only requests addressed to
+ * a loopback name (Host) and coming from no page or a loopback page (Origin) are served.
+ */
+function refusedOnLoopback(req: IncomingMessage): string | undefined {
+  const host = hostnameOf(req.headers.host, false);
+  if (host === undefined || !LOOPBACK.has(host)) return `Host ${req.headers.host ?? '(none)'} is not a loopback name`;
+  const origin = hostnameOf(req.headers.origin, true);
+  if (origin !== undefined && !LOOPBACK.has(origin)) return `Origin ${req.headers.origin} is not allowed`;
+  return undefined;
+}
+
 export async function startHttp(proxy: GuardProxy, opts: { host: string; port: number }): Promise<HttpFront> {
   const live = new Map<string, { transport: StreamableHTTPServerTransport; end(): Promise<void> }>();
 
+  const loopback = LOOPBACK.has(opts.host);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refused = loopback ? refusedOnLoopback(req) : undefined;
+    if (refused) return jsonRpcError(res, 403, `Forbidden: ${refused}`);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/mcp') return jsonRpcError(res, 404, `Not found: ${url.pathname} (the MCP endpoint is /mcp)`);
     const sid = req.headers['mcp-session-id'];

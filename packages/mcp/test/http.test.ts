@@ -3,6 +3,7 @@
  * process, port 0) -> server-filesystem. Each Mcp-Session-Id is a session of its own.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -39,6 +40,23 @@ describe('guardtrace-mcp over Streamable HTTP', () => {
     const res = await fetch(new URL('/other', proxy.url));
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringContaining('/mcp') } });
+  });
+
+  it('refuses requests addressed to another name, or sent from a web page elsewhere (DNS rebinding)', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify(init);
+        const req = request(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    expect(await post({ host: `attacker.example:${proxy.url.port}` })).toBe(403);
+    expect(await post({ origin: 'https://attacker.example' })).toBe(403);
+    expect(await post({ origin: `http://localhost:${proxy.url.port}` })).toBe(200);
   });
 
   it('gives each client its own Mcp-Session-Id, and guards and forwards calls in each', async () => {
