@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { FeedbackRequired, type Guard, GuardViolation, type ToolFlags, type ToolSpec, predicate, resourceLock } from '@guardtrace/sdk';
-import { resolveInside } from '@guardtrace/sdk/guards/files';
+import { pathCandidates, pathNotFoundFeedback, resolveInside } from '@guardtrace/sdk/guards/files';
 import { ATTR_RPC_RESPONSE_STATUS_CODE } from '@guardtrace/semconv/mcp';
 import type { ProxyConfig, ToolConfig } from './config.ts';
 import { compileInputSchema } from './json-schema.ts';
@@ -97,6 +97,25 @@ function insideRoots(roots: readonly string[], names: readonly string[]): Guard<
   };
 }
 
+/**
+ * A missing path inside a root: the feedback lists the closest existing paths (same file name
+ * anywhere under the root, else similar names), as the SDK's fileExists guard does, so the
+ * model's next call can pick one instead of guessing again.
+ */
+async function withCandidates(err: Error, args: Record<string, unknown>, roots: readonly string[], pathArgs: readonly string[]): Promise<Error> {
+  if ((err as { code?: unknown }).code !== 'ENOENT' || roots.length === 0) return err;
+  for (const p of valuesOf(args, pathArgs)) {
+    const root = roots.find((r) => resolveInside(r, p) !== undefined);
+    if (!root) continue;
+    const rel = path.relative(root, path.resolve(root, p));
+    if (!err.message.includes(path.basename(rel))) continue;
+    const { pattern, paths } = await pathCandidates(root, rel);
+    const absolute = paths.map((c) => (path.isAbsolute(p) ? path.join(root, c) : c));
+    return Object.assign(new Error(pathNotFoundFeedback(p, pattern, absolute)), { code: 'ENOENT' });
+  }
+  return err;
+}
+
 function guardsOf(tool: Tool, config: ProxyConfig, own: ToolConfig | undefined): Guard<Record<string, unknown>>[] {
   const guards: Guard<Record<string, unknown>>[] = [];
   const names = argumentNames(tool);
@@ -133,6 +152,8 @@ export function toolSpec(tool: Tool, config: ProxyConfig, upstream: UpstreamTool
   const compiled = compileInputSchema(tool.inputSchema as Record<string, unknown>, { unknownArguments: config.unknownArguments });
   const flags = flagsOf(tool, own?.flags);
   const sideEffect = !(flags.readOnly || flags.idempotent);
+  const names = argumentNames(tool);
+  const pathArgs = config.pathArguments.filter((n) => names.has(n));
   const spec: ToolSpec = {
     name: tool.name,
     description: tool.description ?? tool.title ?? tool.name,
@@ -152,7 +173,7 @@ export function toolSpec(tool: Tool, config: ProxyConfig, upstream: UpstreamTool
         }
         throw err;
       }
-      if (result.isError) throw toolError(result);
+      if (result.isError) throw await withCandidates(toolError(result), (args ?? {}) as Record<string, unknown>, config.roots ?? [], pathArgs);
       return result;
     },
   };

@@ -122,11 +122,13 @@ describe('guardtrace-mcp over stdio in front of server-filesystem', () => {
     expect(toolCallsUpstream(log).filter((m) => m.params?.name === 'move_file')).toHaveLength(1);
   });
 
-  it("classifies the upstream's own isError answers (a missing file: missing_resource)", async () => {
-    const r = await proxy.client.callTool({ name: 'read_text_file', arguments: { path: path.join(ws, 'nope.txt') } });
+  it("classifies the upstream's own isError answers: a missing file is missing_resource, with the closest paths", async () => {
+    const r = await proxy.client.callTool({ name: 'read_text_file', arguments: { path: path.join(ws, 'note.txt') } });
     expect(r.isError).toBe(true);
     expect(r._meta?.['guardtrace/failureClass']).toBe('missing_resource');
     expect(r._meta?.['guardtrace/decision']).toBe('replan');
+    expect(text(r)).toContain('Path not found');
+    expect(text(r)).toContain(`- ${path.join(ws, 'notes.txt')}`);
     expect(toolCallsUpstream(log).filter((m) => m.params?.name === 'read_text_file').length).toBe(2);
   });
 });
