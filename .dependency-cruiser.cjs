@@ -1,5 +1,6 @@
 // Architecture rules of the workspace (DESIGN.md, "Layout"): arrows point one way,
-// apps -> packages; sdk -> semconv; collector -> db, semconv; web -> db, semconv.
+// apps -> packages; sdk -> semconv; mcp -> sdk (public entries), semconv; collector -> db, semconv;
+// web -> db, semconv.
 // tools/arch's test runs them over the repository (src/rules.test.ts) and proves that each
 // rule bites (src/rules-bite.test.ts: a case per rule name); `pnpm arch` prints violations.
 //
@@ -74,6 +75,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/sdk/src/index\\.ts$' },
       to: { path: '(^|/)node_modules/(ai|@openai/agents[^/]*|@langchain/[^/]+|langchain)/', reachable: true },
+      name: 'mcp-imports-sdk-internals',
+      comment:
+        'The MCP proxy is an adapter on the SDK\'s public API: only the entry points its package.json ' +
+        'exports (., ./setup, ./guards/*), never a module behind them, which may change in any refactor.',
+      severity: 'error',
+      from: { path: '^packages/mcp/' },
+      to: { path: '^packages/sdk/', pathNot: '^packages/sdk/src/(index|setup|guards/(files|command|sql))\\.ts$' },
+    },
+    {
+      name: 'mcp-imports-the-database',
+      comment: 'The MCP proxy runs beside agents, like the SDK: no Prisma, no pg, no @guardtrace/db outside its tests.',
+      severity: 'error',
+      from: { path: '^packages/mcp/', pathNot: '^packages/mcp/test/' },
+      to: { path: DATABASE },
     },
     {
       name: 'semconv-imports-the-workspace',

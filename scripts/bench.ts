@@ -24,6 +24,7 @@ interface Results {
 
 const PACKAGES = [
   { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
+  { name: '@guardtrace/mcp', dir: 'packages/mcp', title: 'MCP guard proxy (`guardtrace-mcp`)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
   { name: '@guardtrace/web', dir: 'apps/web', title: 'Web app (page queries)' },
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Start-up (`npm start`)' },

@@ -52,6 +52,10 @@ const CLEAN: Files = {
   // A framework integration is a subpath of its own: it may import its framework.
   'packages/sdk/src/integrations/langchain.ts':
     "import { createMiddleware } from 'langchain';\nimport { sdk } from '../index.ts';\nexport const lc = [createMiddleware, sdk];\n",
+  // The MCP proxy: the SDK through its public entries, semconv, and the database in its tests only.
+  'packages/mcp/src/index.ts':
+    "import { sdk } from '@guardtrace/sdk';\nimport { setup } from '@guardtrace/sdk/setup';\nimport { ATTR_GUARDTRACE_ATTEMPT } from '@guardtrace/semconv';\nexport const mcp = [sdk, setup, ATTR_GUARDTRACE_ATTEMPT];\n",
+  'packages/mcp/test/e2e.test.ts': "import { createTestDatabase } from '@guardtrace/db/dev';\nimport { mcp } from '../src/index.ts';\nexport const t = [createTestDatabase, mcp];\n",
   'packages/db/package.json': pkg('@guardtrace/db', { '.': './src/index.ts', './server': './src/server.ts', './dev': './src/dev.ts' }),
   'packages/db/src/index.ts': "import { PrismaClient } from '@prisma/client';\nexport const createPrisma = () => new PrismaClient();\n",
   'packages/db/src/migrate.ts': "import pg from 'pg';\nexport const migrate = () => pg;\n",
@@ -255,6 +259,19 @@ describe('each architecture rule bites', () => {
       files: { 'apps/collector/src/e2e.ts': "import '../../../e2e/tests/flow.spec.ts';\n" },
       // e2e's test reaches the dev database, so the app's source now does too.
       rules: ['app-reaches-the-dev-database', 'imports-e2e-or-scripts'],
+    },
+    {
+      name: 'the MCP proxy imports a module behind the SDK\'s entry points',
+      files: {
+        'packages/sdk/src/session.ts': 'export class Session {}\n',
+        'packages/mcp/src/session.ts': "import { Session } from '../../sdk/src/session.ts';\nexport const s = Session;\n",
+      },
+      rules: ['mcp-imports-sdk-internals'],
+    },
+    {
+      name: 'the MCP proxy imports pg outside its tests',
+      files: { 'packages/mcp/src/store.ts': "import pg from 'pg';\nexport const store = pg;\n" },
+      rules: ['mcp-imports-the-database'],
     },
     {
       name: 'an import resolves to nothing',

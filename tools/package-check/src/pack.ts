@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-export const PACKAGES = { semconv: path.join(ROOT, 'packages/semconv'), sdk: path.join(ROOT, 'packages/sdk') } as const;
+export const PACKAGES = { semconv: path.join(ROOT, 'packages/semconv'), sdk: path.join(ROOT, 'packages/sdk'), mcp: path.join(ROOT, 'packages/mcp') } as const;
 
 const BIN = path.join(ROOT, 'tools/package-check/node_modules/.bin');
 

