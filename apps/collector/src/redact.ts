@@ -7,7 +7,7 @@
  * read as what they encode. What is removed is replaced by a visible marker,
  * `[REDACTED:<rule>]`, never dropped silently.
  */
-import { DEFAULT_VALUE_RULES, isSecretName, NAMED_VALUE, SECRET_WORD, type ValueRule } from './redact-rules.ts';
+import { DEFAULT_VALUE_RULES, hasSecretWord, isSecretName, NAMED_VALUE, type ValueRule } from './redact-rules.ts';
 import type { AttrValue, Attributes, NormSpan } from './span.ts';
 
 export type { ValueRule } from './redact-rules.ts';
@@ -53,8 +53,11 @@ export class Redactor {
   private readonly keyPatterns: RegExp[];
   private readonly defaults: boolean;
   private readonly rules: ValueRule[];
-  /** One case-insensitive alternation of every rule: a cheap "could anything match" pre-check. */
-  private readonly any: RegExp | null;
+  /**
+   * Alternations of every rule, one of the case-sensitive ones and one of the rest: a cheap
+   * "could anything match" pre-check (case-sensitive matching is several times faster).
+   */
+  private readonly any: RegExp[];
 
   constructor(opts: RedactionOptions = {}) {
     this.defaults = opts.defaults !== false;
@@ -63,10 +66,12 @@ export class Redactor {
       ...r,
       pattern: r.pattern.global ? r.pattern : new RegExp(r.pattern.source, `${r.pattern.flags}g`),
     }));
-    // Named groups are renamed away: two rules may use the same name.
-    this.any = this.rules.length
-      ? new RegExp(this.rules.map((r) => `(?:${r.pattern.source.replace(/\(\?<[A-Za-z][A-Za-z0-9]*>/g, '(')})`).join('|'), 'i')
-      : null;
+    const alternation = (rules: ValueRule[], flags: string) =>
+      // Named groups are renamed away: two rules may use the same name.
+      new RegExp(rules.map((r) => `(?:${r.pattern.source.replace(/\(\?<[A-Za-z][A-Za-z0-9]*>/g, '(')})`).join('|'), flags);
+    const exact = this.rules.filter((r) => !r.pattern.ignoreCase);
+    const folded = this.rules.filter((r) => r.pattern.ignoreCase);
+    this.any = [...(exact.length ? [alternation(exact, '')] : []), ...(folded.length ? [alternation(folded, 'i')] : [])];
   }
 
   /** Redact a span in place: attributes, resource, events, links, names, status message. */
@@ -123,8 +128,8 @@ export class Redactor {
     if (s.length < MIN_SECRET_CHARS) return s;
     let out = s;
     if (depth < MAX_DEPTH && out.includes('\\')) out = this.escapedJson(out, depth);
-    if (this.any?.test(out)) out = this.patterns(out);
-    if (this.defaults && SECRET_WORD.test(out)) out = this.namedValues(out);
+    if (this.any.some((re) => re.test(out))) out = this.patterns(out);
+    if (this.defaults && hasSecretWord(out)) out = this.namedValues(out);
     if (depth < MAX_DEPTH && out.length <= MAX_BASE64_CHARS && BASE64.test(out)) out = this.base64(out, depth);
     return out;
   }
