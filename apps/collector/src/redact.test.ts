@@ -105,6 +105,13 @@ describe('issue 13, item 4', () => {
     });
   });
 
+  it('keeps JSON valid: a number under a secret name becomes a quoted marker, a schema stays', () => {
+    const args = JSON.stringify({ api_key: 12345, n: 1, schema: { password: { type: 'string' } } });
+    expect(JSON.parse(r.text(args))).toEqual({ api_key: '[REDACTED:sensitive_key]', n: 1, schema: { password: { type: 'string' } } });
+    const nested = JSON.stringify({ body: JSON.stringify({ apiToken: 987654321 }) });
+    expect(JSON.parse(JSON.parse(r.text(nested)).body)).toEqual({ apiToken: '[REDACTED:sensitive_key]' });
+  });
+
   it('card numbers that pass the Luhn check, plain, spaced or dashed; others are kept', () => {
     for (const card of ['4111111111111111', '4111 1111 1111 1111', '5555-5555-5555-4444', '3782 822463 10005']) {
       expect(r.text(`paid with ${card}.`)).toBe('paid with [REDACTED:card_number].');

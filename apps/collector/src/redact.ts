@@ -165,7 +165,9 @@ export class Redactor {
       const head = name.length + (g.sep as string).length;
       const rest = match.slice(head);
       const open = g.edq !== undefined || g.dq !== undefined ? rest.indexOf('"') + 1 : g.sq !== undefined ? 1 : 0;
-      return match.slice(0, head) + rest.slice(0, open) + SECRET_NAME_MARKER + rest.slice(open + value.length);
+      // A number or literal after a quoted name is JSON: the marker is quoted to keep it valid.
+      const q = g.bare === undefined ? '' : (g.sep as string).startsWith('\\"') ? '\\"' : (g.sep as string).startsWith('"') ? '"' : '';
+      return match.slice(0, head) + rest.slice(0, open) + q + SECRET_NAME_MARKER + q + rest.slice(open + value.length);
     });
   }
 
