@@ -143,7 +143,7 @@ describe('the secret corpus (@guardtrace/secret-corpus)', () => {
   });
 
   it('keeps JSON valid: a schema property named "password" is a definition, not a secret', () => {
-    const schema = JSON.stringify({ properties: { password: { type: 'string', minLength: 12 } }, example: { password: 'hunter2-Zq9' } });
-    expect(JSON.parse(redactSecrets(schema))).toEqual({ properties: { password: { type: 'string', minLength: 12 } }, example: { password: '[REDACTED]' } });
+    const schema = JSON.stringify({ properties: { password: { type: 'string', minLength: 12 } }, example: { password: 'hunter2-Zq9', api_key: 12345 } });
+    expect(JSON.parse(redactSecrets(schema))).toEqual({ properties: { password: { type: 'string', minLength: 12 } }, example: { password: '[REDACTED]', api_key: '[REDACTED]' } });
   });
 });

@@ -187,7 +187,9 @@ function secretPass(text: string): string {
     const q = quoted.startsWith('\\"') ? '\\"' : quoted[0] === '"' || quoted[0] === "'" ? (quoted[0] as string) : '';
     const value = quoted.slice(q.length, quoted.length - q.length);
     if (!value || value.includes('[REDACTED') || NOT_A_VALUE.test(value) || !isSecretName(name)) return m;
-    return `${name}${sep}${q}[REDACTED]${q}`;
+    // A number after a quoted name is JSON: the marker is quoted to keep it valid.
+    const wrap = q || (sep.startsWith('\\"') ? '\\"' : sep.startsWith('"') ? '"' : '');
+    return `${name}${sep}${wrap}[REDACTED]${wrap}`;
   });
 }
 
