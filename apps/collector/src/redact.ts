@@ -129,7 +129,8 @@ export class Redactor {
     let out = s;
     if (depth < MAX_DEPTH && out.includes('\\')) out = this.escapedJson(out, depth);
     if (this.any.some((re) => re.test(out))) out = this.patterns(out);
-    if (this.defaults && hasSecretWord(out)) out = this.namedValues(out);
+    // A name meets its value at `=` or `:`: strings with neither skip the name pass.
+    if (this.defaults && (out.includes('=') || out.includes(':')) && hasSecretWord(out)) out = this.namedValues(out);
     if (depth < MAX_DEPTH && out.length <= MAX_BASE64_CHARS && BASE64.test(out)) out = this.base64(out, depth);
     return out;
   }
