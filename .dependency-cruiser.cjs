@@ -56,7 +56,19 @@ module.exports = {
       comment: 'sdk -> semconv is the SDK\'s only arrow into the workspace (the database has its own rule).',
       severity: 'error',
       from: { path: '^packages/sdk/' },
-      to: { path: OURS, pathNot: ['^packages/(sdk|semconv|db)/'] },
+      to: { path: OURS, pathNot: ['^packages/(sdk|semconv|db|secret-corpus)/'] },
+    },
+    {
+      name: 'secret-corpus-outside-tests',
+      comment:
+        'The secret corpus (fake secrets and ordinary payloads) is test data: tests and benchmarks ' +
+        'read it, nothing that runs in production or ships does.',
+      severity: 'error',
+      from: {
+        path: '^(apps|packages|tools|e2e|scripts)/',
+        pathNot: ['\\.test\\.ts$', '^(apps|packages|tools)/[^/]+/(test|bench)/', '^packages/secret-corpus/'],
+      },
+      to: { path: '^packages/secret-corpus/' },
     },
     {
       name: 'sdk-main-entry-reaches-otel-beyond-api',

@@ -1,3 +1,4 @@
+import { asText, fragments, ORDINARY_PAYLOADS, SECRET_SHAPES, type SecretShape } from '@guardtrace/secret-corpus';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from './redact.ts';
 
@@ -10,9 +11,9 @@ describe('Redactor defaults', () => {
     ['token ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'token [REDACTED:api_key]'],
     ['gt_abcdefghijklmnopqrstuvwxyz0123456789ABCD', '[REDACTED:api_key]'],
     ['aws AKIAIOSFODNN7EXAMPLE here', 'aws [REDACTED:aws_access_key_id] here'],
-    ['aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = [REDACTED:aws_secret_access_key]'],
+    ['aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = [REDACTED:sensitive_key]'],
     ['postgres://app:hunter22@db.internal:5432/prod', 'postgres://app:[REDACTED:url_password]@db.internal:5432/prod'],
-    ['GET /api?user=bo&password=swordfish&x=1', 'GET /api?user=bo&password=[REDACTED:credential_param]&x=1'],
+    ['GET /api?user=bo&password=swordfish&x=1', 'GET /api?user=bo&password=[REDACTED:sensitive_key]&x=1'],
     ['-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----', '[REDACTED:private_key]'],
     ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', '[REDACTED:jwt]'],
   ])('%s', (input, expected) => {
@@ -33,7 +34,7 @@ describe('Redactor defaults', () => {
       'gen_ai.usage.input_tokens': 4000,
       'guardtrace.repair.tokens': 18000,
       'guardtrace.idempotency_key': 'idk_1',
-      nested: { client_secret: 'abc', list: ['Bearer abcdefghijkl'] },
+      nested: { client_secret: 'abc', list: ['Bearer abc123def456'] },
     };
     r.attributes(attrs);
     expect(attrs).toEqual({
@@ -54,5 +55,93 @@ describe('Redactor configuration', () => {
     const attrs: Record<string, string> = { 'customer.email': 'a@b.c', note: 'ssn 123-45-6789 and Bearer abcdefghijkl' };
     custom.attributes(attrs);
     expect(attrs).toEqual({ 'customer.email': '[REDACTED:sensitive_key]', note: 'ssn [REDACTED:ssn] and Bearer abcdefghijkl' });
+  });
+});
+
+/** The forms a shape takes in a span's strings: text, JSON, JSON escaped in JSON, base64. */
+function forms(s: SecretShape): [string, string][] {
+  const json = JSON.stringify(s.key ? { [s.key]: s.secret } : { note: asText(s) });
+  return [
+    ['text', asText(s)],
+    ['json', json],
+    ['json-in-json', JSON.stringify({ args: JSON.stringify({ request: json }) })],
+    ['base64', Buffer.from(asText(s)).toString('base64')],
+  ];
+}
+
+describe('the secret corpus', () => {
+  it.each(SECRET_SHAPES.map((s) => [s.id, s] as const))('%s: redacted as text, JSON, JSON in JSON and base64', (_, shape) => {
+    for (const [form, input] of forms(shape)) {
+      const out = r.text(input);
+      expect(out, form).toContain('[REDACTED:');
+      for (const f of fragments(shape)) expect(out, form).not.toContain(f);
+    }
+  });
+
+  it('redacts the value of a secret name used as an attribute key, in a map and in an array', () => {
+    for (const s of SECRET_SHAPES.filter((x) => x.key)) {
+      const key = s.key as string;
+      const attrs = { [key]: s.secret, map: { [key]: s.secret }, list: [{ [key]: s.secret }] };
+      r.attributes(attrs);
+      expect(JSON.stringify(attrs), key).not.toContain(s.secret);
+    }
+  });
+});
+
+describe('issue 13, item 4', () => {
+  it('a password in tool arguments, keys without a separator, api_token and secret_token', () => {
+    const attrs = {
+      'gen_ai.tool.call.arguments': '{"user":"bo","password":"hunter2-Zq9"}',
+      userPassword: 'hunter2-Zq9',
+      api_token: 'tok-8f7e6d5c4b',
+      secret_token: 'tok-1a2b3c4d5e',
+    };
+    r.attributes(attrs);
+    expect(attrs).toEqual({
+      'gen_ai.tool.call.arguments': '{"user":"bo","password":"[REDACTED:sensitive_key]"}',
+      userPassword: '[REDACTED:sensitive_key]',
+      api_token: '[REDACTED:sensitive_key]',
+      secret_token: '[REDACTED:sensitive_key]',
+    });
+  });
+
+  it('keeps JSON valid: a number under a secret name becomes a quoted marker, a schema stays', () => {
+    const args = JSON.stringify({ api_key: 12345, n: 1, schema: { password: { type: 'string' } } });
+    expect(JSON.parse(r.text(args))).toEqual({ api_key: '[REDACTED:sensitive_key]', n: 1, schema: { password: { type: 'string' } } });
+    const nested = JSON.stringify({ body: JSON.stringify({ apiToken: 987654321 }) });
+    expect(JSON.parse(JSON.parse(r.text(nested)).body)).toEqual({ apiToken: '[REDACTED:sensitive_key]' });
+  });
+
+  it('card numbers that pass the Luhn check, plain, spaced or dashed; others are kept', () => {
+    for (const card of ['4111111111111111', '4111 1111 1111 1111', '5555-5555-5555-4444', '3782 822463 10005']) {
+      expect(r.text(`paid with ${card}.`)).toBe('paid with [REDACTED:card_number].');
+    }
+    for (const other of ['4111111111111112', '4111 1111 1111 1112', 'order 1764504000123456789']) {
+      expect(r.text(other)).toBe(other);
+    }
+  });
+
+  it('a key sent as bytes (base64) is replaced whole; binary bytes are kept', () => {
+    const key = Buffer.from('sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789').toString('base64');
+    expect(r.text(key)).toBe('[REDACTED:encoded_secret]');
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    expect(r.text(png)).toBe(png);
+  });
+});
+
+/** False positives allowed on ordinary payloads: at most 1% of them (docs/collector.md). */
+const MAX_FALSE_POSITIVE_RATE = 0.01;
+
+describe('false positives', () => {
+  it(`changes at most ${MAX_FALSE_POSITIVE_RATE * 100}% of ${ORDINARY_PAYLOADS.length} ordinary agent payloads`, () => {
+    expect(ORDINARY_PAYLOADS.length).toBeGreaterThanOrEqual(200);
+    const changed = ORDINARY_PAYLOADS.filter((p) => {
+      const attrs = { 'app.text': p.text, 'gen_ai.tool.call.arguments': JSON.stringify({ text: p.text }) };
+      r.attributes(attrs);
+      return attrs['app.text'] !== p.text || attrs['gen_ai.tool.call.arguments'] !== JSON.stringify({ text: p.text });
+    });
+    // The known one: English that reads as a config line ("Your password: keep it safe").
+    expect(changed.map((p) => p.id)).toEqual(['text-15']);
+    expect(changed.length / ORDINARY_PAYLOADS.length).toBeLessThanOrEqual(MAX_FALSE_POSITIVE_RATE);
   });
 });

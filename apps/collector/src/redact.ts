@@ -1,16 +1,16 @@
 /**
- * Redaction before storage. Two kinds of rules: attribute keys whose whole value is secret
- * (`*.password`, `http.request.header.authorization`) and value patterns found inside any
- * string (bearer tokens, API keys, AWS keys, private keys, passwords in URLs). What is
- * removed is replaced by a visible marker, `[REDACTED:<rule>]`, never dropped silently.
+ * Redaction before storage. Three kinds of rules: names whose value is secret (attribute keys,
+ * JSON keys, query parameters, config lines: `password`, `userPassword`, `api_token`,
+ * `Authorization`), value patterns found inside any string (vendor tokens, cloud keys, JWTs,
+ * private keys, passwords in URLs, Luhn-valid card numbers), and decoding: JSON text escaped
+ * inside a JSON string (up to 3 layers) and base64 text (how OTLP carries `bytesValue`) are
+ * read as what they encode. What is removed is replaced by a visible marker,
+ * `[REDACTED:<rule>]`, never dropped silently.
  */
+import { DEFAULT_VALUE_RULES, hasSecretWord, isSecretName, NAMED_VALUE, type ValueRule } from './redact-rules.ts';
 import type { AttrValue, Attributes, NormSpan } from './span.ts';
 
-export interface ValueRule {
-  name: string;
-  /** Global regex; a named group `secret` limits the replacement to that part of the match. */
-  pattern: RegExp;
-}
+export type { ValueRule } from './redact-rules.ts';
 
 export interface RedactionOptions {
   /** Keep the built-in rules (default true). */
@@ -21,53 +21,60 @@ export interface RedactionOptions {
   valueRules?: ValueRule[];
 }
 
-export const DEFAULT_KEY_PATTERN =
-  /(?:^|[._-])(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|authorization|proxy[_-]authorization|cookie|set[_-]cookie|session[_-]?token|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|client[_-]?secret|credentials?)$/i;
-
-export const DEFAULT_VALUE_RULES: ValueRule[] = [
-  { name: 'private_key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
-  { name: 'bearer_token', pattern: /\bBearer\s+(?<secret>[A-Za-z0-9\-._~+/]{8,}=*)/gi },
-  { name: 'basic_auth', pattern: /\bBasic\s+(?<secret>[A-Za-z0-9+/]{12,}={0,2})/g },
-  { name: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}/g },
-  { name: 'aws_access_key_id', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g },
-  {
-    name: 'aws_secret_access_key',
-    pattern: /(?:aws_secret_access_key|aws_secret_key|secret_access_key)["']?\s*[:=]\s*["']?(?<secret>[A-Za-z0-9/+=]{40})/gi,
-  },
-  {
-    name: 'api_key',
-    pattern:
-      /\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|xox[abposr]-[A-Za-z0-9-]{10,}|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z_-]{35}|glpat-[A-Za-z0-9_-]{20,}|gt_[A-Za-z0-9_-]{30,})/g,
-  },
-  { name: 'url_password', pattern: /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@]+:(?<secret>[^\s@/]+)@/g },
-  {
-    name: 'credential_param',
-    pattern: /\b(?:password|passwd|pwd|api[_-]?key|apikey|client_secret|access_token|refresh_token)=(?<secret>[^&\s"'#]+)/gi,
-  },
-];
-
 // Strings shorter than this cannot hold any default secret; skipping them keeps ingest fast.
 const MIN_SECRET_CHARS = 8;
+/** Layers of encoding looked through (JSON in a JSON string, base64 of either). */
+const MAX_DEPTH = 3;
+const SECRET_NAME_MARKER = '[REDACTED:sensitive_key]';
+/** A JSON string literal (the quotes included). */
+const JSON_LITERAL = /"(?:[^"\\]|\\.)*"/g;
+/** A whole string that may be base64 (bytesValue arrives as base64 in both encodings). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const MAX_BASE64_CHARS = 1 << 20;
+/** Decoded bytes that are not text: control characters, or bytes that are not UTF-8. */
+function isText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 127 || c === 0xfffd) return false;
+  }
+  return true;
+}
+/**
+ * Values after a secret name that are not secrets: literals, code (`= await ...`,
+ * `= process.env.X`), placeholders (`$DB_PASSWORD`, `${TOKEN}`, `<token>`, `***`) and types.
+ */
+const NOT_A_VALUE =
+  /^(?:true|false|null|none|nil|undefined|await|new|this|self|string|number|boolean|required|optional|\*+|x{3,}|\.{3}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[sd]|\{\{.*\}\}|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts)\b.*)$/i;
+
+/** An authorization value whose credentials a value rule already replaced. */
+const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)(?:\s+\[REDACTED:[a-z0-9_]+\])?$/i;
 
 export class Redactor {
   private readonly keyPatterns: RegExp[];
+  private readonly defaults: boolean;
   private readonly rules: ValueRule[];
-  /** One case-insensitive alternation of every rule: a cheap "could anything match" pre-check. */
-  private readonly any: RegExp | null;
+  /**
+   * Alternations of every rule, one of the case-sensitive ones and one of the rest: a cheap
+   * "could anything match" pre-check (case-sensitive matching is several times faster).
+   */
+  private readonly any: RegExp[];
 
   constructor(opts: RedactionOptions = {}) {
-    const defaults = opts.defaults !== false;
-    this.keyPatterns = [...(defaults ? [DEFAULT_KEY_PATTERN] : []), ...(opts.keyPatterns ?? [])];
-    this.rules = [...(defaults ? DEFAULT_VALUE_RULES : []), ...(opts.valueRules ?? [])].map((r) => ({
-      name: r.name,
+    this.defaults = opts.defaults !== false;
+    this.keyPatterns = opts.keyPatterns ?? [];
+    this.rules = [...(this.defaults ? DEFAULT_VALUE_RULES : []), ...(opts.valueRules ?? [])].map((r) => ({
+      ...r,
       pattern: r.pattern.global ? r.pattern : new RegExp(r.pattern.source, `${r.pattern.flags}g`),
     }));
-    this.any = this.rules.length
-      ? new RegExp(this.rules.map((r) => `(?:${r.pattern.source.replace(/\(\?<secret>/g, '(')})`).join('|'), 'i')
-      : null;
+    const alternation = (rules: ValueRule[], flags: string) =>
+      // Named groups are renamed away: two rules may use the same name.
+      new RegExp(rules.map((r) => `(?:${r.pattern.source.replace(/\(\?<[A-Za-z][A-Za-z0-9]*>/g, '(')})`).join('|'), flags);
+    const exact = this.rules.filter((r) => !r.pattern.ignoreCase);
+    const folded = this.rules.filter((r) => r.pattern.ignoreCase);
+    this.any = [...(exact.length ? [alternation(exact, '')] : []), ...(folded.length ? [alternation(folded, 'i')] : [])];
   }
 
-  /** Redact a span in place: attributes, resource, events, links, status message. */
+  /** Redact a span in place: attributes, resource, events, links, names, status message. */
   span(span: NormSpan, seenResources?: WeakSet<object>): void {
     this.attributes(span.attributes);
     if (!seenResources?.has(span.resource)) {
@@ -81,18 +88,29 @@ export class Redactor {
     for (const l of span.links) this.attributes(l.attributes);
     if (span.statusMessage) span.statusMessage = this.text(span.statusMessage);
     span.name = this.text(span.name);
+    if (span.scopeName) span.scopeName = this.text(span.scopeName);
   }
 
   attributes(attrs: Attributes): void {
     for (const key of Object.keys(attrs)) {
       const v = attrs[key] as AttrValue;
       if (v === null || typeof v === 'boolean') continue;
-      if (this.keyPatterns.some((p) => p.test(key))) {
-        attrs[key] = '[REDACTED:sensitive_key]';
-      } else {
-        attrs[key] = this.value(v);
-      }
+      attrs[key] = this.secretName(key) ? this.wholly(v) : this.value(v);
     }
+  }
+
+  private secretName(name: string): boolean {
+    return (this.defaults && isSecretName(name)) || this.keyPatterns.some((p) => p.test(name));
+  }
+
+  /** The value of a secret name: replaced, except the parts of a map (each has its own name). */
+  private wholly(v: AttrValue): AttrValue {
+    if (Array.isArray(v)) return v.map((x) => this.wholly(x));
+    if (v !== null && typeof v === 'object') {
+      this.attributes(v);
+      return v;
+    }
+    return v === null || typeof v === 'boolean' ? v : SECRET_NAME_MARKER;
   }
 
   private value(v: AttrValue): AttrValue {
@@ -105,14 +123,25 @@ export class Redactor {
     return v;
   }
 
-  /** A string with every value-rule match replaced by its marker. */
-  text(s: string): string {
-    if (s.length < MIN_SECRET_CHARS || !this.any || !this.any.test(s)) return s;
+  /** A string with every secret in it replaced by its marker. */
+  text(s: string, depth = 0): string {
+    if (s.length < MIN_SECRET_CHARS) return s;
+    let out = s;
+    if (depth < MAX_DEPTH && out.includes('\\')) out = this.escapedJson(out, depth);
+    if (this.any.some((re) => re.test(out))) out = this.patterns(out);
+    // A name meets its value at `=` or `:`: strings with neither skip the name pass.
+    if (this.defaults && (out.includes('=') || out.includes(':')) && hasSecretWord(out)) out = this.namedValues(out);
+    if (depth < MAX_DEPTH && out.length <= MAX_BASE64_CHARS && BASE64.test(out)) out = this.base64(out, depth);
+    return out;
+  }
+
+  private patterns(s: string): string {
     let out = s;
     for (const rule of this.rules) {
       rule.pattern.lastIndex = 0;
       out = out.replace(rule.pattern, (...args) => {
         const match = args[0] as string;
+        if (rule.check && !rule.check(match)) return match;
         const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
         const secret = typeof groups === 'object' && groups ? groups.secret : undefined;
         const marker = `[REDACTED:${rule.name}]`;
@@ -122,5 +151,48 @@ export class Redactor {
       });
     }
     return out;
+  }
+
+  /** `name=value`, `name: value`, `"name": "value"` where the name is a secret's. */
+  private namedValues(s: string): string {
+    NAMED_VALUE.lastIndex = 0;
+    return s.replace(NAMED_VALUE, (...args) => {
+      const match = args[0] as string;
+      const g = args[args.length - 1] as Record<string, string | undefined>;
+      const name = g.name as string;
+      const value = g.edq ?? g.dq ?? g.sq ?? g.bare ?? '';
+      if (!value || value.startsWith('[REDACTED') || ALREADY_REDACTED.test(value) || NOT_A_VALUE.test(value) || !isSecretName(name)) return match;
+      // Keep the name, the separator and the quotes: only the value goes.
+      const head = name.length + (g.sep as string).length;
+      const rest = match.slice(head);
+      const open = g.edq !== undefined || g.dq !== undefined ? rest.indexOf('"') + 1 : g.sq !== undefined ? 1 : 0;
+      // A number or literal after a quoted name is JSON: the marker is quoted to keep it valid.
+      const q = g.bare === undefined ? '' : (g.sep as string).startsWith('\\"') ? '\\"' : (g.sep as string).startsWith('"') ? '"' : '';
+      return match.slice(0, head) + rest.slice(0, open) + q + SECRET_NAME_MARKER + q + rest.slice(open + value.length);
+    });
+  }
+
+  /** JSON string literals with escapes, decoded, redacted and written back when changed. */
+  private escapedJson(s: string, depth: number): string {
+    JSON_LITERAL.lastIndex = 0;
+    return s.replace(JSON_LITERAL, (lit) => {
+      if (!lit.includes('\\')) return lit;
+      let decoded: unknown;
+      try {
+        decoded = JSON.parse(lit);
+      } catch {
+        return lit; // not a JSON literal after all: the plain passes still see it
+      }
+      if (typeof decoded !== 'string') return lit;
+      const cleaned = this.text(decoded, depth + 1);
+      return cleaned === decoded ? lit : JSON.stringify(cleaned);
+    });
+  }
+
+  /** Base64 of text that holds a secret is replaced whole (binary data is left alone). */
+  private base64(s: string, depth: number): string {
+    const decoded = Buffer.from(s, 'base64').toString('utf8');
+    if (!isText(decoded)) return s;
+    return this.text(decoded, depth + 1) === decoded ? s : '[REDACTED:encoded_secret]';
   }
 }

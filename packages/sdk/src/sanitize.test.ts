@@ -1,5 +1,6 @@
+import { asText, fragments, ORDINARY_PAYLOADS, SECRET_SHAPES } from '@guardtrace/secret-corpus';
 import { describe, expect, it } from 'vitest';
-import { sanitizeFeedback } from './sanitize.ts';
+import { redactSecrets, sanitizeFeedback } from './sanitize.ts';
 
 describe('sanitizeFeedback', () => {
   it('redacts API keys, bearer tokens, URL passwords and private keys', () => {
@@ -111,5 +112,38 @@ describe('sanitizeFeedback on JSON text', () => {
     const text = JSON.stringify({ path: 'src/a.ts', log: 'ok\nAKIAIOSFODNN7EXAMPLE\r\nthen "done"', n: 3 });
     const out = sanitizeFeedback(text);
     expect(JSON.parse(out)).toEqual({ path: 'src/a.ts', log: 'ok\n[REDACTED KEY]\r\nthen "done"', n: 3 });
+  });
+});
+
+describe('the secret corpus (@guardtrace/secret-corpus)', () => {
+  it.each(SECRET_SHAPES.map((s) => [s.id, s] as const))('%s: redacted from results and feedback, as text, object and JSON', (_, s) => {
+    const obj = s.key ? { [s.key]: s.secret } : { note: asText(s) };
+    const forms: [string, unknown][] = [
+      ['text', asText(s)],
+      ['object', { result: obj, list: [obj] }],
+      ['json', JSON.stringify(obj)],
+      ['json-in-json', JSON.stringify({ content: JSON.stringify({ body: JSON.stringify(obj) }) })],
+    ];
+    for (const [form, value] of forms) {
+      const outs = [JSON.stringify(redactSecrets(value))];
+      if (typeof value === 'string') outs.push(sanitizeFeedback(value, { maxLength: 100_000 }));
+      for (const out of outs) {
+        expect(out, form).toContain('[REDACTED');
+        for (const f of fragments(s)) expect(out, form).not.toContain(f);
+      }
+    }
+  });
+
+  it('changes at most 1% of the ordinary agent payloads (false positives)', () => {
+    expect(ORDINARY_PAYLOADS.length).toBeGreaterThanOrEqual(200);
+    const changed = ORDINARY_PAYLOADS.filter((p) => redactSecrets(p.text) !== p.text || redactSecrets({ text: p.text }).text !== p.text);
+    // The known one: English that reads as a config line ("Your password: keep it safe").
+    expect(changed.map((p) => p.id)).toEqual(['text-15']);
+    expect(changed.length / ORDINARY_PAYLOADS.length).toBeLessThanOrEqual(0.01);
+  });
+
+  it('keeps JSON valid: a schema property named "password" is a definition, not a secret', () => {
+    const schema = JSON.stringify({ properties: { password: { type: 'string', minLength: 12 } }, example: { password: 'hunter2-Zq9', api_key: 12345 } });
+    expect(JSON.parse(redactSecrets(schema))).toEqual({ properties: { password: { type: 'string', minLength: 12 } }, example: { password: '[REDACTED]', api_key: '[REDACTED]' } });
   });
 });

@@ -1,0 +1,160 @@
+/**
+ * Ordinary agent payloads: what tool arguments, results and feedback hold on a normal day.
+ * None is a secret; a redactor that changes one has a false positive.
+ */
+import { createHash } from 'node:crypto';
+import { b64, fake, grouped, LOWER_HEX, nonLuhnNumber } from './fake.ts';
+
+export interface OrdinaryPayload {
+  id: string;
+  text: string;
+}
+
+const items: OrdinaryPayload[] = [];
+const add = (family: string, texts: string[]) => {
+  for (const [i, text] of texts.entries()) items.push({ id: `${family}-${i}`, text });
+};
+const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const uuid = (s: string) => {
+  const h = sha256(s);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+};
+const n = (count: number) => Array.from({ length: count }, (_, i) => i);
+
+add('path', [
+  'src/components/Button.tsx',
+  '/home/agent/work/repo/packages/sdk/src/index.ts',
+  'C:\\Users\\dev\\Documents\\report-2026.xlsx',
+  './config/settings.yaml',
+  '/var/log/nginx/access.log',
+  'apps/web/app/sessions/[id]/page.tsx',
+  '../fixtures/invoice-0042.pdf',
+  '/etc/ssl/certs/ca-certificates.crt',
+  'src/auth/password-reset.ts',
+  'tests/secret-manager.test.ts',
+  'docs/api/tokens.md',
+  'lib/keys/public_key.pem',
+]);
+add('sql', [
+  'SELECT id, email, created_at FROM users WHERE id = $1',
+  "UPDATE orders SET status = 'shipped' WHERE order_id = 'ORD-2026-118842'",
+  'INSERT INTO invoices (customer_id, amount_cents) VALUES ($1, $2) RETURNING id',
+  'SELECT count(*) FROM sessions WHERE started_at > now() - interval \'1 day\'',
+  'ALTER TABLE users ADD COLUMN password_hash text NOT NULL',
+  'CREATE INDEX idx_tokens_user ON api_tokens (user_id)',
+  'SELECT u.name, sum(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name',
+  'DELETE FROM carts WHERE updated_at < $1',
+  'SELECT * FROM products WHERE sku = ANY($1) ORDER BY price DESC LIMIT 20',
+  'WITH recent AS (SELECT * FROM events LIMIT 100) SELECT type, count(*) FROM recent GROUP BY type',
+]);
+add('code', [
+  'function add(a: number, b: number) { return a + b; }',
+  'const password = await prompt("Password: ");',
+  'if (!user.passwordHash) throw new Error("no password set");',
+  'export const MAX_TOKENS = 4096;',
+  'for i in range(10):\n    print(i)',
+  'def check_password(plain, hashed):\n    return bcrypt.checkpw(plain, hashed)',
+  'const token = req.headers.authorization?.split(" ")[1];',
+  'import { createHash } from "node:crypto";',
+  'fn main() { println!("hello"); }',
+  'SELECT_KEY = "select"\nSECRET_NAME = os.environ["SECRET_NAME"]',
+  'const apiKey = process.env.OPENAI_API_KEY;',
+  '<input type="password" name="password" autocomplete="current-password" />',
+]);
+add('uuid', n(20).map((i) => uuid(`u${i}`)));
+add('git-sha', n(20).map((i) => sha1(`commit ${i}`)));
+add('sha256', n(10).map((i) => `sha256:${sha256(`blob ${i}`)}`));
+add('short-sha', n(5).map((i) => `fixed in ${sha1(`s${i}`).slice(0, 7)}`));
+add('iso-date', n(10).map((i) => `2026-${String((i % 12) + 1).padStart(2, '0')}-${String(i + 3).padStart(2, '0')}T1${i}:30:00.000Z`));
+add('price', ['$19.99', '€1.234,56', 'USD 4,200.00', 'total: 1299.95', '£0.50', 'price 12 999 Kč', 'amount_cents: 250000', '0.0042 BTC', '¥3,980', 'subtotal=88.10']);
+add('phone', ['+1 (415) 555-0134', '+44 20 7946 0958', '030 901820', '+49 170 1234567', '555-0199', '+33 1 42 68 53 00', '(212) 555-0175', '+81 3-1234-5678']);
+add('order-id', n(10).map((i) => `ORD-2026-${String(100000 + i * 7919)}`));
+add('long-number', [
+  ...n(12).map((i) => nonLuhnNumber(`nl${i}`, '4', 16)),
+  ...n(4).map((i) => grouped(nonLuhnNumber(`nls${i}`, '5', 16), ' ')),
+  ...n(4).map((i) => grouped(nonLuhnNumber(`nld${i}`, '37', 15), '-')),
+  '1764504000123456789',
+  '9007199254740993',
+  'tracking 1Z999AA10123456784',
+  'IBAN DE89 3704 0044 0532 0130 00',
+]);
+add('text', [
+  'Please reset your password using the link we sent.',
+  'The password must be at least 12 characters long.',
+  'Forgot password? Click here.',
+  'The API token was rotated last week, no action needed.',
+  'Secrets are stored in the vault, never in the repo.',
+  'Use a password manager for every account.',
+  'The user changed their password on Monday.',
+  'Token usage for this session: 18,000 input, 900 output.',
+  'Missing required field "content"',
+  'File not found: componets/Button.tsx. Did you mean components/Button.tsx?',
+  'The key to success is consistency.',
+  'Basic information about the order is attached.',
+  'Bearer bonds were common in the 19th century.',
+  'The secret sauce is the retry policy.',
+  'Authorization failed: the session expired, sign in again.',
+  'Your password: keep it safe and never share it.',
+]);
+add('schema', [
+  JSON.stringify({ type: 'object', properties: { username: { type: 'string' }, password: { type: 'string', minLength: 12 } }, required: ['username', 'password'] }),
+  JSON.stringify({ name: 'login', parameters: { type: 'object', properties: { email: { type: 'string', format: 'email' }, password: { type: 'string', description: 'the user password' } } } }),
+  JSON.stringify({ $schema: 'https://json-schema.org/draft/2020-12/schema', properties: { apiKey: { type: 'string', pattern: '^sk-' } } }),
+  JSON.stringify({ fields: [{ name: 'token', type: 'string', secret: true }, { name: 'secret', type: 'boolean' }] }),
+  JSON.stringify({ openapi: '3.1.0', components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } } }),
+]);
+add('tool-args', [
+  JSON.stringify({ path: 'src/index.ts', content: 'export {};\n' }),
+  JSON.stringify({ query: 'SELECT 1', database: 'analytics' }),
+  JSON.stringify({ to: 'ops@example.com', subject: 'Weekly report', body: 'All green.' }),
+  JSON.stringify({ invoice_id: 'INV-2026-0042', amount: 129.5, currency: 'EUR' }),
+  JSON.stringify({ url: 'https://api.example.com/v1/items?page=2&limit=50', method: 'GET' }),
+  JSON.stringify({ command: 'npm test -- --run', cwd: '/work/repo' }),
+  JSON.stringify({ max_tokens: 4096, temperature: 0.2, model: 'gpt-4.1-mini' }),
+  JSON.stringify({ input_tokens: 4000, output_tokens: 120, total_tokens: 4120 }),
+  JSON.stringify({ password_policy: { min_length: 12, require_symbol: true } }),
+  JSON.stringify({ next_page_token: null, items: [{ id: 1 }, { id: 2 }] }),
+  JSON.stringify({ has_password: true, password_set_at: '2026-03-04T10:00:00Z' }),
+  JSON.stringify({ key: 'user:42:profile', ttl: 3600 }),
+  JSON.stringify({ idempotency_key: 'idk_7f3a9c', attempt: 2 }),
+  JSON.stringify({ token_count: 5120, tokenizer: 'o200k_base' }),
+  JSON.stringify({ secret_name: 'prod/db', rotation_days: 30 }),
+  JSON.stringify({ args: JSON.stringify({ path: 'README.md', lines: [1, 40] }) }),
+]);
+add('url', [
+  'https://example.com/a/b?c=d',
+  'https://github.com/org/repo/pull/42',
+  'http://localhost:3000/sessions/abc',
+  'https://docs.example.com/auth/tokens#rotate',
+  'postgres://db.example.com:5432/app',
+  'https://user@git.example.com/org/repo.git',
+  'https://api.example.com/v1/password-reset?email=a%40b.com',
+  'mailto:support@example.com',
+]);
+add('log', [
+  '2026-11-30T12:00:01.123Z INFO request completed status=200 duration_ms=42',
+  'WARN retry 2/3 after 429 Too Many Requests',
+  'ERROR connection refused: db.example.com:5432',
+  'GET /api/users/42 200 12ms',
+  'worker-3 processed 1,024 jobs in 9.8s',
+  'level=info msg="token bucket refilled" tokens=400',
+  'user logged in user_id=42 method=password',
+  'cache miss key=session:7a1f ttl=300',
+]);
+add('hex-and-ids', [
+  ...n(5).map((i) => sha256(`trace ${i}`).slice(0, 32)),
+  ...n(5).map((i) => sha256(`span ${i}`).slice(0, 16)),
+  ...n(5).map((i) => `sess_${fake(`sess${i}`, 12, LOWER_HEX)}`),
+  ...n(5).map((i) => `req_${fake(`req${i}`, 24)}`),
+]);
+add('base64', [
+  // A 1x1 PNG and GIF, and small encoded texts with nothing secret in them.
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7',
+  `data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==`,
+  b64('hello world, this is a note'),
+  b64(JSON.stringify({ page: 2, sort: 'desc' })),
+]);
+
+export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;
