@@ -87,6 +87,8 @@ module.exports = {
       severity: 'error',
       from: { path: '^packages/sdk/src/index\\.ts$' },
       to: { path: '(^|/)node_modules/(ai|@openai/agents[^/]*|@langchain/[^/]+|langchain)/', reachable: true },
+    },
+    {
       name: 'mcp-imports-sdk-internals',
       comment:
         'The MCP proxy is an adapter on the SDK\'s public API: only the entry points its package.json ' +
