@@ -13,6 +13,7 @@ import {
   ATTR_GUARDTRACE_FEEDBACK,
   ATTR_GUARDTRACE_IDEMPOTENCY_KEY,
   ATTR_GUARDTRACE_OUTCOME,
+  type Decision,
   type EscalationReason,
   type FailureClass,
 } from '@guardtrace/semconv';
@@ -22,7 +23,7 @@ import type { RegisteredTool, Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
 import { clip } from './span-text.ts';
-import type { AttemptRecord } from './types.ts';
+import type { AttemptRecord, Escalation, ReconcileResult } from './types.ts';
 import type { Attrs } from './telemetry.ts';
 
 /** Escalation reasons that are not a budget running out (`guardtrace.budget.exhausted` stays unset). */
@@ -112,4 +113,44 @@ export function failedAttemptAttrs(j: Judgement, record: AttemptRecord, run: Att
     [ATTR_GUARDTRACE_BUDGET_EXHAUSTED]: j.budgetExhausted,
     [ATTR_GUARDTRACE_ESCALATION_REASON]: d.escalationReason,
   };
+}
+
+/**
+ * After an uncertain side effect: asks the tool's reconcile hook (unless the idempotency
+ * stage already did) and settles the store: a committed call is done, one that never took
+ * effect may be sent again under the same key.
+ */
+export async function reconcile(rt: Runtime, tool: RegisteredTool | undefined, run: AttemptRun): Promise<ReconcileResult> {
+  const key = run.idempotencyKey;
+  let rec: ReconcileResult = run.reconciliation ?? { status: 'unknown', detail: 'no reconcile hook' };
+  if (key && tool?.reconcile && !run.reconciliation) {
+    try {
+      rec = await tool.reconcile(key, run.args);
+    } catch (err) {
+      rec = { status: 'unknown', detail: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  if (key) {
+    if (rec.status === 'committed') rt.idempotency.set(key, { status: 'done', value: rec.value });
+    else if (rec.status === 'not_committed') rt.idempotency.delete(key);
+  }
+  return rec;
+}
+
+const ESCALATION_KINDS: Partial<Record<Decision, Escalation['kind']>> = {
+  replan: 'replan', escalate_human: 'escalate_human', fallback_tool: 'fallback_tool', fail_reconcile: 'fail_reconcile', abort: 'abort',
+};
+
+/** The escalation a final decision hands the agent loop, with the call's attempt history. */
+export function escalation(
+  decision: Decision,
+  reason: EscalationReason | FailureClass,
+  history: readonly AttemptRecord[],
+  fallbackTool: string | undefined,
+): Escalation | undefined {
+  const kind = ESCALATION_KINDS[decision];
+  if (!kind) return undefined;
+  const esc: Escalation = { kind, reason, history: [...history] };
+  if (kind === 'fallback_tool' && fallbackTool) esc.fallbackTool = fallbackTool;
+  return esc;
 }

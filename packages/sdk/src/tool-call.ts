@@ -24,16 +24,13 @@ import {
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
   ATTR_GUARDTRACE_TOOL_READ_ONLY,
   ATTR_GUARDTRACE_VERSION,
-  type Decision,
-  type EscalationReason,
-  type FailureClass,
   OP_EXECUTE_TOOL,
   type Outcome,
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
 import type { AttemptRun } from './attempt-state.ts';
-import { failedAttemptAttrs, type Judgement, judge, shownFeedback } from './failure.ts';
+import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
 import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
@@ -41,7 +38,7 @@ import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
 import { clip, jsonText } from './span-text.ts';
 import type { Attrs } from './telemetry.ts';
-import type { AttemptRecord, CallFailure, CallResult, Escalation, GuardRecord, ReconcileResult, ToolFlags } from './types.ts';
+import type { AttemptRecord, CallFailure, CallResult, GuardRecord, ToolFlags } from './types.ts';
 
 /** What a call runs in: the runtime, its session's id and span, and the book it reports to. */
 export interface CallScope {
@@ -60,10 +57,6 @@ function flagAttrs(flags: ToolFlags): Attrs {
     [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
   };
 }
-
-const ESCALATION_KINDS: Partial<Record<Decision, Escalation['kind']>> = {
-  replan: 'replan', escalate_human: 'escalate_human', fallback_tool: 'fallback_tool', fail_reconcile: 'fail_reconcile', abort: 'abort',
-};
 
 /**
  * One logical tool call (one `execute_tool` span). Transient failures are retried inside
@@ -211,7 +204,8 @@ export class ToolCall {
       await rt.clock.sleep(j.backoffMs);
       return 'again';
     }
-    const reconciliation = d.decision === 'fail_reconcile' ? await this.#reconcile(run) : undefined;
+    const reconciliation = d.decision === 'fail_reconcile' ? await reconcile(rt, this.#tool, run) : undefined;
+    if (reconciliation) rt.telemetry.set(this.#span, { [ATTR_GUARDTRACE_RECONCILE_STATUS]: reconciliation.status });
     // Reconciliation proved the call had no effect: sending it again with the same
     // idempotency key is safe, and needs no model turn (the seed: reconcile by key, not
     // another model turn). Attempt cap and session retries still bound it.
@@ -228,7 +222,7 @@ export class ToolCall {
       return base;
     }
     if (reconciliation) base.reconciliation = reconciliation;
-    const esc = this.#escalation(d.decision, d.escalationReason ?? j.failureClass);
+    const esc = escalation(d.decision, d.escalationReason ?? j.failureClass, this.attempts, this.#tool?.fallbackTool);
     if (esc) base.escalation = esc;
     this.#finish(base);
     return base;
@@ -261,33 +255,6 @@ export class ToolCall {
     const r = await new ToolCall(this.#scope, spec.tool).attempt(args);
     if (!r.ok) return undefined;
     return sanitizeFeedback(`Discovery (${spec.tool}) found: ${jsonText(r.value)}\nChoose from these and call again.`, rt.sanitize);
-  }
-
-  async #reconcile(run: AttemptRun): Promise<ReconcileResult> {
-    const { rt } = this.#scope;
-    const key = run.idempotencyKey;
-    let rec: ReconcileResult = run.reconciliation ?? { status: 'unknown', detail: 'no reconcile hook' };
-    if (key && this.#tool?.reconcile && !run.reconciliation) {
-      try {
-        rec = await this.#tool.reconcile(key, run.args);
-      } catch (err) {
-        rec = { status: 'unknown', detail: err instanceof Error ? err.message : String(err) };
-      }
-    }
-    if (key) {
-      if (rec.status === 'committed') rt.idempotency.set(key, { status: 'done', value: rec.value });
-      else if (rec.status === 'not_committed') rt.idempotency.delete(key);
-    }
-    rt.telemetry.set(this.#span, { [ATTR_GUARDTRACE_RECONCILE_STATUS]: rec.status });
-    return rec;
-  }
-
-  #escalation(decision: Decision, reason: EscalationReason | FailureClass): Escalation | undefined {
-    const kind = ESCALATION_KINDS[decision];
-    if (!kind) return undefined;
-    const esc: Escalation = { kind, reason, history: [...this.attempts] };
-    if (kind === 'fallback_tool' && this.#tool?.fallbackTool) esc.fallbackTool = this.#tool.fallbackTool;
-    return esc;
   }
 
   #succeed(run: AttemptRun, span: Span, n: number, callId: string, args: string, durationMs: number): CallResult {
