@@ -1,6 +1,6 @@
 import { type AttemptInput, type AttemptRun, AttemptState, fail } from './attempt-state.ts';
 import { runGuardSpan } from './guard-span.ts';
-import { STAGES } from './stages.ts';
+import { STAGES, type Stage } from './stages.ts';
 import { rankNames, unknownToolFeedback } from './unknown-tool.ts';
 
 /**
@@ -13,8 +13,8 @@ export async function runAttempt(inp: AttemptInput): Promise<AttemptRun> {
   if (!inp.tool) return unknownTool(inp);
   const s = new AttemptState(inp, inp.tool);
   try {
-    for (const stage of STAGES) {
-      const r = stage(s);
+    for (let i = 0; i < STAGES.length; i++) {
+      const r = (STAGES[i] as Stage)(s);
       const end = r instanceof Promise ? await r : r;
       if (end) return end;
     }

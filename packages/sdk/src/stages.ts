@@ -41,24 +41,23 @@ function then<T>(g: GuardRun | Promise<GuardRun>, fn: (g: GuardRun) => T): T | P
 
 /** The schema guard: validated arguments, or a rejection that names what is wrong. */
 const schema: Stage = (s) => {
-  const { tool, run } = s;
-  let args: unknown;
   const g = runGuardSpan(s.inp, 'schema', 'schema', () => {
-    const r = checkSchema(tool, run.rawArgs);
+    const r = checkSchema(s.tool, s.run.rawArgs);
     if (r.ok) {
-      args = r.data;
+      s.run.args = r.data;
       return { pass: true };
     }
     return { pass: false, reason: r.reason, feedback: r.feedback, failureClass: 'invalid_arguments' };
   }, 'invalid_arguments');
-  return then(g, (r) => {
-    run.guards.push(r.record);
-    if (!r.outcome.pass) return fail(run, r, 'pre');
-    run.parsed = true;
-    run.args = args;
-    return undefined;
-  });
+  return g instanceof Promise ? g.then((r) => schemaChecked(s.run, r)) : schemaChecked(s.run, g);
 };
+
+function schemaChecked(run: AttemptRun, g: GuardRun): AttemptRun | undefined {
+  run.guards.push(g.record);
+  if (!g.outcome.pass) return fail(run, g, 'pre');
+  run.parsed = true;
+  return undefined;
+}
 
 /**
  * The idempotency store, for tools that change the world: a call already done is answered

@@ -88,6 +88,7 @@ export class ToolCall {
     this.callId = opts.callId ?? scope.book.nextCallId();
     this.intentId = opts.intentId;
     this.#tool = scope.rt.tools.get(toolName);
+    const flags = opts.flags ?? this.#tool?.flags ?? {};
     this.#span = scope.rt.telemetry.start(`${OP_EXECUTE_TOOL} ${toolName}`, {
       [ATTR_GEN_AI_OPERATION_NAME]: OP_EXECUTE_TOOL,
       [ATTR_GEN_AI_CONVERSATION_ID]: scope.sessionId,
@@ -97,7 +98,11 @@ export class ToolCall {
       [ATTR_GEN_AI_TOOL_DESCRIPTION]: opts.description ?? this.#tool?.description,
       [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
       [ATTR_GUARDTRACE_INTENT_ID]: this.intentId,
-      ...flagAttrs(opts.flags ?? this.#tool?.flags ?? {}),
+      // the flags spelled out, not spread from flagAttrs(): this runs on every call
+      [ATTR_GUARDTRACE_TOOL_READ_ONLY]: Boolean(flags.readOnly),
+      [ATTR_GUARDTRACE_TOOL_IDEMPOTENT]: Boolean(flags.idempotent || flags.readOnly),
+      [ATTR_GUARDTRACE_TOOL_DESTRUCTIVE]: Boolean(flags.destructive),
+      [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
     }, scope.span);
     scope.book.opened(this);
   }
