@@ -138,28 +138,54 @@ async function preparePost(s: AttemptState): Promise<undefined> {
   return undefined;
 }
 
-/** Runs the tool under the attempt span (and its timeout); a throw is classified. */
-const execute: Stage = async (s) => {
+/** Settled already: a stage that waits for nothing but must take the tick an `await` would. */
+const ONE_TICK: Promise<undefined> = Promise.resolve(undefined);
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as PromiseLike<unknown>).then === 'function';
+
+/**
+ * Runs the tool under the attempt span (and its timeout); a throw is classified. A tool that
+ * answers synchronously still costs the attempt one tick (as `await` of its value did), so
+ * calls that run side by side interleave as they always have.
+ */
+const execute: Stage = (s) => {
   const { rt, tool, run, ctx } = s;
+  let out: unknown;
   try {
     const exec = (): unknown => tool.execute(run.args, ctx);
     const ms = tool.timeoutMs;
-    s.value = await rt.telemetry.withSpan(s.inp.attemptSpan, ms === undefined ? exec : () => raceTimeout(ms, ctx, exec));
-    return undefined;
+    out = rt.telemetry.withSpan(s.inp.attemptSpan, ms === undefined ? exec : () => raceTimeout(ms, ctx, exec));
   } catch (err) {
-    const c = classifyError(err, tool.flags);
-    run.failureClass = c.failureClass;
-    run.errorType = c.errorType;
-    run.feedback = `${tool.name} failed: ${c.message}`;
-    if (c.retryAfterMs !== undefined) run.retryAfterMs = c.retryAfterMs;
-    run.stage = 'execution';
-    if (c.failureClass === 'uncertain_side_effect') {
-      run.idempotencyKey = ctx.idempotencyKey;
-      rt.idempotency.set(run.idempotencyKey, { status: 'uncertain' });
-    }
-    return run;
+    return executionFailed(s, err);
   }
+  if (isThenable(out)) {
+    return Promise.resolve(out).then(
+      (value) => {
+        s.value = value;
+        return undefined;
+      },
+      (err: unknown) => executionFailed(s, err),
+    );
+  }
+  s.value = out;
+  return ONE_TICK;
 };
+
+function executionFailed(s: AttemptState, err: unknown): AttemptRun {
+  const { rt, tool, run, ctx } = s;
+  const c = classifyError(err, tool.flags);
+  run.failureClass = c.failureClass;
+  run.errorType = c.errorType;
+  run.feedback = `${tool.name} failed: ${c.message}`;
+  if (c.retryAfterMs !== undefined) run.retryAfterMs = c.retryAfterMs;
+  run.stage = 'execution';
+  if (c.failureClass === 'uncertain_side_effect') {
+    run.idempotencyKey = ctx.idempotencyKey;
+    rt.idempotency.set(run.idempotencyKey, { status: 'uncertain' });
+  }
+  return run;
+}
 
 async function raceTimeout<T>(ms: number, ctx: AttemptContext, fn: () => T | Promise<T>): Promise<T> {
   const ac = new AbortController();
