@@ -105,6 +105,16 @@ module.exports = {
       to: { path: DATABASE },
     },
     {
+      name: 'sdk-import-cycle',
+      comment:
+        "The SDK's source reads in one direction (session -> tool call -> attempt stages -> guards; " +
+        'the session\'s bookkeeping behind an interface its calls report to): no two of its files import each other, ' +
+        'not even through `import type`.',
+      severity: 'error',
+      from: { path: '^packages/sdk/src/' },
+      to: { path: '^packages/sdk/src/', circular: true },
+    },
+    {
       name: 'semconv-imports-the-workspace',
       comment: 'semconv is the bottom layer and ships with the SDK: nothing of ours, no path outside itself.',
       severity: 'error',

@@ -68,6 +68,9 @@ for (const pkg of PACKAGES) {
   }
   if (!results.rows.length) lines.push('| — | — | — | — | — |');
   if (note) lines.push('', note);
+  // Measurements made once by hand (a before/after of a change, say) stay in the page beside the table.
+  const notesFile = path.join(ROOT, pkg.dir, 'bench/notes.md');
+  if (existsSync(notesFile)) lines.push('', readFileSync(notesFile, 'utf8').trim());
   sections.push(lines.join('\n'));
 }
 

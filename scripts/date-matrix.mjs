@@ -26,7 +26,8 @@ const SUITES = [
   ['packages/dev-postgres', ['test/writeback.test.ts', 'test/throwaway.test.ts']],
   ['apps/web', ['test/analytics.test.ts', 'test/sessions.test.ts']],
   ['apps/collector', ['test/ingest.test.ts', 'test/ops.test.ts']],
-  ['packages/sdk', ['src/classify.test.ts', 'test/runtime.test.ts']],
+  // the runtime's tests: Retry-After dates, the repair-token window, backoff on the injected clock
+  ['packages/sdk', ['src/classify.test.ts', 'test/span-tree.test.ts', 'test/corrections.test.ts', 'test/retries.test.ts', 'test/budgets.test.ts']],
 ];
 
 if (spawnSync('faketime', ['--version'], { stdio: 'ignore' }).error) {

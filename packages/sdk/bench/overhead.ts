@@ -8,10 +8,10 @@ import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter } from '@
 import { z } from 'zod';
 import { Guardtrace } from '../src/index.ts';
 
-const schema = z.object({ path: z.string().min(1), start_line: z.number().int().positive(), end_line: z.number().int().positive() });
-const args = { path: 'src/api/routes.ts', start_line: 3, end_line: 9 };
+export const schema = z.object({ path: z.string().min(1), start_line: z.number().int().positive(), end_line: z.number().int().positive() });
+export const args = { path: 'src/api/routes.ts', start_line: 3, end_line: 9 };
 
-function provider() {
+export function provider() {
   const exporter = new InMemorySpanExporter();
   // queue sized so neither side drops spans during a round; exporter reset between rounds
   const p = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, { maxQueueSize: 100_000, maxExportBatchSize: 2048, scheduledDelayMillis: 200 })] });
@@ -26,7 +26,7 @@ export interface OverheadResult {
   rounds: number;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 export async function runOverhead(calls = 20_000, rounds = 7): Promise<OverheadResult> {
   const floor = provider();

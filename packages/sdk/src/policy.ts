@@ -62,6 +62,10 @@ export interface DecideInput {
   repeatedRejection: boolean;
   /** Backoff the retry would wait (only for automatic retries). */
   backoffMs: number;
+  /** The attempt failed fast because the tool's circuit is open. */
+  circuitOpen: boolean;
+  /** The tool declares a fallback tool, proposed when the tool itself keeps failing. */
+  hasFallback: boolean;
 }
 
 export interface DecideOutput {
@@ -73,8 +77,26 @@ export interface DecideOutput {
 
 const RETRY_DECISIONS: ReadonlySet<Decision> = new Set(['retry_backoff', 'reject_with_feedback', 'corrected_retry']);
 
-/** The decision function: class policy first, then every budget, checked inside the loop. */
+/** Escalations caused by the tool failing, where a declared fallback tool is the better next step. */
+const TOOL_EXHAUSTION: ReadonlySet<EscalationReason> = new Set(['class_retries', 'attempts_per_call', 'circuit_breaker']);
+
+/**
+ * The decision function: class policy first, then every budget, checked inside the loop; an
+ * open circuit names itself as the reason, and a tool that keeps failing hands over to its
+ * declared fallback instead of a human. Its output is used as it is.
+ */
 export function decide(input: DecideInput): DecideOutput {
+  const d = byPolicyAndBudgets(input);
+  const reason = input.circuitOpen ? 'circuit_breaker' : d.escalationReason;
+  // the tool itself keeps failing (not the model, not a session budget): use the declared fallback
+  const fallback = d.decision === 'escalate_human' && input.hasFallback && TOOL_EXHAUSTION.has(reason ?? 'class_retries');
+  if (!fallback && reason === d.escalationReason) return d;
+  const out: DecideOutput = { decision: fallback ? 'fallback_tool' : d.decision, awaitingCorrection: d.awaitingCorrection };
+  if (reason) out.escalationReason = reason;
+  return out;
+}
+
+function byPolicyAndBudgets(input: DecideInput): DecideOutput {
   const { policy, budgets } = input;
   const wantsRetry = RETRY_DECISIONS.has(policy.decision);
   const modelRetry = wantsRetry && policy.decision !== 'retry_backoff';

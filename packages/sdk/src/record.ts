@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -26,8 +27,7 @@ import {
 } from '@guardtrace/semconv';
 import { canonicalJson } from './idempotency.ts';
 import { sanitizeFeedback } from './sanitize.ts';
-import type { SessionCore } from './session.ts';
-import type { ToolCall } from './tool-call.ts';
+import type { Runtime } from './runtime.ts';
 import type { AttemptRecord, GuardRecord } from './types.ts';
 
 /** A guard result your own loop computed. */
@@ -57,9 +57,17 @@ export interface RecordedAttempt {
   endTime?: number;
 }
 
+/** The call a recorded attempt belongs to. */
+export interface RecordedCallRef {
+  sessionId: string;
+  toolName: string;
+  callId: string;
+  /** The call's `execute_tool` span. */
+  span: Span;
+}
+
 /** Emits an attempt span with its guard spans from recorded data (instrument-only API). */
-export function recordAttemptSpan(session: SessionCore, call: ToolCall, n: number, a: RecordedAttempt): AttemptRecord {
-  const rt = session.rt;
+export function recordAttemptSpan(rt: Runtime, call: RecordedCallRef, n: number, a: RecordedAttempt): AttemptRecord {
   const t = rt.telemetry;
   const args = sanitizeFeedback(typeof a.args === 'string' ? a.args : canonicalJson(a.args), rt.sanitize);
   const callId = a.callId ?? call.callId;
@@ -67,7 +75,7 @@ export function recordAttemptSpan(session: SessionCore, call: ToolCall, n: numbe
   const feedback = a.feedback === undefined ? undefined : sanitizeFeedback(a.feedback, rt.sanitize);
   const span = t.start(SPAN_ATTEMPT, {
     [ATTR_GEN_AI_OPERATION_NAME]: SPAN_ATTEMPT,
-    [ATTR_GEN_AI_CONVERSATION_ID]: session.id,
+    [ATTR_GEN_AI_CONVERSATION_ID]: call.sessionId,
     [ATTR_GEN_AI_TOOL_NAME]: call.toolName,
     [ATTR_GEN_AI_TOOL_CALL_ID]: callId,
     [ATTR_GUARDTRACE_ATTEMPT]: n,
@@ -85,7 +93,7 @@ export function recordAttemptSpan(session: SessionCore, call: ToolCall, n: numbe
     const reason = g.reason === undefined ? undefined : sanitizeFeedback(g.reason, rt.sanitize);
     const gs = t.start(`${OP_APPLY_GUARDRAIL} ${g.name}`, {
       [ATTR_GEN_AI_OPERATION_NAME]: OP_APPLY_GUARDRAIL,
-      [ATTR_GEN_AI_CONVERSATION_ID]: session.id,
+      [ATTR_GEN_AI_CONVERSATION_ID]: call.sessionId,
       [ATTR_GEN_AI_GUARDRAIL_NAME]: g.name,
       [ATTR_GEN_AI_GUARDRAIL_VERDICT]: g.verdict,
       [ATTR_GEN_AI_GUARDRAIL_REASON]: reason,

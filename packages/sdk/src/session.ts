@@ -22,11 +22,11 @@ import {
   OP_INVOKE_AGENT,
   type SessionOutcome,
 } from '@guardtrace/semconv';
-import type { BudgetView } from './policy.ts';
+import type { RecordedAttempt } from './record.ts';
 import { type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { samplingWeight } from './sampling.ts';
-import { ToolCall } from './tool-call.ts';
-import type { RecordedAttempt } from './record.ts';
+import { SessionBook } from './session-book.ts';
+import { type CallScope, ToolCall } from './tool-call.ts';
 import type { CallResult, ModelCall, RepairRef, ToolFlags } from './types.ts';
 
 export interface SessionOptions {
@@ -75,9 +75,9 @@ function repairRefOf(r: NonNullable<ModelCall['repairs']>): RepairRef | undefine
 }
 
 /**
- * The state and logic of one session, shared with its tool calls. Internal: users hold a
- * `Session`, which keeps this in a private field, so budgets, counters and fingerprints
- * cannot be read or changed from outside the SDK.
+ * The state and logic of one session. Internal: users hold a `Session`, which keeps this in a
+ * private field, so budgets, counters and fingerprints cannot be read or changed from outside
+ * the SDK. The bookkeeping is the session's book; its tool calls report to it.
  */
 export class SessionCore {
   readonly id: string;
@@ -86,18 +86,9 @@ export class SessionCore {
   readonly rt: Runtime;
   readonly span: Span;
   readonly tokens: TokenTotals = { input: 0, output: 0, repair: 0, repairByClass: {} };
-  retriesUsed = 0;
-  /** Failed or rejected attempts in the session (a session with any is always kept by sampling). */
-  failedAttempts = 0;
-  rejectionsUsed = 0;
-  addedLatencyMs = 0;
-  readonly rejectionFingerprints = new Set<string>();
-  readonly #pending = new Map<string, ToolCall>();
-  readonly #open = new Set<ToolCall>();
-  #escalated = false;
-  #failed = false;
+  readonly #book: SessionBook<ToolCall>;
+  readonly #scope: CallScope;
   #ended: SessionOutcome | undefined;
-  #seq = 0;
 
   constructor(rt: Runtime, opts: SessionOptions) {
     this.rt = rt;
@@ -112,6 +103,8 @@ export class SessionCore {
       [ATTR_GUARDTRACE_USER_ID]: opts.userId,
       [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
     }, opts.parent, undefined, SpanKind.INTERNAL);
+    this.#book = new SessionBook(rt, this.id, this.userId ?? `session:${this.id}`);
+    this.#scope = { rt, sessionId: this.id, span: this.span, book: this.#book };
   }
 
   /**
@@ -119,27 +112,7 @@ export class SessionCore {
    * session's other budgets, and the rule that a rejection is never sent twice, carry on.
    */
   startTask(): void {
-    this.rejectionsUsed = 0;
-  }
-
-  nextCallId(): string {
-    this.#seq += 1;
-    return `${this.id}_call_${this.#seq}`;
-  }
-
-  get #user(): string {
-    return this.userId ?? `session:${this.id}`;
-  }
-
-  budgetView(attemptsLeft: number): BudgetView {
-    const b = this.rt.budgets;
-    return {
-      attemptsLeft,
-      sessionRetriesLeft: b.sessionRetries - this.retriesUsed,
-      rejectionsLeft: b.rejectionsPerTask - this.rejectionsUsed,
-      latencyLeftMs: b.addedLatencyMs - this.addedLatencyMs,
-      repairTokensLeft: b.repairTokens.perUser - this.rt.ledger.spent(this.#user, this.rt.clock.now()),
-    };
+    this.#book.startTask();
   }
 
   /**
@@ -159,9 +132,7 @@ export class SessionCore {
    * `.recordAttempt()` (instrument-only), then `.end()` if it is still open.
    */
   toolCall(name: string, opts: CallOptions & { flags?: ToolFlags; description?: string } = {}): ToolCall {
-    const call = new ToolCall(this, name, opts);
-    this.#open.add(call);
-    return call;
+    return new ToolCall(this.#scope, name, opts);
   }
 
   /**
@@ -171,45 +142,9 @@ export class SessionCore {
    * a new call.
    */
   async callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
-    const waiting =
-      this.#pending.size === 0 ? undefined :
-      (opts.intentId !== undefined ? this.#pending.get(`intent:${opts.intentId}`) : undefined) ??
-      (opts.callId !== undefined ? this.#pending.get(`call:${opts.callId}`) : undefined) ??
-      (opts.intentId === undefined ? this.#byToolName(name) : undefined);
-    if (waiting && !waiting.done && (waiting.toolName === name || waiting.awaitsToolName)) {
-      this.#unmark(waiting);
-      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId, tool: name } : { tool: name });
-    }
+    const waiting = this.#book.takeWaiting(name, opts);
+    if (waiting) return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId, tool: name } : { tool: name });
     return this.toolCall(name, opts).attempt(rawArgs);
-  }
-
-  /**
-   * The waiting call of this tool; else, for a registered tool, the waiting call rejected as
-   * an unknown tool (the model's correction names another tool by definition).
-   */
-  #byToolName(name: string): ToolCall | undefined {
-    return this.#pending.get(`tool:${name}`) ?? (this.rt.tools.has(name) ? this.#pending.get('unknown_tool') : undefined);
-  }
-
-  markAwaiting(call: ToolCall): void {
-    this.#pending.set(`call:${call.callId}`, call);
-    if (call.intentId !== undefined) this.#pending.set(`intent:${call.intentId}`, call);
-    else {
-      this.#pending.set(`tool:${call.toolName}`, call);
-      if (call.awaitsToolName) this.#pending.set('unknown_tool', call);
-    }
-  }
-
-  #unmark(call: ToolCall): void {
-    for (const [k, v] of this.#pending) if (v === call) this.#pending.delete(k);
-  }
-
-  noteFinished(call: ToolCall, result: CallResult): void {
-    this.#unmark(call);
-    this.#open.delete(call);
-    if (result.ok) return;
-    if (result.decision === 'escalate_human' || result.decision === 'fail_reconcile') this.#escalated = true;
-    if (result.decision === 'abort') this.#failed = true;
   }
 
   /** Records a model call (`chat {model}` span). A call that repairs a failed attempt adds repair tokens to that class and to the user's window. */
@@ -222,7 +157,7 @@ export class SessionCore {
     if (ref) {
       this.tokens.repair += total;
       this.tokens.repairByClass[ref.failureClass] = (this.tokens.repairByClass[ref.failureClass] ?? 0) + total;
-      this.rt.ledger.add(this.#user, total, this.rt.clock.now());
+      this.rt.ledger.add(this.#book.user, total, this.rt.clock.now());
     }
     const span = t.start(`${OP_CHAT} ${m.model}`, {
       [ATTR_GEN_AI_OPERATION_NAME]: OP_CHAT,
@@ -253,16 +188,12 @@ export class SessionCore {
    */
   async end(outcome?: SessionOutcome): Promise<SessionOutcome> {
     if (this.#ended) return this.#ended;
-    for (const call of [...this.#open]) {
-      // a call still waiting for the model's correction when the session ends was never fixed
-      if (call.attempts.length > 0 && call.lastResult && !call.lastResult.ok) this.#failed = true;
-      call.end();
-    }
-    const final: SessionOutcome = outcome ?? (this.#escalated ? 'escalated' : this.#failed ? 'failed' : 'success');
+    const closed = this.#book.close();
+    const final: SessionOutcome = outcome ?? closed.outcome;
     this.#ended = final;
     this.rt.telemetry.set(this.span, {
       [ATTR_GUARDTRACE_SESSION_OUTCOME]: final,
-      [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: samplingWeight(this.id, final === 'success' && this.failedAttempts === 0, this.rt.cleanSessionRate()),
+      [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: samplingWeight(this.id, final === 'success' && closed.clean, this.rt.cleanSessionRate()),
     });
     this.rt.telemetry.end(this.span, final === 'success' ? {} : { error: final });
     return final;

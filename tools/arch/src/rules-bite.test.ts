@@ -209,6 +209,23 @@ describe('each architecture rule bites', () => {
       rules: ['sdk-main-entry-reaches-an-agent-framework'],
     },
     {
+      name: "two of the SDK's files import each other (one of them type only)",
+      files: {
+        'packages/sdk/src/call.ts': "import { book } from './book.ts';\nexport class Call {}\nexport const call = book;\n",
+        'packages/sdk/src/book.ts': "import type { Call } from './call.ts';\nexport const book = (c: Call) => c;\n",
+      },
+      rules: ['sdk-import-cycle'],
+    },
+    {
+      name: "the SDK's files import each other in a circle of three",
+      files: {
+        'packages/sdk/src/session.ts': "import { call } from './call.ts';\nexport const session = call;\n",
+        'packages/sdk/src/call.ts': "import { attempt } from './attempt.ts';\nexport const call = attempt;\n",
+        'packages/sdk/src/attempt.ts': "import type { session } from './session.ts';\nexport const attempt = (s: typeof session) => s;\n",
+      },
+      rules: ['sdk-import-cycle'],
+    },
+    {
       name: 'semconv imports the SDK (type only)',
       files: { 'packages/semconv/src/guard.ts': "import type { sdk } from '@guardtrace/sdk';\nexport type S = typeof sdk;\n" },
       rules: ['semconv-imports-the-workspace'],
