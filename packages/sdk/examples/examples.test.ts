@@ -38,7 +38,7 @@ describe('file-agent example (third seed)', () => {
     const gates = m.spans().filter((s) => s.name === 'apply_guardrail tsc --noEmit');
     expect(gates.map((g) => g.attributes['gen_ai.guardrail.verdict'])).toContain('fail');
     expect(m.spans().every((s) => s.attributes['gen_ai.conversation.id'] === run.sessionId)).toBe(true);
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('invoice-agent example (second seed)', () => {
@@ -61,7 +61,7 @@ describe('invoice-agent example (second seed)', () => {
     ]);
     const charge = m.spans().find((s) => s.name === 'guardtrace.attempt' && s.attributes['guardtrace.decision'] === 'fail_reconcile');
     expect(charge?.attributes).toMatchObject({ 'guardtrace.failure.class': 'uncertain_side_effect', 'error.type': 'ETIMEDOUT' });
-  }, 30_000);
+  }, 120_000);
 });
 
 /** The attempts of an example run as [tool, failure class, decision], in order. */

@@ -51,7 +51,7 @@ describe('CommandGate with real tsc', () => {
     expect(gateSpans.map((g) => g.attributes['gen_ai.guardrail.verdict'])).toEqual(['fail', 'pass']);
     expect(gateSpans[0]?.attributes).toMatchObject({ 'guardtrace.guard.stage': 'post_execution', 'guardtrace.failure.class': 'execution_feedback', 'guardtrace.decision': 'reject_with_feedback' });
     expect(named('guardtrace.attempt')[0]?.attributes['guardtrace.outcome']).toBe('failed');
-  }, 30_000);
+  }, 120_000);
 });
 
 describe('CommandGate batch with an eslint-style checker', () => {
