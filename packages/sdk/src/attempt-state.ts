@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import type { FailureClass } from '@guardtrace/semconv';
 import type { GuardRun, PendingGuardSpan } from './guard-span.ts';
 import { canonicalJson, idempotencyKey } from './idempotency.ts';
@@ -62,17 +62,22 @@ export class AttemptContext implements GuardContext, ToolContext {
     readonly callId: string,
     readonly attempt: number,
     readonly locks: GuardContext['locks'],
-    private readonly keyInput: { tool: RegisteredTool; run: AttemptRun; intent: string },
+    private readonly source: { tool: RegisteredTool; run: AttemptRun; intent: string; inp: AttemptInput },
   ) {
     this.holder = `${sessionId}/${callId}`;
   }
   /** Made from the validated arguments: read only once the schema stage has passed. */
   get idempotencyKey(): string {
     if (this.#key === undefined) {
-      const { tool, run, intent } = this.keyInput;
+      const { tool, run, intent } = this.source;
       this.#key = idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(run.args) : run.args, intent);
     }
     return this.#key;
+  }
+  /** The tool's own attributes on its attempt span. */
+  setAttributes(attrs: Attributes): void {
+    const { rt, attemptSpan } = this.source.inp;
+    rt.telemetry.set(attemptSpan, attrs);
   }
 }
 
@@ -99,7 +104,7 @@ export class AttemptState {
   ) {
     this.run = { ok: false, rawArgs: inp.rawArgs, parsed: false, guards: [] };
     const intent = inp.intentId ?? `session:${inp.sessionId}`;
-    this.ctx = new AttemptContext(tool.name, inp.sessionId, inp.callId, inp.attempt, inp.rt.locks, { tool, run: this.run, intent });
+    this.ctx = new AttemptContext(tool.name, inp.sessionId, inp.callId, inp.attempt, inp.rt.locks, { tool, run: this.run, intent, inp });
   }
 
   get rt(): Runtime {
