@@ -17,6 +17,22 @@ const MCP: CallSpanOptions = {
   attemptAttributes: { 'jsonrpc.request.id': '1' },
 };
 
+/** Keys of the objects reachable from `root` through enumerable own properties (a few levels deep). */
+function reachableKeys(root: object, depth = 4): string[] {
+  const keys: string[] = [];
+  const seen = new Set<object>();
+  const visit = (o: object, d: number) => {
+    if (d === 0 || seen.has(o)) return;
+    seen.add(o);
+    for (const [k, v] of Object.entries(o)) {
+      keys.push(k);
+      if (typeof v === 'object' && v !== null) visit(v, d - 1);
+    }
+  };
+  visit(root, depth);
+  return keys;
+}
+
 const attempts = (t: ReturnType<typeof traced>, call: ReadableSpan) => t.childrenOf(call).filter((s) => s.name === 'guardtrace.attempt');
 
 describe('span option', () => {
@@ -69,6 +85,7 @@ describe('span option', () => {
   it('lets the tool add attributes to its own attempt span through ctx.setAttributes', async () => {
     const t = traced();
     let n = 0;
+    let leaks: string[] = [];
     t.gt.tool({
       name: 'fetch_page',
       description: 'Fetch a page',
@@ -76,6 +93,8 @@ describe('span option', () => {
       flags: { readOnly: true },
       execute: (_a, ctx) => {
         n += 1;
+        // the span and the runtime behind setAttributes stay out of the tool's reach
+        leaks = reachableKeys(ctx).filter((k) => k === 'telemetry' || k === 'attemptSpan');
         ctx.setAttributes({ 'upstream.status': n === 1 ? 503 : 200, 'upstream.attempt': ctx.attempt });
         if (n === 1) throw new TransientFailure('upstream busy');
         return 'ok';
@@ -84,6 +103,7 @@ describe('span option', () => {
     const s = t.gt.session({ agentName: 'a' });
     const call = s.toolCall('fetch_page', { span: { attemptAttributes: { 'jsonrpc.request.id': '7' } } });
     expect((await call.attempt({ url: 'u' })).ok).toBe(true);
+    expect(leaks).toEqual([]);
     await s.end();
     const [tool] = t.named('execute_tool');
     expect(attempts(t, tool as ReadableSpan).map((a) => [a.attributes['upstream.status'], a.attributes['upstream.attempt'], a.attributes['jsonrpc.request.id']])).toEqual([
