@@ -29,9 +29,13 @@ export function checkSpanOptions(o: CallSpanOptions, toolName: string): void {
   if (!isAttributes(o)) throw new TypeError(`${where}: expected an object { name?, kind?, attributes?, attemptAttributes? }, got ${typeof o}`);
   if (o.name !== undefined && typeof o.name !== 'function') throw new TypeError(`${where}.name: expected a function (toolName) => string, got ${typeof o.name}`);
   if (o.kind !== undefined && !KINDS.has(o.kind)) throw new TypeError(`${where}.kind: expected a SpanKind (${[...KINDS].join(', ')}), got ${String(o.kind)}`);
-  for (const k of ['attributes', 'attemptAttributes'] as const) {
-    if (o[k] !== undefined && !isAttributes(o[k])) throw new TypeError(`${where}.${k}: expected an object of attributes, got ${Array.isArray(o[k]) ? 'an array' : typeof o[k]}`);
-  }
+  checkAttributes(o.attributes, `${where}.attributes`);
+  checkAttributes(o.attemptAttributes, `${where}.attemptAttributes`);
+}
+
+/** Throws a clear error when `v` is given but is not an object of attributes. */
+export function checkAttributes(v: unknown, where: string): void {
+  if (v !== undefined && !isAttributes(v)) throw new TypeError(`${where}: expected an object of attributes, got ${Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v}`);
 }
 
 /** The `execute_tool` span's name; a name function that throws or returns no text falls back to the default, with a diagnostic. */

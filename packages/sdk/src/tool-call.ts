@@ -36,7 +36,7 @@ import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
 import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
-import { type CallSpanOptions, callSpanName, checkSpanOptions, withExtra } from './span-options.ts';
+import { type CallSpanOptions, callSpanName, checkAttributes, checkSpanOptions, withExtra } from './span-options.ts';
 import { clip, jsonText } from './span-text.ts';
 import type { Attrs } from './telemetry.ts';
 import type { AttemptRecord, CallFailure, CallResult, GuardRecord, ToolFlags } from './types.ts';
@@ -179,7 +179,9 @@ export class ToolCall {
     if (opts.tool !== undefined && opts.tool !== this.#toolName) this.#switchTool(opts.tool);
     const { rt, book, sessionId } = this.#scope;
     const maxAttempts = this.#tool?.maxAttempts ?? rt.budgets.maxAttemptsPerCall;
-    const extra = 'attemptAttributes' in opts ? opts.attemptAttributes : this.#spanOpts?.attemptAttributes;
+    const own = 'attemptAttributes' in opts;
+    if (own) checkAttributes(opts.attemptAttributes, `guardtrace: tool call ${this.callId}: attempt option attemptAttributes`);
+    const extra = own ? opts.attemptAttributes : this.#spanOpts?.attemptAttributes;
     for (;;) {
       const n = this.attempts.length + 1;
       if (n > 1) book.retrying();

@@ -130,6 +130,10 @@ describe('span option', () => {
     await expect(bad({ name: 'tools/call' })).rejects.toThrow('option span.name: expected a function (toolName) => string, got string');
     await expect(bad({ attemptAttributes: [1] })).rejects.toThrow('option span.attemptAttributes: expected an object of attributes, got an array');
     await expect(bad(null)).rejects.toThrow('option span: expected an object');
+    const other = t.gt.session({ agentName: 'b' });
+    await expect(other.toolCall('lookup_customer').attempt({ email: 'x' }, { attemptAttributes: 'id=1' as never })).rejects.toThrow(
+      /^guardtrace: tool call \S+: attempt option attemptAttributes: expected an object of attributes, got string$/,
+    );
     const r = await s.callTool('lookup_customer', { email: 'x' }, { span: { name: () => { throw new Error('boom'); } } });
     expect(r.ok).toBe(true);
     await s.end();
