@@ -16,8 +16,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Attributes, SpanKind, SpanStatusCode, trace, context as otelContext } from '@opentelemetry/api';
-import { type CallResult, Guardtrace, type Session } from '@guardtrace/sdk';
-import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_TOOL_NAME, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
+import { type CallOptions, type CallResult, type CallSpanOptions, Guardtrace, type Session } from '@guardtrace/sdk';
+import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from '@guardtrace/semconv';
 import {
   ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
@@ -30,6 +30,8 @@ import type { ProxyConfig } from './config.ts';
 import type { ProxyTelemetry } from './telemetry.ts';
 import { toolSpec } from './tools.ts';
 import { VERSION } from './version.ts';
+
+const TOOLS_CALL = 'tools/call';
 
 /** `_meta` key a client may set on `tools/call` to scope the idempotency key to an intent of its own. */
 export const META_INTENT_ID = 'guardtrace/intentId';
@@ -78,11 +80,29 @@ export function createProxy(upstream: Upstream, config: ProxyConfig, telemetry: 
   }
   const warnings: string[] = [];
   for (const tool of upstream.tools) {
-    const { spec, warning } = toolSpec(tool, config, { client: upstream.client, enricher: telemetry.enricher });
+    const { spec, warning } = toolSpec(tool, config, { client: upstream.client });
     gt.tool(spec);
     if (warning) warnings.push(warning);
   }
   return { gt, upstream, config, telemetry, warnings };
+}
+
+const toolsCallName = (tool: string): string => `${TOOLS_CALL} ${tool}`;
+
+/**
+ * The spans of one `tools/call` request, as the MCP conventions' server span: `SERVER`, named
+ * `tools/call {gen_ai.tool.name}` (also after the model corrects an unknown tool name), with
+ * the session's and the request's keys; the SDK adds `gen_ai.operation.name` (`execute_tool`)
+ * and `gen_ai.tool.name`. Each attempt the request makes carries its JSON-RPC request id (a
+ * correction is a new request that continues the same call, so its attempts carry its own id).
+ */
+function toolsCallSpan(session: Attributes, requestId: string): CallSpanOptions {
+  return {
+    name: toolsCallName,
+    kind: SpanKind.SERVER,
+    attributes: { ...session, [ATTR_MCP_METHOD_NAME]: TOOLS_CALL, [ATTR_JSONRPC_REQUEST_ID]: requestId },
+    attemptAttributes: { [ATTR_JSONRPC_REQUEST_ID]: requestId },
+  };
 }
 
 /** The answer a client gets for a call the guards or the policy stopped. */
@@ -162,18 +182,9 @@ export function serveConnection(proxy: GuardProxy, transport: Transport, info: C
     const s = ensureSession();
     const callId = String(extra.requestId);
     const intent = req.params._meta?.[META_INTENT_ID];
-    enricher.expectCall(s.id, callId, {
-      [ATTR_MCP_METHOD_NAME]: 'tools/call',
-      [ATTR_JSONRPC_REQUEST_ID]: callId,
-      [ATTR_GEN_AI_OPERATION_NAME]: OP_EXECUTE_TOOL,
-      [ATTR_GEN_AI_TOOL_NAME]: req.params.name,
-    });
-    let r: CallResult;
-    try {
-      r = await s.callTool(req.params.name, req.params.arguments ?? {}, typeof intent === 'string' ? { callId, intentId: intent } : { callId });
-    } finally {
-      enricher.forgetCall(s.id, callId);
-    }
+    const opts: CallOptions = { callId, span: toolsCallSpan(sessionAttrs(), callId) };
+    if (typeof intent === 'string') opts.intentId = intent;
+    const r = await s.callTool(req.params.name, req.params.arguments ?? {}, opts);
     if (!r.ok) return failureResult(r);
     const value = r.value as CallToolResult;
     if (!r.deduplicated) return value;

@@ -12,7 +12,6 @@ import { pathCandidates, pathNotFoundFeedback, resolveInside } from '@guardtrace
 import { ATTR_RPC_RESPONSE_STATUS_CODE } from '@guardtrace/semconv/mcp';
 import type { ProxyConfig, ToolConfig } from './config.ts';
 import { compileInputSchema } from './json-schema.ts';
-import type { McpSpanEnricher } from './telemetry.ts';
 
 /** `_meta` key that carries the idempotency key of a side-effecting call to the upstream server. */
 export const META_IDEMPOTENCY_KEY = 'guardtrace/idempotencyKey';
@@ -143,7 +142,6 @@ function guardsOf(tool: Tool, config: ProxyConfig, own: ToolConfig | undefined):
 
 export interface UpstreamTools {
   client: Client;
-  enricher: McpSpanEnricher;
 }
 
 /** The Guardtrace tool spec of one upstream tool. */
@@ -168,7 +166,8 @@ export function toolSpec(tool: Tool, config: ProxyConfig, upstream: UpstreamTool
         result = (await upstream.client.callTool(params, undefined, { signal: ctx.signal })) as CallToolResult;
       } catch (err) {
         if (err instanceof McpError) {
-          upstream.enricher.attemptOf(ctx.sessionId, ctx.callId)?.setAttribute(ATTR_RPC_RESPONSE_STATUS_CODE, String(err.code));
+          // what the upstream answered, on this attempt's span
+          ctx.setAttributes({ [ATTR_RPC_RESPONSE_STATUS_CODE]: String(err.code) });
           throw rpcError(err);
         }
         throw err;

@@ -103,6 +103,9 @@ describe('guardtrace-mcp sessions in the collector and the web app', () => {
 
     const call = spans.find((s) => s.name === 'tools/call read_text_file');
     expect(call, spans.map((s) => s.name).join(', ')).toBeDefined();
+    // the MCP conventions' server span, as stored: every tools/call span is SERVER (OTLP kind 2)
+    const calls = spans.filter((s) => s.name.startsWith('tools/call '));
+    expect(calls.map((s) => [s.name, s.kind])).toEqual([['tools/call read_text_file', 2], ['tools/call get_file_info', 2]]);
     expect(attrs(call!)).toMatchObject({
       'mcp.method.name': 'tools/call',
       'gen_ai.operation.name': 'execute_tool',
@@ -138,6 +141,7 @@ describe('guardtrace-mcp sessions in the collector and the web app', () => {
     const { session, spans } = await storedSession('mcp-e2e-http');
     expect(session.id).toBe(`mcp_${sid}`);
     const call = spans.find((s) => s.name === 'tools/call list_directory');
+    expect(call?.kind).toBe(2); // SERVER
     expect(attrs(call!)).toMatchObject({ 'mcp.session.id': sid, 'network.transport': 'tcp', 'mcp.method.name': 'tools/call' });
   }, 90_000);
 });

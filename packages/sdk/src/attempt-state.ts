@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import type { FailureClass } from '@guardtrace/semconv';
 import type { GuardRun, PendingGuardSpan } from './guard-span.ts';
 import { canonicalJson, idempotencyKey } from './idempotency.ts';
@@ -52,6 +52,8 @@ const NEVER = new AbortController().signal;
  */
 export class AttemptContext implements GuardContext, ToolContext {
   #key: string | undefined;
+  /** The attempt (its span and the runtime's telemetry), out of the tool's reach. */
+  readonly #inp: AttemptInput;
   result?: unknown;
   prepared?: unknown;
   signal: AbortSignal = NEVER;
@@ -63,7 +65,9 @@ export class AttemptContext implements GuardContext, ToolContext {
     readonly attempt: number,
     readonly locks: GuardContext['locks'],
     private readonly keyInput: { tool: RegisteredTool; run: AttemptRun; intent: string },
+    inp: AttemptInput,
   ) {
+    this.#inp = inp;
     this.holder = `${sessionId}/${callId}`;
   }
   /** Made from the validated arguments: read only once the schema stage has passed. */
@@ -73,6 +77,11 @@ export class AttemptContext implements GuardContext, ToolContext {
       this.#key = idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(run.args) : run.args, intent);
     }
     return this.#key;
+  }
+  /** The tool's own attributes on its attempt span. */
+  setAttributes(attrs: Attributes): void {
+    const { rt, attemptSpan } = this.#inp;
+    rt.telemetry.set(attemptSpan, attrs);
   }
 }
 
@@ -99,7 +108,7 @@ export class AttemptState {
   ) {
     this.run = { ok: false, rawArgs: inp.rawArgs, parsed: false, guards: [] };
     const intent = inp.intentId ?? `session:${inp.sessionId}`;
-    this.ctx = new AttemptContext(tool.name, inp.sessionId, inp.callId, inp.attempt, inp.rt.locks, { tool, run: this.run, intent });
+    this.ctx = new AttemptContext(tool.name, inp.sessionId, inp.callId, inp.attempt, inp.rt.locks, { tool, run: this.run, intent }, inp);
   }
 
   get rt(): Runtime {

@@ -7,6 +7,7 @@ export { Guardtrace } from './guardtrace.ts';
 export type { GuardtraceOptions, RegisteredTool } from './runtime.ts';
 export type { Session, SessionOptions, CallOptions, RecordedToolCall, TokenTotals } from './session.ts';
 export type { ToolCall } from './tool-call.ts';
+export type { CallSpanOptions } from './span-options.ts';
 export type { RecordedAttempt, RecordedGuard } from './record.ts';
 export { GuardViolation, TransientFailure, FeedbackRequired, Fatal, ToolTimeout } from './errors.ts';
 export { DEFAULT_POLICY, DEFAULT_BACKOFF } from './policy.ts';

@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -28,6 +28,7 @@ import {
 import { canonicalJson } from './idempotency.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { Runtime } from './runtime.ts';
+import { withExtra } from './span-options.ts';
 import type { AttemptRecord, GuardRecord } from './types.ts';
 
 /** A guard result your own loop computed. */
@@ -64,6 +65,8 @@ export interface RecordedCallRef {
   callId: string;
   /** The call's `execute_tool` span. */
   span: Span;
+  /** Extra attributes of the attempt span (the call's `span.attemptAttributes`). */
+  attemptAttributes?: Attributes | undefined;
 }
 
 /** Emits an attempt span with its guard spans from recorded data (instrument-only API). */
@@ -73,7 +76,7 @@ export function recordAttemptSpan(rt: Runtime, call: RecordedCallRef, n: number,
   const callId = a.callId ?? call.callId;
   const decision: Decision = a.decision ?? (a.outcome === 'success' ? 'proceed' : 'reject_with_feedback');
   const feedback = a.feedback === undefined ? undefined : sanitizeFeedback(a.feedback, rt.sanitize);
-  const span = t.start(SPAN_ATTEMPT, {
+  const span = t.start(SPAN_ATTEMPT, withExtra(call.attemptAttributes, {
     [ATTR_GEN_AI_OPERATION_NAME]: SPAN_ATTEMPT,
     [ATTR_GEN_AI_CONVERSATION_ID]: call.sessionId,
     [ATTR_GEN_AI_TOOL_NAME]: call.toolName,
@@ -86,7 +89,7 @@ export function recordAttemptSpan(rt: Runtime, call: RecordedCallRef, n: number,
     [ATTR_GUARDTRACE_FEEDBACK]: feedback,
     [ATTR_GUARDTRACE_BACKOFF_MS]: a.backoffMs,
     [ATTR_ERROR_TYPE]: a.outcome === 'success' ? undefined : (a.errorType ?? a.failureClass),
-  }, call.span, a.startTime);
+  }), call.span, a.startTime);
   const guards: GuardRecord[] = [];
   for (const g of a.guards ?? []) {
     const stage = g.stage ?? 'logical';

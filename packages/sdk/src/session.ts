@@ -26,6 +26,7 @@ import type { RecordedAttempt } from './record.ts';
 import { type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { samplingWeight } from './sampling.ts';
 import { SessionBook } from './session-book.ts';
+import { type CallSpanOptions, checkSpanOptions } from './span-options.ts';
 import { type CallScope, ToolCall } from './tool-call.ts';
 import type { CallResult, ModelCall, RepairRef, ToolFlags } from './types.ts';
 
@@ -55,6 +56,12 @@ export interface CallOptions {
   callId?: string;
   /** Intent id: the idempotency key is made from it, and a call with the same intent continues a rejected call. */
   intentId?: string;
+  /**
+   * Shape of the call's spans, for adapters (name, kind, extra attributes). A call that
+   * continues a waiting one keeps that call's span (its name, kind and attributes); only
+   * its own `attemptAttributes` apply, to the attempts it makes.
+   */
+  span?: CallSpanOptions;
 }
 
 /** Token totals of a session; repair tokens are broken down by the failure class they repaired. */
@@ -142,8 +149,14 @@ export class SessionCore {
    * a new call.
    */
   async callTool(name: string, rawArgs: unknown, opts: CallOptions = {}): Promise<CallResult> {
+    const span = opts.span;
+    if (span !== undefined) checkSpanOptions(span, name);
     const waiting = this.#book.takeWaiting(name, opts);
-    if (waiting) return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId, tool: name } : { tool: name });
+    if (waiting) {
+      // the waiting call keeps its span; the attempts this call makes carry this call's attributes
+      const attemptAttributes = span?.attemptAttributes;
+      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId, tool: name, attemptAttributes } : { tool: name, attemptAttributes });
+    }
     return this.toolCall(name, opts).attempt(rawArgs);
   }
 

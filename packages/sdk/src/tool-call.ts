@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -36,6 +36,7 @@ import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
 import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
+import { type CallSpanOptions, callSpanName, checkAttributes, checkSpanOptions, withExtra } from './span-options.ts';
 import { clip, jsonText } from './span-text.ts';
 import type { Attrs } from './telemetry.ts';
 import type { AttemptRecord, CallFailure, CallResult, GuardRecord, ToolFlags } from './types.ts';
@@ -76,20 +77,31 @@ export class ToolCall {
   #done = false;
   #last: CallResult | undefined;
   #idempotencyKey: string | undefined;
+  /** The adapter's span options (name function kept for a correction, attempt attributes for attempts without their own). */
+  readonly #spanOpts: CallSpanOptions | undefined;
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
     scope: CallScope,
     toolName: string,
-    opts: { callId?: string | undefined; intentId?: string | undefined; flags?: ToolFlags | undefined; description?: string | undefined } = {},
+    opts: {
+      callId?: string | undefined;
+      intentId?: string | undefined;
+      flags?: ToolFlags | undefined;
+      description?: string | undefined;
+      span?: CallSpanOptions | undefined;
+    } = {},
   ) {
+    const so = opts.span;
+    if (so !== undefined) checkSpanOptions(so, toolName);
+    this.#spanOpts = so;
     this.#scope = scope;
     this.#toolName = toolName;
     this.callId = opts.callId ?? scope.book.nextCallId();
     this.intentId = opts.intentId;
     this.#tool = scope.rt.tools.get(toolName);
     const flags = opts.flags ?? this.#tool?.flags ?? {};
-    this.#span = scope.rt.telemetry.start(`${OP_EXECUTE_TOOL} ${toolName}`, {
+    this.#span = scope.rt.telemetry.start(so ? callSpanName(so, toolName) : `${OP_EXECUTE_TOOL} ${toolName}`, withExtra(so?.attributes, {
       [ATTR_GEN_AI_OPERATION_NAME]: OP_EXECUTE_TOOL,
       [ATTR_GEN_AI_CONVERSATION_ID]: scope.sessionId,
       [ATTR_GEN_AI_TOOL_NAME]: toolName,
@@ -103,7 +115,7 @@ export class ToolCall {
       [ATTR_GUARDTRACE_TOOL_IDEMPOTENT]: Boolean(flags.idempotent || flags.readOnly),
       [ATTR_GUARDTRACE_TOOL_DESTRUCTIVE]: Boolean(flags.destructive),
       [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
-    }, scope.span);
+    }), scope.span, undefined, so?.kind);
     scope.book.opened(this);
   }
 
@@ -123,7 +135,7 @@ export class ToolCall {
     const rt = this.#scope.rt;
     this.#toolName = name;
     this.#tool = rt.tools.get(name);
-    rt.telemetry.rename(this.#span, `${OP_EXECUTE_TOOL} ${name}`);
+    rt.telemetry.rename(this.#span, callSpanName(this.#spanOpts, name));
     rt.telemetry.set(this.#span, {
       [ATTR_GEN_AI_TOOL_NAME]: name,
       [ATTR_GEN_AI_TOOL_DESCRIPTION]: this.#tool?.description,
@@ -142,34 +154,39 @@ export class ToolCall {
     return this.#last;
   }
 
-  #attemptSpan(n: number, callId: string, rawArgs: unknown): { span: Span; args: string } {
+  #attemptSpan(n: number, callId: string, rawArgs: unknown, extra: Attributes | undefined): { span: Span; args: string } {
     const { rt, sessionId } = this.#scope;
     const args = clip(sanitizeFeedback(typeof rawArgs === 'string' ? rawArgs : jsonText(rawArgs), rt.sanitize));
-    const span = rt.telemetry.start(SPAN_ATTEMPT, {
+    const span = rt.telemetry.start(SPAN_ATTEMPT, withExtra(extra, {
       [ATTR_GEN_AI_OPERATION_NAME]: SPAN_ATTEMPT,
       [ATTR_GEN_AI_CONVERSATION_ID]: sessionId,
       [ATTR_GEN_AI_TOOL_NAME]: this.toolName,
       [ATTR_GEN_AI_TOOL_CALL_ID]: callId,
       [ATTR_GUARDTRACE_ATTEMPT]: n,
       [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
-    }, this.#span);
+    }), this.#span);
     return { span, args };
   }
 
   /**
    * Runs the guard pipeline on the model's arguments (JSON text or object). After an
    * `unknown_tool` rejection, `tool` names the tool the model corrected the call to.
+   * `attemptAttributes` are extra attributes of this run's attempt spans; when the key is
+   * absent, those of the call's `span` option.
    */
-  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string } = {}): Promise<CallResult> {
+  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined } = {}): Promise<CallResult> {
     if (this.#done) throw new Error(`guardtrace: tool call ${this.callId} already ended`);
     if (opts.tool !== undefined && opts.tool !== this.#toolName) this.#switchTool(opts.tool);
     const { rt, book, sessionId } = this.#scope;
     const maxAttempts = this.#tool?.maxAttempts ?? rt.budgets.maxAttemptsPerCall;
+    const own = 'attemptAttributes' in opts;
+    if (own) checkAttributes(opts.attemptAttributes, `guardtrace: tool call ${this.callId}: attempt option attemptAttributes`);
+    const extra = own ? opts.attemptAttributes : this.#spanOpts?.attemptAttributes;
     for (;;) {
       const n = this.attempts.length + 1;
       if (n > 1) book.retrying();
       const callId = opts.callId ?? this.callId;
-      const { span, args } = this.#attemptSpan(n, callId, rawArgs);
+      const { span, args } = this.#attemptSpan(n, callId, rawArgs, extra);
       const t0 = rt.clock.now();
       const run = await runAttempt({
         rt, tool: this.#tool, toolName: this.toolName, rawArgs, attemptSpan: span,
@@ -323,7 +340,8 @@ export class ToolCall {
     if (this.#done) throw new Error(`guardtrace: tool call ${this.callId} already ended`);
     const { rt, book, sessionId } = this.#scope;
     const n = this.attempts.length + 1;
-    const rec = recordAttemptSpan(rt, { sessionId, toolName: this.toolName, callId: this.callId, span: this.#span }, n, a);
+    const ref = { sessionId, toolName: this.toolName, callId: this.callId, span: this.#span, attemptAttributes: this.#spanOpts?.attemptAttributes };
+    const rec = recordAttemptSpan(rt, ref, n, a);
     this.attempts.push(rec);
     if (n > 1) book.retrying();
     if (a.outcome !== 'success') book.attemptFailed(0);

@@ -1,4 +1,4 @@
-import type { Span } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import type {
   Decision,
   EscalationReason,
@@ -111,6 +111,8 @@ export interface ToolContext {
   sessionId: string;
   /** Aborted when the tool's timeoutMs elapses. */
   signal: AbortSignal;
+  /** Adds attributes to this attempt's `guardtrace.attempt` span (e.g. what an upstream server answered). Never throws. */
+  setAttributes(attrs: Attributes): void;
 }
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {

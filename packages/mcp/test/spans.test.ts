@@ -1,0 +1,107 @@
+/**
+ * The proxy's spans, in one process: a real MCP server (the official SDK's) as the upstream,
+ * the proxy's own `createProxy` / `serveConnection` in front of it, the official client, linked
+ * by the SDK's in-memory transport; spans go to an in-memory exporter through the same
+ * processors the proxy installs.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { SpanKind } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.ts';
+import { createProxy, serveConnection } from '../src/proxy.ts';
+import { McpSpanEnricher } from '../src/telemetry.ts';
+
+const TOOLS: Tool[] = [
+  { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, annotations: { readOnlyHint: true } },
+  { name: 'strict', inputSchema: { type: 'object', properties: { n: { type: 'number' } } }, annotations: { readOnlyHint: true } },
+];
+
+/** The upstream: echoes `text`; `strict` answers every call with a JSON-RPC InvalidParams error. */
+async function upstreamServer() {
+  const server = new Server({ name: 'upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, (req) => {
+    if (req.params.name === 'strict') throw new McpError(ErrorCode.InvalidParams, 'n is out of range');
+    return { content: [{ type: 'text', text: String(req.params.arguments?.text) }] };
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'guardtrace-mcp', version: '0' });
+  await server.connect(a);
+  await client.connect(b);
+  return { client, tools: TOOLS, close: async () => { await client.close(); await server.close(); } };
+}
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+async function proxied() {
+  const exporter = new InMemorySpanExporter();
+  const enricher = new McpSpanEnricher();
+  const provider = new BasicTracerProvider({ spanProcessors: [enricher, new SimpleSpanProcessor(exporter)] });
+  const upstream = await upstreamServer();
+  const proxy = createProxy(upstream, parseConfig({}, '(test)', process.cwd()), { tracer: provider.getTracer('test'), enricher, shutdown: () => provider.shutdown() });
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  const conn = serveConnection(proxy, serverSide, { transport: 'pipe' });
+  await conn.start();
+  const client = new Client({ name: 'spans-agent', version: '1.0.0' });
+  await client.connect(clientSide);
+  closers.push(upstream.close, () => client.close(), conn.end);
+  const spans = (): ReadableSpan[] => exporter.getFinishedSpans();
+  const attemptsOf = (call: ReadableSpan) => spans().filter((s) => s.name === 'guardtrace.attempt' && s.parentSpanContext?.spanId === call.spanContext().spanId);
+  return { client, conn, spans, attemptsOf };
+}
+
+describe('guardtrace-mcp spans', () => {
+  it('a tools/call is the conventions\' SERVER span; each attempt carries its request id; the root gets the session keys', async () => {
+    const p = await proxied();
+    expect(await p.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    await p.conn.end();
+
+    const [call, ...more] = p.spans().filter((s) => s.name.startsWith('tools/call'));
+    expect(more).toEqual([]);
+    expect(call?.name).toBe('tools/call echo');
+    expect(call?.kind).toBe(SpanKind.SERVER);
+    expect(call?.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'echo',
+      'network.transport': 'pipe',
+      'jsonrpc.request.id': expect.stringMatching(/^\d+$/),
+    });
+    expect(p.attemptsOf(call as ReadableSpan).map((a) => a.attributes['jsonrpc.request.id'])).toEqual([call?.attributes['jsonrpc.request.id']]);
+    const root = p.spans().find((s) => s.attributes['gen_ai.operation.name'] === 'invoke_agent');
+    expect(root?.attributes['network.transport']).toBe('pipe');
+    expect(call?.parentSpanContext?.spanId).toBe(root?.spanContext().spanId);
+  });
+
+  it('an unknown tool corrected by the next request stays one SERVER span named after the corrected tool; the attempts carry their own request ids', async () => {
+    const p = await proxied();
+    expect(await p.client.callTool({ name: 'ecoh', arguments: { text: 'hi' } })).toMatchObject({ isError: true, _meta: { 'guardtrace/failureClass': 'unknown_tool' } });
+    expect(await p.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ text: 'hi' }] });
+    await p.conn.end();
+
+    const calls = p.spans().filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool');
+    expect(calls.map((c) => [c.name, c.kind])).toEqual([['tools/call echo', SpanKind.SERVER]]);
+    const ids = p.attemptsOf(calls[0] as ReadableSpan).map((a) => a.attributes['jsonrpc.request.id']);
+    expect(ids).toHaveLength(2);
+    expect(ids[0]).toBe(calls[0]?.attributes['jsonrpc.request.id']);
+    expect(ids[1]).not.toBe(ids[0]);
+  });
+
+  it('the tool records the upstream JSON-RPC error code on its attempt span (rpc.response.status_code)', async () => {
+    const p = await proxied();
+    expect(await p.client.callTool({ name: 'strict', arguments: { n: 1 } })).toMatchObject({ isError: true });
+    await p.conn.end();
+
+    const [call] = p.spans().filter((s) => s.name === 'tools/call strict');
+    const attempts = p.attemptsOf(call as ReadableSpan);
+    expect(attempts.length).toBeGreaterThan(0);
+    for (const a of attempts) expect(a.attributes['rpc.response.status_code']).toBe(String(ErrorCode.InvalidParams));
+  });
+});
