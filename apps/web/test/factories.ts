@@ -27,6 +27,7 @@ export interface AttemptSeed {
   feedback?: string;
   backoffMs?: number;
   arguments?: string;
+  failureReason?: string;
   guards?: GuardSeed[];
 }
 
@@ -36,6 +37,7 @@ export interface ToolCallSeed {
   atMs: number;
   attempts: AttemptSeed[];
   idempotent?: boolean;
+  failureReason?: string;
 }
 
 export interface ModelCallSeed {
@@ -49,6 +51,7 @@ export interface ModelCallSeed {
 export interface SessionSeed {
   id?: string;
   agentName?: string;
+  userId?: string;
   startedAt: Date;
   durationMs?: number;
   outcome?: 'success' | 'failed' | 'escalated';
@@ -85,6 +88,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
         durationMs: 40 * tc.attempts.length,
         outcome: last?.outcome ?? null,
         failureClass: tc.attempts.find((a) => a.failureClass)?.failureClass ?? null,
+        failureReason: tc.failureReason ?? null,
         decision: last?.decision ?? null,
         attempts: tc.attempts.length,
         idempotent: tc.idempotent ?? true,
@@ -113,6 +117,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
           feedback: a.feedback ?? null,
           backoffMs: a.backoffMs ?? null,
           arguments: a.arguments ?? '{}',
+          failureReason: a.failureReason ?? null,
         },
       });
       for (const [j, g] of (a.guards ?? []).entries()) {
@@ -163,6 +168,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
       id,
       agentName: seed.agentName ?? 'test-agent',
       serviceName: 'test-service',
+      userId: seed.userId ?? null,
       startedAt: seed.startedAt,
       endedAt: at(seed.startedAt, durationMs),
       outcome: seed.outcome ?? 'success',

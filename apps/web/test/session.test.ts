@@ -69,6 +69,69 @@ describe('getSessionDetail', () => {
     expect(detail!.session.traceIds).toEqual([seeded.traceId]);
   });
 
+  it("carries the failure reasons of calls and attempts, a failed guard's reason and the session's user", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const userId = `u${'x'.repeat(199)}`;
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      userId,
+      outcome: 'failed',
+      toolCalls: [
+        {
+          toolName: 'weather',
+          atMs: 10,
+          failureReason: 'Error: weather service answered 503 for Oslo',
+          attempts: [
+            {
+              outcome: 'rejected',
+              failureClass: 'invalid_arguments',
+              failureReason: 'Invalid input for tool weather: Type validation failed',
+              guards: [{ guardName: 'gen_ai.guardrail', verdict: 'fail', reason: 'pii: email address in "to"' }],
+            },
+            { outcome: 'failed', failureClass: 'transient', failureReason: 'Error: weather service answered 503 for Oslo' },
+          ],
+        },
+        { toolName: 'search', atMs: 100, attempts: [{ outcome: 'success' }] },
+      ],
+    });
+
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    expect(detail!.session.userId).toBe(userId);
+    const [weather, search] = detail!.steps as ToolCallStepDto[];
+    expect(weather!.failureReason).toBe('Error: weather service answered 503 for Oslo');
+    expect(weather!.attempts.map((a) => [a.outcome, a.failureReason])).toEqual([
+      ['rejected', 'Invalid input for tool weather: Type validation failed'],
+      ['failed', 'Error: weather service answered 503 for Oslo'],
+    ]);
+    expect(weather!.attempts[0]!.guardChecks).toEqual([
+      expect.objectContaining({ guardName: 'gen_ai.guardrail', verdict: 'fail', reason: 'pii: email address in "to"' }),
+    ]);
+    expect(search!.failureReason).toBeNull();
+    expect(search!.attempts[0]!.failureReason).toBeNull();
+  });
+
+  it('keeps the failure reason of an attempt whose tool-call span never arrived', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        {
+          toolName: 'wether',
+          atMs: 10,
+          attempts: [{ outcome: 'rejected', failureClass: 'unknown_tool', failureReason: "Model tried to call unavailable tool 'wether'." }],
+        },
+      ],
+    });
+    await prisma.toolCall.deleteMany({ where: { projectId: project.id, sessionId: seeded.id } });
+
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    const stand = detail!.steps[0] as ToolCallStepDto;
+    expect(stand.failureReason).toBeNull();
+    expect(stand.attempts[0]).toMatchObject({ failureClass: 'unknown_tool', failureReason: "Model tried to call unavailable tool 'wether'." });
+  });
+
   it('shows spans of other instrumentations as raw steps, without a session row', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -29,6 +29,8 @@ export interface AttemptDto {
   /** JSON text as the model produced it. */
   arguments: string | null;
   errorType: string | null;
+  /** Why the attempt failed: the exception's `Type: message`, the span's status message or the refusal text. */
+  failureReason: string | null;
   guardChecks: GuardCheckDto[];
 }
 
@@ -51,6 +53,8 @@ export interface ToolCallStepDto {
   durationMs: number;
   outcome: string | null;
   failureClass: string | null;
+  /** Why the call failed: the exception's `Type: message` or the span's status message. */
+  failureReason: string | null;
   decision: string | null;
   flags: ToolFlagsDto;
   idempotencyKey: string | null;

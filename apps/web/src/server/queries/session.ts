@@ -89,6 +89,7 @@ export async function getSessionDetail(
       durationMs: t.durationMs,
       outcome: t.outcome,
       failureClass: t.failureClass,
+      failureReason: t.failureReason,
       decision: t.decision,
       flags: { readOnly: t.readOnly, idempotent: t.idempotent, destructive: t.destructive, external: t.external },
       idempotencyKey: t.idempotencyKey,
@@ -114,6 +115,7 @@ export async function getSessionDetail(
       budgetExhausted: a.budgetExhausted,
       arguments: a.arguments,
       errorType: a.errorType,
+      failureReason: a.failureReason,
       guardChecks: checksByAttempt.get(key(a.traceId, a.spanId)) ?? [],
     };
     derived.add(key(a.traceId, a.spanId));
@@ -208,6 +210,7 @@ function standInToolCall(spanId: string, traceId: string, toolName: string, star
     durationMs: 0,
     outcome: null,
     failureClass: null,
+    failureReason: null,
     decision: null,
     flags: { readOnly: null, idempotent: null, destructive: null, external: null },
     idempotencyKey: null,

@@ -17,7 +17,7 @@ export function SessionHeader({ s }: { s: SessionHeaderDto }) {
   return (
     <section data-testid="session-header" className="mb-6">
       <div className="flex flex-wrap items-center gap-3">
-        <h1 className="font-mono text-xl font-semibold tracking-tight" data-testid="session-id">
+        <h1 className="min-w-0 font-mono text-xl font-semibold tracking-tight wrap-anywhere" data-testid="session-id">
           {s.id}
         </h1>
         {s.outcome ? <OutcomeBadge outcome={s.outcome} /> : null}
@@ -27,10 +27,19 @@ export function SessionHeader({ s }: { s: SessionHeaderDto }) {
           </span>
         ) : null}
       </div>
-      <p className="mt-1 text-sm text-slate-600">
+      <p className="mt-1 text-sm text-slate-600 wrap-anywhere">
         {s.agentName ? <span className="font-medium text-slate-800">{s.agentName}</span> : 'Unknown agent'}
         {s.serviceName ? <> · {s.serviceName}</> : null}
-        {s.userId ? <> · user {s.userId}</> : null} · started {formatDateTime(s.startedAt)}
+        {s.userId ? (
+          <>
+            {' '}
+            · user{' '}
+            <span data-testid="session-user" className="font-mono text-slate-800">
+              {s.userId}
+            </span>
+          </>
+        ) : null}{' '}
+        · started {formatDateTime(s.startedAt)}
         {s.samplingWeight !== 1 ? <> · sampling weight {s.samplingWeight}</> : null}
       </p>
       <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">

@@ -32,10 +32,10 @@ export function RawSpanRow({ span }: { span: RawSpanStepDto }) {
     >
       <summary className="flex cursor-pointer list-none flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2.5">
         <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Span</span>
-        <span className="font-mono text-sm text-slate-900">{span.name}</span>
+        <span className="min-w-0 font-mono text-sm text-slate-900 wrap-anywhere">{span.name}</span>
         {span.serviceName ? <span className="text-xs text-slate-500">{span.serviceName}</span> : null}
         {error ? (
-          <span className="rounded bg-red-50 px-1.5 py-0.5 text-xs text-red-700">
+          <span className="line-clamp-3 min-w-0 rounded bg-red-50 px-1.5 py-0.5 text-xs text-red-700 wrap-anywhere">
             error{span.statusMessage ? `: ${span.statusMessage}` : ''}
           </span>
         ) : null}

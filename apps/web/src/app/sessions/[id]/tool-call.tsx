@@ -2,6 +2,7 @@ import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge }
 import { type ArgsDiff, diffArguments } from '@/lib/args-diff';
 import { formatDuration, formatMicros, prettyJson } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
+import { FailureReason } from './failure-reason';
 
 function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
   if (checks.length === 0) return <p className="text-xs text-slate-400">No guard results recorded.</p>;
@@ -26,10 +27,16 @@ function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
             <td className="py-1.5 pr-3">
               <VerdictBadge verdict={g.verdict} />
             </td>
-            <td className="break-words py-1.5 pr-3 text-slate-700">
-              {g.reason ?? <span className="text-slate-400">—</span>}
+            <td className="py-1.5 pr-3 text-slate-700">
+              {g.reason ? (
+                <span data-testid="guard-reason" title={g.reason} className="line-clamp-3 whitespace-pre-line wrap-anywhere">
+                  {g.reason}
+                </span>
+              ) : (
+                <span className="text-slate-400">—</span>
+              )}
               {g.failureClass && g.verdict !== 'pass' ? (
-                <span className="ml-2">
+                <span className="mt-1 inline-block">
                   <FailureClassBadge failureClass={g.failureClass} />
                 </span>
               ) : null}
@@ -99,12 +106,13 @@ function Attempt({ a, previous }: { a: AttemptDto; previous: AttemptDto | undefi
         <OutcomeBadge outcome={a.outcome} />
         {a.failureClass ? <FailureClassBadge failureClass={a.failureClass} /> : null}
         <DecisionChip decision={a.decision} />
-        {a.errorType ? <span className="font-mono text-xs text-red-700">{a.errorType}</span> : null}
+        {a.errorType ? <span className="min-w-0 font-mono text-xs text-red-700 wrap-anywhere">{a.errorType}</span> : null}
         <span className="ml-auto flex items-center gap-3 text-xs text-slate-500 tabular-nums">
           {a.backoffMs !== null ? <span data-testid="backoff">backoff {formatDuration(a.backoffMs)}</span> : null}
           <span>{formatDuration(a.durationMs)}</span>
         </span>
       </div>
+      <FailureReason reason={a.failureReason} />
       <div className="mt-1">
         <Budgets a={a} />
       </div>
@@ -144,8 +152,10 @@ export function ToolCallCard({ call }: { call: ToolCallStepDto }) {
     <div data-testid="tool-call" data-tool={call.toolName} className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
         <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Tool</span>
-        <span className="font-mono text-sm font-semibold text-slate-900">{call.toolName}</span>
-        {call.callId ? <span className="font-mono text-[11px] text-slate-400">{call.callId}</span> : null}
+        <span className="min-w-0 font-mono text-sm font-semibold text-slate-900 wrap-anywhere">{call.toolName}</span>
+        {call.callId ? (
+          <span className="min-w-0 font-mono text-[11px] text-slate-400 wrap-anywhere">{call.callId}</span>
+        ) : null}
         {f.readOnly ? <FlagChip>read-only</FlagChip> : null}
         {f.idempotent === false ? <FlagChip tone="red">non-idempotent</FlagChip> : null}
         {f.idempotent ? <FlagChip>idempotent</FlagChip> : null}
@@ -160,8 +170,13 @@ export function ToolCallCard({ call }: { call: ToolCallStepDto }) {
           </span>
         </span>
       </div>
+      {call.failureReason ? (
+        <div className="px-4 pt-1">
+          <FailureReason reason={call.failureReason} />
+        </div>
+      ) : null}
       {call.idempotencyKey ? (
-        <p className="px-4 pt-2 text-xs text-slate-500">
+        <p className="px-4 pt-2 text-xs text-slate-500 wrap-anywhere">
           Idempotency key <span className="font-mono text-slate-700">{call.idempotencyKey}</span>
         </p>
       ) : null}
