@@ -1,0 +1,126 @@
+/**
+ * An agent built on the Vercel AI SDK (not on Guardtrace) sends its own spans over OTLP to the collector:
+ * the replay shows why its tool calls failed, the refused calls as rejected attempts with their class,
+ * and the user from its telemetry metadata; ids of 200 characters without hyphens do not overflow the page.
+ */
+import { randomBytes } from 'node:crypto';
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { expect, test } from '@playwright/test';
+import { generateText, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { z } from 'zod';
+
+type Gen = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+const usage = (input: number, output: number): Gen['usage'] => ({
+  inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: output, text: output, reasoning: undefined },
+});
+
+/** One generateText run whose model asks for a call with bad input, an unknown tool and a call that throws. */
+async function runAiSdkAgent(sessionId: string, userId: string) {
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'ai-sdk-agent' }),
+    spanProcessors: [
+      new SimpleSpanProcessor(
+        new OTLPTraceExporter({
+          url: `${process.env.GUARDTRACE_COLLECTOR_URL}/v1/traces`,
+          headers: { authorization: `Bearer ${process.env.GUARDTRACE_API_KEY}` },
+        }),
+      ),
+    ],
+  });
+  const script: Gen[] = [
+    {
+      content: [
+        { type: 'tool-call', toolCallId: 'call_bad_input', toolName: 'weather', input: '{"town":"Paris"}' },
+        { type: 'tool-call', toolCallId: 'call_no_tool', toolName: 'wether', input: '{"city":"Paris"}' },
+        { type: 'tool-call', toolCallId: 'call_throws', toolName: 'weather', input: '{"city":"Oslo"}' },
+      ],
+      finishReason: { unified: 'tool-calls', raw: undefined },
+      usage: usage(100, 10),
+      warnings: [],
+    },
+    {
+      content: [{ type: 'text', text: 'Sorry, no weather today.' }],
+      finishReason: { unified: 'stop', raw: undefined },
+      usage: usage(300, 12),
+      warnings: [],
+    },
+  ];
+  let step = 0;
+  try {
+    const result = await generateText({
+      model: new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[step++] as Gen }),
+      prompt: 'Weather in Paris and Oslo?',
+      stopWhen: stepCountIs(3),
+      tools: {
+        weather: tool({
+          description: 'Current weather of a city',
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => {
+            if (city === 'Oslo') throw new Error('weather service answered 503 for Oslo');
+            return { celsius: 20 };
+          },
+        }),
+      },
+      experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai'), functionId: 'weather-chat', metadata: { sessionId, userId } },
+    });
+    expect(result.text).toBe('Sorry, no weather today.');
+  } finally {
+    await provider.shutdown();
+    contextManager.disable();
+    context.disable();
+  }
+}
+
+test('a Vercel AI SDK agent: the replay shows why its calls failed, the refused calls with their class, and the user', async ({ page }) => {
+  const tag = randomBytes(4).toString('hex');
+  // 200 characters, no hyphen or space to break at.
+  const sessionId = `aisdk${tag}`.padEnd(200, 'x');
+  const userId = `user${tag}`.padEnd(200, 'u');
+  await runAiSdkAgent(sessionId, userId);
+
+  const row = page.getByTestId('session-row').filter({ hasText: tag });
+  await expect(async () => {
+    await page.goto(`/sessions?q=${tag}`);
+    await expect(row).toHaveCount(1, { timeout: 1000 });
+  }).toPass();
+  await row.getByRole('link').first().click();
+  await expect(page.getByTestId('session-id')).toHaveText(sessionId);
+  await expect(page.getByTestId('session-user')).toHaveText(userId);
+
+  // The call whose tool threw: the exception, as `Type: message`, on the call and on its attempt.
+  const thrown = page.getByTestId('tool-call').filter({ hasText: 'call_throws' });
+  await expect(thrown.getByTestId('failure-reason').first()).toHaveText('Error: weather service answered 503 for Oslo');
+
+  // The calls the AI SDK refused before running anything: rejected attempts with their class and reason.
+  const unknown = page.getByTestId('attempt').filter({ has: page.getByTestId('failure-class').filter({ hasText: /unknown[ _]tool/i }) });
+  await expect(unknown).toHaveCount(1);
+  await expect(unknown).toHaveAttribute('data-outcome', 'rejected');
+  await expect(unknown.getByTestId('failure-reason')).toHaveText("Model tried to call unavailable tool 'wether'. Available tools: weather.");
+  const invalid = page.getByTestId('attempt').filter({ has: page.getByTestId('failure-class').filter({ hasText: /invalid[ _]arguments/i }) });
+  await expect(invalid).toHaveCount(1);
+  await expect(invalid).toHaveAttribute('data-outcome', 'rejected');
+  await expect(invalid.getByTestId('failure-reason')).toContainText(/^Invalid input for tool weather: Type validation failed/);
+
+  // Long ids and reasons wrap inside the page: nothing of the session sticks out sideways, on a wide and a narrow screen.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow, 'horizontal overflow of the page').toBe(0);
+  for (const width of [1280, 420]) {
+    await page.setViewportSize({ width, height: 900 });
+    const sticking = await page.evaluate(() =>
+      Array.from(
+        document.querySelectorAll('[data-testid=session-header], [data-testid=session-header] *, [data-testid=timeline], [data-testid=timeline] *'),
+      )
+        .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+        .map((e) => `${e.tagName} ${e.getAttribute('data-testid') ?? e.getAttribute('class')}`),
+    );
+    expect(sticking, `elements past the right edge at ${width}px`).toEqual([]);
+  }
+});
