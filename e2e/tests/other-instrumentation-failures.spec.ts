@@ -1,15 +1,16 @@
 /**
- * An agent built on the Vercel AI SDK (not on Guardtrace) sends its own spans over OTLP to the collector:
- * the replay shows why its tool calls failed, the refused calls as rejected attempts with their class,
- * and the user from its telemetry metadata; ids of 200 characters without hyphens do not overflow the page.
+ * Agents built without Guardtrace send their own spans over OTLP to the collector. A Vercel AI SDK
+ * agent: the replay shows why its tool calls failed, the refused calls as rejected attempts with their
+ * class, and the user from its telemetry metadata; ids of 200 characters without hyphens do not overflow
+ * the page. OpenTelemetry GenAI guardrail spans: their decisions with reason and violations.
  */
 import { randomBytes } from 'node:crypto';
-import { context } from '@opentelemetry/api';
+import { type Attributes, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { expect, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
@@ -20,12 +21,10 @@ const usage = (input: number, output: number): Gen['usage'] => ({
   outputTokens: { total: output, text: output, reasoning: undefined },
 });
 
-/** One generateText run whose model asks for a call with bad input, an unknown tool and a call that throws. */
-async function runAiSdkAgent(sessionId: string, userId: string) {
-  const contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': 'ai-sdk-agent' }),
+/** A real OTel SDK exporting each span as it ends to the system's collector over OTLP/HTTP (protobuf). */
+function exportingProvider(service: string) {
+  return new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
     spanProcessors: [
       new SimpleSpanProcessor(
         new OTLPTraceExporter({
@@ -35,6 +34,23 @@ async function runAiSdkAgent(sessionId: string, userId: string) {
       ),
     ],
   });
+}
+
+/** Opens a session from the sessions list, once the collector has stored it. */
+async function openSession(page: Page, tag: string) {
+  const row = page.getByTestId('session-row').filter({ hasText: tag });
+  await expect(async () => {
+    await page.goto(`/sessions?q=${tag}`);
+    await expect(row).toHaveCount(1, { timeout: 1000 });
+  }).toPass();
+  await row.getByRole('link').first().click();
+}
+
+/** One generateText run whose model asks for a call with bad input, an unknown tool and a call that throws. */
+async function runAiSdkAgent(sessionId: string, userId: string) {
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  const provider = exportingProvider('ai-sdk-agent');
   const script: Gen[] = [
     {
       content: [
@@ -86,12 +102,7 @@ test('a Vercel AI SDK agent: the replay shows why its calls failed, the refused 
   const userId = `user${tag}`.padEnd(200, 'u');
   await runAiSdkAgent(sessionId, userId);
 
-  const row = page.getByTestId('session-row').filter({ hasText: tag });
-  await expect(async () => {
-    await page.goto(`/sessions?q=${tag}`);
-    await expect(row).toHaveCount(1, { timeout: 1000 });
-  }).toPass();
-  await row.getByRole('link').first().click();
+  await openSession(page, tag);
   await expect(page.getByTestId('session-id')).toHaveText(sessionId);
   await expect(page.getByTestId('session-user')).toHaveText(userId);
 
@@ -123,4 +134,45 @@ test('a Vercel AI SDK agent: the replay shows why its calls failed, the refused 
     );
     expect(sticking, `elements past the right edge at ${width}px`).toEqual([]);
   }
+});
+
+test("OpenTelemetry GenAI guardrail spans: the replay shows each decision, and a denial's reason with its violations", async ({ page }) => {
+  const tag = randomBytes(4).toString('hex');
+  const provider = exportingProvider('guarded-agent');
+  const tracer = provider.getTracer('guardrails');
+  const conversation = { 'gen_ai.conversation.id': `guardrails${tag}` };
+  const root = tracer.startSpan('invoke_agent support', { attributes: { ...conversation, 'gen_ai.operation.name': 'invoke_agent' } });
+  const under = trace.setSpan(context.active(), root);
+  const guard = (name: string, attributes: Attributes, findings: Attributes[] = []) => {
+    const span = tracer.startSpan(name, { attributes: { ...conversation, ...attributes } }, under);
+    for (const f of findings) span.addEvent('gen_ai.security.finding', f);
+    span.end();
+  };
+  guard('run_guardrail pii_filter', {
+    'gen_ai.operation.name': 'run_guardrail',
+    'gen_ai.guardrail.component.name': 'pii_filter',
+    'gen_ai.guardrail.verdict.type': 'deny',
+    'gen_ai.guardrail.verdict.reason': 'email address in input',
+  });
+  guard(
+    'apply_guardrail Content Filter',
+    { 'gen_ai.operation.name': 'apply_guardrail', 'gen_ai.guardian.name': 'Content Filter', 'gen_ai.security.decision.type': 'deny', 'gen_ai.security.decision.reason': 'PII detected in output' },
+    [{ 'gen_ai.security.risk.category': 'sensitive_info_disclosure', 'gen_ai.security.risk.severity': 'high' }],
+  );
+  guard('run_guardrail jailbreak', { 'gen_ai.operation.name': 'run_guardrail', 'gen_ai.guardrail.component.name': 'jailbreak', 'gen_ai.guardrail.verdict.type': 'allow' });
+  root.end();
+  await provider.shutdown();
+
+  await openSession(page, tag);
+  const checks = page.getByTestId('guard-check');
+  await expect(checks).toHaveCount(3);
+  const pii = checks.filter({ hasText: 'pii_filter' });
+  await expect(pii).toHaveAttribute('data-verdict', 'fail');
+  await expect(pii.getByTestId('guard-reason')).toHaveText('email address in input');
+  const filter = checks.filter({ hasText: 'Content Filter' });
+  await expect(filter).toHaveAttribute('data-verdict', 'fail');
+  await expect(filter.getByTestId('guard-reason')).toHaveText('PII detected in output (violations: sensitive_info_disclosure: high)');
+  const jailbreak = checks.filter({ hasText: 'jailbreak' });
+  await expect(jailbreak).toHaveAttribute('data-verdict', 'pass');
+  await expect(jailbreak.getByTestId('guard-reason')).toHaveCount(0);
 });

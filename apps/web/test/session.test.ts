@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getSessionDetail, sessionExists } from '../src/server/queries/session.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
-import { seedProject, seedRawSpans, seedSession } from './factories.ts';
+import { seedProject, seedRawSpans, seedSession, spanId } from './factories.ts';
 
 const db = setupTestDatabase();
 const t0 = new Date('2026-11-21T09:00:00.000Z');
@@ -130,6 +130,33 @@ describe('getSessionDetail', () => {
     const stand = detail!.steps[0] as ToolCallStepDto;
     expect(stand.failureReason).toBeNull();
     expect(stand.attempts[0]).toMatchObject({ failureClass: 'unknown_tool', failureReason: "Model tried to call unavailable tool 'wether'." });
+  });
+
+  it("shows another instrumentation's guardrail decisions outside any attempt as steps, with their reason", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [{ toolName: 'send_email', atMs: 500, attempts: [{ outcome: 'success', guards: [{ guardName: 'schema', verdict: 'pass' }] }] }],
+    });
+    const base = { projectId: project.id, traceId: seeded.traceId, sessionId: seeded.id, durationUs: 40 };
+    const reason = 'PII detected in output (violations: sensitive_info_disclosure: high)';
+    // Under the agent root (no attempt), and under no parent at all.
+    await prisma.guardCheck.create({
+      data: { ...base, spanId: spanId(), attemptSpanId: spanId(), guardName: 'Content Filter', verdict: 'fail', reason, startedAt: new Date(t0.getTime() + 100) },
+    });
+    await prisma.guardCheck.create({
+      data: { ...base, spanId: spanId(), attemptSpanId: null, guardName: 'jailbreak', verdict: 'pass', startedAt: new Date(t0.getTime() + 900) },
+    });
+
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    expect(detail!.steps.map((s) => [s.step, s.kind, s.kind === 'guard' ? [s.guardName, s.verdict, s.reason] : null])).toEqual([
+      [1, 'guard', ['Content Filter', 'fail', reason]],
+      [2, 'tool', null],
+      [3, 'guard', ['jailbreak', 'pass', null]],
+    ]);
+    // The attempt keeps its own check, and only it.
+    expect((detail!.steps[1] as ToolCallStepDto).attempts[0]!.guardChecks.map((g) => g.guardName)).toEqual(['schema']);
   });
 
   it('shows spans of other instrumentations as raw steps, without a session row', async () => {

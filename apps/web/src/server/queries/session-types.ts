@@ -98,7 +98,14 @@ export interface RawSpanStepDto {
   depth: number;
 }
 
-export type TimelineStepDto = ToolCallStepDto | ModelCallStepDto | RawSpanStepDto;
+/** A guard decision outside any Guardtrace attempt, e.g. an OpenTelemetry GenAI `run_guardrail` / `apply_guardrail` span. */
+export interface GuardStepDto extends GuardCheckDto {
+  kind: 'guard';
+  step: number;
+  traceId: string;
+}
+
+export type TimelineStepDto = ToolCallStepDto | ModelCallStepDto | GuardStepDto | RawSpanStepDto;
 
 export interface SessionHeaderDto {
   id: string;

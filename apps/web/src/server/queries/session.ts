@@ -4,6 +4,7 @@ import { ATTR_GEN_AI_AGENT_NAME, ATTR_GEN_AI_OPERATION_NAME, OP_INVOKE_AGENT } f
 import type {
   AttemptDto,
   GuardCheckDto,
+  GuardStepDto,
   ModelCallStepDto,
   RawSpanStepDto,
   SessionDetailDto,
@@ -58,12 +59,12 @@ export async function getSessionDetail(
   for (const rows of [toolCalls, attempts, guardChecks, modelCalls, spans]) rows.splice(SESSION_ROW_LIMIT);
 
   const key = (traceId: string, spanId: string) => `${traceId}:${spanId}`;
+  const attemptKeys = new Set(attempts.map((a) => key(a.traceId, a.spanId)));
   const checksByAttempt = new Map<string, GuardCheckDto[]>();
+  // Guard decisions outside any attempt (another instrumentation's guardrail spans) are steps of their own.
+  const guards: Unstepped<GuardStepDto>[] = [];
   for (const g of guardChecks) {
-    if (!g.attemptSpanId) continue;
-    const k = key(g.traceId, g.attemptSpanId);
-    const list = checksByAttempt.get(k) ?? [];
-    list.push({
+    const check: GuardCheckDto = {
       spanId: g.spanId,
       guardName: g.guardName,
       stage: g.stage,
@@ -73,8 +74,10 @@ export async function getSessionDetail(
       failureClass: g.failureClass,
       startedAt: g.startedAt.toISOString(),
       durationUs: g.durationUs,
-    });
-    checksByAttempt.set(k, list);
+    };
+    const k = g.attemptSpanId ? key(g.traceId, g.attemptSpanId) : null;
+    if (k && attemptKeys.has(k)) checksByAttempt.set(k, [...(checksByAttempt.get(k) ?? []), check]);
+    else guards.push({ ...check, kind: 'guard', traceId: g.traceId });
   }
 
   const tools = new Map<string, Unstepped<ToolCallStepDto>>();
@@ -163,8 +166,8 @@ export async function getSessionDetail(
     }));
 
   // Same millisecond: the model turn comes before the tool call it asked for.
-  const rank = { model: 0, tool: 1, span: 2 } as const;
-  const steps: TimelineStepDto[] = [...models, ...tools.values(), ...raw]
+  const rank = { model: 0, guard: 1, tool: 2, span: 3 } as const;
+  const steps: TimelineStepDto[] = [...models, ...guards, ...tools.values(), ...raw]
     .sort(
       (a, b) =>
         a.startedAt.localeCompare(b.startedAt) || rank[a.kind] - rank[b.kind] || a.spanId.localeCompare(b.spanId),

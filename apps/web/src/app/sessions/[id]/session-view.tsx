@@ -5,12 +5,13 @@ import { getSessionDetail } from '@/server/queries/session';
 import type { TimelineStepDto } from '@/server/queries/session-types';
 import { SessionHeader } from './header';
 import { ReplayBar } from './replay';
-import { ModelCallRow, RawSpanRow } from './steps';
+import { GuardRow, ModelCallRow, RawSpanRow } from './steps';
 import { ToolCallCard } from './tool-call';
 
 function stepLabel(s: TimelineStepDto): string {
   if (s.kind === 'tool') return `tool ${s.toolName}`;
   if (s.kind === 'model') return `model ${s.model ?? ''}`.trim();
+  if (s.kind === 'guard') return `guard ${s.guardName}`;
   return `span ${s.name}`;
 }
 
@@ -78,6 +79,7 @@ export async function SessionView({ project, id, step }: { project: string; id: 
                 <div className="mb-1 font-mono text-[11px] text-slate-400">{formatOffset(session.startedAt, s.startedAt)}</div>
                 {s.kind === 'tool' ? <ToolCallCard call={s} /> : null}
                 {s.kind === 'model' ? <ModelCallRow call={s} /> : null}
+                {s.kind === 'guard' ? <GuardRow check={s} /> : null}
                 {s.kind === 'span' ? <RawSpanRow span={s} /> : null}
               </li>
             );

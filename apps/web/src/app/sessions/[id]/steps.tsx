@@ -1,6 +1,6 @@
-import { FailureClassBadge } from '@/components/badges';
-import { formatDuration, formatInt } from '@/lib/format';
-import type { ModelCallStepDto, RawSpanStepDto } from '@/server/queries/session-types';
+import { FailureClassBadge, VerdictBadge } from '@/components/badges';
+import { formatDuration, formatInt, formatMicros } from '@/lib/format';
+import type { GuardStepDto, ModelCallStepDto, RawSpanStepDto } from '@/server/queries/session-types';
 
 export function ModelCallRow({ call }: { call: ModelCallStepDto }) {
   return (
@@ -15,6 +15,36 @@ export function ModelCallRow({ call }: { call: ModelCallStepDto }) {
       <span className="ml-auto text-xs tabular-nums text-slate-600">
         {formatInt(call.inputTokens)} in · {formatInt(call.outputTokens)} out · {formatDuration(call.durationMs)}
       </span>
+    </div>
+  );
+}
+
+/** A guard decision that belongs to no attempt: its verdict and, when it failed, why (with its violations). */
+export function GuardRow({ check }: { check: GuardStepDto }) {
+  const failed = check.verdict !== 'pass';
+  return (
+    <div
+      data-testid="guard-check"
+      data-verdict={check.verdict}
+      className={`rounded-lg border bg-white px-4 py-2.5 shadow-sm ${failed ? 'border-red-200' : 'border-slate-200'}`}
+    >
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Guard</span>
+        <span className="min-w-0 font-mono text-sm font-medium text-slate-900 wrap-anywhere">{check.guardName}</span>
+        {check.stage ? <span className="text-xs text-slate-500">{check.stage}</span> : null}
+        <VerdictBadge verdict={check.verdict} />
+        {check.failureClass && failed ? <FailureClassBadge failureClass={check.failureClass} /> : null}
+        <span className="ml-auto text-xs tabular-nums text-slate-600">{formatMicros(check.durationUs)}</span>
+      </div>
+      {check.reason ? (
+        <p
+          data-testid="guard-reason"
+          title={check.reason}
+          className={`mt-1.5 line-clamp-3 whitespace-pre-line text-xs wrap-anywhere ${failed ? 'text-red-800' : 'text-slate-600'}`}
+        >
+          {check.reason}
+        </p>
+      ) : null}
     </div>
   );
 }
