@@ -7,34 +7,15 @@
  * transactions that share a trace or session run one after the other — also across
  * collector instances — so session lookup, re-keying and totals see each other's rows.
  *
- * A span is keyed by its trace's start time (read from the trace index, or its trace's
- * earliest span for a new trace), not its own: a re-send with another start time is the same.
- *
- * Round trips per transaction: BEGIN with the trace locks and the trace index lookup; for
- * traces seen before only, the stored-span check (and a re-key when a conversation id shows
- * up late); then one query of a COPY per table with rows (their data sent along with it), the
- * trace index, session locks, session totals and COMMIT (copy-script.ts).
+ * What one transaction does with its batch is write-batch.ts.
  */
 import type pg from 'pg';
-import { batchRows } from './batch-rows.ts';
-import { runCopyScript } from './copy-script.ts';
 import { CollectorError } from './errors.ts';
 import type { NormSpan, SpanOrPause } from './span.ts';
 import { isUnavailable, withTimeout } from './pg.ts';
-import { arenaOf, key, type Prepared, prepareSpan, requestArena } from './prepare.ts';
-import {
-  EXISTING_SPANS,
-  lockKeys,
-  REKEY_SPANS,
-  recomputeSessions,
-  rekeyDerived,
-  SPANS,
-  TARGETS,
-  quote,
-  textArray,
-  traceState,
-  upsertTracesAndLock,
-} from './sql.ts';
+import { arenaOf, type Prepared, prepareSpan, requestArena } from './prepare.ts';
+import { TARGETS } from './sql.ts';
+import { type BatchJob, type BatchMode, writeBatch } from './write-batch.ts';
 
 export interface WriterOptions {
   /** Spans per transaction (several requests are grouped up to this). */
@@ -54,16 +35,14 @@ export interface WriterOptions {
   log?: (msg: string, err?: unknown) => void;
 }
 
-interface Job {
-  projectId: string;
-  spans: Prepared[];
+interface Job extends BatchJob {
   /** Upper bound of the advisory locks its transaction takes (traces, then sessions). */
   locks: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
-type Mode = 'direct' | 'staged';
+type Mode = BatchMode;
 // Spans prepared between two turns of the event loop (~0.5 ms of work).
 const PREPARE_SLICE = 128;
 const UNIQUE_VIOLATION = '23505';
@@ -276,8 +255,8 @@ export class Writer {
         await client.query(TARGETS.map((t) => t.createStage).join(';\n'));
         this.staged.add(client);
       }
-      // BEGIN is sent with the first statements and COMMIT with the last (writeIn).
-      await this.writeIn(client, jobs, mode);
+      // BEGIN is sent with the first statements and COMMIT with the last (writeBatch).
+      await writeBatch(client, jobs, mode);
     } catch (err) {
       broken = isUnavailable(err);
       await client.query('ROLLBACK').catch(() => {
@@ -287,118 +266,5 @@ export class Writer {
     } finally {
       client.release(broken);
     }
-  }
-
-  private async writeIn(client: pg.PoolClient, jobs: Job[], mode: Mode): Promise<void> {
-    // 1. Conversation id per (project, trace) as far as this batch knows it; its earliest span.
-    const batchSession = new Map<string, string>();
-    const traces = new Map<string, [string, string]>();
-    const earliest = new Map<string, Prepared>();
-    for (const job of jobs) {
-      for (const p of job.spans) {
-        const k = p.traceKey;
-        if (!traces.has(k)) traces.set(k, [job.projectId, p.traceId]);
-        if (p.conv !== null && !batchSession.has(k)) batchSession.set(k, p.conv);
-        const e = earliest.get(k);
-        if (e === undefined || p.facts.startNs < e.facts.startNs) earliest.set(k, p);
-      }
-    }
-    // 2. Wait for any other transaction writing these traces, then read what is stored for
-    //    them: their session, and spans to skip (retries).
-    //    One round trip: BEGIN, the trace locks, then (a statement of its own, so its snapshot
-    //    sees what the lock waited for) the state. Simple protocol: values inlined as literals.
-    const tv = [...traces.values()];
-    const first = (await client.query(
-      `BEGIN;\n${lockKeys(textArray([...traces.keys()].map((k) => `t:${k}`)))};\n${traceState(
-        textArray(tv.map((t) => t[0])),
-        textArray(tv.map((t) => t[1])),
-      )}`,
-    )) as unknown as pg.QueryResult[];
-    const state = first[2] as pg.QueryResult<{ project_id: string; trace_id: string; session_id: string; start_time: string }>;
-    const traceSession = new Map(batchSession);
-    const rekey: [string, string, string][] = [];
-    const storedTraces = new Set<string>();
-    // The start time of each trace (its spans' partition key): stored, else its earliest span's.
-    const traceStart = new Map<string, string>();
-    for (const [k, p] of earliest) traceStart.set(k, p.startTime);
-    for (const r of state.rows) {
-      const k = key(r.project_id, r.trace_id);
-      storedTraces.add(k);
-      traceStart.set(k, r.start_time);
-      const keyedByTrace = r.session_id === r.trace_id;
-      if (!keyedByTrace && !traceSession.has(k)) traceSession.set(k, r.session_id);
-      const session = traceSession.get(k);
-      if (keyedByTrace && session !== undefined) rekey.push([r.project_id, r.trace_id, session]);
-    }
-    const existing = new Set<string>();
-    if (storedTraces.size > 0) {
-      const p: string[] = [];
-      const st: string[] = [];
-      const t: string[] = [];
-      const s: string[] = [];
-      for (const job of jobs) {
-        for (const { traceId, spanId, traceKey } of job.spans) {
-          if (!storedTraces.has(traceKey)) continue;
-          p.push(job.projectId);
-          st.push(traceStart.get(traceKey) as string);
-          t.push(traceId);
-          s.push(spanId);
-        }
-      }
-      const { rows } = await client.query<{ project_id: string; trace_id: string; span_id: string }>(EXISTING_SPANS, [p, st, t, s]);
-      for (const r of rows) existing.add(`${key(r.project_id, r.trace_id)}/${r.span_id}`);
-    }
-    const touched = new Map<string, [string, string]>();
-    // 3. Traces stored under their trace id whose conversation id is now known: move them.
-    if (rekey.length > 0) {
-      const params = [rekey.map((v) => v[0]), rekey.map((v) => v[1]), rekey.map((v) => v[2])];
-      await client.query(REKEY_SPANS, params);
-      for (const table of ['tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
-        await client.query(rekeyDerived(table), params);
-      }
-      for (const [p, t, s] of rekey) {
-        touched.set(key(p, t), [p, t]);
-        touched.set(key(p, s), [p, s]);
-      }
-    }
-    // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
-    //    totals of the sessions this batch may be the first to write.
-    const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, storedTraces, existing, touched);
-    // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
-    // through the per-connection stages on the fallback path.
-    const statements: string[] = [];
-    const data: Buffer[][] = [];
-    for (const [target, rows] of [[SPANS, spanRows] as const, ...derived]) {
-      const chunks = rows.finish();
-      if (chunks.length === 0) continue;
-      statements.push(`COPY ${mode === 'direct' ? target.table : target.stage} (${target.columns.join(', ')}) FROM STDIN`);
-      if (mode === 'staged') statements.push(target.insertStaged);
-      data.push(chunks);
-    }
-    // The trace index: traces new in this batch, and re-keyed ones, with their session and start.
-    const traceRows: [string, string, string][] = [];
-    for (const [k, [projectId, traceId]] of traces) {
-      if (!storedTraces.has(k)) traceRows.push([projectId, traceId, traceSession.get(k) ?? traceId]);
-    }
-    for (const r of rekey) traceRows.push(r);
-    const traceRowStarts = traceRows.map((r) => traceStart.get(key(r[0], r[1])) as string);
-    // 5. One round trip to the end: the COPYs with their data; a statement writing the trace
-    //    index and taking the locks of the touched sessions; then (its own statement, whose
-    //    snapshot sees the rows of other writers of these sessions, committed before we got
-    //    their locks) the session totals; then COMMIT. Values are inlined as literals (the
-    //    simple protocol takes no parameters).
-    const sv = [...touched.values()];
-    const fresh: Record<string, unknown>[] = [];
-    for (const tot of totals.values()) if (tot.exact) fresh.push(tot.row());
-    const insertAndLock = upsertTracesAndLock(
-      textArray(traceRows.map((r) => r[0])),
-      textArray(traceRows.map((r) => r[1])),
-      textArray(traceRows.map((r) => r[2])),
-      textArray(traceRowStarts),
-      textArray([...touched.keys()].map((k) => `s:${k}`)),
-    );
-    const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));
-    statements.push(insertAndLock, totalsSql, 'COMMIT');
-    await runCopyScript(client, statements.join(';\n'), data);
   }
 }
