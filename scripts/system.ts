@@ -182,7 +182,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     // The standalone server, as in production (the web app's `start` script).
     const web = startChild('web', [WEB_SERVE], {
       cwd: path.join(ROOT, 'apps/web'),
-      env: { ...baseEnv, PORT: String(opts.webPort), GUARDTRACE_WEB_HOST: host },
+      // The explorer's empty state tells agents this collector (unless a public URL was given).
+      env: { GUARDTRACE_PUBLIC_COLLECTOR_URL: collectorUrl, ...baseEnv, PORT: String(opts.webPort), GUARDTRACE_WEB_HOST: host },
       output,
     });
     children.push(web);

@@ -27,7 +27,7 @@ test('a session opens and shows each tool call with its attempts and guard resul
 });
 
 test('a hallucinated tool name is shown as unknown_tool with the valid names fed back', async ({ page }) => {
-  await page.goto('/sessions?class=unknown_tool');
+  await page.goto('/sessions?q=class:unknown_tool');
   const rows = page.getByTestId('session-row');
   await expect(rows.first()).toBeVisible();
   await rows.first().getByRole('link').first().click();
@@ -38,7 +38,7 @@ test('a hallucinated tool name is shown as unknown_tool with the valid names fed
 });
 
 test('the non-idempotent charge that timed out is failed and reconciled, never retried', async ({ page }) => {
-  await page.goto('/sessions?class=uncertain_side_effect');
+  await page.goto('/sessions?q=class:uncertain_side_effect');
   const rows = page.getByTestId('session-row');
   await expect(rows.first()).toBeVisible();
   await rows.first().getByRole('link').first().click();

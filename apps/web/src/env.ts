@@ -6,11 +6,23 @@ import { z } from 'zod';
  */
 const REQUIRED = 'is required: set it to the Postgres URL of Guardtrace (or run `pnpm start`, which starts one)';
 
+const emptyIsUnset = (v: unknown) => (v === '' ? undefined : v);
+
 const serverSchema = z.object({
   DATABASE_URL: z
     .string({ error: REQUIRED })
     .min(1, REQUIRED)
     .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL'),
+  // The collector as agents reach it, shown where the UI tells how to send traces. The default is
+  // where `npm start` runs it; behind a proxy set the public address.
+  GUARDTRACE_PUBLIC_COLLECTOR_URL: z.preprocess(
+    emptyIsUnset,
+    z
+      .string()
+      .regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be an http:// or https:// URL without query (e.g. https://otel.example.com)')
+      .transform((v) => v.replace(/\/+$/, ''))
+      .default('http://127.0.0.1:4318'),
+  ),
 });
 
 const serveSchema = z.object({
@@ -24,8 +36,6 @@ const serveSchema = z.object({
   /** `1`: serve beyond loopback without a password (an authenticating proxy stands in front). */
   GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED: z.enum(['0', '1']).default('0'),
 });
-
-const emptyIsUnset = (v: unknown) => (v === '' ? undefined : v);
 
 const authSchema = z.object({
   // Basic auth splits user from password at the first colon.
@@ -69,6 +79,11 @@ export function authEnv(source: EnvSource = process.env): AuthEnv {
   if (source !== process.env) return parse(authSchema, source);
   cachedAuth ??= parse(authSchema, source);
   return cachedAuth;
+}
+
+/** The collector's base URL for agents (SDK `endpoint`; OTLP traces go to `<url>/v1/traces`). */
+export function publicCollectorUrl(): string {
+  return serverEnv().GUARDTRACE_PUBLIC_COLLECTOR_URL;
 }
 
 /** For tests: parse an explicit environment without caching. */

@@ -8,6 +8,18 @@ describe('env', () => {
     expect(parseServerEnv({ DATABASE_URL: 'postgres://u@h/db' }).DATABASE_URL).toBe('postgres://u@h/db');
   });
 
+  it('tells agents the local collector unless a public collector URL is set, and rejects a malformed one', () => {
+    const db = { DATABASE_URL: 'postgres://u@h/db' };
+    expect(parseServerEnv(db).GUARDTRACE_PUBLIC_COLLECTOR_URL).toBe('http://127.0.0.1:4318');
+    expect(parseServerEnv({ ...db, GUARDTRACE_PUBLIC_COLLECTOR_URL: '' }).GUARDTRACE_PUBLIC_COLLECTOR_URL).toBe('http://127.0.0.1:4318');
+    expect(parseServerEnv({ ...db, GUARDTRACE_PUBLIC_COLLECTOR_URL: 'https://otel.example.com/' }).GUARDTRACE_PUBLIC_COLLECTOR_URL).toBe(
+      'https://otel.example.com',
+    );
+    expect(() => parseServerEnv({ ...db, GUARDTRACE_PUBLIC_COLLECTOR_URL: 'otel.example.com' })).toThrow(
+      /GUARDTRACE_PUBLIC_COLLECTOR_URL: must be an http:\/\/ or https:\/\/ URL/,
+    );
+  });
+
   it('serves on port 3000 of loopback by default, and needs DATABASE_URL', () => {
     const url = 'postgres://u@h/db';
     expect(serveEnv({ DATABASE_URL: url })).toEqual({

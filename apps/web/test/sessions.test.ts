@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { listSessions } from '../src/server/queries/sessions.ts';
+import { SESSION_SORTS, type SessionSort } from '../src/lib/session-sort.ts';
+import { encodeCursor, orderBy } from '../src/server/queries/session-sort.ts';
+import { listSessions, projectHasSessions, type SessionListQuery } from '../src/server/queries/sessions.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject, seedSession } from './factories.ts';
 
@@ -7,11 +9,18 @@ const db = setupTestDatabase();
 const t0 = new Date('2026-11-20T10:00:00.000Z');
 const minutes = (n: number) => new Date(t0.getTime() + n * 60_000);
 
+const failing = (toolName: string, failureClass: string, extra: { arguments?: string; feedback?: string } = {}) => ({
+  toolName,
+  atMs: 10,
+  attempts: [{ outcome: 'rejected' as const, failureClass, decision: 'reject_with_feedback', ...extra }, { outcome: 'success' as const }],
+});
+
 describe('listSessions', () => {
-  it('lists the project sessions newest first with their totals', async () => {
+  it('lists the project sessions newest first with their totals, classes and retry rate', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);
-    const older = await seedSession(prisma, project.id, { startedAt: minutes(0), agentName: 'support-bot' });
+    expect(await projectHasSessions(prisma, project.id)).toBe(false);
+    const older = await seedSession(prisma, project.id, { startedAt: minutes(0), agentName: 'support-bot', userId: 'u_1' });
     const newer = await seedSession(prisma, project.id, {
       startedAt: minutes(5),
       durationMs: 7250,
@@ -21,6 +30,7 @@ describe('listSessions', () => {
           toolName: 'read_file',
           atMs: 100,
           attempts: [
+            { outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'reject_with_feedback' },
             { outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'reject_with_feedback' },
             { outcome: 'success' },
           ],
@@ -33,6 +43,7 @@ describe('listSessions', () => {
       ],
     });
 
+    expect(await projectHasSessions(prisma, project.id)).toBe(true);
     const page = await listSessions(prisma, project.id);
     expect(page.total).toBe(2);
     expect(page.rows.map((r) => r.id)).toEqual([newer.id, older.id]);
@@ -40,13 +51,19 @@ describe('listSessions', () => {
       outcome: 'failed',
       durationMs: 7250,
       toolCallCount: 2,
-      attemptCount: 3,
-      failedAttemptCount: 2,
+      attemptCount: 4,
+      failedAttemptCount: 3,
       tokens: 1550,
       repairTokens: 350,
+      retryRate: 1,
       failureClasses: ['invalid_arguments', 'uncertain_side_effect'],
+      classCounts: [
+        { failureClass: 'invalid_arguments', count: 2 },
+        { failureClass: 'uncertain_side_effect', count: 1 },
+      ],
     });
-    expect(page.rows[1]).toMatchObject({ agentName: 'support-bot', failureClasses: [] });
+    expect(page.rows[1]).toMatchObject({ agentName: 'support-bot', userId: 'u_1', failureClasses: [], retryRate: 0 });
+    expect([page.prev, page.next]).toEqual([null, null]);
   });
 
   it('never returns another project’s sessions, even with the same session id', async () => {
@@ -60,63 +77,201 @@ describe('listSessions', () => {
 
     const page = await listSessions(prisma, mine.id);
     expect(page.rows.map((r) => [r.id, r.agentName])).toEqual([[shared, 'mine']]);
-    expect((await listSessions(prisma, mine.id, { outcome: 'escalated' })).total).toBe(0);
+    expect((await listSessions(prisma, mine.id, { filters: { status: 'escalated' } })).total).toBe(0);
   });
 
-  it('filters by outcome and by failure class of any attempt', async () => {
+  it('applies each filter of the query language, alone and together', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);
-    const clean = await seedSession(prisma, project.id, { startedAt: minutes(0) });
-    const transient = await seedSession(prisma, project.id, {
+    const clean = await seedSession(prisma, project.id, { startedAt: minutes(0), userId: 'u_17', agentName: 'x' });
+    const invalid = await seedSession(prisma, project.id, {
       startedAt: minutes(1),
-      toolCalls: [
-        {
-          toolName: 'fetch',
-          atMs: 10,
-          attempts: [{ outcome: 'failed', failureClass: 'transient', decision: 'retry_backoff' }, { outcome: 'success' }],
-        },
-      ],
+      userId: 'u_17',
+      agentName: 'y',
+      toolCalls: [failing('read_file', 'invalid_arguments'), { toolName: 'list_dir', atMs: 50, attempts: [{ outcome: 'success' }] }],
     });
     const escalated = await seedSession(prisma, project.id, {
       startedAt: minutes(2),
       outcome: 'escalated',
-      toolCalls: [{ toolName: 'fetch', atMs: 10, attempts: [{ outcome: 'failed', failureClass: 'budget_exhausted' }] }],
+      userId: 'u_18',
+      agentName: 'x',
+      toolCalls: [
+        { toolName: 'fetch', atMs: 10, attempts: [{ outcome: 'failed', failureClass: 'transient' }, { outcome: 'failed', failureClass: 'budget_exhausted' }] },
+        failing('read_file', 'invalid_arguments'),
+      ],
     });
 
-    const ids = async (f: Parameters<typeof listSessions>[2]) =>
-      (await listSessions(prisma, project.id, f)).rows.map((r) => r.id);
-    expect(await ids({ outcome: 'success' })).toEqual([transient.id, clean.id]);
-    expect(await ids({ outcome: 'escalated' })).toEqual([escalated.id]);
-    expect(await ids({ failureClass: 'transient' })).toEqual([transient.id]);
-    expect(await ids({ failureClass: 'transient', outcome: 'escalated' })).toEqual([]);
-    expect(await ids({ failureClass: 'fatal' })).toEqual([]);
+    const ids = async (q: SessionListQuery) => (await listSessions(prisma, project.id, q)).rows.map((r) => r.id);
+    expect(await ids({ filters: { status: 'success' } })).toEqual([invalid.id, clean.id]);
+    expect(await ids({ filters: { status: 'escalated' } })).toEqual([escalated.id]);
+    expect(await ids({ filters: { classes: ['invalid_arguments'] } })).toEqual([escalated.id, invalid.id]);
+    expect(await ids({ filters: { classes: ['invalid_arguments', 'transient'] } })).toEqual([escalated.id]);
+    expect(await ids({ filters: { classes: ['fatal'] } })).toEqual([]);
+    expect(await ids({ filters: { tools: ['read_file'] } })).toEqual([escalated.id, invalid.id]);
+    expect(await ids({ filters: { tools: ['read_file', 'list_dir'] } })).toEqual([invalid.id]);
+    expect(await ids({ filters: { tools: ['read'] } })).toEqual([]);
+    expect(await ids({ filters: { attempts: [{ op: '>', value: 2 }] } })).toEqual([escalated.id, invalid.id]);
+    expect(await ids({ filters: { attempts: [{ op: '>=', value: 4 }] } })).toEqual([escalated.id]);
+    expect(await ids({ filters: { attempts: [{ op: '<', value: 1 }] } })).toEqual([clean.id]);
+    expect(await ids({ filters: { attempts: [{ op: '=', value: 3 }] } })).toEqual([invalid.id]);
+    expect(await ids({ filters: { attempts: [{ op: '>', value: 0 }, { op: '<=', value: 3 }] } })).toEqual([invalid.id]);
+    expect(await ids({ filters: { user: 'u_17' } })).toEqual([invalid.id, clean.id]);
+    expect(await ids({ filters: { agent: 'x' } })).toEqual([escalated.id, clean.id]);
+    expect(await ids({ filters: { user: 'u_17', agent: 'x' } })).toEqual([clean.id]);
+    expect(await ids({ filters: { classes: ['invalid_arguments'], tools: ['read_file'], attempts: [{ op: '>', value: 2 }], user: 'u_18' } })).toEqual([
+      escalated.id,
+    ]);
+    expect((await listSessions(prisma, project.id, { filters: { tools: ['read_file'] } })).total).toBe(2);
   });
 
-  it('finds sessions by a case-insensitive part of the id or the agent name', async () => {
+  it('finds free text in ids, agents and users, and through the trigram index in tool names, arguments and feedback', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);
-    const a = await seedSession(prisma, project.id, { id: 'conv-Alpha-42', startedAt: minutes(0), agentName: 'billing-agent' });
-    const b = await seedSession(prisma, project.id, { id: 'conv-beta-7', startedAt: minutes(1), agentName: 'support-bot' });
-    const ids = async (search: string) => (await listSessions(prisma, project.id, { search })).rows.map((r) => r.id);
+    const a = await seedSession(prisma, project.id, { id: 'conv-Alpha-42', startedAt: minutes(0), agentName: 'billing-agent', userId: 'carol' });
+    const b = await seedSession(prisma, project.id, {
+      id: 'conv-beta-7',
+      startedAt: minutes(1),
+      agentName: 'support-bot',
+      toolCalls: [failing('lookup_customer', 'missing_resource', { arguments: '{"email":"Dana@Example.com"}', feedback: 'No customer with that e-mail' })],
+    });
+    const c = await seedSession(prisma, project.id, {
+      id: 'conv-gamma',
+      startedAt: minutes(2),
+      toolCalls: [failing('read_file', 'invalid_arguments', { arguments: '{"path":"100%_done.txt"}', feedback: 'path must be relative' })],
+    });
+    const ids = async (...terms: string[]) => (await listSessions(prisma, project.id, { terms })).rows.map((r) => r.id);
     expect(await ids('alpha')).toEqual([a.id]);
     expect(await ids('SUPPORT')).toEqual([b.id]);
-    expect(await ids('conv-')).toEqual([b.id, a.id]);
-    expect(await ids('100%_')).toEqual([]);
+    expect(await ids('CAROL')).toEqual([a.id]);
+    expect(await ids('conv-')).toEqual([c.id, b.id, a.id]);
+    expect(await ids('lookup_cust')).toEqual([b.id]);
+    expect(await ids('dana@example')).toEqual([b.id]);
+    expect(await ids('must be RELATIVE')).toEqual([c.id]);
+    expect(await ids('100%_')).toEqual([c.id]);
+    expect(await ids('1000%')).toEqual([]);
+    expect(await ids('_done')).toEqual([c.id]);
+    expect(await ids('conv-', 'e-mail')).toEqual([b.id]);
+    expect(await ids('nothing-like-this')).toEqual([]);
+
+    // The search expression is the trigram index's: Postgres can answer it from the index.
+    const plan = await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+      return tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT a.session_id FROM attempts a
+        WHERE (coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, '')) ILIKE ${'%relative%'}::text`;
+    });
+    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('attempts_search_trgm_idx');
   });
 
-  it('pages through sessions without overlap and clamps pages past the end', async () => {
+  it('sorts by every column (counts scaled by sampling weight), ties broken by id', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);
-    const seeded: string[] = [];
-    for (let i = 0; i < 7; i++) seeded.unshift((await seedSession(prisma, project.id, { startedAt: minutes(i) })).id);
+    const one = (id: string, n: number, more: Partial<Parameters<typeof seedSession>[2]> = {}) =>
+      seedSession(prisma, project.id, { id, startedAt: minutes(n), ...more });
+    // s-a: 1 call, 1 attempt, 100 tokens, weight 20 -> 20 calls, 20 attempts, 2,000 tokens.
+    await one('s-a', 0, {
+      agentName: 'beta',
+      userId: 'u_2',
+      durationMs: 1000,
+      samplingWeight: 20,
+      toolCalls: [{ toolName: 't', atMs: 1, attempts: [{ outcome: 'success' }] }],
+      modelCalls: [{ atMs: 0, inputTokens: 60, outputTokens: 40 }],
+    });
+    // s-b: 2 calls, 4 attempts, 1,500 tokens, weight 1.
+    await one('s-b', 1, {
+      agentName: 'alpha',
+      outcome: 'failed',
+      durationMs: 9000,
+      toolCalls: [failing('t', 'transient'), failing('u', 'transient')],
+      modelCalls: [{ atMs: 0, inputTokens: 1000, outputTokens: 500 }],
+    });
+    // s-c: same start as s-b (a tie on `started`), no user, no calls.
+    await one('s-c', 1, { agentName: 'alpha', outcome: 'escalated', durationMs: 500 });
 
-    const p1 = await listSessions(prisma, project.id, { page: 1, pageSize: 3 });
-    const p2 = await listSessions(prisma, project.id, { page: 2, pageSize: 3 });
-    const p3 = await listSessions(prisma, project.id, { page: 3, pageSize: 3 });
-    expect(p1.pageCount).toBe(3);
-    expect([...p1.rows, ...p2.rows, ...p3.rows].map((r) => r.id)).toEqual(seeded);
-    const past = await listSessions(prisma, project.id, { page: 99, pageSize: 3 });
-    expect(past.page).toBe(3);
-    expect(past.rows.map((r) => r.id)).toEqual(p3.rows.map((r) => r.id));
+    const order = async (sort: SessionSort, dir?: 'asc' | 'desc') =>
+      (await listSessions(prisma, project.id, { sort, dir })).rows.map((r) => r.id);
+    expect(await order('started')).toEqual(['s-c', 's-b', 's-a']);
+    expect(await order('started', 'asc')).toEqual(['s-a', 's-b', 's-c']);
+    expect(await order('session')).toEqual(['s-a', 's-b', 's-c']);
+    expect(await order('agent')).toEqual(['s-b', 's-c', 's-a']);
+    expect(await order('agent', 'desc')).toEqual(['s-a', 's-c', 's-b']);
+    expect(await order('user')).toEqual(['s-b', 's-c', 's-a']);
+    expect(await order('status')).toEqual(['s-c', 's-b', 's-a']);
+    expect(await order('duration')).toEqual(['s-b', 's-a', 's-c']);
+    expect(await order('tool_calls')).toEqual(['s-a', 's-b', 's-c']);
+    expect(await order('attempts')).toEqual(['s-a', 's-b', 's-c']);
+    expect(await order('retry_rate')).toEqual(['s-b', 's-c', 's-a']);
+    expect(await order('tokens')).toEqual(['s-a', 's-b', 's-c']);
+    expect(await order('tokens', 'asc')).toEqual(['s-c', 's-b', 's-a']);
+
+    // Every sort reads its keyset index (same expression), so pages stay index range scans.
+    for (const sort of SESSION_SORTS) {
+      const plan = await prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
+        await tx.$executeRaw`SET LOCAL enable_sort = off`;
+        return tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT s.id FROM sessions s
+          WHERE s.project_id = ${project.id}::uuid ${orderBy(sort, 'desc', true)} LIMIT 26`;
+      });
+      const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text, sort).toMatch(/Index (Only )?Scan/);
+      expect(text, sort).not.toContain('Sort ');
+    }
+  });
+
+  it('pages by keyset forward and back across equal sort values without gaps or repeats', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    // 8 sessions on only 3 distinct start times and 2 distinct token totals.
+    for (let i = 0; i < 8; i++) {
+      await seedSession(prisma, project.id, {
+        id: `tie-${i}`,
+        startedAt: minutes(i % 3),
+        modelCalls: [{ atMs: 0, inputTokens: i % 2 ? 10 : 20, outputTokens: 0 }],
+      });
+    }
+    for (const [sort, dir] of [
+      ['started', 'desc'],
+      ['tokens', 'desc'],
+      ['tokens', 'asc'],
+      ['agent', 'asc'],
+    ] as const) {
+      const all = (await listSessions(prisma, project.id, { sort, dir, pageSize: 50 })).rows.map((r) => r.id);
+      expect(all).toHaveLength(8);
+      const pages: string[][] = [];
+      let page = await listSessions(prisma, project.id, { sort, dir, pageSize: 3 });
+      expect(page.prev).toBeNull();
+      pages.push(page.rows.map((r) => r.id));
+      while (page.next) {
+        page = await listSessions(prisma, project.id, { sort, dir, pageSize: 3, after: page.next });
+        pages.push(page.rows.map((r) => r.id));
+        expect(page.total).toBe(8);
+      }
+      expect(pages.map((p) => p.length)).toEqual([3, 3, 2]);
+      expect(pages.flat()).toEqual(all);
+      // And back from the last page to the first.
+      const back: string[][] = [pages[2] as string[]];
+      while (page.prev) {
+        page = await listSessions(prisma, project.id, { sort, dir, pageSize: 3, before: page.prev });
+        back.unshift(page.rows.map((r) => r.id));
+      }
+      expect(back).toEqual(pages);
+    }
+  });
+
+  it('ignores a cursor it did not make, or made for another sort, and says so', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    await seedSession(prisma, project.id, { startedAt: minutes(0) });
+    const first = await listSessions(prisma, project.id);
+    const cases: [string, RegExp][] = [
+      ['%%%', /not readable/],
+      [Buffer.from('{"a":1}').toString('base64url'), /not one this page made/],
+      [encodeCursor({ sort: 'tokens', value: '1', id: 'x' }), /belongs to the “tokens” sort/],
+      [encodeCursor({ sort: 'started', value: "1'; DROP TABLE sessions; --", id: 'x' }), /malformed value/],
+    ];
+    for (const [after, message] of cases) {
+      const page = await listSessions(prisma, project.id, { after });
+      expect(page.cursorError).toMatch(message);
+      expect(page.rows.map((r) => r.id)).toEqual(first.rows.map((r) => r.id));
+    }
   });
 });

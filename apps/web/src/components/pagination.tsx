@@ -1,46 +1,51 @@
 import Link from 'next/link';
 import { formatInt } from '@/lib/format';
 
-export function Pagination({
-  page,
-  pageCount,
+/** Previous / next links of a keyset-paged list (no page numbers: pages are cursors). */
+export function CursorPagination({
   total,
-  pageSize,
-  href,
+  shown,
+  prevHref,
+  nextHref,
+  firstHref,
 }: {
-  page: number;
-  pageCount: number;
   total: number;
-  pageSize: number;
-  /** Link to a page number, keeping the other parameters. */
-  href: (page: number) => string;
+  shown: number;
+  prevHref: string | null;
+  nextHref: string | null;
+  /** Shown when there is no previous page but the list did not start at the top (a stale cursor). */
+  firstHref?: string;
 }) {
-  const from = total === 0 ? 0 : (page - 1) * pageSize + 1;
-  const to = Math.min(total, page * pageSize);
   const link = 'rounded-md border border-slate-300 bg-white px-3 py-1.5 font-medium hover:bg-slate-50';
   const disabled = 'rounded-md border border-slate-200 px-3 py-1.5 text-slate-400';
   return (
     <nav className="mt-4 flex items-center justify-between text-sm text-slate-600" aria-label="Pagination">
       <p data-testid="pagination-summary">
-        {formatInt(from)}–{formatInt(to)} of {formatInt(total)}
+        {formatInt(shown)} shown of {formatInt(total)} {total === 1 ? 'session' : 'sessions'}
       </p>
       <div className="flex items-center gap-2">
-        {page > 1 ? (
-          <Link href={href(page - 1)} className={link} rel="prev">
-            ← Newer
+        {firstHref && !prevHref ? (
+          <Link href={firstHref} className={link}>
+            First page
+          </Link>
+        ) : null}
+        {prevHref ? (
+          <Link href={prevHref} className={link} rel="prev" data-testid="page-prev">
+            ← Previous
           </Link>
         ) : (
-          <span className={disabled}>← Newer</span>
+          <span className={disabled} aria-disabled="true">
+            ← Previous
+          </span>
         )}
-        <span className="px-2 tabular-nums">
-          Page {page} of {pageCount}
-        </span>
-        {page < pageCount ? (
-          <Link href={href(page + 1)} className={link} rel="next">
-            Older →
+        {nextHref ? (
+          <Link href={nextHref} className={link} rel="next" data-testid="page-next">
+            Next →
           </Link>
         ) : (
-          <span className={disabled}>Older →</span>
+          <span className={disabled} aria-disabled="true">
+            Next →
+          </span>
         )}
       </div>
     </nav>

@@ -1,5 +1,3 @@
-import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutcome } from '@guardtrace/semconv';
-
 /** What Next passes as `searchParams` once awaited. */
 export type RawSearchParams = Record<string, string | string[] | undefined>;
 
@@ -12,24 +10,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function parseProjectParam(sp: RawSearchParams): string | undefined {
   const v = first(sp.project);
   return v && UUID.test(v) ? v.toLowerCase() : undefined;
-}
-
-export function parseOutcome(sp: RawSearchParams): SessionOutcome | undefined {
-  const v = first(sp.outcome);
-  return (SESSION_OUTCOMES as readonly string[]).includes(v ?? '') ? (v as SessionOutcome) : undefined;
-}
-
-export function parseFailureClass(sp: RawSearchParams): FailureClass | undefined {
-  const v = first(sp.class);
-  return (FAILURE_CLASSES as readonly string[]).includes(v ?? '') ? (v as FailureClass) : undefined;
-}
-
-// 200 characters: longer than any session id we have seen, short enough to keep URLs sane.
-const SEARCH_MAX = 200;
-
-export function parseSearch(sp: RawSearchParams): string | undefined {
-  const v = first(sp.q)?.trim();
-  return v ? v.slice(0, SEARCH_MAX) : undefined;
 }
 
 /** A positive integer parameter (page, step); `fallback` when missing or malformed. */

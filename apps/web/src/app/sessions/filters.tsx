@@ -1,82 +1,34 @@
-import { FAILURE_CLASSES, SESSION_OUTCOMES } from '@guardtrace/semconv';
 import Link from 'next/link';
-import { Menu } from '@/components/menu';
-import { classStyle } from '@/lib/failure-classes';
 import { hrefWith } from '@/lib/search-params';
+import { SESSION_QUERY_KEYS, SESSION_QUERY_MAX, type SessionQueryError } from '@/lib/session-query';
+import type { SessionSort, SortDirection } from '@/lib/session-sort';
 
-export interface ListParams {
+const EXAMPLE = 'class:invalid_arguments tool:read_file attempts:>2 user:u_17';
+
+/** The query-language search box; a plain GET form, so every filtered view is a shareable URL. */
+export function QueryBar({
+  project,
+  q,
+  sort,
+  dir,
+  errors,
+}: {
   project: string;
-  outcome?: string;
-  class?: string;
-  q?: string;
-}
-
-/** Filters are links: every filtered view is a shareable URL, and paging restarts at 1. */
-export function SessionFilters({ params }: { params: ListParams }) {
-  const keep = { project: params.project, outcome: params.outcome, class: params.class, q: params.q };
-  const seg = (active: boolean) =>
-    `px-3 py-1.5 text-sm font-medium first:rounded-l-md last:rounded-r-md ${
-      active ? 'bg-slate-900 text-white' : 'bg-white text-slate-700 hover:bg-slate-50'
-    }`;
+  q: string;
+  sort: SessionSort;
+  dir: SortDirection;
+  errors: SessionQueryError[];
+}) {
   return (
-    <div className="mb-4 flex flex-wrap items-center gap-3" data-testid="session-filters">
-      <div className="inline-flex divide-x divide-slate-300 rounded-md border border-slate-300 shadow-sm">
-        <Link href={hrefWith('/sessions', keep, { outcome: undefined })} className={seg(!params.outcome)}>
-          All outcomes
-        </Link>
-        {SESSION_OUTCOMES.map((o) => (
-          <Link
-            key={o}
-            href={hrefWith('/sessions', keep, { outcome: o })}
-            className={seg(params.outcome === o)}
-            data-testid={`filter-outcome-${o}`}
-          >
-            {o}
-          </Link>
-        ))}
-      </div>
-      <Menu
-        testId="filter-class-menu"
-        summary={
-          <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm font-medium text-slate-700 shadow-sm hover:bg-slate-50">
-            {params.class ? (
-              <>
-                <span className="size-2 rounded-full" style={{ background: classStyle(params.class).color }} aria-hidden />
-                {classStyle(params.class).label}
-              </>
-            ) : (
-              'Any failure class'
-            )}
-            <span className="text-slate-400 transition group-open:rotate-180" aria-hidden>
-              ▾
-            </span>
-          </summary>
-        }
-      >
-        <ul className="absolute z-20 mt-1 w-64 rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg">
-          <li>
-            <Link href={hrefWith('/sessions', keep, { class: undefined })} className="block px-3 py-1.5 hover:bg-slate-50">
-              Any failure class
-            </Link>
-          </li>
-          {FAILURE_CLASSES.map((c) => (
-            <li key={c}>
-              <Link
-                href={hrefWith('/sessions', keep, { class: c })}
-                className={`flex items-center gap-2 px-3 py-1.5 hover:bg-slate-50 ${params.class === c ? 'font-semibold' : ''}`}
-                data-testid={`filter-class-${c}`}
-              >
-                <span className="size-2 rounded-full" style={{ background: classStyle(c).color }} aria-hidden />
-                {classStyle(c).label}
-              </Link>
-            </li>
-          ))}
-        </ul>
-      </Menu>
-      <form action="/sessions" className="ml-auto flex items-center gap-2">
-        <input type="hidden" name="project" value={params.project} />
-        {params.outcome ? <input type="hidden" name="outcome" value={params.outcome} /> : null}
-        {params.class ? <input type="hidden" name="class" value={params.class} /> : null}
+    <div className="mb-4" data-testid="session-filters">
+      <form action="/sessions" className="flex flex-wrap items-center gap-2">
+        <input type="hidden" name="project" value={project} />
+        {sort !== 'started' || dir !== 'desc' ? (
+          <>
+            <input type="hidden" name="sort" value={sort} />
+            <input type="hidden" name="dir" value={dir} />
+          </>
+        ) : null}
         <label htmlFor="session-search" className="sr-only">
           Search sessions
         </label>
@@ -84,16 +36,44 @@ export function SessionFilters({ params }: { params: ListParams }) {
           id="session-search"
           name="q"
           type="search"
-          defaultValue={params.q}
-          placeholder="Session id or agent"
+          defaultValue={q}
+          maxLength={SESSION_QUERY_MAX}
+          placeholder={`${EXAMPLE} or free text`}
           data-testid="session-search"
-          className="w-56 rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500"
+          aria-describedby="session-query-help"
+          aria-invalid={errors.length > 0}
+          spellCheck={false}
+          autoComplete="off"
+          className="min-w-0 flex-1 rounded-md border border-slate-300 bg-white px-3 py-1.5 font-mono text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-1 focus:ring-indigo-500 aria-[invalid=true]:border-red-400"
         />
+        <button
+          type="submit"
+          className="rounded-md bg-slate-900 px-3 py-1.5 text-sm font-medium text-white shadow-sm hover:bg-slate-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-1"
+        >
+          Search
+        </button>
+        {q ? (
+          <Link href={hrefWith('/sessions', { project })} className="text-sm text-indigo-700 hover:underline">
+            Clear
+          </Link>
+        ) : null}
       </form>
-      {params.outcome || params.class || params.q ? (
-        <Link href={hrefWith('/sessions', { project: params.project })} className="text-sm text-indigo-700 hover:underline">
-          Clear filters
-        </Link>
+      <p id="session-query-help" className="mt-1.5 text-xs text-slate-500">
+        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts takes &gt;, &gt;=, &lt;, &lt;=); other words
+        match session ids, agents, users, tool names, arguments and feedback. Quote values with spaces or colons. ↑/↓ select a
+        session, Enter opens it.
+      </p>
+      {errors.length ? (
+        <div role="alert" data-testid="query-errors" className="mt-3 rounded-md border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+          <p className="font-medium">This query cannot run:</p>
+          <ul className="mt-1 list-disc space-y-0.5 pl-5">
+            {errors.map((e) => (
+              <li key={`${e.at}:${e.token}`} data-testid="query-error">
+                {e.message}
+              </li>
+            ))}
+          </ul>
+        </div>
       ) : null}
     </div>
   );

@@ -2,15 +2,12 @@ import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { PageTitle, Shell } from '@/components/shell';
 import { TableSkeleton } from '@/components/skeletons';
-import {
-  parseFailureClass,
-  parseOutcome,
-  parsePositiveInt,
-  parseSearch,
-  type RawSearchParams,
-} from '@/lib/search-params';
+import { first, type RawSearchParams } from '@/lib/search-params';
+import { parseSessionQuery } from '@/lib/session-query';
+import { parseSort } from '@/lib/session-sort';
+import { publicCollectorUrl } from '@/env';
 import { selectProject } from '@/server/context';
-import { SessionFilters } from './filters';
+import { QueryBar } from './filters';
 import { SessionTable } from './session-table';
 
 export const metadata: Metadata = { title: 'Sessions' };
@@ -19,17 +16,29 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
   const sp = await searchParams;
   const selection = await selectProject(sp);
   const project = selection.current?.id ?? '';
-  const outcome = parseOutcome(sp);
-  const failureClass = parseFailureClass(sp);
-  const page = parsePositiveInt(sp, 'page', 1);
-  const q = parseSearch(sp);
+  const q = first(sp.q) ?? '';
+  const query = parseSessionQuery(q);
+  const { sort, dir } = parseSort(sp);
+  const after = first(sp.after);
+  const before = after ? undefined : first(sp.before);
   return (
     <Shell selection={selection} section="sessions">
-      <PageTitle title="Sessions" subtitle="Agent sessions of this project, newest first." />
-      <SessionFilters key={q ?? ''} params={{ project, outcome, class: failureClass, q }} />
-      <Suspense key={`${project}:${outcome}:${failureClass}:${q}:${page}`} fallback={<TableSkeleton />}>
-        <SessionTable project={project} outcome={outcome} failureClass={failureClass} search={q} page={page} />
-      </Suspense>
+      <PageTitle title="Sessions" subtitle="Agent sessions of this project. Sort by any column; filter with the query below." />
+      <QueryBar key={q} project={project} q={q} sort={sort} dir={dir} errors={query.errors} />
+      {query.errors.length ? null : (
+        <Suspense key={`${project}:${q}:${sort}:${dir}:${after}:${before}`} fallback={<TableSkeleton />}>
+          <SessionTable
+            project={project}
+            q={q}
+            query={query}
+            sort={sort}
+            dir={dir}
+            after={after}
+            before={before}
+            collectorUrl={publicCollectorUrl()}
+          />
+        </Suspense>
+      )}
     </Shell>
   );
 }

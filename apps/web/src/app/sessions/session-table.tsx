@@ -1,107 +1,170 @@
-import type { FailureClass, SessionOutcome } from '@guardtrace/semconv';
 import Link from 'next/link';
-import { FailureClassBadge, OutcomeBadge } from '@/components/badges';
-import { Pagination } from '@/components/pagination';
-import { formatCompact, formatDateTime, formatDuration, formatInt } from '@/lib/format';
+import { OutcomeBadge } from '@/components/badges';
+import { CursorPagination } from '@/components/pagination';
+import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
+import { isFiltered, type ParsedSessionQuery } from '@/lib/session-query';
+import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
 import { db } from '@/server/db';
-import { listSessions } from '@/server/queries/sessions';
+import { listSessions, projectHasSessions, type SessionRowDto } from '@/server/queries/sessions';
+import { ClassBar } from './class-bar';
+import { EmptyState } from './empty-state';
+import { RowKeys } from './row-keys';
 
-const TH = 'whitespace-nowrap px-4 py-2.5 text-xs font-semibold uppercase tracking-wide text-slate-500';
-const NUM = 'px-4 py-3 text-right tabular-nums';
+const TH = 'whitespace-nowrap px-3 py-2.5 text-xs font-semibold uppercase tracking-wide text-slate-500';
+const NUM = 'whitespace-nowrap px-3 py-3 text-right tabular-nums';
 
-export async function SessionTable({
-  project,
-  outcome,
-  failureClass,
-  search,
-  page,
-}: {
+const COLUMNS: { sort: SessionSort; label: string; numeric?: boolean }[] = [
+  { sort: 'session', label: 'Session' },
+  { sort: 'agent', label: 'Agent' },
+  { sort: 'user', label: 'User' },
+  { sort: 'started', label: 'Started' },
+  { sort: 'duration', label: 'Duration', numeric: true },
+  { sort: 'tool_calls', label: 'Tool calls', numeric: true },
+  { sort: 'attempts', label: 'Attempts', numeric: true },
+  { sort: 'retry_rate', label: 'Retry rate', numeric: true },
+];
+
+/** A count as this session's share of all sessions: scaled by its sampling weight. */
+const scaled = (n: number, weight: number) => formatInt(Math.round(n * weight));
+const percent = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 0 });
+
+interface Props {
   project: string;
-  outcome?: SessionOutcome;
-  failureClass?: FailureClass;
-  search?: string;
-  page: number;
-}) {
-  const list = await listSessions(db(), project, { outcome, failureClass, search, page });
-  const keep = { project, outcome, class: failureClass, q: search };
-  if (list.total === 0) {
+  q: string;
+  query: ParsedSessionQuery;
+  sort: SessionSort;
+  dir: SortDirection;
+  after?: string;
+  before?: string;
+  collectorUrl: string;
+}
+
+export async function SessionTable({ project, q, query, sort, dir, after, before, collectorUrl }: Props) {
+  const list = await listSessions(db(), project, { filters: query.filters, terms: query.terms, sort, dir, after, before });
+  const keep = { project, q: q || undefined, sort: sort === 'started' ? undefined : sort, dir: dir === defaultDirection(sort) ? undefined : dir };
+  const page = (over: Record<string, string | undefined>) => hrefWith('/sessions', keep, over);
+
+  if (list.rows.length === 0 && !after && !before) {
+    if (!isFiltered(query) && !(await projectHasSessions(db(), project))) return <EmptyState project={project} collectorUrl={collectorUrl} />;
     return (
-      <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center text-sm text-slate-600">
-        {outcome || failureClass || search ? 'No sessions match these filters.' : 'No sessions yet: send traces to the collector.'}
+      <div data-testid="sessions-none" className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center text-sm text-slate-600">
+        No sessions match this query.
       </div>
     );
   }
+
+  const sortHeader = (c: { sort: SessionSort; label: string; numeric?: boolean }) => {
+    const active = c.sort === sort;
+    const nextDir: SortDirection = active ? (dir === 'asc' ? 'desc' : 'asc') : defaultDirection(c.sort);
+    const href = hrefWith('/sessions', { project, q: q || undefined }, { sort: c.sort, dir: nextDir });
+    return (
+      <th
+        key={c.sort}
+        scope="col"
+        aria-sort={active ? (dir === 'asc' ? 'ascending' : 'descending') : 'none'}
+        className={`${TH} ${c.numeric ? 'text-right' : 'text-left'}`}
+      >
+        <Link href={href} data-testid={`sort-${c.sort}`} className={`inline-flex items-center gap-1 hover:text-slate-800 ${active ? 'text-slate-900' : ''}`}>
+          {c.label}
+          <span aria-hidden className={active ? '' : 'opacity-0'}>
+            {active && dir === 'asc' ? '▲' : '▼'}
+          </span>
+        </Link>
+      </th>
+    );
+  };
+
   return (
     <>
-      <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-        <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="sessions-table">
-          <thead className="bg-slate-50">
-            <tr>
-              <th className={`${TH} text-left`}>Session</th>
-              <th className={`${TH} text-left`}>Agent</th>
-              <th className={`${TH} text-left`}>Started</th>
-              <th className={`${TH} text-right`}>Duration</th>
-              <th className={`${TH} text-left`}>Outcome</th>
-              <th className={`${TH} text-right`}>Tool calls</th>
-              <th className={`${TH} text-right`}>Failed attempts</th>
-              <th className={`${TH} text-right`}>Tokens</th>
-              <th className={`${TH} text-right`}>Repair tokens</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {list.rows.map((s) => (
-              <tr key={s.id} data-testid="session-row" data-session-id={s.id} className="relative cursor-pointer align-top hover:bg-slate-50">
-                <td className="px-4 py-3">
-                  {/* The link stretches over the whole row (after:inset-0): a click anywhere on it opens the session. */}
-                  <Link
-                    href={hrefWith(`/sessions/${encodeURIComponent(s.id)}`, { project })}
-                    className="font-mono text-[13px] font-medium text-indigo-700 after:absolute after:inset-0 hover:underline"
-                  >
-                    {s.id}
-                  </Link>
-                  {s.failureClasses.length ? (
-                    <div className="mt-1.5 flex flex-wrap gap-1">
-                      {s.failureClasses.map((c) => (
-                        <FailureClassBadge key={c} failureClass={c} />
-                      ))}
-                    </div>
-                  ) : null}
-                </td>
-                <td className="px-4 py-3">
-                  <div className="font-medium text-slate-800">{s.agentName ?? '—'}</div>
-                  {s.serviceName ? <div className="text-xs text-slate-500">{s.serviceName}</div> : null}
-                </td>
-                <td className="whitespace-nowrap px-4 py-3 text-slate-600">{formatDateTime(s.startedAt)}</td>
-                <td className={`${NUM} whitespace-nowrap text-slate-600`}>{formatDuration(s.durationMs)}</td>
-                <td className="px-4 py-3">
-                  <OutcomeBadge outcome={s.outcome} />
-                </td>
-                <td className={NUM}>{formatInt(s.toolCallCount)}</td>
-                <td className={`${NUM} ${s.failedAttemptCount ? 'font-medium text-red-700' : 'text-slate-400'}`}>
-                  {formatInt(s.failedAttemptCount)}
-                </td>
-                <td className={NUM} title={formatInt(s.tokens)}>
-                  {formatCompact(s.tokens)}
-                </td>
-                <td
-                  className={`${NUM} ${s.repairTokens ? 'font-medium text-amber-700' : 'text-slate-400'}`}
-                  title={formatInt(s.repairTokens)}
-                >
-                  {formatCompact(s.repairTokens)}
-                </td>
+      {list.cursorError ? (
+        <p role="alert" className="mb-3 rounded-md border border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900">
+          {list.cursorError}
+        </p>
+      ) : null}
+      <RowKeys>
+        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
+          <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="sessions-table">
+            <thead className="bg-slate-50">
+              <tr>
+                {COLUMNS.map(sortHeader)}
+                <th scope="col" className={`${TH} text-left`}>
+                  Failures
+                </th>
+                {sortHeader({ sort: 'tokens', label: 'Tokens', numeric: true })}
+                {sortHeader({ sort: 'status', label: 'Status' })}
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <Pagination
-        page={list.page}
-        pageCount={list.pageCount}
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {list.rows.map((s) => (
+                <SessionRow key={s.id} s={s} project={project} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </RowKeys>
+      {list.rows.length === 0 ? <p className="mt-4 text-sm text-slate-600">No more sessions on this side of the list.</p> : null}
+      <CursorPagination
         total={list.total}
-        pageSize={list.pageSize}
-        href={(p) => hrefWith('/sessions', keep, { page: p === 1 ? undefined : p })}
+        shown={list.rows.length}
+        prevHref={list.prev ? page({ before: list.prev }) : null}
+        nextHref={list.next ? page({ after: list.next }) : null}
+        firstHref={page({})}
       />
     </>
+  );
+}
+
+function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
+  const w = s.samplingWeight;
+  return (
+    <tr
+      data-testid="session-row"
+      data-session-id={s.id}
+      className="relative cursor-pointer align-top hover:bg-slate-50 focus-within:bg-indigo-50 data-[selected]:bg-indigo-50"
+    >
+      <td className="px-3 py-3">
+        {/* The link stretches over the whole row (after:inset-0): a click anywhere on it opens the session. */}
+        <Link
+          href={hrefWith(`/sessions/${encodeURIComponent(s.id)}`, { project })}
+          className="block max-w-64 break-all font-mono text-[13px] font-medium text-indigo-700 after:absolute after:inset-0 hover:underline focus:outline-none"
+        >
+          {s.id}
+        </Link>
+        {w !== 1 ? (
+          <span
+            className="mt-1 inline-block rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-600"
+            title={`Sampled: this session stands for ${formatInt(w)} sessions, and its counts are scaled by ${formatInt(w)}.`}
+          >
+            ×{formatInt(w)} sampled
+          </span>
+        ) : null}
+      </td>
+      <td className="px-3 py-3">
+        <div className="max-w-40 break-all font-medium text-slate-800">{s.agentName ?? '—'}</div>
+        {s.serviceName ? <div className="max-w-40 break-all text-xs text-slate-500">{s.serviceName}</div> : null}
+      </td>
+      <td className="px-3 py-3">
+        <div className="max-w-32 break-all font-mono text-[13px] text-slate-700">{s.userId ?? '—'}</div>
+      </td>
+      <td className="whitespace-nowrap px-3 py-3 text-slate-600">{formatDateTime(s.startedAt)}</td>
+      <td className={`${NUM} text-slate-600`}>{formatDuration(s.durationMs)}</td>
+      <td className={NUM}>{scaled(s.toolCallCount, w)}</td>
+      <td className={NUM}>
+        {scaled(s.attemptCount, w)}
+        {s.failedAttemptCount ? <div className="text-xs font-medium text-red-700">{scaled(s.failedAttemptCount, w)} failed</div> : null}
+      </td>
+      <td className={`${NUM} ${s.retryRate ? 'font-medium text-amber-700' : 'text-slate-400'}`}>{percent.format(s.retryRate)}</td>
+      <td className="px-3 py-3 align-middle">
+        <ClassBar counts={s.classCounts} weight={w} />
+      </td>
+      <td className={NUM}>
+        {scaled(s.tokens, w)}
+        {s.repairTokens ? <div className="text-xs text-amber-700">{scaled(s.repairTokens, w)} repair</div> : null}
+      </td>
+      <td className="px-3 py-3">
+        <OutcomeBadge outcome={s.outcome} />
+      </td>
+    </tr>
   );
 }

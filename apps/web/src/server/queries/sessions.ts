@@ -1,18 +1,24 @@
 import 'server-only';
 import { type PrismaClient, sql } from '@guardtrace/db';
-import type { FailureClass, SessionOutcome } from '@guardtrace/semconv';
+import type { Comparison, SessionQueryFilters } from '@/lib/session-query';
+import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
+import { type Cursor, decodeCursor, encodeCursor, keysetCondition, orderBy, sortExpr } from './session-sort';
 
 // 25 rows: a screenful of sessions without scrolling past the filters on a laptop.
-export const SESSIONS_PAGE_SIZE = 25;
+const SESSIONS_PAGE_SIZE = 25;
 
-export interface SessionFilters {
-  outcome?: SessionOutcome;
-  /** Sessions with at least one attempt of this class. */
-  failureClass?: FailureClass;
-  /** Case-insensitive substring of the session id or agent name. */
-  search?: string;
-  /** 1-based. */
-  page?: number;
+type Sql = ReturnType<typeof sql>;
+
+export interface SessionListQuery {
+  filters?: Partial<SessionQueryFilters>;
+  /** Free-text terms; each must match the session id, agent or user, or a tool name, arguments or feedback of one of its attempts. */
+  terms?: string[];
+  sort?: SessionSort;
+  dir?: SortDirection;
+  /** Cursor of the row the page starts after (from `next`). */
+  after?: string;
+  /** Cursor of the row the page ends before (from `prev`). */
+  before?: string;
   pageSize?: number;
 }
 
@@ -20,10 +26,12 @@ export interface SessionRowDto {
   id: string;
   agentName: string | null;
   serviceName: string | null;
+  userId: string | null;
   startedAt: string;
   endedAt: string | null;
   durationMs: number | null;
   outcome: string | null;
+  /** Counts as recorded in this session. */
   toolCallCount: number;
   attemptCount: number;
   failedAttemptCount: number;
@@ -31,23 +39,36 @@ export interface SessionRowDto {
   /** Input + output tokens of every model call. */
   tokens: number;
   repairTokens: number;
+  /** How many sessions this one stands for (1 unless the SDK sampled clean sessions out). */
   samplingWeight: number;
+  /** Retries (attempts after the first of a call) per tool call. */
+  retryRate: number;
   /** Distinct failure classes of the session's attempts, alphabetical. */
   failureClasses: string[];
+  /** Failed attempts per class, most first. */
+  classCounts: { failureClass: string; count: number }[];
 }
 
 export interface SessionListDto {
   rows: SessionRowDto[];
+  /** Sessions matching the filters, over every page. */
   total: number;
-  page: number;
   pageSize: number;
-  pageCount: number;
+  sort: SessionSort;
+  dir: SortDirection;
+  /** Cursor for the following page, null on the last one. */
+  next: string | null;
+  /** Cursor for the preceding page, null on the first one. */
+  prev: string | null;
+  /** A cursor from the URL that could not be used (the first page is shown instead). */
+  cursorError?: string;
 }
 
 interface SessionRow {
   id: string;
   agent_name: string | null;
   service_name: string | null;
+  user_id: string | null;
   started_at: Date;
   ended_at: Date | null;
   outcome: string | null;
@@ -59,81 +80,139 @@ interface SessionRow {
   output_tokens: bigint;
   repair_tokens: bigint;
   sampling_weight: number;
+  sort_value: string;
 }
 
-/** Sessions of one project, newest first, filtered and paged. */
-export async function listSessions(
-  db: PrismaClient,
-  projectId: string,
-  filters: SessionFilters = {},
-): Promise<SessionListDto> {
-  const pageSize = filters.pageSize ?? SESSIONS_PAGE_SIZE;
-  const outcome = filters.outcome ?? null;
-  const failureClass = filters.failureClass ?? null;
-  const search = filters.search?.trim().toLowerCase() || null;
+const COMPARE: Record<Comparison, Sql> = { '>': sql`>`, '>=': sql`>=`, '<': sql`<`, '<=': sql`<=`, '=': sql`=` };
 
-  // One static statement per query: NULL parameters switch a filter off.
-  const where = sql`
-      WHERE s.project_id = ${projectId}::uuid
-        AND (${outcome}::text IS NULL OR s.outcome = ${outcome}::text)
-        AND (${search}::text IS NULL OR strpos(lower(s.id), ${search}::text) > 0
-             OR strpos(lower(coalesce(s.agent_name, '')), ${search}::text) > 0)
-        AND (${failureClass}::text IS NULL OR EXISTS (
-          SELECT 1 FROM attempts a
-          WHERE a.project_id = s.project_id AND a.session_id = s.id AND a.failure_class = ${failureClass}::text))`;
-  const count = (): Promise<number> =>
-    db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM sessions s ${where}`.then((r) => Number(r[0]?.n ?? 0));
-  const pageRows = (page: number): Promise<SessionRow[]> =>
+const concat = (parts: Sql[]): Sql => parts.reduce((acc, p) => sql`${acc} ${p}`, sql``);
+
+/** `%text%` for ILIKE with the pattern characters of the text taken literally. */
+const containsPattern = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: string[]): Sql {
+  const parts: Sql[] = [sql`WHERE s.project_id = ${projectId}::uuid`];
+  if (f.status !== undefined) parts.push(sql`AND coalesce(s.outcome, '') = ${f.status}::text`);
+  if (f.user !== undefined) parts.push(sql`AND coalesce(s.user_id, '') = ${f.user}::text`);
+  if (f.agent !== undefined) parts.push(sql`AND coalesce(s.agent_name, '') = ${f.agent}::text`);
+  for (const a of f.attempts ?? []) parts.push(sql`AND s.attempt_count ${COMPARE[a.op]} ${a.value}::int`);
+  for (const c of f.classes ?? []) {
+    parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a
+      WHERE a.project_id = s.project_id AND a.failure_class = ${c}::text AND a.session_id = s.id)`);
+  }
+  for (const t of f.tools ?? []) {
+    parts.push(sql`AND EXISTS (SELECT 1 FROM tool_calls t
+      WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)`);
+  }
+  for (const term of terms) {
+    const lower = term.toLowerCase();
+    // The attempts' text expression is the one of attempts_search_trgm_idx (prisma/unexpressible.sql);
+    // an uncorrelated IN lets Postgres read the matching attempts once through that index.
+    parts.push(sql`AND (strpos(lower(s.id), ${lower}::text) > 0
+      OR strpos(lower(coalesce(s.agent_name, '')), ${lower}::text) > 0
+      OR strpos(lower(coalesce(s.user_id, '')), ${lower}::text) > 0
+      OR s.id IN (SELECT a.session_id FROM attempts a WHERE a.project_id = ${projectId}::uuid
+        AND (coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, ''))
+            ILIKE ${containsPattern(term)}::text))`);
+  }
+  return concat(parts);
+}
+
+/** Sessions of one project, filtered, sorted (ties by id) and paged by keyset. */
+export async function listSessions(db: PrismaClient, projectId: string, query: SessionListQuery = {}): Promise<SessionListDto> {
+  const pageSize = query.pageSize ?? SESSIONS_PAGE_SIZE;
+  const sort = query.sort ?? 'started';
+  const dir = query.dir ?? defaultDirection(sort);
+  const where = whereClause(projectId, query.filters ?? {}, (query.terms ?? []).filter(Boolean));
+
+  let cursor: Cursor | undefined;
+  let forward = true;
+  let cursorError: string | undefined;
+  const token = query.after ?? query.before;
+  if (token) {
+    const decoded = decodeCursor(token, sort);
+    if ('error' in decoded) cursorError = `${decoded.error} Showing the first page.`;
+    else {
+      cursor = decoded;
+      forward = query.after !== undefined;
+    }
+  }
+
+  const expr = sortExpr(sort);
+  const [countRows, fetched] = await Promise.all([
+    db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM sessions s ${where}`,
     db.$queryRaw<SessionRow[]>`
-      SELECT s.id, s.agent_name, s.service_name, s.started_at, s.ended_at, s.outcome,
+      SELECT s.id, s.agent_name, s.service_name, s.user_id, s.started_at, s.ended_at, s.outcome,
              s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
-             s.input_tokens, s.output_tokens, s.repair_tokens, s.sampling_weight
-      FROM sessions s ${where}
-      ORDER BY s.started_at DESC, s.id DESC
-      LIMIT ${pageSize} OFFSET ${(page - 1) * pageSize}`;
+             s.input_tokens, s.output_tokens, s.repair_tokens, s.sampling_weight,
+             (${expr})::text AS sort_value
+      FROM sessions s ${where} ${cursor ? keysetCondition(cursor, dir, forward) : sql``}
+      ${orderBy(sort, dir, forward)}
+      LIMIT ${pageSize + 1}`,
+  ]);
+  const more = fetched.length > pageSize;
+  const page = fetched.slice(0, pageSize);
+  if (!forward) page.reverse();
+  const hasNext = forward ? more : true;
+  const hasPrev = forward ? cursor !== undefined : more;
+  const cursorOf = (r: SessionRow | undefined) => (r ? encodeCursor({ sort, value: r.sort_value, id: r.id }) : null);
 
-  // Count and page in parallel; a page past the end (a stale link) is re-read as the last page.
-  const requested = Math.max(1, filters.page ?? 1);
-  const [total, firstTry] = await Promise.all([count(), pageRows(requested)]);
-  const pageCount = Math.max(1, Math.ceil(total / pageSize));
-  const page = Math.min(requested, pageCount);
-  const rows = page === requested ? firstTry : await pageRows(page);
-
-  const classes = rows.length
+  const classes = page.length
     ? await db.attempt.groupBy({
         by: ['sessionId', 'failureClass'],
-        where: { projectId, sessionId: { in: rows.map((r) => r.id) }, failureClass: { not: null } },
+        where: { projectId, sessionId: { in: page.map((r) => r.id) }, failureClass: { not: null } },
+        _count: { _all: true },
       })
     : [];
-  const classesBySession = new Map<string, string[]>();
+  const classesBySession = new Map<string, { failureClass: string; count: number }[]>();
   for (const c of classes) {
     if (!c.failureClass) continue;
     const list = classesBySession.get(c.sessionId) ?? [];
-    list.push(c.failureClass);
+    list.push({ failureClass: c.failureClass, count: c._count._all });
     classesBySession.set(c.sessionId, list);
   }
 
   return {
-    rows: rows.map((r) => ({
-      id: r.id,
-      agentName: r.agent_name,
-      serviceName: r.service_name,
-      startedAt: r.started_at.toISOString(),
-      endedAt: r.ended_at?.toISOString() ?? null,
-      durationMs: r.ended_at ? r.ended_at.getTime() - r.started_at.getTime() : null,
-      outcome: r.outcome,
-      toolCallCount: Number(r.tool_call_count),
-      attemptCount: Number(r.attempt_count),
-      failedAttemptCount: Number(r.failed_attempt_count),
-      modelCallCount: Number(r.model_call_count),
-      tokens: Number(r.input_tokens) + Number(r.output_tokens),
-      repairTokens: Number(r.repair_tokens),
-      samplingWeight: Number(r.sampling_weight),
-      failureClasses: (classesBySession.get(r.id) ?? []).sort(),
-    })),
-    total,
-    page,
+    rows: page.map((r) => {
+      const classCounts = (classesBySession.get(r.id) ?? []).sort(
+        (a, b) => b.count - a.count || a.failureClass.localeCompare(b.failureClass),
+      );
+      const toolCalls = Number(r.tool_call_count);
+      const attempts = Number(r.attempt_count);
+      return {
+        id: r.id,
+        agentName: r.agent_name,
+        serviceName: r.service_name,
+        userId: r.user_id,
+        startedAt: r.started_at.toISOString(),
+        endedAt: r.ended_at?.toISOString() ?? null,
+        durationMs: r.ended_at ? r.ended_at.getTime() - r.started_at.getTime() : null,
+        outcome: r.outcome,
+        toolCallCount: toolCalls,
+        attemptCount: attempts,
+        failedAttemptCount: Number(r.failed_attempt_count),
+        modelCallCount: Number(r.model_call_count),
+        tokens: Number(r.input_tokens) + Number(r.output_tokens),
+        repairTokens: Number(r.repair_tokens),
+        samplingWeight: Number(r.sampling_weight),
+        retryRate: toolCalls > 0 ? Math.max(attempts - toolCalls, 0) / toolCalls : 0,
+        failureClasses: classCounts.map((c) => c.failureClass).sort(),
+        classCounts,
+      };
+    }),
+    total: Number(countRows[0]?.n ?? 0),
     pageSize,
-    pageCount,
+    sort,
+    dir,
+    next: hasNext ? cursorOf(page.at(-1)) : null,
+    prev: hasPrev ? cursorOf(page[0]) : null,
+    cursorError,
   };
+}
+
+/** Whether the project has any session at all (the explorer's empty state). */
+export async function projectHasSessions(db: PrismaClient, projectId: string): Promise<boolean> {
+  const rows = await db.$queryRaw<{ one: number }[]>`
+    SELECT 1 AS one FROM sessions WHERE project_id = ${projectId}::uuid LIMIT 1`;
+  return rows.length > 0;
 }

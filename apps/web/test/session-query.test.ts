@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { isFiltered, parseSessionQuery, SESSION_QUERY_MAX } from '../src/lib/session-query.ts';
+
+describe('parseSessionQuery', () => {
+  it('reads the documented form with every key and free text', () => {
+    const p = parseSessionQuery('class:invalid_arguments tool:read_file attempts:>2 user:u_17 agent:x status:escalated timeout');
+    expect(p.errors).toEqual([]);
+    expect(p.filters).toEqual({
+      classes: ['invalid_arguments'],
+      tools: ['read_file'],
+      attempts: [{ op: '>', value: 2 }],
+      user: 'u_17',
+      agent: 'x',
+      status: 'escalated',
+    });
+    expect(p.text).toBe('timeout');
+    expect(p.terms).toEqual(['timeout']);
+    expect(isFiltered(p)).toBe(true);
+  });
+
+  it('accepts every comparison and a bare number as equality', () => {
+    const p = parseSessionQuery('attempts:>=3 attempts:<10 attempts:<=9 attempts:=4 attempts:5');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.attempts).toEqual([
+      { op: '>=', value: 3 },
+      { op: '<', value: 10 },
+      { op: '<=', value: 9 },
+      { op: '=', value: 4 },
+      { op: '=', value: 5 },
+    ]);
+  });
+
+  it('keeps quoted values and quoted free text whole, colons included', () => {
+    const p = parseSessionQuery('tool:"read file" "error: ENOENT"   plain  Class:transient');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.tools).toEqual(['read file']);
+    expect(p.filters.classes).toEqual(['transient']);
+    expect(p.terms).toEqual(['error: ENOENT', 'plain']);
+    expect(p.text).toBe('error: ENOENT plain');
+  });
+
+  it('repeated class and tool filters all apply, once each', () => {
+    const p = parseSessionQuery('class:transient tool:a class:fatal tool:b class:transient');
+    expect(p.filters.classes).toEqual(['transient', 'fatal']);
+    expect(p.filters.tools).toEqual(['a', 'b']);
+  });
+
+  it('an empty or blank query filters nothing', () => {
+    for (const q of [undefined, null, '', '   ']) {
+      const p = parseSessionQuery(q);
+      expect(p).toEqual({ filters: { classes: [], tools: [], attempts: [] }, text: '', terms: [], errors: [] });
+      expect(isFiltered(p)).toBe(false);
+    }
+  });
+
+  it('names an unknown key with its position and the keys it expects', () => {
+    const p = parseSessionQuery('tool:x colour:red');
+    expect(p.filters.tools).toEqual(['x']);
+    expect(p.errors).toHaveLength(1);
+    expect(p.errors[0]).toMatchObject({ token: 'colour:red', at: 7 });
+    expect(p.errors[0]?.message).toContain('Unknown filter “colour”');
+    expect(p.errors[0]?.message).toContain('column 8');
+    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, user:, agent:, status:');
+  });
+
+  it('rejects bad values with what was expected', () => {
+    const bad = (q: string) => parseSessionQuery(q).errors.map((e) => e.message);
+    expect(bad('class:nope')[0]).toMatch(/Unknown failure class “nope”: expected one of .*invalid_arguments/);
+    expect(bad('status:done')[0]).toMatch(/Unknown status “done”: expected one of success, failed, escalated/);
+    expect(bad('attempts:many')[0]).toMatch(/“attempts:” expects a whole number/);
+    expect(bad('attempts:>-1')[0]).toMatch(/whole number/);
+    expect(bad('attempts:2.5')[0]).toMatch(/whole number/);
+    expect(bad('user:')[0]).toMatch(/“user:” needs a value/);
+    expect(bad('user:a user:b')[0]).toMatch(/“user:” is given twice/);
+    expect(bad('status:failed status:success')[0]).toMatch(/“status:” is given twice/);
+    expect(bad('tool:"read')[0]).toMatch(/Unclosed quote at column 6/);
+    expect(bad(`tool:${'x'.repeat(201)}`)[0]).toMatch(/longer than 200 characters/);
+    expect(bad('x'.repeat(SESSION_QUERY_MAX + 1))[0]).toMatch(/at most 500 are accepted/);
+  });
+
+  it('leaves bad tokens out of the filters and keeps the good ones', () => {
+    const p = parseSessionQuery('class:nope tool:ok attempts:x');
+    expect(p.filters).toEqual({ classes: [], tools: ['ok'], attempts: [] });
+    expect(p.errors.map((e) => e.at)).toEqual([0, 19]);
+  });
+});
