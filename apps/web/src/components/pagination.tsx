@@ -17,7 +17,7 @@ export function CursorPagination({
   firstHref?: string;
 }) {
   const link = 'rounded-md border border-slate-300 bg-white px-3 py-1.5 font-medium hover:bg-slate-50';
-  const disabled = 'rounded-md border border-slate-200 px-3 py-1.5 text-slate-400';
+  const disabled = 'rounded-md border border-slate-200 px-3 py-1.5 text-slate-500';
   return (
     <nav className="mt-4 flex items-center justify-between text-sm text-slate-600" aria-label="Pagination">
       <p data-testid="pagination-summary">

@@ -4,7 +4,7 @@ import { formatInt } from '@/lib/format';
 /** Failed attempts of a session by class: a stacked bar, its counts as the accessible name. */
 export function ClassBar({ counts, weight }: { counts: { failureClass: string; count: number }[]; weight: number }) {
   const total = counts.reduce((n, c) => n + c.count, 0);
-  if (total === 0) return <span className="text-slate-400">—</span>;
+  if (total === 0) return <span className="text-slate-500">—</span>;
   const label = `Failed attempts by class: ${counts
     .map((c) => `${classStyle(c.failureClass).label} ${formatInt(Math.round(c.count * weight))}`)
     .join(', ')}`;

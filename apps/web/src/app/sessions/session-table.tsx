@@ -67,7 +67,7 @@ export async function SessionTable({ project, q, query, sort, dir, after, before
       >
         <Link href={href} data-testid={`sort-${c.sort}`} className={`inline-flex items-center gap-1 hover:text-slate-800 ${active ? 'text-slate-900' : ''}`}>
           {c.label}
-          <span aria-hidden className={active ? '' : 'opacity-0'}>
+          <span aria-hidden className={active ? '' : 'invisible'}>
             {active && dir === 'asc' ? '▲' : '▼'}
           </span>
         </Link>
@@ -154,7 +154,7 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
         {scaled(s.attemptCount, w)}
         {s.failedAttemptCount ? <div className="text-xs font-medium text-red-700">{scaled(s.failedAttemptCount, w)} failed</div> : null}
       </td>
-      <td className={`${NUM} ${s.retryRate ? 'font-medium text-amber-700' : 'text-slate-400'}`}>{percent.format(s.retryRate)}</td>
+      <td className={`${NUM} ${s.retryRate ? 'font-medium text-amber-700' : 'text-slate-500'}`}>{percent.format(s.retryRate)}</td>
       <td className="px-3 py-3 align-middle">
         <ClassBar counts={s.classCounts} weight={w} />
       </td>
