@@ -257,6 +257,15 @@ describe('listSessions', () => {
     }
   });
 
+  it('counts matching sessions up to a cap and says when there are more', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    for (let i = 0; i < 5; i++) await seedSession(prisma, project.id, { startedAt: minutes(i) });
+    expect(await listSessions(prisma, project.id, { countCap: 3 })).toMatchObject({ total: 3, totalCapped: true });
+    expect(await listSessions(prisma, project.id, { countCap: 5 })).toMatchObject({ total: 5, totalCapped: false });
+    expect(await listSessions(prisma, project.id)).toMatchObject({ total: 5, totalCapped: false });
+  });
+
   it('ignores a cursor it did not make, or made for another sort, and says so', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -4,12 +4,15 @@ import { formatInt } from '@/lib/format';
 /** Previous / next links of a keyset-paged list (no page numbers: pages are cursors). */
 export function CursorPagination({
   total,
+  capped = false,
   shown,
   prevHref,
   nextHref,
   firstHref,
 }: {
   total: number;
+  /** More match than were counted: the total is a lower bound. */
+  capped?: boolean;
   shown: number;
   prevHref: string | null;
   nextHref: string | null;
@@ -21,7 +24,8 @@ export function CursorPagination({
   return (
     <nav className="mt-4 flex items-center justify-between text-sm text-slate-600" aria-label="Pagination">
       <p data-testid="pagination-summary">
-        {formatInt(shown)} shown of {formatInt(total)} {total === 1 ? 'session' : 'sessions'}
+        {formatInt(shown)} shown of {formatInt(total)}
+        {capped ? '+' : ''} {total === 1 && !capped ? 'session' : 'sessions'}
       </p>
       <div className="flex items-center gap-2">
         {firstHref && !prevHref ? (

@@ -106,6 +106,7 @@ export async function SessionTable({ project, q, query, sort, dir, after, before
       {list.rows.length === 0 ? <p className="mt-4 text-sm text-slate-600">No more sessions on this side of the list.</p> : null}
       <CursorPagination
         total={list.total}
+        capped={list.totalCapped}
         shown={list.rows.length}
         prevHref={list.prev ? page({ before: list.prev }) : null}
         nextHref={list.next ? page({ after: list.next }) : null}

@@ -6,6 +6,8 @@ import { type Cursor, decodeCursor, encodeCursor, keysetCondition, orderBy, sort
 
 // 25 rows: a screenful of sessions without scrolling past the filters on a laptop.
 const SESSIONS_PAGE_SIZE = 25;
+/** Matching sessions are counted up to this many; beyond, the total reads "10,000+". */
+const COUNT_CAP = 10_000;
 
 type Sql = ReturnType<typeof sql>;
 
@@ -20,6 +22,8 @@ export interface SessionListQuery {
   /** Cursor of the row the page ends before (from `prev`). */
   before?: string;
   pageSize?: number;
+  /** Count matching sessions up to this many (default COUNT_CAP). */
+  countCap?: number;
 }
 
 export interface SessionRowDto {
@@ -51,8 +55,10 @@ export interface SessionRowDto {
 
 export interface SessionListDto {
   rows: SessionRowDto[];
-  /** Sessions matching the filters, over every page. */
+  /** Sessions matching the filters, over every page, counted up to the cap. */
   total: number;
+  /** More sessions match than the cap (`total` is then the cap). */
+  totalCapped: boolean;
   pageSize: number;
   sort: SessionSort;
   dir: SortDirection;
@@ -106,12 +112,13 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   }
   for (const term of terms) {
     const lower = term.toLowerCase();
-    // The attempts' text expression is the one of attempts_search_trgm_idx (prisma/unexpressible.sql);
-    // an uncorrelated IN lets Postgres read the matching attempts once through that index.
+    // The attempts' text expression is the one of attempts_search_trgm_idx (prisma/unexpressible.sql).
+    // As EXISTS, Postgres picks per plan: read the matching attempts once through that index (a
+    // rare word), or check each session's own attempts until the page is full (a common one).
     parts.push(sql`AND (strpos(lower(s.id), ${lower}::text) > 0
       OR strpos(lower(coalesce(s.agent_name, '')), ${lower}::text) > 0
       OR strpos(lower(coalesce(s.user_id, '')), ${lower}::text) > 0
-      OR s.id IN (SELECT a.session_id FROM attempts a WHERE a.project_id = ${projectId}::uuid
+      OR EXISTS (SELECT 1 FROM attempts a WHERE a.project_id = s.project_id AND a.session_id = s.id
         AND (coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, ''))
             ILIKE ${containsPattern(term)}::text))`);
   }
@@ -121,6 +128,7 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
 /** Sessions of one project, filtered, sorted (ties by id) and paged by keyset. */
 export async function listSessions(db: PrismaClient, projectId: string, query: SessionListQuery = {}): Promise<SessionListDto> {
   const pageSize = query.pageSize ?? SESSIONS_PAGE_SIZE;
+  const countCap = query.countCap ?? COUNT_CAP;
   const sort = query.sort ?? 'started';
   const dir = query.dir ?? defaultDirection(sort);
   const where = whereClause(projectId, query.filters ?? {}, (query.terms ?? []).filter(Boolean));
@@ -140,7 +148,8 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
 
   const expr = sortExpr(sort);
   const [countRows, fetched] = await Promise.all([
-    db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM sessions s ${where}`,
+    // Counting stops at the cap: a broad filter over a big project costs no more than a page of it.
+    db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM sessions s ${where} LIMIT ${countCap + 1}) m`,
     db.$queryRaw<SessionRow[]>`
       SELECT s.id, s.agent_name, s.service_name, s.user_id, s.started_at, s.ended_at, s.outcome,
              s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
@@ -200,7 +209,8 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
         classCounts,
       };
     }),
-    total: Number(countRows[0]?.n ?? 0),
+    total: Math.min(Number(countRows[0]?.n ?? 0), countCap),
+    totalCapped: Number(countRows[0]?.n ?? 0) > countCap,
     pageSize,
     sort,
     dir,
