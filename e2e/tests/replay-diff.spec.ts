@@ -61,6 +61,8 @@ test('the corrected call shows the failed field highlighted as fixed, copies as 
   const renamed = diff.locator('[data-testid="diff-change"][data-pointer="/filepath"]');
   await expect(renamed.getByTestId('pointer-verdict')).toHaveAttribute('data-verdict', 'fixed');
   await expect(renamed).toContainText('removed');
+  // kept as a test artifact (e2e/test-results/...)
+  await page.screenshot({ path: test.info().outputPath('attempt-diff.png'), fullPage: true });
 
   // Other modes reach the same pair with two attempts; the radio buttons are keyboard-reachable.
   await diff.getByRole('radio', { name: 'First → final' }).check();

@@ -198,10 +198,10 @@ export function AttemptDiff({ attempts, initialMode = 'previous', initialAttempt
               </caption>
               <thead>
                 <tr className="text-left text-[11px] uppercase tracking-wide text-slate-600">
-                  <th scope="col" className="w-[28%] py-1 pr-2 font-medium">Path</th>
+                  <th scope="col" className="w-[28%] py-1 pl-2 pr-2 font-medium">Path</th>
                   <th scope="col" className="w-[12%] py-1 pr-2 font-medium">Change</th>
                   <th scope="col" className="py-1 pr-2 font-medium">Before (#{before.attempt})</th>
-                  <th scope="col" className="py-1 font-medium">After (#{after.attempt})</th>
+                  <th scope="col" className="py-1 pr-2 font-medium">After (#{after.attempt})</th>
                 </tr>
               </thead>
               <tbody className="divide-y divide-slate-100">
@@ -217,7 +217,7 @@ export function AttemptDiff({ attempts, initialMode = 'previous', initialAttempt
                       data-failed={failed ? 'true' : undefined}
                       className={`align-top ${failed ? 'bg-rose-50 outline-2 -outline-offset-2 outline-rose-400' : ''}`}
                     >
-                      <th scope="row" className="py-1.5 pr-2 text-left font-mono font-normal text-slate-900 wrap-anywhere">
+                      <th scope="row" className="py-1.5 pl-2 pr-2 text-left font-mono font-normal text-slate-900 wrap-anywhere">
                         {r.pointer === '' ? '(whole value)' : r.pointer}
                         {r.change?.beforePointer && r.change.beforePointer !== r.pointer ? (
                           <span className="block text-[11px] text-slate-600">was {r.change.beforePointer}</span>
@@ -233,7 +233,7 @@ export function AttemptDiff({ attempts, initialMode = 'previous', initialAttempt
                       <td className="py-1.5 pr-2">
                         <Value value={b.value} present={b.present} />
                       </td>
-                      <td className="py-1.5">
+                      <td className="py-1.5 pr-2">
                         <Value value={a.value} present={a.present} />
                       </td>
                     </tr>
