@@ -77,7 +77,7 @@ export async function SessionView({ project, id, step }: { project: string; id: 
                   {s.step}
                 </span>
                 <div className="mb-1 font-mono text-[11px] text-slate-400">{formatOffset(session.startedAt, s.startedAt)}</div>
-                {s.kind === 'tool' ? <ToolCallCard call={s} /> : null}
+                {s.kind === 'tool' ? <ToolCallCard call={s} project={project} sessionId={id} /> : null}
                 {s.kind === 'model' ? <ModelCallRow call={s} /> : null}
                 {s.kind === 'guard' ? <GuardRow check={s} /> : null}
                 {s.kind === 'span' ? <RawSpanRow span={s} /> : null}

@@ -2,7 +2,13 @@ import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge }
 import { type ArgsDiff, diffArguments } from '@/lib/args-diff';
 import { formatDuration, formatMicros, prettyJson } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
+import { Suspense } from 'react';
+import { diffAttempts, failureSignature } from '@/lib/call-failures';
+import { fixtureText } from '@/lib/fixture';
+import { AttemptDiff } from './attempt-diff';
 import { FailureReason } from './failure-reason';
+import { FixtureButton } from './fixture-button';
+import { SameFailureLinks } from './same-failure-links';
 
 function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
   if (checks.length === 0) return <p className="text-xs text-slate-400">No guard results recorded.</p>;
@@ -146,8 +152,9 @@ function Attempt({ a, previous }: { a: AttemptDto; previous: AttemptDto | undefi
   );
 }
 
-export function ToolCallCard({ call }: { call: ToolCallStepDto }) {
+export function ToolCallCard({ call, project, sessionId }: { call: ToolCallStepDto; project: string; sessionId: string }) {
   const f = call.flags;
+  const signature = failureSignature(call);
   return (
     <div data-testid="tool-call" data-tool={call.toolName} className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
@@ -179,6 +186,21 @@ export function ToolCallCard({ call }: { call: ToolCallStepDto }) {
         <p className="px-4 pt-2 text-xs text-slate-500 wrap-anywhere">
           Idempotency key <span className="font-mono text-slate-700">{call.idempotencyKey}</span>
         </p>
+      ) : null}
+      {call.attempts.length ? (
+        <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
+          <FixtureButton text={fixtureText(sessionId, call)} />
+          {signature ? (
+            <Suspense fallback={null}>
+              <SameFailureLinks project={project} sessionId={sessionId} signature={signature} />
+            </Suspense>
+          ) : null}
+        </div>
+      ) : null}
+      {call.attempts.length > 1 ? (
+        <div className="px-3 pt-3">
+          <AttemptDiff attempts={diffAttempts(call)} />
+        </div>
       ) : null}
       {call.attempts.length ? (
         <ol className="space-y-2 p-3">
