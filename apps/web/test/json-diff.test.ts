@@ -86,6 +86,12 @@ describe('pointerVerdicts', () => {
     expect(v?.verdict).toBe('still-failing');
   });
 
+  it('a later failure of the same class that names no field is not called fixed; one of another class is', () => {
+    const before = { args: { qty: 0 }, failedPointers: ['/qty'], passed: false, failureClass: 'invalid_arguments' };
+    expect(pointerVerdicts(before, { args: { qty: 1 }, failedPointers: [], passed: false, failureClass: 'invalid_arguments' })[0]?.verdict).toBe('still-failing');
+    expect(pointerVerdicts(before, { args: { qty: 1 }, failedPointers: [], passed: false, failureClass: 'transient' })[0]?.verdict).toBe('fixed');
+  });
+
   it('changed-something-else: the pointed value is the same, other paths changed', () => {
     const [v] = pointerVerdicts(failed({ qty: 0, note: 'a' }, ['/qty']), failed({ qty: 0, note: 'b' }, ['/qty']));
     expect(v).toMatchObject({ verdict: 'changed-something-else', changes: [] });

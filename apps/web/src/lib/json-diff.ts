@@ -163,7 +163,8 @@ export function related(a: string, b: string): boolean {
 /**
  * What the next attempt did about a field a failed check pointed at:
  * - `fixed`: the value at the pointer changed and the next attempt passed that check;
- * - `still-failing`: it changed, and the check still fails there;
+ * - `still-failing`: it changed, and the check still fails there (or the next attempt failed
+ *   with the same class without naming a field);
  * - `changed-something-else`: it did not change, other paths did;
  * - `ignored`: nothing changed at all.
  */
@@ -181,6 +182,7 @@ export interface AttemptSide {
   args: unknown;
   failedPointers: readonly string[];
   passed: boolean;
+  failureClass?: string | null;
 }
 
 /** The verdict on each failed pointer of `before`, given the diff to `after`. */
@@ -189,7 +191,9 @@ export function pointerVerdicts(before: AttemptSide, after: AttemptSide, changes
     const here = changes.filter((c) => related(c.beforePointer ?? c.pointer, pointer) || (c.afterPointer !== null && related(c.afterPointer, pointer)));
     let verdict: PointerVerdict;
     if (here.length > 0) {
-      const stillFails = !after.passed && after.failedPointers.some((p) => related(p, pointer));
+      // a later failure that names no field counts against it when its class is the same
+      const unnamed = after.failedPointers.length === 0 && after.failureClass != null && after.failureClass === before.failureClass;
+      const stillFails = !after.passed && (after.failedPointers.some((p) => related(p, pointer)) || unnamed);
       verdict = stillFails ? 'still-failing' : 'fixed';
     } else {
       verdict = changes.length > 0 ? 'changed-something-else' : 'ignored';
