@@ -125,9 +125,30 @@ async function rollup(projectId: string): Promise<Map<string, Metrics>> {
   return out;
 }
 
+/** The cost-per-session rollup next to the same grouping of the sessions rows. */
+async function costs(projectId: string) {
+  const q = async (sql: string) => (await env.sql.query(sql, [projectId])).rows;
+  return {
+    stored: await q(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, bucket, sessions, estimated_sessions, tokens, repair_tokens
+       FROM analytics_cost_daily WHERE project_id = $1 AND (sessions <> 0 OR tokens <> 0) ORDER BY day, bucket`,
+    ),
+    recomputed: await q(
+      `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+         CASE WHEN t < 1000 THEN 0 WHEN t < 2000 THEN 1 WHEN t < 5000 THEN 2 WHEN t < 10000 THEN 3 ELSE 4 END AS bucket,
+         count(*)::int AS sessions, sum(sampling_weight)::float8 AS estimated_sessions,
+         sum(t * sampling_weight)::float8 AS tokens, sum(repair_tokens * sampling_weight)::float8 AS repair_tokens
+       FROM (SELECT *, input_tokens + output_tokens AS t FROM sessions WHERE project_id = $1) s
+       GROUP BY 1, 2 ORDER BY 1, 2`,
+    ),
+  };
+}
+
 async function expectConsistent(projectId: string): Promise<Map<string, Metrics>> {
   const stored = await rollup(projectId);
   expect(stored).toEqual(await recompute(projectId));
+  const c = await costs(projectId);
+  expect(c.stored).toEqual(c.recomputed);
   return stored;
 }
 

@@ -4,8 +4,8 @@ import type { PrismaClient } from '@guardtrace/db';
 /**
  * The analytics page's data layer. Failure figures come from the daily rollup the collector
  * keeps in its write transaction (analytics_daily: project × UTC day × tool × failure class ×
- * feedback template), so they cost the same at 100k sessions as at 100; session costs come
- * from the sessions table through its (project, started_at) index.
+ * feedback template) and analytics_cost_daily (project × day × cost bucket), so they cost the
+ * same at 100k sessions as at 100.
  */
 
 // Ranges offered on the analytics page; 30 days by default: a month of trends at a glance.
@@ -202,7 +202,10 @@ export async function getRejectionEffectiveness(db: PrismaClient, projectId: str
   }));
 }
 
-/** Upper bounds of the cost-per-session buckets, in tokens (1-2-5 steps; the last is open). */
+/**
+ * Upper bounds of the cost-per-session buckets, in tokens (1-2-5 steps; the last is open): the
+ * labels of the buckets guardtrace_cost_bucket() (analytics_rollup migration) counts sessions in.
+ */
 const COST_BUCKETS = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000] as const;
 
 interface CostBucketDto {
@@ -224,16 +227,13 @@ export interface SessionCostsDto {
 
 /** Token totals and the cost-per-session histogram of the sessions started in the window. */
 export async function getSessionCosts(db: PrismaClient, projectId: string, w: DayWindow): Promise<SessionCostsDto> {
-  const bounds = [...COST_BUCKETS];
   const rows = await db.$queryRaw<{ bucket: number; stored: bigint; est: number; tokens: number; repair: number }[]>`
-    SELECT width_bucket((input_tokens + output_tokens)::float8, ${bounds}::float8[]) AS bucket,
-      count(*)::bigint AS stored, sum(sampling_weight)::float8 AS est,
-      sum((input_tokens + output_tokens) * sampling_weight)::float8 AS tokens,
-      sum(repair_tokens * sampling_weight)::float8 AS repair
-    FROM sessions
-    WHERE project_id = ${projectId}::uuid AND started_at >= ${w.from}::date AND started_at < ${nextDay(w.to)}::date
+    SELECT bucket, sum(sessions)::bigint AS stored, sum(estimated_sessions)::float8 AS est,
+      sum(tokens)::float8 AS tokens, sum(repair_tokens)::float8 AS repair
+    FROM analytics_cost_daily
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
     GROUP BY 1`;
-  const histogram: CostBucketDto[] = [0, ...bounds].map((min, i) => ({ min, max: bounds[i] ?? null, sessions: 0 }));
+  const histogram: CostBucketDto[] = [0, ...COST_BUCKETS].map((min, i) => ({ min, max: COST_BUCKETS[i] ?? null, sessions: 0 }));
   const out: SessionCostsDto = { estimatedSessions: 0, storedSessions: 0, tokens: 0, repairTokens: 0, histogram };
   for (const r of rows) {
     out.storedSessions += Number(r.stored);

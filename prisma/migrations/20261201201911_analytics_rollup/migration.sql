@@ -34,6 +34,32 @@ CREATE TABLE "analytics_session_parts" (
     CONSTRAINT "analytics_session_parts_pkey" PRIMARY KEY ("project_id","session_id","day","tool_name","failure_class","feedback_template")
 );
 
+-- CreateTable
+CREATE TABLE "analytics_cost_daily" (
+    "project_id" UUID NOT NULL,
+    "day" DATE NOT NULL,
+    "bucket" INTEGER NOT NULL,
+    "sessions" INTEGER NOT NULL DEFAULT 0,
+    "estimated_sessions" DOUBLE PRECISION NOT NULL DEFAULT 0,
+    "tokens" DOUBLE PRECISION NOT NULL DEFAULT 0,
+    "repair_tokens" DOUBLE PRECISION NOT NULL DEFAULT 0,
+
+    CONSTRAINT "analytics_cost_daily_pkey" PRIMARY KEY ("project_id","day","bucket")
+);
+
+-- CreateTable
+CREATE TABLE "analytics_session_costs" (
+    "project_id" UUID NOT NULL,
+    "session_id" TEXT NOT NULL,
+    "day" DATE NOT NULL,
+    "bucket" INTEGER NOT NULL,
+    "weight" DOUBLE PRECISION NOT NULL,
+    "tokens" BIGINT NOT NULL,
+    "repair_tokens" BIGINT NOT NULL,
+
+    CONSTRAINT "analytics_session_costs_pkey" PRIMARY KEY ("project_id","session_id")
+);
+
 
 -- Hand-written (Prisma cannot express functions).
 -- The template of a feedback text: quoted values and numbers masked, whitespace collapsed,
@@ -46,12 +72,21 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
     '\s+', ' ', 'g')), 160)
 $fn$;
 
--- Replaces the contribution of the given sessions to analytics_daily: their stored parts are
--- deleted and subtracted, their parts recomputed from the derived rows (attempts, model_calls)
--- and the sessions row (sampling weight), inserted and added, in one statement (the rollup rows
--- it changes are locked once, in key order). Run by the collector in the write transaction of
--- every batch for the sessions it touched, after their totals and under their locks, so a
--- re-sent span or an outcome arriving in a later batch never counts twice.
+-- The cost-per-session bucket of a session's tokens: 0 below 1k, then 1-2-5 steps up to 1M and
+-- over (11 buckets; the web's COST_BUCKETS lists the same bounds for the labels).
+CREATE OR REPLACE FUNCTION guardtrace_cost_bucket(tokens bigint) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$
+  SELECT width_bucket(tokens::float8,
+    ARRAY[1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000]::float8[])
+$fn$;
+
+-- Replaces the contribution of the given sessions to analytics_daily and analytics_cost_daily:
+-- their stored parts (analytics_session_parts, analytics_session_costs) are deleted and
+-- subtracted, recomputed from the derived rows (attempts, tool_calls, model_calls) and the
+-- sessions rows (totals, sampling weight), inserted and added, in one statement (the rollup
+-- rows it changes are locked once, in key order). Run by the collector in the write
+-- transaction of every batch for the sessions it touched, after their totals and under their
+-- locks, so a re-sent span or an outcome arriving in a later batch never counts twice.
 CREATE OR REPLACE FUNCTION guardtrace_refresh_analytics(projects uuid[], ids text[]) RETURNS void
 LANGUAGE sql AS $fn$
 WITH t AS (
@@ -77,8 +112,8 @@ rows AS (
   SELECT a.project_id, a.session_id, a.day, a.tool_name, a.failure_class, a.feedback_template,
     1 AS attempts,
     (a.outcome IS DISTINCT FROM 'success')::int AS failed_attempts,
-    (a.decision = 'reject_with_feedback')::int AS rejections,
-    (a.decision = 'reject_with_feedback' AND EXISTS (
+    (a.decision IS NOT DISTINCT FROM 'reject_with_feedback')::int AS rejections,
+    (a.decision IS NOT DISTINCT FROM 'reject_with_feedback' AND EXISTS (
       SELECT 1 FROM a n WHERE n.project_id = a.project_id AND n.session_id = a.session_id
         AND n.tool_call_span_id = a.tool_call_span_id AND n.number = a.number + 1 AND n.outcome = 'success'
     ))::int AS rejections_fixed,
@@ -107,12 +142,6 @@ parts AS (
   FROM rows
   GROUP BY project_id, session_id, day, tool_name, failure_class, feedback_template
 ),
--- Not read by the statement below: runs after it, when the DELETE above has run to completion.
-stored AS (
-  INSERT INTO analytics_session_parts (project_id, session_id, day, tool_name, failure_class, feedback_template,
-    attempts, failed_attempts, rejections, rejections_fixed, retry_exhausted, failed_tokens)
-  SELECT * FROM parts
-),
 delta AS (
   SELECT project_id, day, tool_name, failure_class, feedback_template,
     sum(attempts)::int AS attempts, sum(failed_attempts)::int AS failed_attempts,
@@ -131,18 +160,65 @@ delta AS (
   GROUP BY project_id, day, tool_name, failure_class, feedback_template
   HAVING sum(attempts) <> 0 OR sum(failed_attempts) <> 0 OR sum(rejections) <> 0 OR sum(rejections_fixed) <> 0
     OR sum(retry_exhausted) <> 0 OR sum(sessions) <> 0 OR sum(failed_tokens) <> 0
+),
+daily AS (
+  INSERT INTO analytics_daily AS r (project_id, day, tool_name, failure_class, feedback_template, attempts,
+    failed_attempts, rejections, rejections_fixed, retry_exhausted, sessions, failed_tokens)
+  SELECT * FROM delta ORDER BY project_id, day, tool_name, failure_class, feedback_template
+  ON CONFLICT (project_id, day, tool_name, failure_class, feedback_template) DO UPDATE SET
+    attempts = r.attempts + EXCLUDED.attempts,
+    failed_attempts = r.failed_attempts + EXCLUDED.failed_attempts,
+    rejections = r.rejections + EXCLUDED.rejections,
+    rejections_fixed = r.rejections_fixed + EXCLUDED.rejections_fixed,
+    retry_exhausted = r.retry_exhausted + EXCLUDED.retry_exhausted,
+    sessions = r.sessions + EXCLUDED.sessions,
+    failed_tokens = r.failed_tokens + EXCLUDED.failed_tokens
+  RETURNING 1
+),
+old_cost AS (
+  DELETE FROM analytics_session_costs x USING t
+  WHERE x.project_id = t.project_id AND x.session_id = t.id
+  RETURNING x.*
+),
+new_cost AS (
+  SELECT s.project_id, s.id AS session_id, (s.started_at AT TIME ZONE 'UTC')::date AS day,
+    guardtrace_cost_bucket(s.input_tokens + s.output_tokens) AS bucket, s.sampling_weight AS weight,
+    s.input_tokens + s.output_tokens AS tokens, s.repair_tokens
+  FROM sessions s JOIN t ON s.project_id = t.project_id AND s.id = t.id
+),
+cost_delta AS (
+  SELECT project_id, day, bucket, sum(n)::int AS sessions, sum(weight)::float8 AS estimated_sessions,
+    sum(tokens * weight)::float8 AS tokens, sum(repair_tokens * weight)::float8 AS repair_tokens
+  FROM (
+    SELECT project_id, day, bucket, 1 AS n, weight, tokens, repair_tokens FROM new_cost
+    UNION ALL
+    SELECT project_id, day, bucket, -1, -weight, tokens, repair_tokens FROM old_cost
+  ) AS d
+  GROUP BY project_id, day, bucket
+  HAVING sum(n) <> 0 OR sum(weight) <> 0 OR sum(tokens * weight) <> 0 OR sum(repair_tokens * weight) <> 0
+),
+costs AS (
+  INSERT INTO analytics_cost_daily AS r (project_id, day, bucket, sessions, estimated_sessions, tokens, repair_tokens)
+  SELECT * FROM cost_delta ORDER BY project_id, day, bucket
+  ON CONFLICT (project_id, day, bucket) DO UPDATE SET
+    sessions = r.sessions + EXCLUDED.sessions,
+    estimated_sessions = r.estimated_sessions + EXCLUDED.estimated_sessions,
+    tokens = r.tokens + EXCLUDED.tokens,
+    repair_tokens = r.repair_tokens + EXCLUDED.repair_tokens
+  RETURNING 1
+),
+-- The new parts. Not read by the final SELECT, so they run after it, when the DELETEs above
+-- (read through the rollup upserts it reads) have run to completion.
+stored_parts AS (
+  INSERT INTO analytics_session_parts (project_id, session_id, day, tool_name, failure_class, feedback_template,
+    attempts, failed_attempts, rejections, rejections_fixed, retry_exhausted, failed_tokens)
+  SELECT * FROM parts
+),
+stored_costs AS (
+  INSERT INTO analytics_session_costs (project_id, session_id, day, bucket, weight, tokens, repair_tokens)
+  SELECT * FROM new_cost
 )
-INSERT INTO analytics_daily AS r (project_id, day, tool_name, failure_class, feedback_template, attempts,
-  failed_attempts, rejections, rejections_fixed, retry_exhausted, sessions, failed_tokens)
-SELECT * FROM delta ORDER BY project_id, day, tool_name, failure_class, feedback_template
-ON CONFLICT (project_id, day, tool_name, failure_class, feedback_template) DO UPDATE SET
-  attempts = r.attempts + EXCLUDED.attempts,
-  failed_attempts = r.failed_attempts + EXCLUDED.failed_attempts,
-  rejections = r.rejections + EXCLUDED.rejections,
-  rejections_fixed = r.rejections_fixed + EXCLUDED.rejections_fixed,
-  retry_exhausted = r.retry_exhausted + EXCLUDED.retry_exhausted,
-  sessions = r.sessions + EXCLUDED.sessions,
-  failed_tokens = r.failed_tokens + EXCLUDED.failed_tokens
+SELECT (SELECT count(*) FROM daily) + (SELECT count(*) FROM costs)
 $fn$;
 
 -- Backfill: the rollup of every stored session.
