@@ -10,21 +10,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, hex, jsonRequest, jsonSpan, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
-let app: FastifyInstance;
-let url: string;
+const apps: FastifyInstance[] = [];
+/** Two collectors on one database. */
+const urls: string[] = [];
 
 beforeAll(async () => {
   env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
-  app = await setupApp(env);
-  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+  for (let i = 0; i < 2; i++) {
+    const app = await setupApp(env);
+    apps.push(app);
+    urls.push(`${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`);
+  }
 });
 afterAll(async () => {
-  await app?.close();
+  for (const app of apps) await app.close();
   await env?.close();
 });
 
-async function post(spans: Record<string, unknown>[], key = env.key): Promise<void> {
-  const res = await fetch(url, {
+async function post(spans: Record<string, unknown>[], key = env.key, collector = 0): Promise<void> {
+  const res = await fetch(urls[collector] as string, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify(jsonRequest(spans)),
@@ -276,6 +280,27 @@ describe('analytics rollup in the write transaction', () => {
       exhausted: 1,
       sessions: 1,
       tokens: 0,
+    });
+  });
+
+  it('stays equal to the recomputation when two collectors write the same sessions at once', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const sessions = Array.from({ length: 6 }, () => sdkSession());
+    // Each session split in two halves, each half sent to both collectors, all at once.
+    const posts = sessions.flatMap((s) => {
+      const half = Math.ceil(s.spans.length / 2);
+      const parts = [s.spans.slice(0, half), s.spans.slice(half)];
+      return parts.flatMap((part) => [post(part, key, 0), post(part, key, 1)]);
+    });
+    await Promise.all(posts);
+    const stored = await expectConsistent(projectId);
+    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)).toMatchObject({
+      attempts: 6,
+      rejections: 6,
+      fixed: 6,
+      sessions: 6,
+      tokens: 6 * 4280,
     });
   });
 });
