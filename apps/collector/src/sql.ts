@@ -271,3 +271,11 @@ upserted AS (
 DELETE FROM sessions s USING t
 WHERE s.project_id = t.project_id AND s.id = t.id
   AND NOT EXISTS (SELECT 1 FROM sp WHERE sp.project_id = t.project_id AND sp.id = t.id)`;
+
+/**
+ * The analytics rollup of the touched sessions (analytics_daily): each session's stored
+ * contribution replaced by one recomputed from its derived rows (the function of the
+ * analytics_rollup migration). Run after the session totals, under the sessions' locks.
+ */
+export const refreshAnalytics = (projectIds: string, ids: string) =>
+  `SELECT guardtrace_refresh_analytics(${projectIds}::uuid[], ${ids}::text[]) AS analytics`;

@@ -9,7 +9,7 @@
  * Round trips: BEGIN with the trace locks and the trace index lookup; for traces seen before
  * only, the stored-span check (and a re-key when a conversation id shows up late); then one
  * query of a COPY per table with rows (their data sent along with it), the trace index,
- * session locks, session totals and COMMIT (copy-script.ts).
+ * session locks, session totals, the analytics rollup and COMMIT (copy-script.ts).
  */
 import type pg from 'pg';
 import { batchRows } from './batch-rows.ts';
@@ -20,6 +20,7 @@ import {
   lockKeys,
   REKEY_SPANS,
   recomputeSessions,
+  refreshAnalytics,
   rekeyDerived,
   SPANS,
   quote,
@@ -138,7 +139,8 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   // 5. One round trip to the end: the COPYs with their data; a statement writing the trace
   //    index and taking the locks of the touched sessions; then (its own statement, whose
   //    snapshot sees the rows of other writers of these sessions, committed before we got
-  //    their locks) the session totals; then COMMIT. Values are inlined as literals (the
+  //    their locks) the session totals; then the analytics rollup of those sessions (it reads
+  //    their totals' sampling weight); then COMMIT. Values are inlined as literals (the
   //    simple protocol takes no parameters).
   const sv = [...touched.values()];
   const fresh: Record<string, unknown>[] = [];
@@ -151,6 +153,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
     textArray([...touched.keys()].map((k) => `s:${k}`)),
   );
   const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));
-  statements.push(insertAndLock, totalsSql, 'COMMIT');
+  const analyticsSql = refreshAnalytics(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
+  statements.push(insertAndLock, totalsSql, analyticsSql, 'COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createProject, type PrismaClient } from '@guardtrace/db';
+import { createProject, type PrismaClient, refreshAnalyticsRollup } from '@guardtrace/db';
 
 /** Fresh ids, so test files and tests never collide and never truncate tables. */
 export const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -28,6 +28,8 @@ export interface AttemptSeed {
   failureClass?: string;
   decision?: string;
   feedback?: string;
+  /** The budget that ran out on this attempt (guardtrace.budget.exhausted). */
+  budgetExhausted?: string;
   backoffMs?: number;
   arguments?: string;
   failureReason?: string;
@@ -49,6 +51,8 @@ export interface ModelCallSeed {
   inputTokens: number;
   outputTokens: number;
   repairFailureClass?: string;
+  /** The attempt this turn repairs: [tool call index, attempt index] of this session. */
+  repairs?: [number, number];
 }
 
 export interface SessionSeed {
@@ -118,6 +122,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
           failureClass: a.failureClass ?? null,
           decision: a.decision ?? (a.outcome === 'success' ? 'proceed' : null),
           feedback: a.feedback ?? null,
+          budgetExhausted: a.budgetExhausted ?? null,
           backoffMs: a.backoffMs ?? null,
           arguments: a.arguments ?? '{}',
           failureReason: a.failureReason ?? null,
@@ -150,7 +155,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
   for (const m of modelCalls) {
     inputTokens += m.inputTokens;
     outputTokens += m.outputTokens;
-    if (m.repairFailureClass) repairTokens += m.inputTokens + m.outputTokens;
+    if (m.repairFailureClass || m.repairs) repairTokens += m.inputTokens + m.outputTokens;
     await prisma.modelCall.create({
       data: {
         ...base,
@@ -162,6 +167,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
         inputTokens: m.inputTokens,
         outputTokens: m.outputTokens,
         repairFailureClass: m.repairFailureClass ?? null,
+        repairAttemptSpanId: m.repairs ? (attemptSpanIds[m.repairs[0]]?.[m.repairs[1]] ?? null) : null,
       },
     });
   }
@@ -188,6 +194,8 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
       samplingWeight: seed.samplingWeight ?? 1,
     },
   });
+  // The analytics rollup, as the collector keeps it in the transaction that stores the rows.
+  await refreshAnalyticsRollup(prisma, projectId, [id]);
   return { id, traceId: trace, toolSpanIds, attemptSpanIds };
 }
 

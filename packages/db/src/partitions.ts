@@ -27,7 +27,10 @@ export interface PartitionReport {
   dropped: string[];
   /** Rows deleted from spans_default because they were older than the retention. */
   deletedFromDefault: number;
-  /** Sessions past the retention deleted, with their spans, tool calls, attempts, guard checks and model calls. */
+  /**
+   * Sessions past the retention deleted, with their spans, tool calls, attempts, guard checks,
+   * model calls and their share of the analytics rollup.
+   */
   deletedSessions: number;
   /**
    * Traces started before the retention whose spans are all gone (their partition dropped, or
@@ -118,6 +121,36 @@ export async function maintainSpanPartitions(
            -- Its raw spans too, even in a partition not old enough to drop: a session is gone whole
            -- (the collector relies on a session having a row whenever any of its rows are stored).
            DELETE FROM spans x USING old WHERE x.project_id = old.project_id AND x.session_id = old.id
+         ), ap AS (
+           -- Its share of the analytics rollup (analytics_daily) is taken out with its parts.
+           DELETE FROM analytics_session_parts p USING old WHERE p.project_id = old.project_id AND p.session_id = old.id
+           RETURNING p.*
+         ), ad AS (
+           UPDATE analytics_daily r SET attempts = r.attempts - d.attempts, failed_attempts = r.failed_attempts - d.failed_attempts,
+             rejections = r.rejections - d.rejections, rejections_fixed = r.rejections_fixed - d.rejections_fixed,
+             retry_exhausted = r.retry_exhausted - d.retry_exhausted, sessions = r.sessions - d.sessions,
+             failed_tokens = r.failed_tokens - d.failed_tokens
+           FROM (
+             SELECT project_id, day, tool_name, failure_class, feedback_template, sum(attempts) AS attempts,
+               sum(failed_attempts) AS failed_attempts, sum(rejections) AS rejections, sum(rejections_fixed) AS rejections_fixed,
+               sum(retry_exhausted) AS retry_exhausted, count(*) AS sessions, sum(failed_tokens) AS failed_tokens
+             FROM ap GROUP BY 1, 2, 3, 4, 5
+           ) d
+           WHERE r.project_id = d.project_id AND r.day = d.day AND r.tool_name = d.tool_name
+             AND r.failure_class = d.failure_class AND r.feedback_template = d.feedback_template
+         ), ac AS (
+           DELETE FROM analytics_session_costs c USING old WHERE c.project_id = old.project_id AND c.session_id = old.id
+           RETURNING c.*
+         ), acd AS (
+           UPDATE analytics_cost_daily r SET sessions = r.sessions - d.sessions,
+             estimated_sessions = r.estimated_sessions - d.weight, tokens = r.tokens - d.tokens,
+             repair_tokens = r.repair_tokens - d.repair_tokens
+           FROM (
+             SELECT project_id, day, bucket, count(*) AS sessions, sum(weight) AS weight, sum(tokens * weight) AS tokens,
+               sum(repair_tokens * weight) AS repair_tokens
+             FROM ac GROUP BY 1, 2, 3
+           ) d
+           WHERE r.project_id = d.project_id AND r.day = d.day AND r.bucket = d.bucket
          )
          SELECT count(*)::int AS n FROM old`,
         [cutoff],

@@ -101,8 +101,31 @@ it('deletes sessions past the retention with every derived row, and keeps recent
       [PROJECT, trace, `${span.slice(0, 15)}5`, id],
     );
   }
+  // The analytics rollup of both, as the collector keeps it.
+  await client.query(`SELECT guardtrace_refresh_analytics(ARRAY[$1, $1]::uuid[], ARRAY['old', 'recent'])`, [PROJECT]);
+  const rollupDays = async () =>
+    (
+      await client.query(
+        `SELECT to_char(day, 'YYYY-MM-DD') AS day, attempts, sessions FROM analytics_daily
+         WHERE project_id = $1 AND (attempts <> 0 OR sessions <> 0) ORDER BY day`,
+        [PROJECT],
+      )
+    ).rows;
+  expect(await rollupDays()).toEqual([
+    { day: '2027-01-01', attempts: 1, sessions: 1 },
+    { day: '2027-03-30', attempts: 1, sessions: 1 },
+  ]);
   const r = await maintainSpanPartitions(db.url, { now: new Date('2027-04-05T00:00:00Z'), retentionDays: 30 });
   expect(r.deletedSessions).toBe(1);
+  // The old session's share of the rollup went with it.
+  expect(await rollupDays()).toEqual([{ day: '2027-03-30', attempts: 1, sessions: 1 }]);
+  const costDays = await client.query(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, sessions FROM analytics_cost_daily WHERE project_id = $1 AND sessions <> 0`,
+    [PROJECT],
+  );
+  expect(costDays.rows).toEqual([{ day: '2027-03-30', sessions: 1 }]);
+  const parts = await client.query('SELECT DISTINCT session_id AS s FROM analytics_session_parts WHERE project_id = $1', [PROJECT]);
+  expect(parts.rows.map((x) => x.s)).toEqual(['recent']);
   for (const table of ['sessions', 'tool_calls', 'attempts', 'guard_checks', 'model_calls', 'spans']) {
     const col = table === 'sessions' ? 'id' : 'session_id';
     // (The first test left a span of another trace behind: only this test's trace counts.)

@@ -1,24 +1,20 @@
-import { DecisionChip, FailureClassBadge } from '@/components/badges';
 import { classStyle } from '@/lib/failure-classes';
 import { formatCompact, formatInt } from '@/lib/format';
 import { db } from '@/server/db';
-import { getClassSummary, getRepairTokensByDay, getTokenTotals } from '@/server/queries/analytics';
+import { type DayWindow, getRepairTokensByDay } from '@/server/queries/analytics';
+import { Bar, Card, Empty, NUM, TD, TH } from './card';
 import { RepairChart } from './repair-chart';
+import { sessionCosts } from './session-costs';
 
 const dayLabel = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' });
 
-function Card({ title, subtitle, children }: { title: string; subtitle?: string; children: React.ReactNode }) {
-  return (
-    <section className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
-      <h2 className="text-sm font-semibold text-slate-900">{title}</h2>
-      {subtitle ? <p className="mt-0.5 text-xs text-slate-500">{subtitle}</p> : null}
-      <div className="mt-4">{children}</div>
-    </section>
-  );
+interface PanelProps {
+  project: string;
+  window: DayWindow;
 }
 
-export async function TotalsPanel({ project, range }: { project: string; range: number }) {
-  const t = await getTokenTotals(db(), project, range);
+export async function TotalsPanel({ project, window }: PanelProps) {
+  const t = await sessionCosts(project, window);
   const share = t.tokens ? (100 * t.repairTokens) / t.tokens : 0;
   const stats = [
     { label: 'Sessions (est.)', value: formatInt(t.estimatedSessions), hint: `${formatInt(t.storedSessions)} stored` },
@@ -39,67 +35,86 @@ export async function TotalsPanel({ project, range }: { project: string; range: 
   );
 }
 
-export async function ChartPanel({ project, range }: { project: string; range: number }) {
-  const days = await getRepairTokensByDay(db(), project, range);
+export async function ChartPanel({ project, window }: PanelProps) {
+  const days = await getRepairTokensByDay(db(), project, window);
   const classes = [...new Set(days.flatMap((d) => Object.keys(d.byClass)))].sort();
   const data = days.map((d) => ({ label: dayLabel.format(new Date(`${d.day}T00:00:00Z`)), day: d.day, ...d.byClass }));
   const series = classes.map((c) => ({ key: c, label: classStyle(c).label, color: classStyle(c).color }));
+  const withTokens = days.filter((d) => Object.keys(d.byClass).length > 0);
   return (
-    <Card title="Repair tokens per day" subtitle="Tokens of model turns that repaired a failed tool call, by failure class (UTC days).">
+    <Card id="repair-days" title="Repair tokens per day" subtitle="Tokens of model turns that repaired a failed tool call, by failure class (UTC days).">
       {classes.length ? (
-        <RepairChart data={data} series={series} />
+        <>
+          <RepairChart data={data} series={series} />
+          <details className="mt-3 text-sm">
+            <summary className="cursor-pointer text-xs font-medium text-slate-600">Show as a table</summary>
+            <table className="mt-2 min-w-full divide-y divide-slate-200" data-testid="repair-days-table">
+              <caption className="sr-only">Repair tokens per day and failure class</caption>
+              <thead>
+                <tr>
+                  <th scope="col" className={TH}>Day (UTC)</th>
+                  {series.map((s) => (
+                    <th key={s.key} scope="col" className={`${TH} text-right`}>{s.label}</th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {withTokens.map((d) => (
+                  <tr key={d.day}>
+                    <th scope="row" className={`${TD} text-left font-normal`}>{d.day}</th>
+                    {classes.map((c) => (
+                      <td key={c} className={NUM}>{formatInt(d.byClass[c] ?? 0)}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </details>
+        </>
       ) : (
-        <p className="py-16 text-center text-sm text-slate-500">No repair tokens in this range.</p>
+        <Empty>No repair tokens in this range.</Empty>
       )}
     </Card>
   );
 }
 
-export async function ClassTablePanel({ project, range }: { project: string; range: number }) {
-  const rows = await getClassSummary(db(), project, range);
-  const TH = 'px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500';
+const bucketLabel = (min: number, max: number | null) =>
+  max === null ? `${formatCompact(min)} or more` : `${formatCompact(min)} – ${formatCompact(max)}`;
+
+/** Cost per session: sessions (scaled by sampling weight) per token bucket, as a table of bars. */
+export async function CostHistogramPanel({ project, window }: PanelProps) {
+  const t = await sessionCosts(project, window);
+  // From the first to the last non-empty bucket: the empty tails carry no information.
+  const firstUsed = t.histogram.findIndex((b) => b.sessions > 0);
+  const lastUsed = t.histogram.findLastIndex((b) => b.sessions > 0);
+  const buckets = firstUsed < 0 ? [] : t.histogram.slice(firstUsed, lastUsed + 1);
+  const max = Math.max(0, ...buckets.map((b) => b.sessions));
   return (
-    <Card title="Failure classes" subtitle="Attempts that failed with each class and what the policy decided next. Exact counts: sessions with a failure are always kept by sampling.">
-      {rows.length === 0 ? (
-        <p className="py-8 text-center text-sm text-slate-500">No failed attempts in this range.</p>
+    <Card id="cost-histogram" title="Cost per session" subtitle="Sessions by their tokens (input + output), scaled back up by sampling weight.">
+      {buckets.length === 0 ? (
+        <Empty>No sessions in this range.</Empty>
       ) : (
-        <div className="overflow-x-auto">
-          <table className="min-w-full divide-y divide-slate-200 text-sm" data-testid="class-table">
-            <thead>
-              <tr>
-                <th className={TH}>Failure class</th>
-                <th className={`${TH} text-right`}>Attempts</th>
-                <th className={`${TH} text-right`}>Sessions</th>
-                <th className={`${TH} text-right`}>Repair tokens</th>
-                <th className={TH}>Decisions</th>
+        <table className="min-w-full text-sm">
+          <caption className="sr-only">Number of sessions per range of tokens per session</caption>
+          <thead>
+            <tr>
+              <th scope="col" className={TH}>Tokens per session</th>
+              <th scope="col" className={`${TH} text-right`}>Sessions (est.)</th>
+              <th scope="col" className={`${TH} w-1/2`}><span className="sr-only">Relative size</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {buckets.map((b) => (
+              <tr key={b.min} data-testid="cost-bucket" data-min={b.min}>
+                <th scope="row" className={`${TD} py-1.5 text-left font-normal tabular-nums`}>{bucketLabel(b.min, b.max)}</th>
+                <td className={`${NUM} py-1.5`}>{formatInt(b.sessions)}</td>
+                <td className={`${TD} py-1.5`}>
+                  <Bar value={b.sessions} max={max} color="#475569" />
+                </td>
               </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {rows.map((r) => (
-                <tr key={r.failureClass} data-testid="class-row" data-class={r.failureClass}>
-                  <td className="px-3 py-2.5">
-                    <FailureClassBadge failureClass={r.failureClass} />
-                  </td>
-                  <td className="px-3 py-2.5 text-right tabular-nums">{formatInt(r.attempts)}</td>
-                  <td className="px-3 py-2.5 text-right tabular-nums">{formatInt(r.sessions)}</td>
-                  <td className="px-3 py-2.5 text-right font-medium tabular-nums text-amber-700">{formatInt(r.repairTokens)}</td>
-                  <td className="px-3 py-2.5">
-                    <div className="flex flex-wrap gap-1.5">
-                      {Object.entries(r.decisions)
-                        .sort((a, b) => b[1] - a[1])
-                        .map(([d, n]) => (
-                          <span key={d} className="inline-flex items-center gap-1">
-                            <DecisionChip decision={d} />
-                            <span className="text-xs tabular-nums text-slate-500">×{n}</span>
-                          </span>
-                        ))}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </table>
       )}
     </Card>
   );

@@ -1,10 +1,87 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
 
+/**
+ * The analytics page's data layer. Failure figures come from the daily rollup the collector
+ * keeps in its write transaction (analytics_daily: project × UTC day × tool × failure class ×
+ * feedback template) and analytics_cost_daily (project × day × cost bucket), so they cost the
+ * same at 100k sessions as at 100.
+ */
+
 // Ranges offered on the analytics page; 30 days by default: a month of trends at a glance.
 export const ANALYTICS_RANGES = [7, 30, 90] as const;
 export type AnalyticsRange = (typeof ANALYTICS_RANGES)[number];
 export const DEFAULT_RANGE: AnalyticsRange = 30;
+
+/** Whole UTC days: `from` inclusive, `to` inclusive (YYYY-MM-DD). */
+export interface DayWindow {
+  from: string;
+  to: string;
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+const nextDay = (d: string) => day(new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000));
+
+/** The last `rangeDays` UTC days up to and including today's. */
+export function lastDays(rangeDays: number, now = new Date()): DayWindow {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return { from: day(new Date(today - (rangeDays - 1) * 86_400_000)), to: day(new Date(today)) };
+}
+
+// A custom window spans at most a year: the rollup keeps one row per day and segment, and a
+// longer view belongs to an export, not a page.
+const MAX_WINDOW_DAYS = 366;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The window a URL asks for: `range` (days up to today) or `from` and `to` (UTC dates). */
+export interface WindowChoice {
+  window: DayWindow;
+  /** The preset range in use, or null for a custom `from`/`to` window. */
+  range: AnalyticsRange | null;
+  /** What was wrong with the URL's parameters (the default window is shown instead). */
+  error: string | null;
+}
+
+function parseDate(name: string, v: string): string {
+  if (!DATE.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`)) || day(new Date(`${v}T00:00:00Z`)) !== v) {
+    throw new Error(`${name}: expected a date as YYYY-MM-DD, got "${v.slice(0, 40)}"`);
+  }
+  return v;
+}
+
+/** Reads `range`, `from` and `to`; bad values fall back to the default range, with the reason. */
+export function parseAnalyticsWindow(
+  params: { range?: string; from?: string; to?: string },
+  now = new Date(),
+): WindowChoice {
+  const fallback = (error: string): WindowChoice => ({ window: lastDays(DEFAULT_RANGE, now), range: DEFAULT_RANGE, error });
+  if (params.from !== undefined || params.to !== undefined) {
+    if (params.from === undefined || params.to === undefined) return fallback('from and to: give both dates, or neither');
+    try {
+      const from = parseDate('from', params.from);
+      const to = parseDate('to', params.to);
+      if (from > to) return fallback(`from (${from}) is after to (${to})`);
+      const span = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
+      if (span > MAX_WINDOW_DAYS) return fallback(`from..to spans ${span} days; at most ${MAX_WINDOW_DAYS} are shown`);
+      return { window: { from, to }, range: null, error: null };
+    } catch (e) {
+      return fallback((e as Error).message);
+    }
+  }
+  if (params.range === undefined) return { window: lastDays(DEFAULT_RANGE, now), range: DEFAULT_RANGE, error: null };
+  const r = Number(params.range);
+  if (!(ANALYTICS_RANGES as readonly number[]).includes(r)) {
+    return fallback(`range: expected one of ${ANALYTICS_RANGES.join(', ')} (days), got "${params.range.slice(0, 40)}"`);
+  }
+  return { window: lastDays(r, now), range: r as AnalyticsRange, error: null };
+}
+
+/** Every day of the window, in order. */
+function windowDays(w: DayWindow): string[] {
+  const out: string[] = [];
+  for (let d = w.from; d <= w.to; d = nextDay(d)) out.push(d);
+  return out;
+}
 
 /** One day of repair tokens, one key per failure class (the shape recharts stacks). */
 export interface RepairDayDto {
@@ -12,58 +89,16 @@ export interface RepairDayDto {
   byClass: Record<string, number>;
 }
 
-export interface ClassSummaryDto {
-  failureClass: string;
-  attempts: number;
-  sessions: number;
-  /** Tokens of model turns that repaired an attempt of this class, scaled by sampling weight. */
-  repairTokens: number;
-  /** Attempts per decision taken after an attempt of this class. */
-  decisions: Record<string, number>;
-}
-
-export interface TokenTotalsDto {
-  /** Sessions scaled back up by their sampling weight. */
-  estimatedSessions: number;
-  storedSessions: number;
-  tokens: number;
-  repairTokens: number;
-}
-
-function sinceDate(now: Date, rangeDays: number): Date {
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  d.setUTCDate(d.getUTCDate() - (rangeDays - 1));
-  return d;
-}
-
-/** Repair tokens per day and class, in UTC days, with every day of the range present. */
-export async function getRepairTokensByDay(
-  db: PrismaClient,
-  projectId: string,
-  rangeDays: number,
-  now = new Date(),
-): Promise<RepairDayDto[]> {
-  const since = sinceDate(now, rangeDays);
+/** Repair tokens (tokens spent on failed attempts) per day and class, every day present. */
+export async function getRepairTokensByDay(db: PrismaClient, projectId: string, w: DayWindow): Promise<RepairDayDto[]> {
   const rows = await db.$queryRaw<{ day: string; cls: string; tokens: number }[]>`
-    SELECT to_char(date_trunc('day', m.started_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day,
-           m.repair_failure_class AS cls,
-           sum((m.input_tokens + m.output_tokens) * coalesce(s.sampling_weight, 1))::float8 AS tokens
-    FROM model_calls m
-    LEFT JOIN sessions s ON s.project_id = m.project_id AND s.id = m.session_id
-    WHERE m.project_id = ${projectId}::uuid
-      AND m.repair_failure_class IS NOT NULL
-      AND m.started_at >= ${since}
+    SELECT to_char(day, 'YYYY-MM-DD') AS day, failure_class AS cls, sum(failed_tokens)::float8 AS tokens
+    FROM analytics_daily
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND failure_class <> ''
     GROUP BY 1, 2
-    ORDER BY 1, 2`;
-  const days: RepairDayDto[] = [];
-  const index = new Map<string, RepairDayDto>();
-  for (let i = 0; i < rangeDays; i++) {
-    const d = new Date(since);
-    d.setUTCDate(d.getUTCDate() + i);
-    const entry = { day: d.toISOString().slice(0, 10), byClass: {} };
-    days.push(entry);
-    index.set(entry.day, entry);
-  }
+    HAVING sum(failed_tokens) > 0.5`;
+  const days = windowDays(w).map((d) => ({ day: d, byClass: {} as Record<string, number> }));
+  const index = new Map(days.map((d) => [d.day, d]));
   for (const r of rows) {
     const entry = index.get(r.day);
     if (entry) entry.byClass[r.cls] = Math.round(Number(r.tokens));
@@ -71,80 +106,171 @@ export async function getRepairTokensByDay(
   return days;
 }
 
-/** Per failure class: attempts, sessions, decisions taken and repair tokens. */
-export async function getClassSummary(
-  db: PrismaClient,
-  projectId: string,
-  rangeDays: number,
-  now = new Date(),
-): Promise<ClassSummaryDto[]> {
-  const since = sinceDate(now, rangeDays);
-  const [decisionRows, sessionRows, repairRows] = await Promise.all([
-    db.attempt.groupBy({
-      by: ['failureClass', 'decision'],
-      where: { projectId, failureClass: { not: null }, startedAt: { gte: since } },
-      _count: { _all: true },
-    }),
-    db.$queryRaw<{ cls: string; n: bigint }[]>`
-      SELECT failure_class AS cls, count(DISTINCT session_id)::bigint AS n
-      FROM attempts
-      WHERE project_id = ${projectId}::uuid AND failure_class IS NOT NULL AND started_at >= ${since}
-      GROUP BY 1`,
-    db.$queryRaw<{ cls: string; tokens: number }[]>`
-      SELECT m.repair_failure_class AS cls,
-             sum((m.input_tokens + m.output_tokens) * coalesce(s.sampling_weight, 1))::float8 AS tokens
-      FROM model_calls m
-      LEFT JOIN sessions s ON s.project_id = m.project_id AND s.id = m.session_id
-      WHERE m.project_id = ${projectId}::uuid AND m.repair_failure_class IS NOT NULL AND m.started_at >= ${since}
-      GROUP BY 1`,
-  ]);
-  const byClass = new Map<string, ClassSummaryDto>();
-  const get = (cls: string) => {
-    let entry = byClass.get(cls);
-    if (!entry) {
-      entry = { failureClass: cls, attempts: 0, sessions: 0, repairTokens: 0, decisions: {} };
-      byClass.set(cls, entry);
+/** A tool × failure class segment. */
+export interface ToolClassDto {
+  tool: string;
+  failureClass: string;
+  /** Tokens of model turns that repaired failed attempts of this segment, scaled by sampling weight. */
+  failedTokens: number;
+  failedAttempts: number;
+  sessions: number;
+}
+
+// The ranked tables show the top segments; 25 rows fit a screen and hold the long tail's head.
+const TOP = 25;
+
+/** Tool × failure class, ranked by tokens spent on failed attempts (then failed attempts). */
+export async function getToolClassCosts(db: PrismaClient, projectId: string, w: DayWindow): Promise<ToolClassDto[]> {
+  const rows = await db.$queryRaw<{ tool: string; cls: string; tokens: number; failed: number; sessions: number }[]>`
+    SELECT tool_name AS tool, failure_class AS cls, sum(failed_tokens)::float8 AS tokens,
+      sum(failed_attempts)::int AS failed, sum(sessions)::int AS sessions
+    FROM analytics_daily
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND failure_class <> ''
+    GROUP BY 1, 2
+    HAVING sum(failed_tokens) > 0.5 OR sum(failed_attempts) > 0
+    ORDER BY 3 DESC, 4 DESC, 1, 2
+    LIMIT ${TOP}`;
+  return rows.map((r) => ({
+    tool: r.tool,
+    failureClass: r.cls,
+    failedTokens: Math.round(Number(r.tokens)),
+    failedAttempts: Number(r.failed),
+    sessions: Number(r.sessions),
+  }));
+}
+
+/** A tool ranked by retry exhaustion, with the classes its exhausted calls failed with. */
+export interface ExhaustionDto {
+  tool: string;
+  exhausted: number;
+  attempts: number;
+  byClass: { failureClass: string; exhausted: number }[];
+}
+
+/** Tools ranked by calls that ran out of a retry budget. */
+export async function getRetryExhaustion(db: PrismaClient, projectId: string, w: DayWindow): Promise<ExhaustionDto[]> {
+  const rows = await db.$queryRaw<{ tool: string; cls: string; exhausted: number; attempts: number }[]>`
+    SELECT tool_name AS tool, failure_class AS cls, sum(retry_exhausted)::int AS exhausted, sum(attempts)::int AS attempts
+    FROM analytics_daily
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
+    GROUP BY 1, 2`;
+  const byTool = new Map<string, ExhaustionDto>();
+  for (const r of rows) {
+    let t = byTool.get(r.tool);
+    if (!t) {
+      t = { tool: r.tool, exhausted: 0, attempts: 0, byClass: [] };
+      byTool.set(r.tool, t);
     }
-    return entry;
-  };
-  for (const r of decisionRows) {
-    if (!r.failureClass) continue;
-    const entry = get(r.failureClass);
-    entry.attempts += r._count._all;
-    const decision = r.decision ?? 'none';
-    entry.decisions[decision] = (entry.decisions[decision] ?? 0) + r._count._all;
+    t.exhausted += Number(r.exhausted);
+    t.attempts += Number(r.attempts);
+    if (Number(r.exhausted) > 0) t.byClass.push({ failureClass: r.cls, exhausted: Number(r.exhausted) });
   }
-  for (const r of sessionRows) get(r.cls).sessions = Number(r.n);
-  for (const r of repairRows) get(r.cls).repairTokens = Math.round(Number(r.tokens));
-  return [...byClass.values()].sort(
-    (a, b) => b.repairTokens - a.repairTokens || b.attempts - a.attempts || a.failureClass.localeCompare(b.failureClass),
-  );
+  return [...byTool.values()]
+    .filter((t) => t.exhausted > 0)
+    .map((t) => ({ ...t, byClass: t.byClass.sort((a, b) => b.exhausted - a.exhausted || a.failureClass.localeCompare(b.failureClass)) }))
+    .sort((a, b) => b.exhausted - a.exhausted || a.tool.localeCompare(b.tool))
+    .slice(0, TOP);
 }
 
-/** Token totals of the sessions started in the range, scaled by sampling weight. */
-export async function getTokenTotals(
-  db: PrismaClient,
-  projectId: string,
-  rangeDays: number,
-  now = new Date(),
-): Promise<TokenTotalsDto> {
-  const since = sinceDate(now, rangeDays);
-  const rows = await db.$queryRaw<{ stored: bigint; est: number; tokens: number; repair: number }[]>`
-    SELECT count(*)::bigint AS stored,
-           coalesce(sum(sampling_weight), 0)::float8 AS est,
-           coalesce(sum((input_tokens + output_tokens) * sampling_weight), 0)::float8 AS tokens,
-           coalesce(sum(repair_tokens * sampling_weight), 0)::float8 AS repair
-    FROM sessions
-    WHERE project_id = ${projectId}::uuid AND started_at >= ${since}`;
-  const r = rows[0];
-  return {
-    storedSessions: Number(r?.stored ?? 0),
-    estimatedSessions: Math.round(Number(r?.est ?? 0)),
-    tokens: Math.round(Number(r?.tokens ?? 0)),
-    repairTokens: Math.round(Number(r?.repair ?? 0)),
-  };
+/** Rejections with feedback of one tool, class and feedback template, and how many worked. */
+export interface RejectionDto {
+  tool: string;
+  failureClass: string;
+  template: string;
+  rejections: number;
+  /** Rejections whose next attempt of the same call succeeded. */
+  fixed: number;
 }
 
-export function rangeStart(rangeDays: number, now = new Date()): string {
-  return sinceDate(now, rangeDays).toISOString();
+/** Rejection effectiveness per tool, class and feedback template, most rejections first. */
+export async function getRejectionEffectiveness(db: PrismaClient, projectId: string, w: DayWindow): Promise<RejectionDto[]> {
+  const rows = await db.$queryRaw<{ tool: string; cls: string; template: string; rejections: number; fixed: number }[]>`
+    SELECT tool_name AS tool, failure_class AS cls, feedback_template AS template,
+      sum(rejections)::int AS rejections, sum(rejections_fixed)::int AS fixed
+    FROM analytics_daily
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND rejections <> 0
+    GROUP BY 1, 2, 3
+    HAVING sum(rejections) > 0
+    ORDER BY 4 DESC, 5 DESC, 1, 2, 3
+    LIMIT ${TOP}`;
+  return rows.map((r) => ({
+    tool: r.tool,
+    failureClass: r.cls,
+    template: r.template,
+    rejections: Number(r.rejections),
+    fixed: Number(r.fixed),
+  }));
+}
+
+/**
+ * Upper bounds of the cost-per-session buckets, in tokens (1-2-5 steps; the last is open): the
+ * labels of the buckets guardtrace_cost_bucket() (analytics_rollup migration) counts sessions in.
+ */
+const COST_BUCKETS = [1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000] as const;
+
+interface CostBucketDto {
+  /** Inclusive lower bound, exclusive upper bound (null: no upper bound). */
+  min: number;
+  max: number | null;
+  /** Sessions in the bucket, scaled back up by their sampling weight. */
+  sessions: number;
+}
+
+export interface SessionCostsDto {
+  /** Sessions scaled back up by their sampling weight. */
+  estimatedSessions: number;
+  storedSessions: number;
+  tokens: number;
+  repairTokens: number;
+  histogram: CostBucketDto[];
+}
+
+/** Token totals and the cost-per-session histogram of the sessions started in the window. */
+export async function getSessionCosts(db: PrismaClient, projectId: string, w: DayWindow): Promise<SessionCostsDto> {
+  const rows = await db.$queryRaw<{ bucket: number; stored: bigint; est: number; tokens: number; repair: number }[]>`
+    SELECT bucket, sum(sessions)::bigint AS stored, sum(estimated_sessions)::float8 AS est,
+      sum(tokens)::float8 AS tokens, sum(repair_tokens)::float8 AS repair
+    FROM analytics_cost_daily
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
+    GROUP BY 1`;
+  const histogram: CostBucketDto[] = [0, ...COST_BUCKETS].map((min, i) => ({ min, max: COST_BUCKETS[i] ?? null, sessions: 0 }));
+  const out: SessionCostsDto = { estimatedSessions: 0, storedSessions: 0, tokens: 0, repairTokens: 0, histogram };
+  for (const r of rows) {
+    out.storedSessions += Number(r.stored);
+    out.estimatedSessions += Number(r.est);
+    out.tokens += Number(r.tokens);
+    out.repairTokens += Number(r.repair);
+    const b = histogram[Number(r.bucket)];
+    if (b) b.sessions += Math.round(Number(r.est));
+  }
+  out.estimatedSessions = Math.round(out.estimatedSessions);
+  out.tokens = Math.round(out.tokens);
+  out.repairTokens = Math.round(out.repairTokens);
+  return out;
+}
+
+/** A failure class's tokens spent on failed attempts and the share of all tokens they are. */
+export interface ClassShareDto {
+  failureClass: string;
+  failedTokens: number;
+  failedAttempts: number;
+  sessions: number;
+}
+
+/** Per failure class: tokens spent on its failed attempts, failed attempts, sessions. */
+export async function getClassShares(db: PrismaClient, projectId: string, w: DayWindow): Promise<ClassShareDto[]> {
+  const rows = await db.$queryRaw<{ cls: string; tokens: number; failed: number; sessions: number }[]>`
+    SELECT failure_class AS cls, sum(failed_tokens)::float8 AS tokens, sum(failed_attempts)::int AS failed,
+      sum(sessions)::int AS sessions
+    FROM analytics_daily
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND failure_class <> ''
+    GROUP BY 1
+    HAVING sum(failed_tokens) > 0.5 OR sum(failed_attempts) > 0
+    ORDER BY 2 DESC, 3 DESC, 1`;
+  return rows.map((r) => ({
+    failureClass: r.cls,
+    failedTokens: Math.round(Number(r.tokens)),
+    failedAttempts: Number(r.failed),
+    sessions: Number(r.sessions),
+  }));
 }

@@ -1,0 +1,306 @@
+/**
+ * The analytics rollup (analytics_daily) is kept in the collector's write transaction: after
+ * any sequence of batches over real HTTP (re-sent spans, a session split over two batches, an
+ * attempt's outcome or a repair turn arriving later, a sampling weight, a late conversation
+ * id) it equals a recomputation from the derived rows. The partitions are made for the
+ * helpers' fixed dates, so nothing depends on the day the test runs.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Env, hex, jsonRequest, jsonSpan, sdkSession, setupApp, setupDatabase } from './helpers.ts';
+
+let env: Env;
+const apps: FastifyInstance[] = [];
+/** Two collectors on one database. */
+const urls: string[] = [];
+
+beforeAll(async () => {
+  env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
+  for (let i = 0; i < 2; i++) {
+    const app = await setupApp(env);
+    apps.push(app);
+    urls.push(`${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`);
+  }
+});
+afterAll(async () => {
+  for (const app of apps) await app.close();
+  await env?.close();
+});
+
+async function post(spans: Record<string, unknown>[], key = env.key, collector = 0): Promise<void> {
+  const res = await fetch(urls[collector] as string, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(jsonRequest(spans)),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+type Metrics = Record<'attempts' | 'failed' | 'rejections' | 'fixed' | 'exhausted' | 'sessions' | 'tokens', number>;
+
+/** Feedback with quoted values and numbers masked (the rule the rollup documents). */
+const template = (f: string | null) =>
+  (f ?? '')
+    .replace(/"[^"]*"|'[^']*'|`[^`]*`/g, '"…"')
+    .replace(/[-+]?\b[0-9]+(\.[0-9]+)?\b/g, 'N')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 160);
+
+/** The rollup recomputed in JavaScript from the derived rows of a project. */
+async function recompute(projectId: string): Promise<Map<string, Metrics>> {
+  const attempts = (
+    await env.sql.query(
+      `SELECT a.session_id, a.span_id, a.tool_call_span_id, a.number,
+         to_char(a.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(a.tool_name, c.tool_name) AS tool_name,
+         a.outcome, a.failure_class, a.decision, a.feedback, a.budget_exhausted
+       FROM attempts a LEFT JOIN tool_calls c ON c.project_id = a.project_id AND c.trace_id = a.trace_id
+         AND c.span_id = a.tool_call_span_id
+       WHERE a.project_id = $1`,
+      [projectId],
+    )
+  ).rows;
+  const models = (
+    await env.sql.query(
+      `SELECT m.session_id, to_char(m.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, m.input_tokens + m.output_tokens AS tokens,
+         m.repair_attempt_span_id, m.repair_failure_class, s.sampling_weight
+       FROM model_calls m LEFT JOIN sessions s ON s.project_id = m.project_id AND s.id = m.session_id
+       WHERE m.project_id = $1 AND (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL)`,
+      [projectId],
+    )
+  ).rows;
+  const out = new Map<string, Metrics>();
+  const seen = new Set<string>();
+  const add = (session: string, k: string, m: Partial<Metrics>) => {
+    const e = out.get(k) ?? { attempts: 0, failed: 0, rejections: 0, fixed: 0, exhausted: 0, sessions: 0, tokens: 0 };
+    for (const [f, v] of Object.entries(m)) e[f as keyof Metrics] += v;
+    if (!seen.has(`${session}|${k}`)) {
+      seen.add(`${session}|${k}`);
+      e.sessions++;
+    }
+    out.set(k, e);
+  };
+  const keyOf = (a: (typeof attempts)[number]) =>
+    [a.day, a.tool_name ?? '', a.failure_class ?? '', template(a.feedback)].join('|');
+  for (const a of attempts) {
+    const rejected = a.decision === 'reject_with_feedback';
+    const next = attempts.find(
+      (n) => n.session_id === a.session_id && n.tool_call_span_id === a.tool_call_span_id && n.number === a.number + 1,
+    );
+    add(a.session_id, keyOf(a), {
+      attempts: 1,
+      failed: a.outcome === 'success' ? 0 : 1,
+      rejections: rejected ? 1 : 0,
+      fixed: rejected && next?.outcome === 'success' ? 1 : 0,
+      exhausted: a.budget_exhausted ? 1 : 0,
+    });
+  }
+  for (const m of models) {
+    const a = attempts.find((x) => x.session_id === m.session_id && x.span_id === m.repair_attempt_span_id);
+    const k = a
+      ? [a.day, a.tool_name ?? '', a.failure_class || m.repair_failure_class || '', template(a.feedback)].join('|')
+      : [m.day, '', m.repair_failure_class ?? '', ''].join('|');
+    add(m.session_id, k, { tokens: Number(m.tokens) * Number(m.sampling_weight ?? 1) });
+  }
+  return out;
+}
+
+/** The stored rollup of a project (rows that came back to all zeros left out). */
+async function rollup(projectId: string): Promise<Map<string, Metrics>> {
+  const { rows } = await env.sql.query(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, tool_name, failure_class, feedback_template, attempts, failed_attempts,
+       rejections, rejections_fixed, retry_exhausted, sessions, failed_tokens
+     FROM analytics_daily WHERE project_id = $1`,
+    [projectId],
+  );
+  const out = new Map<string, Metrics>();
+  for (const r of rows) {
+    const m = {
+      attempts: r.attempts,
+      failed: r.failed_attempts,
+      rejections: r.rejections,
+      fixed: r.rejections_fixed,
+      exhausted: r.retry_exhausted,
+      sessions: r.sessions,
+      tokens: Math.round(r.failed_tokens * 1e6) / 1e6,
+    };
+    if (Object.values(m).some((v) => v !== 0)) out.set([r.day, r.tool_name, r.failure_class, r.feedback_template].join('|'), m);
+  }
+  return out;
+}
+
+/** The cost-per-session rollup next to the same grouping of the sessions rows. */
+async function costs(projectId: string) {
+  const q = async (sql: string) => (await env.sql.query(sql, [projectId])).rows;
+  return {
+    stored: await q(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, bucket, sessions, estimated_sessions, tokens, repair_tokens
+       FROM analytics_cost_daily WHERE project_id = $1 AND (sessions <> 0 OR tokens <> 0) ORDER BY day, bucket`,
+    ),
+    recomputed: await q(
+      `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+         CASE WHEN t < 1000 THEN 0 WHEN t < 2000 THEN 1 WHEN t < 5000 THEN 2 WHEN t < 10000 THEN 3 ELSE 4 END AS bucket,
+         count(*)::int AS sessions, sum(sampling_weight)::float8 AS estimated_sessions,
+         sum(t * sampling_weight)::float8 AS tokens, sum(repair_tokens * sampling_weight)::float8 AS repair_tokens
+       FROM (SELECT *, input_tokens + output_tokens AS t FROM sessions WHERE project_id = $1) s
+       GROUP BY 1, 2 ORDER BY 1, 2`,
+    ),
+  };
+}
+
+async function expectConsistent(projectId: string): Promise<Map<string, Metrics>> {
+  const stored = await rollup(projectId);
+  expect(stored).toEqual(await recompute(projectId));
+  const c = await costs(projectId);
+  expect(c.stored).toEqual(c.recomputed);
+  return stored;
+}
+
+const TEMPLATE = 'Missing required field "…"';
+
+describe('analytics rollup in the write transaction', () => {
+  it('writes one SDK session’s rollup: the rejection fixed on the next attempt, its repair tokens', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    await post(sdkSession().spans, key);
+    const stored = await expectConsistent(projectId);
+    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)).toEqual({
+      attempts: 1,
+      failed: 1,
+      rejections: 1,
+      fixed: 1,
+      exhausted: 0,
+      sessions: 1,
+      tokens: 4280,
+    });
+    expect(stored.get('2026-11-30|write_file||')).toMatchObject({ attempts: 1, failed: 0, sessions: 1 });
+  });
+
+  it('adds nothing when the same spans are re-sent, alone or with new ones', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const a = sdkSession();
+    const b = sdkSession();
+    await post(a.spans, key);
+    const before = await expectConsistent(projectId);
+    await post(a.spans, key);
+    await post([...a.spans.slice(0, 3), ...b.spans], key);
+    const after = await expectConsistent(projectId);
+    const k = `2026-11-30|write_file|invalid_arguments|${TEMPLATE}`;
+    expect(before.get(k)?.rejections).toBe(1);
+    expect(after.get(k)).toMatchObject({ attempts: 2, rejections: 2, fixed: 2, sessions: 2, tokens: 8560 });
+  });
+
+  it('counts a fix and repair tokens that arrive in a later batch of the session, once', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = sdkSession();
+    const late = new Set([s.ids.a2, s.ids.repair]);
+    const first = s.spans.filter((sp) => !late.has(sp.spanId as string) && sp.parentSpanId !== s.ids.a2);
+    const second = s.spans.filter((sp) => !first.includes(sp));
+    await post(first, key);
+    const k = `2026-11-30|write_file|invalid_arguments|${TEMPLATE}`;
+    expect((await expectConsistent(projectId)).get(k)).toMatchObject({ rejections: 1, fixed: 0, tokens: 0, sessions: 1 });
+    await post(second, key);
+    expect((await expectConsistent(projectId)).get(k)).toMatchObject({ rejections: 1, fixed: 1, tokens: 4280, sessions: 1 });
+    await post(second, key);
+    expect((await expectConsistent(projectId)).get(k)).toMatchObject({ rejections: 1, fixed: 1, tokens: 4280, sessions: 1 });
+  });
+
+  it('scales repair tokens by a sampling weight that arrives after them', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = sdkSession();
+    await post(s.spans, key);
+    const weighted = jsonSpan({
+      traceId: s.traceId,
+      parentSpanId: s.ids.root,
+      name: 'guardtrace.sampling',
+      attrs: { 'gen_ai.conversation.id': s.sessionId, 'guardtrace.sampling.weight': 4 },
+    });
+    await post([weighted], key);
+    const stored = await expectConsistent(projectId);
+    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)?.tokens).toBe(4280 * 4);
+  });
+
+  it('moves a trace’s rollup to its conversation when the conversation id arrives late', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const sessionId = `sess_${hex(6)}`;
+    const s = sdkSession({ sessionId, conv: false });
+    await post(s.spans, key);
+    const parts = async () =>
+      (await env.sql.query('SELECT DISTINCT session_id FROM analytics_session_parts WHERE project_id = $1', [projectId])).rows.map(
+        (r) => r.session_id,
+      );
+    expect(await parts()).toEqual([s.traceId]);
+    await post([jsonSpan({ traceId: s.traceId, parentSpanId: s.ids.root, name: 'late', attrs: { 'gen_ai.conversation.id': sessionId } })], key);
+    expect(await parts()).toEqual([sessionId]);
+    const stored = await expectConsistent(projectId);
+    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)).toMatchObject({ sessions: 1, rejections: 1, fixed: 1 });
+  });
+
+  it('counts attempts that ran out of a budget, masks values in feedback templates', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const traceId = hex(16);
+    const conv = { 'gen_ai.conversation.id': `sess_${hex(6)}` };
+    const tool = hex(8);
+    const attempt = (n: number, feedback: string, extra: Record<string, string | number> = {}) =>
+      jsonSpan({
+        traceId,
+        parentSpanId: tool,
+        name: 'guardtrace.attempt',
+        attrs: {
+          ...conv,
+          'gen_ai.operation.name': 'guardtrace.attempt',
+          'guardtrace.attempt': n,
+          'guardtrace.outcome': 'failed',
+          'guardtrace.failure.class': 'transient',
+          'guardtrace.decision': n < 3 ? 'retry_backoff' : 'escalate_human',
+          'guardtrace.feedback': feedback,
+          ...extra,
+        },
+      });
+    await post(
+      [
+        jsonSpan({ traceId, spanId: tool, name: 'execute_tool fetch', attrs: { ...conv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'fetch' } }),
+        attempt(1, 'HTTP 503 from "api.example.com" after 1200 ms'),
+        attempt(2, 'HTTP 502 from "api2.example.com" after 31.5 ms'),
+        attempt(3, 'HTTP 503 from "api.example.com" after 900 ms', { 'guardtrace.budget.exhausted': 'attempts_per_call' }),
+      ],
+      key,
+    );
+    const stored = await expectConsistent(projectId);
+    expect(stored.get('2026-11-30|fetch|transient|HTTP N from "…" after N ms')).toEqual({
+      attempts: 3,
+      failed: 3,
+      rejections: 0,
+      fixed: 0,
+      exhausted: 1,
+      sessions: 1,
+      tokens: 0,
+    });
+  });
+
+  it('stays equal to the recomputation when two collectors write the same sessions at once', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const sessions = Array.from({ length: 6 }, () => sdkSession());
+    // Each session split in two halves, each half sent to both collectors, all at once.
+    const posts = sessions.flatMap((s) => {
+      const half = Math.ceil(s.spans.length / 2);
+      const parts = [s.spans.slice(0, half), s.spans.slice(half)];
+      return parts.flatMap((part) => [post(part, key, 0), post(part, key, 1)]);
+    });
+    await Promise.all(posts);
+    const stored = await expectConsistent(projectId);
+    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)).toMatchObject({
+      attempts: 6,
+      rejections: 6,
+      fixed: 6,
+      sessions: 6,
+      tokens: 6 * 4280,
+    });
+  });
+});

@@ -1,0 +1,245 @@
+import Link from 'next/link';
+import { FailureClassBadge } from '@/components/badges';
+import { classStyle } from '@/lib/failure-classes';
+import { explorerHref } from '@/lib/explorer-link';
+import { formatInt } from '@/lib/format';
+import { db } from '@/server/db';
+import {
+  type DayWindow,
+  getClassShares,
+  getRejectionEffectiveness,
+  getRetryExhaustion,
+  getToolClassCosts,
+} from '@/server/queries/analytics';
+import { Bar, Card, Empty, NUM, TD, TH } from './card';
+import { sessionCosts } from './session-costs';
+
+interface PanelProps {
+  project: string;
+  window: DayWindow;
+}
+
+const LINK = 'font-medium text-slate-900 underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700';
+const UNKNOWN_TOOL = '(no stored attempt)';
+
+function SegmentLink({ project, tool, failureClass, children }: { project: string; tool?: string; failureClass?: string; children: React.ReactNode }) {
+  return (
+    <Link href={explorerHref(project, { tool, failureClass })} className={LINK} data-testid="segment-link">
+      {children}
+    </Link>
+  );
+}
+
+const pct = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)}%` : '—');
+
+/** Tool × failure class ranked by tokens spent on failed attempts. */
+export async function ToolClassPanel({ project, window }: PanelProps) {
+  const rows = await getToolClassCosts(db(), project, window);
+  const max = rows[0]?.failedTokens ?? 0;
+  return (
+    <Card
+      id="tool-class"
+      title="Where failed attempts cost tokens"
+      subtitle="Tool × failure class, ranked by the tokens of the model turns that repaired its failed attempts (scaled by sampling weight). Sessions are counted once per day."
+    >
+      {rows.length === 0 ? (
+        <Empty>No failed attempts in this range.</Empty>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="min-w-full divide-y divide-slate-200 text-sm">
+            <caption className="sr-only">Tools and failure classes ranked by tokens spent on failed attempts</caption>
+            <thead>
+              <tr>
+                <th scope="col" className={TH}>Tool</th>
+                <th scope="col" className={TH}>Failure class</th>
+                <th scope="col" className={`${TH} text-right`}>Tokens on failures</th>
+                <th scope="col" className={`${TH} w-1/4`}><span className="sr-only">Relative size</span></th>
+                <th scope="col" className={`${TH} text-right`}>Failed attempts</th>
+                <th scope="col" className={`${TH} text-right`}>Sessions</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {rows.map((r) => (
+                <tr key={`${r.tool}\u0000${r.failureClass}`} data-testid="tool-class-row" data-tool={r.tool} data-class={r.failureClass}>
+                  <th scope="row" className={`${TD} max-w-64 break-all text-left font-normal`}>
+                    <SegmentLink project={project} tool={r.tool} failureClass={r.failureClass}>
+                      {r.tool || UNKNOWN_TOOL}
+                    </SegmentLink>
+                  </th>
+                  <td className={TD}>
+                    <FailureClassBadge failureClass={r.failureClass} />
+                  </td>
+                  <td className={`${NUM} font-medium text-amber-700`}>{formatInt(r.failedTokens)}</td>
+                  <td className={TD}>
+                    <Bar value={r.failedTokens} max={max} color={classStyle(r.failureClass).color} />
+                  </td>
+                  <td className={NUM}>{formatInt(r.failedAttempts)}</td>
+                  <td className={NUM}>{formatInt(r.sessions)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+/** Tools ranked by calls that ran out of a retry budget, each class a link. */
+export async function ExhaustionPanel({ project, window }: PanelProps) {
+  const rows = await getRetryExhaustion(db(), project, window);
+  const max = rows[0]?.exhausted ?? 0;
+  return (
+    <Card id="exhaustion" title="Retry exhaustion by tool" subtitle="Tool calls that ran out of a retry budget, by the class of their last failure.">
+      {rows.length === 0 ? (
+        <Empty>No tool call ran out of a budget in this range.</Empty>
+      ) : (
+        <table className="min-w-full divide-y divide-slate-200 text-sm">
+          <caption className="sr-only">Tools ranked by retry-exhausted calls</caption>
+          <thead>
+            <tr>
+              <th scope="col" className={TH}>Tool</th>
+              <th scope="col" className={`${TH} text-right`}>Exhausted calls</th>
+              <th scope="col" className={`${TH} w-1/4`}><span className="sr-only">Relative size</span></th>
+              <th scope="col" className={`${TH} text-right`}>Attempts</th>
+              <th scope="col" className={TH}>By class</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {rows.map((r) => (
+              <tr key={r.tool} data-testid="exhaustion-row" data-tool={r.tool}>
+                <th scope="row" className={`${TD} max-w-64 break-all text-left font-medium`}>{r.tool || UNKNOWN_TOOL}</th>
+                <td className={NUM}>{formatInt(r.exhausted)}</td>
+                <td className={TD}>
+                  <Bar value={r.exhausted} max={max} color="#57534e" />
+                </td>
+                <td className={NUM}>{formatInt(r.attempts)}</td>
+                <td className={TD}>
+                  <ul className="flex flex-wrap gap-x-3 gap-y-1">
+                    {r.byClass.map((c) => (
+                      <li key={c.failureClass || '-'} className="text-xs">
+                        <SegmentLink project={project} tool={r.tool} failureClass={c.failureClass}>
+                          {c.failureClass ? classStyle(c.failureClass).label : 'no class'}
+                        </SegmentLink>{' '}
+                        <span className="tabular-nums text-slate-500">×{formatInt(c.exhausted)}</span>
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Card>
+  );
+}
+
+/** Share of rejections fixed on the next attempt, per tool, class and feedback template. */
+export async function RejectionPanel({ project, window }: PanelProps) {
+  const rows = await getRejectionEffectiveness(db(), project, window);
+  return (
+    <Card
+      id="rejections"
+      title="Rejection effectiveness"
+      subtitle="Calls rejected with feedback, and the share whose next attempt succeeded, per tool, class and feedback template (quoted values and numbers masked)."
+    >
+      {rows.length === 0 ? (
+        <Empty>No rejections with feedback in this range.</Empty>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="min-w-full divide-y divide-slate-200 text-sm">
+            <caption className="sr-only">Rejections with feedback and the share fixed on the next attempt</caption>
+            <thead>
+              <tr>
+                <th scope="col" className={TH}>Tool</th>
+                <th scope="col" className={TH}>Failure class</th>
+                <th scope="col" className={TH}>Feedback template</th>
+                <th scope="col" className={`${TH} text-right`}>Rejections</th>
+                <th scope="col" className={`${TH} text-right`}>Fixed next</th>
+                <th scope="col" className={`${TH} w-1/6`}><span className="sr-only">Share fixed, as a bar</span></th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {rows.map((r) => (
+                <tr key={`${r.tool}\u0000${r.failureClass}\u0000${r.template}`} data-testid="rejection-row" data-tool={r.tool} data-class={r.failureClass}>
+                  <th scope="row" className={`${TD} max-w-48 break-all text-left font-normal`}>
+                    <SegmentLink project={project} tool={r.tool} failureClass={r.failureClass}>
+                      {r.tool || UNKNOWN_TOOL}
+                    </SegmentLink>
+                  </th>
+                  <td className={TD}>{r.failureClass ? <FailureClassBadge failureClass={r.failureClass} /> : '—'}</td>
+                  <td className={`${TD} max-w-md break-words font-mono text-xs text-slate-700`}>{r.template || '(no feedback)'}</td>
+                  <td className={NUM}>{formatInt(r.rejections)}</td>
+                  <td className={`${NUM} font-medium`}>{pct(r.fixed, r.rejections)}</td>
+                  <td className={TD}>
+                    <Bar value={r.fixed} max={r.rejections} color="#059669" />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+/** Each failure class's share of all tokens: a stacked bar of links, and the same as a table. */
+export async function ClassSharePanel({ project, window }: PanelProps) {
+  const [rows, costs] = await Promise.all([getClassShares(db(), project, window), sessionCosts(project, window)]);
+  const total = costs.tokens;
+  const withTokens = rows.filter((r) => r.failedTokens > 0);
+  return (
+    <Card
+      id="class-share"
+      title="Token share per failure class"
+      subtitle="Tokens spent on failed attempts of each class, as a share of all tokens of the sessions in this range (both scaled by sampling weight)."
+    >
+      {rows.length === 0 ? (
+        <Empty>No failed attempts in this range.</Empty>
+      ) : (
+        <>
+          {withTokens.length > 0 && total > 0 ? (
+            <div className="mb-4 flex h-6 w-full overflow-hidden rounded bg-slate-100" aria-hidden="true">
+              {withTokens.map((r) => (
+                <Link
+                  key={r.failureClass}
+                  href={explorerHref(project, { failureClass: r.failureClass })}
+                  tabIndex={-1}
+                  title={`${classStyle(r.failureClass).label}: ${pct(r.failedTokens, total)}`}
+                  style={{ width: `${(100 * r.failedTokens) / total}%`, backgroundColor: classStyle(r.failureClass).color }}
+                />
+              ))}
+            </div>
+          ) : null}
+          <table className="min-w-full divide-y divide-slate-200 text-sm">
+            <caption className="sr-only">Tokens spent on failed attempts per failure class and their share of all tokens</caption>
+            <thead>
+              <tr>
+                <th scope="col" className={TH}>Failure class</th>
+                <th scope="col" className={`${TH} text-right`}>Tokens on failures</th>
+                <th scope="col" className={`${TH} text-right`}>Share of all tokens</th>
+                <th scope="col" className={`${TH} text-right`}>Failed attempts</th>
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {rows.map((r) => (
+                <tr key={r.failureClass} data-testid="class-row" data-class={r.failureClass}>
+                  <th scope="row" className={`${TD} text-left font-normal`}>
+                    <SegmentLink project={project} failureClass={r.failureClass}>
+                      {classStyle(r.failureClass).label}
+                    </SegmentLink>
+                  </th>
+                  <td className={`${NUM} text-amber-700`}>{formatInt(r.failedTokens)}</td>
+                  <td className={`${NUM} font-medium`} data-testid="class-share">{pct(r.failedTokens, total)}</td>
+                  <td className={NUM}>{formatInt(r.failedAttempts)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </Card>
+  );
+}

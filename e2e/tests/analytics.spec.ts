@@ -1,0 +1,109 @@
+/**
+ * Analytics click-through: a session whose write call was rejected for invalid arguments and
+ * fixed on the next attempt is sent to the collector over OTLP/HTTP; the analytics page shows
+ * its tool × class segment (kept in the collector's daily rollup), the fixed rejection with its
+ * feedback template, and the class's token share; a click on the segment lands on the sessions
+ * explorer filtered by class and tool. The time window lives in the URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { expect, type Page, test } from '@playwright/test';
+
+const hex = (n: number) => randomBytes(n).toString('hex');
+
+// A page load on the shared 2-core machine can take tens of seconds; no step here is timed.
+test.slow();
+const project = () => process.env.GUARDTRACE_PROJECT_ID ?? '';
+
+type Attr = string | number;
+const kv = (attrs: Record<string, Attr>) =>
+  Object.entries(attrs).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } }));
+
+/** A Guardtrace-shaped session of one tool call: attempt 1 rejected (invalid arguments), attempt 2 fine, a repair turn. */
+async function sendSession(tool: string): Promise<void> {
+  const traceId = hex(16);
+  const conv = { 'gen_ai.conversation.id': `e2e-analytics-${hex(4)}` };
+  const [root, call, a1, a2, repair] = [hex(8), hex(8), hex(8), hex(8), hex(8)];
+  let t = BigInt(Date.now() - 60_000) * 1_000_000n;
+  const span = (spanId: string, parent: string, name: string, attrs: Record<string, Attr>) => {
+    t += 5_000_000n;
+    return { traceId, spanId, parentSpanId: parent, name, kind: 1, startTimeUnixNano: String(t), endTimeUnixNano: String(t + 2_000_000n), attributes: kv({ ...conv, ...attrs }), status: { code: 0 } };
+  };
+  const spans = [
+    span(root, '', 'invoke_agent e2e', { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'e2e-analytics' }),
+    span(call, root, `execute_tool ${tool}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'guardtrace.outcome': 'success' }),
+    span(a1, call, 'guardtrace.attempt', {
+      'gen_ai.operation.name': 'guardtrace.attempt',
+      'guardtrace.attempt': 1,
+      'guardtrace.outcome': 'rejected',
+      'guardtrace.failure.class': 'invalid_arguments',
+      'guardtrace.decision': 'reject_with_feedback',
+      'guardtrace.feedback': 'Missing required field "content" (3 fields expected)',
+    }),
+    span(repair, root, 'chat gpt-4.1-mini', {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.usage.input_tokens': 4200,
+      'gen_ai.usage.output_tokens': 80,
+      'guardtrace.repair.attempt_span_id': a1,
+      'guardtrace.repair.failure_class': 'invalid_arguments',
+    }),
+    span(a2, call, 'guardtrace.attempt', { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 2, 'guardtrace.outcome': 'success', 'guardtrace.decision': 'proceed' }),
+  ];
+  const res = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.GUARDTRACE_API_KEY}` },
+    body: JSON.stringify({ resourceSpans: [{ resource: { attributes: kv({ 'service.name': 'e2e-analytics' }) }, scopeSpans: [{ scope: { name: 'e2e' }, spans }] }] }),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+/** The analytics page once the collector's rollup shows the tool's segment. */
+async function openWithSegment(page: Page, tool: string, query = '') {
+  const row = page.getByTestId('tool-class-row').and(page.locator(`[data-tool="${tool}"]`));
+  await expect(async () => {
+    // The panels are server-rendered: the document is enough, hydration is not waited for.
+    await page.goto(`/analytics?project=${project()}${query}`, { waitUntil: 'domcontentloaded' });
+    await expect(row).toHaveCount(1, { timeout: 1000 });
+  }).toPass();
+  return row;
+}
+
+test('a tool × class segment links to the sessions explorer filtered by class and tool', async ({ page }) => {
+  const tool = `e2e_write_${hex(3)}`;
+  await sendSession(tool);
+  const row = await openWithSegment(page, tool);
+  await expect(row).toContainText('invalid arguments');
+  await expect(row).toContainText('4,280');
+
+  // The same session in the rejection panel: the feedback's values masked, fixed on the next attempt.
+  const rejection = page.getByTestId('rejection-row').and(page.locator(`[data-tool="${tool}"]`));
+  await expect(rejection).toContainText('Missing required field "…" (N fields expected)');
+  await expect(rejection).toContainText('100.0%');
+  // The class's token share, as a table (the chart's text alternative).
+  await expect(page.getByTestId('class-row').and(page.locator('[data-class="invalid_arguments"]')).getByTestId('class-share')).toHaveText(/%$/);
+
+  await row.getByRole('link', { name: tool }).click();
+  await expect(page).toHaveURL(/\/sessions\?/);
+  const url = new URL(page.url());
+  expect(url.pathname).toBe('/sessions');
+  expect(url.searchParams.get('project')).toBe(project());
+  expect(url.searchParams.get('q')).toBe(`class:invalid_arguments tool:${tool}`);
+  expect(url.search).toContain(`q=class:invalid_arguments%20tool:${tool}`);
+});
+
+test('the time window is in the URL: presets, a custom from/to, and a clear message for a bad one', async ({ page }) => {
+  const tool = `e2e_range_${hex(3)}`;
+  await sendSession(tool);
+  await openWithSegment(page, tool, '&range=7');
+  await expect(page.getByRole('link', { name: '7 days' })).toHaveAttribute('aria-current', 'page');
+
+  // A custom window that ends before today leaves today's segment out.
+  await page.getByLabel('From (UTC date)').fill('2020-01-01');
+  await page.getByLabel('To (UTC date)').fill('2020-01-31');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await expect(page).toHaveURL(/from=2020-01-01&to=2020-01-31/);
+  await expect(page.getByTestId('analytics-window')).toHaveText('2020-01-01 to 2020-01-31 (UTC)');
+  await expect(page.getByTestId('tool-class-row')).toHaveCount(0);
+
+  await page.goto(`/analytics?project=${project()}&range=12`, { waitUntil: 'domcontentloaded' });
+  await expect(page.getByTestId('range-error')).toContainText('range: expected one of 7, 30, 90 (days), got "12"');
+});
