@@ -116,7 +116,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   }
   // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
   //    totals of the sessions this batch may be the first to write.
-  const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, storedTraces, existing, touched);
+  const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
   // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
   // through the per-connection stages on the fallback path.
   const statements: string[] = [];
