@@ -140,9 +140,14 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   //    snapshot sees the rows of other writers of these sessions, committed before we got
   //    their locks) the session totals; then COMMIT. Values are inlined as literals (the
   //    simple protocol takes no parameters).
-  const sv = [...touched.values()];
   const fresh: Record<string, unknown>[] = [];
-  for (const tot of totals.values()) if (tot.exact) fresh.push(tot.row());
+  for (const [k, tot] of totals) {
+    if (!tot.exact) continue;
+    // Every span of it in this batch was stored already (a retry): its row is right as it is.
+    if (tot.spans === 0) touched.delete(k);
+    else fresh.push(tot.row());
+  }
+  const sv = [...touched.values()];
   const insertAndLock = upsertTracesAndLock(
     textArray(traceRows.map((r) => r[0])),
     textArray(traceRows.map((r) => r[1])),
