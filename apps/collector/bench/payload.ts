@@ -25,10 +25,9 @@ function span(traceId: string, spanId: string, parent: string, name: string, att
   };
 }
 
-/** One session: 5 spans shaped like the Guardtrace SDK's (invalid-arguments rejection). */
-export function guardSession(): object[] {
+/** One session (or, given `sid`, one turn of that session): 5 spans shaped like the Guardtrace SDK's (invalid-arguments rejection). */
+export function guardSession(sid = `sess_${hex(8)}`): object[] {
   const traceId = hex(16);
-  const sid = `sess_${hex(8)}`;
   const [root, tool, attempt, g1, g2] = [hex(8), hex(8), hex(8), hex(8), hex(8)];
   const c: [string, string] = ['gen_ai.conversation.id', sid];
   return [
@@ -54,6 +53,22 @@ export function request(sessions: number): Record<string, unknown> {
       },
     ],
   };
+}
+
+/** Export requests of one long session: `requests` requests of `turns` turns (5 spans each, a trace each). */
+export function longSession(sid: string, requests: number, turns: number): Record<string, unknown>[] {
+  return Array.from({ length: requests }, () => {
+    const spans: object[] = [];
+    for (let i = 0; i < turns; i++) spans.push(...guardSession(sid));
+    return {
+      resourceSpans: [
+        {
+          resource: { attributes: [kv('service.name', 'bench-agent'), kv('telemetry.sdk.language', 'nodejs')] },
+          scopeSpans: [{ scope: { name: '@guardtrace/sdk', version: '0.1.0' }, spans }],
+        },
+      ],
+    };
+  });
 }
 
 export function toProtobuf(json: Record<string, unknown>): Buffer {

@@ -14,6 +14,7 @@ import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { copyRows } from '../src/copy.ts';
+import { longSessionBench } from './long-session.ts';
 import { request, SPANS_PER_SESSION, toProtobuf } from './payload.ts';
 import { tableRows } from './rows.ts';
 import { redactionBench } from './redact.ts';
@@ -148,8 +149,10 @@ async function createProjectFor(databaseUrl: string, name: string): Promise<stri
 
 async function main() {
   const started = performance.now();
+  // `bench long-session`: that part alone (the whole run takes minutes).
+  const onlyLong = process.argv[2] === 'long-session';
   // In-process and first, before the collector and Postgres share the CPU with it.
-  const redaction = await redactionBench();
+  const redaction = onlyLong ? { rows: [], method: '' } : await redactionBench();
   console.table(redaction.rows);
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url, { max: 1 });
@@ -158,7 +161,14 @@ async function main() {
   await prisma.$disconnect();
   const { url, proc } = await startCollector(db.url);
   const rows: Row[] = [];
+  let longMethod = '';
   try {
+    const long = await longSessionBench((body) => send(url, key, body, 'application/x-protobuf'));
+    longMethod = long.method;
+    if (onlyLong) {
+      console.table(long.rows);
+      return;
+    }
     const fresh = () => Array.from({ length: REQUESTS }, () => request(SESSIONS_PER_REQUEST));
     await peak(url, key, Array.from({ length: 16 }, () => toProtobuf(request(SESSIONS_PER_REQUEST))), 'application/x-protobuf');
     const best = <T extends { spansPerSecond: number }>(xs: T[]) => xs.reduce((a, b) => (b.spansPerSecond > a.spansPerSecond ? b : a));
@@ -195,6 +205,7 @@ async function main() {
     rows.push({ benchmark: 'raw COPY, same rows and tables', metric: 'spans/s', value: fmt(copy.spansPerSecond), target: '(baseline)', pass: true });
     rows.push({ benchmark: 'ingest protobuf at half of peak', metric: 'ack p50 / p99', value: `${ms(half.p50)} / ${ms(half.p99)}`, target: 'p99 <= 100 ms', pass: half.p99 <= 100 });
     rows.push(...redaction.rows);
+    rows.push(...long.rows);
   } finally {
     agent.destroy();
     proc.kill('SIGTERM');
@@ -211,7 +222,7 @@ async function main() {
       `SDK attributes) with ${CONCURRENCY} in flight; a span counts when its 200 arrives (committed, with derived rows and ` +
       `session totals). Each throughput is the best of ${RUNS} interleaved runs. Raw COPY writes the same span and derived rows into the same tables in one transaction with ` +
       `no idempotency or session work. Latency at half load: open loop at half the protobuf peak for ${HALF_LOAD_SECONDS} s. ` +
-      `${redaction.method} Total run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
+      `${redaction.method} ${longMethod} Total run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
   };
   writeFileSync(path.join(here, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log(`wrote bench/results.json (${((performance.now() - started) / 1000).toFixed(0)} s)`);

@@ -3,6 +3,7 @@
  * /v1/sampling, /healthz, /readyz, /metrics. buildApp() wires the pieces; app.close() stops
  * taking requests, finishes the ones in flight, drains the writer and closes the pool.
  */
+import { exportFileName, MAX_EXPORT_SPANS, sessionToOtlp, type StoredSpan } from '@guardtrace/db/export';
 import { pendingMigrations } from '@guardtrace/db/server';
 import { PassThrough } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -266,6 +267,41 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  // A session of the key's project as an OTLP/JSON export request: POST it to /v1/traces with
+  // another project's key to import it there.
+  app.get<{ Params: { id: string } }>('/v1/sessions/:id', { onRequest: admit }, async (req, reply) => {
+    const principal = req.gt.principal as Principal;
+    const id = req.params.id;
+    // Postgres text holds no NUL: no session has one.
+    if (id.includes('\0')) throw new CollectorError(404, 'no session with this id in the project of this API key');
+    let rows: StoredSpan[];
+    try {
+      ({ rows } = await pool.query<StoredSpan>(
+        timedQuery(
+          `SELECT trace_id AS "traceId", span_id AS "spanId", parent_span_id AS "parentSpanId", name, kind,
+             start_time_unix_nano::text AS "startTimeUnixNano", end_time_unix_nano::text AS "endTimeUnixNano",
+             status_code AS "statusCode", status_message AS "statusMessage", service_name AS "serviceName",
+             scope_name AS "scopeName", scope_version AS "scopeVersion", attributes, resource, events, links
+           FROM spans WHERE project_id = $1 AND session_id = $2
+           ORDER BY start_time, trace_id, span_id LIMIT $3`,
+          [principal.projectId, id, MAX_EXPORT_SPANS + 1],
+          limits.dbTimeoutMs,
+        ),
+      ));
+    } catch (err) {
+      if (isUnavailable(err)) throw CollectorError.unavailable('database unavailable', limits.retryAfterSeconds, err);
+      throw err;
+    }
+    if (rows.length === 0) throw new CollectorError(404, 'no session with this id in the project of this API key');
+    if (rows.length > MAX_EXPORT_SPANS) {
+      throw new CollectorError(413, `the session has more than ${MAX_EXPORT_SPANS} spans: too many to export in one document`);
+    }
+    return reply
+      .type('application/json')
+      .header('content-disposition', `attachment; filename="${exportFileName(id)}"`)
+      .send(JSON.stringify(sessionToOtlp(rows)));
+  });
+
   // OTLP exporters pointed at OTEL_EXPORTER_OTLP_ENDPOINT send every signal here: say why
   // metrics and logs are refused, in a google.rpc.Status of the request's encoding.
   app.setNotFoundHandler(async (req, reply) => {
@@ -275,7 +311,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         ? `the Guardtrace collector receives traces only: ${path} is not served. Point traces here with ` +
           'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (http://<collector>/v1/traces) rather than OTEL_EXPORTER_OTLP_ENDPOINT, ' +
           'or turn that signal\'s exporter off'
-        : `no route ${req.method} ${path}: the collector serves POST /v1/traces, GET /v1/sampling, /healthz, /readyz and /metrics`;
+        : `no route ${req.method} ${path}: the collector serves POST /v1/traces, GET /v1/sampling, GET /v1/sessions/{id}, /healthz, /readyz and /metrics`;
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     return reply.status(404).type(contentTypeOf(encoding)).send(encodeStatus(encoding, RpcCode.UNIMPLEMENTED, message));
   });

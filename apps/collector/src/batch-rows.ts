@@ -2,8 +2,8 @@
  * A write transaction's rows (writer.ts, step 4): the COPY text of the batch's spans not stored
  * yet, each once even when the batch repeats one (by trace and span id, whatever its start
  * time), straight into Buffers (each span's prepared row, then its session id and, for a span
- * row, its trace's start time), and the totals of the sessions this batch may be the first to
- * write.
+ * row, its trace's start time), and each session's totals of the batch's new rows (inserted as
+ * they are for a new session, merged into a stored one: sql.ts, recomputeSessions).
  */
 import { CopyBuffer, copyField } from './copy.ts';
 import { key, type Prepared } from './prepare.ts';
@@ -21,7 +21,6 @@ export interface BatchRows {
  * @param exactTotals false on the ON CONFLICT path, where some rows may not be written at all.
  * @param traceSession session id per `project/trace`, as far as the batch and the store know it.
  * @param traceStart start time per `project/trace` (timestamptz text): the partition key of its spans.
- * @param storedTraces traces with spans stored before this batch.
  * @param existing `project/trace/span` keys already stored; the batch's own are added.
  * @param touched sessions this transaction writes (re-keyed ones already in); the batch's are added.
  */
@@ -30,7 +29,6 @@ export function batchRows(
   exactTotals: boolean,
   traceSession: ReadonlyMap<string, string>,
   traceStart: ReadonlyMap<string, string>,
-  storedTraces: ReadonlySet<string>,
   existing: Set<string>,
   touched: Map<string, [string, string]>,
 ): BatchRows {
@@ -58,13 +56,10 @@ export function batchRows(
         tail = `\t${copyField(sessionId)}\n`;
         tails.set(sessionKey, tail);
       }
-      // A trace with stored spans: this session may have stored rows.
-      if (storedTraces.has(traceKey)) tot.exact = false;
+      // (A trace with stored spans, or a span stored already: the session has a row, and the
+      // batch's totals of its new rows are merged into it.)
       const spanKey = p.spanKey;
-      if (existing.has(spanKey)) {
-        tot.exact = false;
-        continue;
-      }
+      if (existing.has(spanKey)) continue;
       existing.add(spanKey);
       if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row, p.extra);
       // (Spans of one trace may name different conversations: the tail is remade when the session changes.)

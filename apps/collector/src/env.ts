@@ -32,7 +32,7 @@ const schema = z.object({
     .url(),
   /** false: the collector does not migrate at start (run guardtrace-migrate before it). */
   GUARDTRACE_MIGRATE_ON_START: bool(true),
-  /** Days of raw spans to keep; unset keeps everything. Whole monthly partitions are dropped. */
+  /** Days a session is kept after it ended, for projects without a retention of their own (set in the app); unset: forever. */
   GUARDTRACE_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COLLECTOR_MAX_BODY_BYTES: int(DEFAULT_LIMITS.maxBodyBytes, 1024),

@@ -1,5 +1,5 @@
 /** Process entry: env -> database (DATABASE_URL, migrated) -> app -> listen; signals drain. */
-import { maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
+import { applyRetention, maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
 import { buildApp } from './app.ts';
 import { parseEnv } from './env.ts';
 
@@ -22,18 +22,28 @@ async function main(): Promise<void> {
     redaction: env.redaction,
     ...env.limits,
   });
-  // Span partitions are made ahead at start (ensureDatabase); a long-running collector renews
-  // them daily, and applies GUARDTRACE_RETENTION_DAYS by dropping whole old partitions.
+  // Span partitions are made ahead at start (prepareDatabase) and renewed daily; retention
+  // (each project's, else GUARDTRACE_RETENTION_DAYS) runs hourly in one collector at a time:
+  // the others find its advisory lock held and skip the run.
   const maintain = () =>
-    maintainSpanPartitions(databaseUrl, { retentionDays: env.retentionDays })
+    maintainSpanPartitions(databaseUrl)
       .then((r) => {
-        if (r.created.length || r.dropped.length) app.log.info(r, 'span partitions maintained');
+        if (r.created.length) app.log.info(r, 'span partitions made');
       })
       .catch((err) => app.log.warn({ error: (err as Error).message }, 'span partition maintenance failed'));
-  if (env.retentionDays !== undefined) await maintain();
+  const retain = () =>
+    applyRetention(databaseUrl, { defaultDays: env.retentionDays })
+      .then((r) => {
+        if (r.deletedSessions || r.dropped.length || r.releasedTraces || r.deletedFromDefault) app.log.info(r, 'retention applied');
+      })
+      .catch((err) => app.log.warn({ error: (err as Error).message }, 'retention failed; the next run retries'));
+  void retain();
   // Daily: partitions are monthly and made two months ahead, so once a day is plenty.
   const maintenance = setInterval(maintain, 24 * 60 * 60 * 1000);
   maintenance.unref();
+  // Hourly: a retention set in the app applies within the hour; a run with nothing to delete is a few index lookups.
+  const retention = setInterval(retain, 60 * 60 * 1000);
+  retention.unref();
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
@@ -43,6 +53,7 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'shutting down: draining in-flight requests');
     clearInterval(maintenance);
+    clearInterval(retention);
     try {
       await app.close();
       process.exit(0);

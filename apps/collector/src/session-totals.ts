@@ -125,6 +125,33 @@ export class SessionTotals {
       output_tokens: this.output,
       repair_tokens: this.repair,
       sampling_weight: this.weight ?? 1,
+      ...this.mergeFields(),
+    };
+  }
+
+  /**
+   * What merging this batch's totals into a stored session row needs beyond the row itself
+   * (sql.ts, recomputeSessions): when each first/last value was seen, the batch's outcome
+   * signals, and its users. Timestamps are text, as `timestamp` makes them.
+   */
+  private mergeFields(): Record<string, unknown> {
+    const at = (f: First) => (f.v === undefined ? null : timestamp(f.ns));
+    const users = [this.user.v, this.otelUser.v, this.aiUser.v].filter((v) => v !== undefined);
+    const one = users.length > 0 && users.every((v) => v !== null && v === users[0]) ? users[0] : null;
+    return {
+      agent_at: at(this.agent),
+      service_at: at(this.service),
+      outcome_attr: this.outcomeAttr.v ?? null,
+      outcome_attr_at: at(this.outcomeAttr),
+      escalated: this.escalated,
+      root_error: this.rootError,
+      has_root: this.hasRoot,
+      derived_outcome: this.escalated ? 'escalated' : this.rootError ? 'failed' : this.hasRoot ? 'success' : null,
+      user_any: users.length > 0,
+      user_one: one,
+      batch_weight: this.weight,
+      // A value present but null (an empty AnyValue) is not merged: the stored row cannot tell it from absent.
+      mergeable: this.agent.v !== null && this.outcomeAttr.v !== null,
     };
   }
 }

@@ -175,30 +175,92 @@ export const FRESH_SESSION_COLUMNS =
   'project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome, span_count, tool_call_count, ' +
   'attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens, repair_tokens, sampling_weight';
 
+/** The fields of a batch's totals (session-totals.ts, row()): the row's columns, then what merging needs. */
+const BATCH_TOTALS = `project_id uuid, id text, agent_name text, service_name text, user_id text, started_at timestamptz,
+  ended_at timestamptz, outcome text, span_count int, tool_call_count int, attempt_count int, failed_attempt_count int,
+  model_call_count int, input_tokens bigint, output_tokens bigint, repair_tokens bigint, sampling_weight float8,
+  agent_at timestamptz, service_at timestamptz, outcome_attr text, outcome_attr_at timestamptz, escalated boolean,
+  root_error boolean, has_root boolean, derived_outcome text, user_any boolean, user_one text, batch_weight float8,
+  mergeable boolean`;
+
 /**
  * Session rows of the sessions a batch touched, so totals are right whatever order spans
  * arrive in. Run after the sessions' locks are held, so every other writer of them has
  * committed or not started its totals yet.
  *
- * `fresh` (a JSON array of rows, FRESH_SESSION_COLUMNS) are totals the writer computed from
- * the batch's own rows for sessions it saw no stored trace of. Such a session that has no
- * row yet has no stored rows either (whoever stores a session's rows writes its row in the same
- * transaction, under the same lock): its totals are inserted as given, without reading
- * anything back. Every other touched session (it has a row, or is not in `fresh`) is
- * recomputed from the stored rows. Sessions left with no spans (re-keyed) are deleted.
+ * `fresh` (a JSON array, BATCH_TOTALS) are totals the writer computed from the batch's own
+ * rows, all of them new (the direct path, no re-keyed session). A session that has no row yet
+ * has no stored rows either (whoever stores a session's rows writes its row in the same
+ * transaction, under the same lock): its totals are inserted as given. A session with a row
+ * gets the batch's totals merged into it (counts added, times widened, first and last values
+ * compared by time) when the stored row decides every value; so a long session costs the same
+ * per batch at its end as at its start. Every other touched session (the row cannot tell, or
+ * the batch is not in `fresh`) is recomputed from the stored rows. Sessions left with no spans
+ * (re-keyed) are deleted.
  */
 export const recomputeSessions = (projectIds: string, ids: string, fresh: string) => `
-WITH f AS (
-  SELECT f.* FROM json_populate_recordset(NULL::sessions, ${fresh}::json) AS f
-  WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.project_id = f.project_id AND x.id = f.id)
+WITH d AS (
+  SELECT * FROM json_to_recordset(${fresh}::json) AS d(${BATCH_TOTALS})
+),
+f AS (
+  SELECT d.* FROM d WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.project_id = d.project_id AND x.id = d.id)
 ),
 inserted AS (
   INSERT INTO sessions (${FRESH_SESSION_COLUMNS}, updated_at)
   SELECT ${FRESH_SESSION_COLUMNS}, now() FROM f
 ),
+m AS (
+  SELECT d.project_id, d.id,
+    -- First values by start time: the stored one came from a span at or after started_at.
+    CASE WHEN d.agent_at IS NULL THEN x.agent_name
+      WHEN x.agent_name IS NULL OR d.agent_at < x.started_at THEN d.agent_name ELSE x.agent_name END AS agent_name,
+    CASE WHEN d.service_at IS NULL THEN x.service_name
+      WHEN x.service_name IS NULL OR d.service_at < x.started_at THEN d.service_name ELSE x.service_name END AS service_name,
+    CASE WHEN d.user_any THEN d.user_one ELSE x.user_id END AS user_id,
+    least(x.started_at, d.started_at) AS started_at,
+    greatest(x.ended_at, d.ended_at) AS ended_at,
+    CASE WHEN d.outcome_attr_at IS NOT NULL THEN d.outcome_attr
+      WHEN d.derived_outcome IS NULL THEN x.outcome
+      WHEN x.outcome IS NULL THEN d.derived_outcome
+      ELSE x.outcome END AS outcome,
+    x.span_count + d.span_count AS span_count,
+    x.tool_call_count + d.tool_call_count AS tool_call_count,
+    x.attempt_count + d.attempt_count AS attempt_count,
+    x.failed_attempt_count + d.failed_attempt_count AS failed_attempt_count,
+    x.model_call_count + d.model_call_count AS model_call_count,
+    x.input_tokens + d.input_tokens AS input_tokens,
+    x.output_tokens + d.output_tokens AS output_tokens,
+    x.repair_tokens + d.repair_tokens AS repair_tokens,
+    CASE WHEN d.batch_weight IS NULL THEN x.sampling_weight ELSE greatest(x.sampling_weight, d.batch_weight) END AS sampling_weight
+  FROM d JOIN sessions x ON x.project_id = d.project_id AND x.id = d.id
+  WHERE d.mergeable
+    -- Each value is decided by the stored row: the same either way, or the batch's is earlier than every stored span.
+    AND (d.agent_at IS NULL OR x.agent_name IS NULL OR x.agent_name = d.agent_name OR d.agent_at < x.started_at)
+    AND (d.service_at IS NULL OR x.service_name IS NULL OR x.service_name = d.service_name OR d.service_at < x.started_at)
+    -- Users: every user value of the batch is the stored one (or none is stored).
+    AND (NOT d.user_any OR (d.user_one IS NOT NULL AND (x.user_id IS NULL OR x.user_id = d.user_one)))
+    -- Outcome: the batch's attribute is the stored outcome or later than every stored span; without one, the
+    -- stored outcome stays whether it came from an attribute or from the escalated > failed > success rule.
+    AND CASE WHEN d.outcome_attr_at IS NOT NULL THEN d.outcome_attr = x.outcome OR d.outcome_attr_at > x.ended_at
+      WHEN d.derived_outcome IS NULL OR x.outcome IS NULL OR x.outcome = 'escalated' THEN true
+      WHEN x.outcome = 'failed' THEN NOT d.escalated
+      WHEN x.outcome = 'success' THEN NOT d.escalated AND NOT d.root_error
+      ELSE true END
+    -- A stored weight of 1 may be the default (no weight seen): only a batch weight of 1 or more merges by max.
+    AND (d.batch_weight IS NULL OR d.batch_weight >= 1)
+),
+merged AS (
+  UPDATE sessions x SET agent_name = m.agent_name, service_name = m.service_name, user_id = m.user_id,
+    started_at = m.started_at, ended_at = m.ended_at, outcome = m.outcome, span_count = m.span_count,
+    tool_call_count = m.tool_call_count, attempt_count = m.attempt_count, failed_attempt_count = m.failed_attempt_count,
+    model_call_count = m.model_call_count, input_tokens = m.input_tokens, output_tokens = m.output_tokens,
+    repair_tokens = m.repair_tokens, sampling_weight = m.sampling_weight, updated_at = now()
+  FROM m WHERE x.project_id = m.project_id AND x.id = m.id
+),
 t AS (
   SELECT DISTINCT t.project_id, t.id FROM unnest(${projectIds}::uuid[], ${ids}::text[]) AS t(project_id, id)
   WHERE NOT EXISTS (SELECT 1 FROM f WHERE f.project_id = t.project_id AND f.id = t.id)
+    AND NOT EXISTS (SELECT 1 FROM m WHERE m.project_id = t.project_id AND m.id = t.id)
 ),
 sp AS (
   SELECT s.project_id, s.session_id AS id,

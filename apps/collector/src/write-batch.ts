@@ -117,7 +117,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   }
   // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
   //    totals of the sessions this batch may be the first to write.
-  const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, storedTraces, existing, touched);
+  const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
   // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
   // through the per-connection stages on the fallback path.
   const statements: string[] = [];
@@ -142,9 +142,14 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   //    their locks) the session totals; then the analytics rollup of those sessions (it reads
   //    their totals' sampling weight); then COMMIT. Values are inlined as literals (the
   //    simple protocol takes no parameters).
-  const sv = [...touched.values()];
   const fresh: Record<string, unknown>[] = [];
-  for (const tot of totals.values()) if (tot.exact) fresh.push(tot.row());
+  for (const [k, tot] of totals) {
+    if (!tot.exact) continue;
+    // Every span of it in this batch was stored already (a retry): its row is right as it is.
+    if (tot.spans === 0) touched.delete(k);
+    else fresh.push(tot.row());
+  }
+  const sv = [...touched.values()];
   const insertAndLock = upsertTracesAndLock(
     textArray(traceRows.map((r) => r[0])),
     textArray(traceRows.map((r) => r[1])),

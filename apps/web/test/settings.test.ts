@@ -1,6 +1,6 @@
 import { hashApiKey } from '@guardtrace/db';
 import { describe, expect, it } from 'vitest';
-import { createProjectKey, getProjectSettings, revokeProjectKey, setCleanSampleRate } from '../src/server/queries/settings.ts';
+import { createProjectKey, getProjectSettings, revokeProjectKey, setCleanSampleRate, setRetentionDays } from '../src/server/queries/settings.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject } from './factories.ts';
 
@@ -16,6 +16,20 @@ describe('project settings', () => {
     expect((await getProjectSettings(prisma, theirs.id))!.cleanSampleRate).toBe(1);
     await expect(setCleanSampleRate(prisma, mine.id, 1.5)).rejects.toThrow(/between 0 and 1/);
     expect(await setCleanSampleRate(prisma, '00000000-0000-4000-8000-000000000000', 0.5)).toBe(false);
+  });
+
+  it('stores the retention of one project only, and clears it back to the default', async () => {
+    const prisma = db.prisma();
+    const mine = await seedProject(prisma);
+    const theirs = await seedProject(prisma);
+    expect((await getProjectSettings(prisma, mine.id))!.retentionDays).toBeNull();
+    expect(await setRetentionDays(prisma, mine.id, 14)).toBe(true);
+    expect((await getProjectSettings(prisma, mine.id))!.retentionDays).toBe(14);
+    expect((await getProjectSettings(prisma, theirs.id))!.retentionDays).toBeNull();
+    expect(await setRetentionDays(prisma, mine.id, null)).toBe(true);
+    expect((await getProjectSettings(prisma, mine.id))!.retentionDays).toBeNull();
+    for (const bad of [0, 1.5, 3651]) await expect(setRetentionDays(prisma, mine.id, bad)).rejects.toThrow(/whole number of days from 1 to 3650/);
+    expect(await setRetentionDays(prisma, '00000000-0000-4000-8000-000000000000', 7)).toBe(false);
   });
 
   it('creates a key shown once and stored hashed, and lists it with its prefix only', async () => {

@@ -7,3 +7,5 @@ export { migrateCommand } from './migrate-command.ts';
 export type { MigrateCommandOptions } from './migrate-command.ts';
 export { maintainSpanPartitions, partitionMonths } from './partitions.ts';
 export type { PartitionReport } from './partitions.ts';
+export { applyRetention, RETENTION_LOCK } from './retention.ts';
+export type { RetentionOptions, RetentionReport } from './retention.ts';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { authEnv } from '@/env';
 import { isAuthorized } from '@/server/auth';
 import { db } from '@/server/db';
-import { createProjectKey, revokeProjectKey, setCleanSampleRate } from '@/server/queries/settings';
+import { createProjectKey, MAX_RETENTION_DAYS, revokeProjectKey, setCleanSampleRate, setRetentionDays } from '@/server/queries/settings';
 
 // Each action checks the sign-in itself too (src/proxy.ts already did): they change what
 // the collector accepts, so they do not rely on a single gate. Then input and project scope.
@@ -39,6 +39,39 @@ export async function updateSampleRate(_prev: ActionState, form: FormData): Prom
   if (!(await setCleanSampleRate(db(), input.data.project, rate))) return { ok: false, message: 'Project not found' };
   revalidatePath('/settings');
   return { ok: true, message: `Saved: SDKs keep ${input.data.percent}% of clean sessions.` };
+}
+
+const retentionInput = z.object({
+  project: projectId,
+  // Empty: no retention of its own (the collector's default applies).
+  days: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? null : Number(v)))
+    .pipe(
+      z
+        .number({ error: 'Enter a number of days, or leave it empty' })
+        .int('Use whole days')
+        .min(1, `Use 1 to ${MAX_RETENTION_DAYS} days`)
+        .max(MAX_RETENTION_DAYS, `Use 1 to ${MAX_RETENTION_DAYS} days`)
+        .nullable(),
+    ),
+});
+
+export async function updateRetention(_prev: ActionState, form: FormData): Promise<ActionState> {
+  if (!(await signedIn())) return SIGN_IN;
+  const input = retentionInput.safeParse({ project: form.get('project'), days: form.get('days') ?? '' });
+  if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
+  if (!(await setRetentionDays(db(), input.data.project, input.data.days))) return { ok: false, message: 'Project not found' };
+  revalidatePath('/settings');
+  const days = input.data.days;
+  return {
+    ok: true,
+    message:
+      days === null
+        ? "Saved: this project follows the collector's default retention."
+        : `Saved: sessions are deleted ${days} day${days === 1 ? '' : 's'} after they end (within the hour).`,
+  };
 }
 
 const keyInput = z.object({

@@ -1,7 +1,7 @@
 'use client';
 
 import { useActionState } from 'react';
-import { type ActionState, createKey, updateSampleRate } from './actions';
+import { type ActionState, createKey, updateRetention, updateSampleRate } from './actions';
 
 const INITIAL: ActionState = { ok: true, message: '' };
 const INPUT =
@@ -39,6 +39,35 @@ export function SampleRateForm({ project, rate }: { project: string; rate: numbe
           required
         />
         <span className="text-sm text-slate-600">%</span>
+        <button type="submit" className={BUTTON} disabled={pending}>
+          Save
+        </button>
+      </div>
+      <Message state={state} />
+    </form>
+  );
+}
+
+export function RetentionForm({ project, days }: { project: string; days: number | null }) {
+  const [state, action, pending] = useActionState(updateRetention, INITIAL);
+  return (
+    <form action={action} data-testid="retention-form">
+      <input type="hidden" name="project" value={project} />
+      <label htmlFor="retention-days" className="block text-sm font-medium text-slate-800">
+        Keep sessions for
+      </label>
+      <div className="mt-1 flex items-center gap-2">
+        <input
+          id="retention-days"
+          name="days"
+          type="number"
+          min={1}
+          step={1}
+          placeholder="default"
+          defaultValue={days ?? ''}
+          className={`${INPUT} w-28 text-right tabular-nums`}
+        />
+        <span className="text-sm text-slate-600">days after they end</span>
         <button type="submit" className={BUTTON} disabled={pending}>
           Save
         </button>

@@ -8,7 +8,7 @@ import { selectProject } from '@/server/context';
 import { db } from '@/server/db';
 import { getProjectSettings } from '@/server/queries/settings';
 import { revokeKey } from './actions';
-import { CreateKeyForm, RevokeButton, SampleRateForm } from './forms';
+import { CreateKeyForm, RetentionForm, RevokeButton, SampleRateForm } from './forms';
 
 export const metadata: Metadata = { title: 'Settings' };
 
@@ -33,6 +33,12 @@ async function SettingsPanels({ project }: { project: string }) {
         subtitle="SDKs keep every session with a failure, escalation or budget hit, and this share of clean sessions (decided per session id). Charts scale kept sessions back up by their sampling weight."
       >
         <SampleRateForm project={settings.id} rate={settings.cleanSampleRate} />
+      </Card>
+      <Card
+        title="Retention"
+        subtitle="The collector deletes a session with all its spans and rows this many days after it ended (checked hourly). Empty: the collector's default (GUARDTRACE_RETENTION_DAYS; unset there, sessions are kept)."
+      >
+        <RetentionForm project={settings.id} days={settings.retentionDays} />
       </Card>
       <Card
         title="API keys"

@@ -15,6 +15,8 @@ export interface ProjectSettingsDto {
   id: string;
   name: string;
   cleanSampleRate: number;
+  /** Days a session is kept after it ended; null: the collector's default (GUARDTRACE_RETENTION_DAYS, else forever). */
+  retentionDays: number | null;
   keys: ApiKeyDto[];
 }
 
@@ -28,6 +30,7 @@ export async function getProjectSettings(db: PrismaClient, projectId: string): P
     id: project.id,
     name: project.name,
     cleanSampleRate: project.cleanSampleRate,
+    retentionDays: project.retentionDays,
     keys: project.apiKeys.map((k) => ({
       id: k.id,
       name: k.name,
@@ -43,6 +46,21 @@ export async function getProjectSettings(db: PrismaClient, projectId: string): P
 export async function setCleanSampleRate(db: PrismaClient, projectId: string, rate: number): Promise<boolean> {
   if (!(rate >= 0 && rate <= 1)) throw new RangeError('clean sample rate must be between 0 and 1');
   const { count } = await db.project.updateMany({ where: { id: projectId }, data: { cleanSampleRate: rate } });
+  return count === 1;
+}
+
+/** Longest retention the form accepts: 10 years, beyond which "keep forever" (null) says it better. */
+export const MAX_RETENTION_DAYS = 3650;
+
+/**
+ * Days the collector's retention job keeps this project's sessions after they ended; null
+ * falls back to the collector's GUARDTRACE_RETENTION_DAYS (unset there too: forever).
+ */
+export async function setRetentionDays(db: PrismaClient, projectId: string, days: number | null): Promise<boolean> {
+  if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= MAX_RETENTION_DAYS)) {
+    throw new RangeError(`retention must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or none`);
+  }
+  const { count } = await db.project.updateMany({ where: { id: projectId }, data: { retentionDays: days } });
   return count === 1;
 }
 

@@ -1,5 +1,6 @@
 import { OutcomeBadge } from '@/components/badges';
 import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
+import { hrefWith } from '@/lib/search-params';
 import type { SessionHeaderDto } from '@/server/queries/session-types';
 
 function Stat({ label, value, tone, testId }: { label: string; value: string; tone?: string; testId?: string }) {
@@ -13,7 +14,7 @@ function Stat({ label, value, tone, testId }: { label: string; value: string; to
   );
 }
 
-export function SessionHeader({ s }: { s: SessionHeaderDto }) {
+export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: string }) {
   return (
     <section data-testid="session-header" className="mb-6">
       <div className="flex flex-wrap items-center gap-3">
@@ -26,6 +27,15 @@ export function SessionHeader({ s }: { s: SessionHeaderDto }) {
             raw spans only
           </span>
         ) : null}
+        {/* A download of the raw spans (OTLP JSON): POST it to a collector with another project's key to import it. */}
+        <a
+          href={hrefWith(`/sessions/${encodeURIComponent(s.id)}/export`, { project })}
+          download
+          data-testid="session-export"
+          className="ml-auto rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50"
+        >
+          Export OTLP JSON
+        </a>
       </div>
       <p className="mt-1 text-sm text-slate-600 wrap-anywhere">
         {s.agentName ? <span className="font-medium text-slate-800">{s.agentName}</span> : 'Unknown agent'}

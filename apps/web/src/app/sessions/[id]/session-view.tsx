@@ -37,7 +37,7 @@ export async function SessionView({ project, id, step }: { project: string; id: 
   const progress = current === null ? null : tokensUpTo(steps, current);
   return (
     <>
-      <SessionHeader s={session} />
+      <SessionHeader s={session} project={project} />
       <ReplayBar
         step={steps.length ? current : null}
         total={steps.length}

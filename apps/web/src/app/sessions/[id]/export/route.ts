@@ -1,0 +1,44 @@
+/**
+ * `GET /sessions/{id}/export?project=…`: the session's raw spans as an OTLP/JSON file (the
+ * replay page's "Export OTLP JSON" link). POST it to a collector's /v1/traces with another
+ * project's key to import the session there (docs/collector.md, "Export and import").
+ */
+import { exportFileName, MAX_EXPORT_SPANS } from '@guardtrace/db/export';
+import { authEnv } from '@/env';
+import { decodeParam, parseProjectParam } from '@/lib/search-params';
+import { isAuthorized } from '@/server/auth';
+import { db } from '@/server/db';
+import { exportSession } from '@/server/queries/export';
+import { resolveProject } from '@/server/queries/projects';
+
+export const dynamic = 'force-dynamic';
+
+const text = (status: number, message: string) =>
+  new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
+
+export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+  // Checked here too (src/proxy.ts already did): it hands out a session's data whole.
+  const auth = authEnv();
+  if (!isAuthorized(request.headers.get('authorization'), auth.GUARDTRACE_WEB_USER, auth.GUARDTRACE_WEB_PASSWORD)) {
+    return text(401, 'Sign in first.');
+  }
+  const id = decodeParam((await params).id);
+  const sp = Object.fromEntries(new URL(request.url).searchParams);
+  const selection = await resolveProject(db(), parseProjectParam(sp));
+  const project = selection.current?.id;
+  // Postgres text holds no NUL: no session has one.
+  if (!project || selection.unknownRequested || id.includes('\0')) return text(404, 'No such session in this project.');
+  const result = await exportSession(db(), project, id);
+  if (!result.ok) {
+    return result.reason === 'too-large'
+      ? text(413, `The session has more than ${MAX_EXPORT_SPANS} spans: too many to export in one file.`)
+      : text(404, 'No such session in this project.');
+  }
+  return new Response(JSON.stringify(result.document), {
+    headers: {
+      'content-type': 'application/json',
+      'content-disposition': `attachment; filename="${exportFileName(id)}"`,
+      'cache-control': 'no-store',
+    },
+  });
+}
