@@ -184,6 +184,42 @@ test('a 200-character id and a 7-digit token count keep the page within the wind
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
 });
 
+test('a sampled session’s counts are shown scaled by its sampling weight, with thousands separators', async ({ page }) => {
+  // A session the SDK kept 1 in 20 of, as the collector stores it (the SDK's keep decision is random).
+  const id = `wt${randomBytes(4).toString('hex')}`;
+  const prisma = createPrisma(process.env.GUARDTRACE_DATABASE_URL as string, { max: 1 });
+  try {
+    await prisma.session.create({
+      data: {
+        projectId: process.env.GUARDTRACE_PROJECT_ID as string,
+        id,
+        agentName: 'sampled-agent',
+        startedAt: new Date(Date.UTC(2026, 0, 1)),
+        endedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 5)),
+        outcome: 'success',
+        toolCallCount: 3,
+        attemptCount: 4,
+        failedAttemptCount: 1,
+        inputTokens: 50_000n,
+        outputTokens: 10_000n,
+        samplingWeight: 20,
+      },
+    });
+  } finally {
+    await prisma.$disconnect();
+  }
+  await search(page, id);
+  const row = rows(page).first();
+  await expect(row).toHaveAttribute('data-session-id', id);
+  await expect(row).toContainText('×20 sampled');
+  const cells = row.locator('td');
+  await expect(cells.nth(5)).toHaveText('60');
+  await expect(cells.nth(6)).toContainText('80');
+  await expect(cells.nth(6)).toContainText('20 failed');
+  await expect(cells.nth(7)).toHaveText('33%');
+  await expect(cells.nth(9)).toHaveText('1,200,000');
+});
+
 test('a project without sessions shows the OTLP endpoint, where keys are made, and a copyable SDK snippet', async ({ page, context }) => {
   const prisma = createPrisma(process.env.GUARDTRACE_DATABASE_URL as string, { max: 1 });
   const project = await createProject(prisma, `empty ${tag}`).finally(() => prisma.$disconnect());

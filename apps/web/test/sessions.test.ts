@@ -139,7 +139,13 @@ describe('listSessions', () => {
       startedAt: minutes(2),
       toolCalls: [failing('read_file', 'invalid_arguments', { arguments: '{"path":"100%_done.txt"}', feedback: 'path must be relative' })],
     });
-    const ids = async (...terms: string[]) => (await listSessions(prisma, project.id, { terms })).rows.map((r) => r.id);
+    // Each term both ways: looked up in the index first (rare), and checked session by session (common).
+    const ids = async (...terms: string[]) => {
+      const rare = (await listSessions(prisma, project.id, { terms })).rows.map((r) => r.id);
+      const common = (await listSessions(prisma, project.id, { terms, rareTermAttempts: 0 })).rows.map((r) => r.id);
+      expect(common).toEqual(rare);
+      return rare;
+    };
     expect(await ids('alpha')).toEqual([a.id]);
     expect(await ids('SUPPORT')).toEqual([b.id]);
     expect(await ids('CAROL')).toEqual([a.id]);

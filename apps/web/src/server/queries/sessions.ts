@@ -24,6 +24,8 @@ export interface SessionListQuery {
   pageSize?: number;
   /** Count matching sessions up to this many (default COUNT_CAP). */
   countCap?: number;
+  /** A free-text term in more attempts than this is searched session by session (default RARE_TERM_ATTEMPTS). */
+  rareTermAttempts?: number;
 }
 
 export interface SessionRowDto {
@@ -96,7 +98,27 @@ const concat = (parts: Sql[]): Sql => parts.reduce((acc, p) => sql`${acc} ${p}`,
 /** `%text%` for ILIKE with the pattern characters of the text taken literally. */
 const containsPattern = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: string[]): Sql {
+/** The attempts' searchable text: the very expression of attempts_search_trgm_idx (prisma/unexpressible.sql). */
+const ATTEMPT_TEXT = sql`(coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, ''))`;
+// Up to this many matching attempts a word counts as rare (its sessions are listed up front).
+const RARE_TERM_ATTEMPTS = 2000;
+
+interface TermPlan {
+  term: string;
+  /** Sessions whose attempts contain a rare term; undefined for a common one. */
+  sessionIds?: string[];
+}
+
+/** Looks a free-text term up in the trigram index, stopping once it is clearly common. */
+async function planTerm(db: PrismaClient, projectId: string, term: string, rare: number): Promise<TermPlan> {
+  const rows = await db.$queryRaw<{ session_id: string }[]>`
+    SELECT a.session_id FROM attempts a
+    WHERE a.project_id = ${projectId}::uuid AND ${ATTEMPT_TEXT} ILIKE ${containsPattern(term)}::text
+    LIMIT ${rare + 1}`;
+  return rows.length > rare ? { term } : { term, sessionIds: [...new Set(rows.map((r) => r.session_id))] };
+}
+
+function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
   const parts: Sql[] = [sql`WHERE s.project_id = ${projectId}::uuid`];
   if (f.status !== undefined) parts.push(sql`AND coalesce(s.outcome, '') = ${f.status}::text`);
   if (f.user !== undefined) parts.push(sql`AND coalesce(s.user_id, '') = ${f.user}::text`);
@@ -110,17 +132,19 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
     parts.push(sql`AND EXISTS (SELECT 1 FROM tool_calls t
       WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)`);
   }
-  for (const term of terms) {
+  for (const { term, sessionIds } of terms) {
     const lower = term.toLowerCase();
-    // The attempts' text expression is the one of attempts_search_trgm_idx (prisma/unexpressible.sql).
-    // As EXISTS, Postgres picks per plan: read the matching attempts once through that index (a
-    // rare word), or check each session's own attempts until the page is full (a common one).
+    // A rare word: the sessions whose attempts have it, found through the trigram index up front.
+    // A common one: each session's own attempts are checked (OFFSET 0 keeps Postgres from hashing
+    // every match first), and the page fills after a few sessions.
+    const inAttempts = sessionIds
+      ? sql`s.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(sessionIds)}::jsonb))`
+      : sql`EXISTS (SELECT 1 FROM attempts a WHERE a.project_id = s.project_id AND a.session_id = s.id
+          AND ${ATTEMPT_TEXT} ILIKE ${containsPattern(term)}::text OFFSET 0)`;
     parts.push(sql`AND (strpos(lower(s.id), ${lower}::text) > 0
       OR strpos(lower(coalesce(s.agent_name, '')), ${lower}::text) > 0
       OR strpos(lower(coalesce(s.user_id, '')), ${lower}::text) > 0
-      OR EXISTS (SELECT 1 FROM attempts a WHERE a.project_id = s.project_id AND a.session_id = s.id
-        AND (coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, ''))
-            ILIKE ${containsPattern(term)}::text))`);
+      OR ${inAttempts})`);
   }
   return concat(parts);
 }
@@ -131,7 +155,8 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   const countCap = query.countCap ?? COUNT_CAP;
   const sort = query.sort ?? 'started';
   const dir = query.dir ?? defaultDirection(sort);
-  const where = whereClause(projectId, query.filters ?? {}, (query.terms ?? []).filter(Boolean));
+  const terms = await Promise.all((query.terms ?? []).filter(Boolean).map((t) => planTerm(db, projectId, t, query.rareTermAttempts ?? RARE_TERM_ATTEMPTS)));
+  const where = whereClause(projectId, query.filters ?? {}, terms);
 
   let cursor: Cursor | undefined;
   let forward = true;
