@@ -18,6 +18,7 @@ import { createPool, isUnavailable, timedQuery, withTimeout } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { Rejections } from './span.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
+import { sweepHeldSessions } from './sampling-sweep.ts';
 import { Writer } from './writer.ts';
 
 export interface AppOptions extends Partial<Limits> {
@@ -123,7 +124,26 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (_req, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // Sessions every process would drop, held at weight 0 until their decision wait is over.
+  let sweeping: Promise<unknown> | undefined;
+  const sweep =
+    limits.samplingDecisionWaitMs > 0
+      ? setInterval(
+          () => {
+            sweeping ??= sweepHeldSessions(pool, { decisionWaitMs: limits.samplingDecisionWaitMs })
+              .catch((err: unknown) => log('sampling sweep failed', err))
+              .finally(() => {
+                sweeping = undefined;
+              });
+          },
+          // Every 30 s (or half the wait when shorter): a session is deleted at most that long after its wait.
+          Math.max(1_000, Math.min(30_000, limits.samplingDecisionWaitMs / 2)),
+        )
+      : undefined;
+  sweep?.unref();
   app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await sweeping;
     await writer.drain();
     await keys.close();
     await pool.end().catch(() => {});

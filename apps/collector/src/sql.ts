@@ -216,8 +216,10 @@ sp AS (
     ) AS user_id,
     (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC)
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
-    max(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
-      THEN (s.attributes->>'guardtrace.sampling.weight')::float8 END) AS sampling_weight,
+    min(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
+      THEN nullif(greatest((s.attributes->>'guardtrace.sampling.weight')::float8, 0), 0) END) AS kept_weight,
+    bool_or(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
+      THEN (s.attributes->>'guardtrace.sampling.weight')::float8 <= 0 END) AS dropped_weight,
     bool_or(s.parent_span_id IS NULL AND s.status_code = 2) AS root_error,
     bool_or(s.parent_span_id IS NULL) AS has_root
   FROM spans s JOIN t ON s.project_id = t.project_id AND s.session_id = t.id
@@ -254,7 +256,9 @@ upserted AS (
       WHEN sp.has_root THEN 'success' END),
     sp.span_count, coalesce(tc.n, 0), coalesce(at.n, 0), coalesce(at.failed, 0), coalesce(mc.n, 0),
     coalesce(mc.input_tokens, 0), coalesce(mc.output_tokens, 0), coalesce(mc.repair_tokens, 0),
-    coalesce(sp.sampling_weight, 1), now()
+    -- The weight rule of session-totals.ts (sessionWeight): a failure anywhere keeps it at 1.
+    CASE WHEN coalesce(at.failed, 0) > 0 OR coalesce(tc.escalated, false) OR coalesce(at.escalated, false) OR sp.root_error
+      THEN 1 ELSE coalesce(sp.kept_weight, CASE WHEN sp.dropped_weight THEN 0 END, 1) END, now()
   FROM sp
   LEFT JOIN tc ON tc.project_id = sp.project_id AND tc.id = sp.id
   LEFT JOIN at ON at.project_id = sp.project_id AND at.id = sp.id
