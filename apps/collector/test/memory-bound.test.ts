@@ -4,6 +4,7 @@
  * whose decoding would not fit in what is left is refused, 503 + Retry-After, before it is
  * decoded or written.
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,8 +38,9 @@ beforeAll(async () => {
   env = await setupDatabase();
   // 8 MiB: two such requests fit when only their body and parsed size count (2 x ~2 MiB), not
   // when their text, row arena (1 MiB) and its COPY copy count too (2 x ~5 MiB). Long waits on Postgres: the
-  // first request is held in its transaction while the second arrives.
-  app = await setupApp(env, { maxInFlightBytes: 8 * MiB, dbTimeoutMs: 60_000 });
+  // first request is held in its transaction while the second arrives. Bodies arrive within
+  // 3 s (or 408), which is also how long a refused body is read and dropped before the answer.
+  app = await setupApp(env, { maxInFlightBytes: 8 * MiB, dbTimeoutMs: 60_000, bodyTimeoutMs: 3_000 });
 });
 afterAll(async () => {
   await app?.close();
@@ -81,6 +83,27 @@ describe('in-flight memory bound', () => {
     // Released with the answers.
     expect(await inFlightGauge()).toBe(0);
   }, 60_000);
+
+  it('counts a body sent without Content-Length as it arrives, and refuses it once it alone passes the bound', async () => {
+    // 12 MiB, then the body never ends: counted as it arrives, it is refused with 413 (answered
+    // once the 3 s of reading it to drop it are over); not counted, it would time out (408).
+    let sent = 0;
+    const body = new Readable({
+      read() {
+        if (sent++ < 12) this.push(Buffer.alloc(MiB, 0x20));
+      },
+    });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/traces',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` },
+      payload: body,
+    });
+    body.destroy();
+    expect(res.statusCode).toBe(413);
+    expect(JSON.parse(res.body).message).toMatch(/^request needs ~[\d.]+ MiB of memory to read/);
+    expect(await inFlightGauge()).toBe(0);
+  });
 
   it('still takes the same request once the first is written', async () => {
     const res = await post(bigBody(`mem-${hex(4)}`));
