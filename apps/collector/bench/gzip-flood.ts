@@ -125,6 +125,9 @@ async function flood(kind: Flood) {
       }),
     );
     clearInterval(sampler);
+    // Every request answered: nothing may stay counted against the bound.
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+    const inFlightAfter = Number(/^guardtrace_collector_inflight_bytes (\S+)$/m.exec(metrics)?.[1] ?? Number.NaN);
     const result = {
       flood: kind,
       sentBytes: payload.length,
@@ -136,6 +139,7 @@ async function flood(kind: Flood) {
       met: peak <= BOUND_MIB + 256,
       statuses: Object.fromEntries(statuses),
       refusalsWithoutRetryAfter,
+      inFlightBytesAfter: inFlightAfter,
     };
     console.log(JSON.stringify(result, null, 2));
   } finally {

@@ -83,9 +83,15 @@ function send(url: string, key: string, body: Buffer, type: string): Promise<num
         headers: { 'content-type': type, authorization: `Bearer ${key}`, 'content-length': body.length },
       },
       (res) => {
-        res.resume();
+        let answer = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          if (answer.length < 300) answer += d;
+        });
         res.on('end', () =>
-          res.statusCode === 200 ? resolve(performance.now() - t) : reject(new Error(`collector answered ${res.statusCode}`)),
+          res.statusCode === 200
+            ? resolve(performance.now() - t)
+            : reject(new Error(`collector answered ${res.statusCode}: ${answer.replace(/[^\x20-\x7e]+/g, ' ').slice(0, 200)}`)),
         );
       },
     );

@@ -16,9 +16,11 @@ import { Normalizer } from './normalize.ts';
 import { rejectionMessage } from './span-rules.ts';
 import { contentTypeOf, type Encoding, encodeResponse, encodeStatus, encodingOf, memoryCost, requestSpans } from './otlp-decode.ts';
 import { createPool, isUnavailable, timedQuery, withTimeout } from './pg.ts';
+import { expectedCost, gzipInflatedSize, type Held, InFlightMemory, ARENA_BYTES_PER_BODY_BYTE } from './in-flight.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { Rejections } from './span.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
+import { sweepHeldSessions } from './sampling-sweep.ts';
 import { Writer } from './writer.ts';
 
 export interface AppOptions extends Partial<Limits> {
@@ -30,7 +32,8 @@ export interface AppOptions extends Partial<Limits> {
 
 interface RequestState {
   principal?: Principal;
-  inFlight: number;
+  /** Its share of the in-flight memory bound (in-flight.ts). */
+  held: Held;
 }
 
 declare module 'fastify' {
@@ -45,10 +48,6 @@ interface Parsed {
 }
 
 const TRACE_TYPES = ['application/x-protobuf', 'application/protobuf', 'application/json'];
-// Row text per body byte, for sizing a request's row arena before its span count is known:
-// guard-shaped spans make ~1.5x their protobuf size in rows and ~0.7x their JSON size; an
-// underestimate only means more, smaller chunks.
-const ARENA_BYTES_PER_BODY_BYTE = 1.5;
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const limits: Limits = { ...DEFAULT_LIMITS, ...definedOnly(opts) };
@@ -92,19 +91,15 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     onQueueDepth: (n) => metrics.queueDepth.set(n),
     log,
   });
-  let inFlightBytes = 0;
-  const release = (req: FastifyRequest) => {
-    inFlightBytes -= req.gt.inFlight;
-    req.gt.inFlight = 0;
-    metrics.inFlightBytes.set(inFlightBytes);
-  };
+  const memory = new InFlightMemory(limits.maxInFlightBytes, limits.retryAfterSeconds, (total) => metrics.inFlightBytes.set(total));
+  const release = (req: FastifyRequest) => memory.release(req.gt.held);
 
   // While closing: new requests are refused with 503 + Retry-After, and in-flight ones are
   // answered with `Connection: close` (a kept-alive socket would hold close() open).
   let closing = false;
   app.decorateRequest('gt', null as unknown as RequestState);
   app.addHook('onRequest', async (req) => {
-    req.gt = { inFlight: 0 };
+    req.gt = { held: { reserved: 0, used: 0 } };
     if (closing) throw CollectorError.unavailable('collector is shutting down', limits.retryAfterSeconds);
   });
   app.addHook('onResponse', async (req, reply) => {
@@ -124,7 +119,26 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (_req, reply) => {
     if (closing) reply.header('connection', 'close');
   });
+  // Sessions every process would drop, held at weight 0 until their decision wait is over.
+  let sweeping: Promise<unknown> | undefined;
+  const sweep =
+    limits.samplingDecisionWaitMs > 0
+      ? setInterval(
+          () => {
+            sweeping ??= sweepHeldSessions(pool, { decisionWaitMs: limits.samplingDecisionWaitMs })
+              .catch((err: unknown) => log('sampling sweep failed', err))
+              .finally(() => {
+                sweeping = undefined;
+              });
+          },
+          // Every 30 s (or half the wait when shorter): a session is deleted at most that long after its wait.
+          Math.max(1_000, Math.min(30_000, limits.samplingDecisionWaitMs / 2)),
+        )
+      : undefined;
+  sweep?.unref();
   app.addHook('onClose', async () => {
+    clearInterval(sweep);
+    await sweeping;
     await writer.drain();
     await keys.close();
     await pool.end().catch(() => {});
@@ -147,19 +161,22 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return reply.status(e.status).type(contentTypeOf(encoding)).send(encodeStatus(encoding, e.rpcCode, e.message));
   });
 
-  /** 413 when a request alone needs more memory than the in-flight bound; 503 when others hold it. */
-  const checkMemory = (cost: number, alreadyCounted: boolean) => {
-    if (cost > limits.maxInFlightBytes) {
-      throw new CollectorError(
-        413,
-        `request needs ~${size(cost)} of memory to read (JSON is counted at its parsed size), ` +
-          `over the collector's ${size(limits.maxInFlightBytes)} for all requests in flight: send smaller batches, or protobuf`,
-      );
-    }
-    if ((alreadyCounted ? inFlightBytes : inFlightBytes + cost) > limits.maxInFlightBytes) {
-      throw CollectorError.unavailable('collector overloaded, retry later', limits.retryAfterSeconds);
-    }
-  };
+  // A body without Content-Length is counted chunk by chunk as it arrives.
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    if (req.headers['content-length'] !== undefined) return payload;
+    const out = new PassThrough();
+    payload.on('data', (chunk: Buffer) => {
+      try {
+        memory.use(req.gt.held, chunk.length);
+      } catch (err) {
+        payload.unpipe(out);
+        out.destroy(err as Error);
+      }
+    });
+    payload.on('error', (err) => out.destroy(err));
+    payload.pipe(out);
+    return out;
+  });
 
   // A body must arrive within bodyTimeoutMs of its headers' being read, or the request is
   // answered 408 and the connection closed: a stalled upload holds no memory or socket for long.
@@ -190,17 +207,18 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(TRACE_TYPES, { parseAs: 'buffer' }, async (req: FastifyRequest, raw: Buffer) => {
     const encoding = encodingOf(req.headers['content-type']) as Encoding;
-    // Counted as it inflates (a compressed body's size says nothing of its memory), then at the
-    // memory its decoding needs, whichever is more.
-    const reserve = (bytes: number) => {
-      req.gt.inFlight += bytes;
-      inFlightBytes += bytes;
-      metrics.inFlightBytes.set(inFlightBytes);
-      checkMemory(req.gt.inFlight, true);
-    };
-    const body = await decodeBody(raw, req.headers['content-encoding'], limits.maxBodyBytes, reserve);
-    const cost = memoryCost(body, encoding);
-    reserve(Math.max(0, cost - req.gt.inFlight));
+    const held = req.gt.held;
+    // The body as received is counted already (admit, or as it arrived). A compressed one is
+    // counted again as it inflates, and joined (its size on the wire says nothing of its
+    // memory): what it announces is set aside first. Then what decoding needs, before decoding.
+    // (At most the body limit: beyond it, inflating stops with its own 413.)
+    const inflated = gzipInflatedSize(raw, req.headers['content-encoding']);
+    if (inflated !== undefined) {
+      const n = Math.min(inflated, limits.maxBodyBytes);
+      memory.expect(held, held.used + 2 * n + expectedCost(n, encoding));
+    }
+    const body = await decodeBody(raw, req.headers['content-encoding'], limits.maxBodyBytes, (bytes) => memory.use(held, bytes));
+    memory.use(held, memoryCost(body, encoding));
     return { encoding, body } satisfies Parsed;
   });
 
@@ -209,10 +227,17 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const principal = await keys.authenticate(keyFromHeaders(req.headers));
     const wait = limiter.take(principal.keyHash);
     if (wait > 0) throw CollectorError.tooMany('rate limit exceeded for this API key', wait);
-    // What the body takes at least (compressed, before any parsing): refused before reading it.
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > 0) checkMemory(declared, false);
     req.gt.principal = principal;
+    // The body is held from the moment it arrives: counted (or refused) before it is read,
+    // with what its decoding will need when it is not compressed.
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > 0) {
+      const encoding = encodingOf(req.headers['content-type']);
+      const enc = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const plain = encoding !== undefined && (enc === '' || enc === 'identity');
+      memory.expect(req.gt.held, plain ? declared + expectedCost(declared, encoding) : declared);
+      memory.use(req.gt.held, declared);
+    }
   };
 
   /**
@@ -220,7 +245,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
    * protobuf decoder reads straight from the bytes; JSON releases each parsed span once read),
    * so neither a decoded tree nor the spans outlive their rows; then wait for the commit.
    */
-  const ingest = async (projectId: string, parsed: Parsed) => {
+  const ingest = async (req: FastifyRequest, projectId: string, parsed: Parsed) => {
     // Five: the response names the first five rejected spans.
     const rejected = new Rejections(5);
     let stored = 0;
@@ -232,6 +257,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
         stored++;
       },
       arenaBytes: parsed.body.length * ARENA_BYTES_PER_BODY_BYTE,
+      // The rows, and their copy in the COPY buffers of the transaction.
+      onRowBytes: (bytes) => memory.use(req.gt.held, 2 * bytes),
     });
     try {
       await written;
@@ -247,7 +274,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       throw new CollectorError(415, 'unsupported Content-Type: send application/x-protobuf or application/json');
     }
     const principal = req.gt.principal as Principal;
-    const { stored, rejected, message } = await ingest(principal.projectId, parsed);
+    const { stored, rejected, message } = await ingest(req, principal.projectId, parsed);
     metrics.spansStored.inc(stored);
     metrics.spansRejected.inc(rejected);
     if (rejected > 0) req.log.info({ rejected, message }, 'partial success');
@@ -350,8 +377,6 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   return app;
 }
-
-const size = (bytes: number) => (bytes < 2 ** 20 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 
 function definedOnly(o: AppOptions): Partial<Limits> {
   const out: Partial<Limits> = {};

@@ -47,7 +47,15 @@ export async function decodeBody(
       chunks.push(chunk);
     });
     stream.on('error', (err) => fail(CollectorError.badRequest(`invalid ${enc} body: ${err.message}`)));
-    stream.on('end', () => resolve(Buffer.concat(chunks, total)));
+    stream.on('end', () => {
+      // Joined, the chunks are copied once more (they go when the garbage collector gets to them).
+      try {
+        reserve(total);
+      } catch (err) {
+        return fail(err);
+      }
+      resolve(Buffer.concat(chunks, total));
+    });
     stream.end(body);
   });
 }

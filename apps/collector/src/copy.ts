@@ -111,14 +111,21 @@ export class RowArena {
   buf: Buffer;
   private at = 0;
 
-  constructor(private readonly sizeHint: number) {
+  /** `onAlloc` is told each chunk's size before it is made, and may throw (the collector's memory bound). */
+  constructor(
+    private readonly sizeHint: number,
+    private readonly onAlloc?: (bytes: number) => void,
+  ) {
+    onAlloc?.(sizeHint);
     this.buf = Buffer.allocUnsafe(sizeHint);
   }
 
   /** Encode `s`; it is then `this.buf` (read it before the next put) from the returned offset to `end`. */
   put(s: string): number {
     if (this.at + s.length * 3 > this.buf.length) {
-      this.buf = Buffer.allocUnsafe(Math.max(this.sizeHint, s.length * 3));
+      const size = Math.max(this.sizeHint, s.length * 3);
+      this.onAlloc?.(size);
+      this.buf = Buffer.allocUnsafe(size);
       this.at = 0;
     }
     const start = this.at;

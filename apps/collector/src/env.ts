@@ -47,6 +47,7 @@ const schema = z.object({
   COLLECTOR_BODY_TIMEOUT_MS: int(DEFAULT_LIMITS.bodyTimeoutMs),
   COLLECTOR_MAX_DISCARD_BYTES: int(DEFAULT_LIMITS.maxDiscardBytes),
   COLLECTOR_DB_TIMEOUT_MS: int(DEFAULT_LIMITS.dbTimeoutMs, 100),
+  COLLECTOR_SAMPLING_DECISION_WAIT_MS: int(DEFAULT_LIMITS.samplingDecisionWaitMs),
   GUARDTRACE_REDACT_DEFAULTS: bool(true),
   /** Comma-separated regexes matched (case-insensitive) against attribute keys. */
   GUARDTRACE_REDACT_KEYS: z
@@ -134,6 +135,7 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
       bodyTimeoutMs: e.COLLECTOR_BODY_TIMEOUT_MS,
       maxDiscardBytes: e.COLLECTOR_MAX_DISCARD_BYTES,
       dbTimeoutMs: e.COLLECTOR_DB_TIMEOUT_MS,
+      samplingDecisionWaitMs: e.COLLECTOR_SAMPLING_DECISION_WAIT_MS,
     },
     redaction: {
       defaults: e.GUARDTRACE_REDACT_DEFAULTS,

@@ -12,6 +12,7 @@ export interface Limits {
   bodyTimeoutMs: number;
   maxDiscardBytes: number;
   dbTimeoutMs: number;
+  samplingDecisionWaitMs: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -42,4 +43,8 @@ export const DEFAULT_LIMITS: Limits = {
   // 5 s: the longest a request or /readyz waits on Postgres (a key lookup, a check, its commit) before 503 + Retry-After;
   // a commit takes ~100 ms and a WAL-flush stall a second or two, so only a database that is not answering hits it.
   dbTimeoutMs: 5_000,
+  // 5 min: a session every process would drop is deleted once none of its spans has arrived for this long, so a
+  // failure another process reports later (after a tool call of minutes; exporters send every ~1 s) still keeps the
+  // whole session; meanwhile it is stored at weight 0 (charts count it as nothing). 0 turns the sweep off.
+  samplingDecisionWaitMs: 300_000,
 };

@@ -21,13 +21,18 @@ const ARENA_MIN_BYTES = 4096;
 export const key = (projectId: string, traceId: string) => `${projectId}/${traceId}`;
 
 /** The arena of a request of `spans` spans. */
-export function requestArena(spans: number): RowArena {
-  return arenaOf(spans * ARENA_BYTES_PER_SPAN);
+export function requestArena(spans: number, onAlloc?: (bytes: number) => void): RowArena {
+  return arenaOf(spans * ARENA_BYTES_PER_SPAN, onAlloc);
 }
 
 /** An arena whose chunks hold `bytes` (within 4 KiB..1 MiB), when the span count is not known yet. */
-export function arenaOf(bytes: number): RowArena {
-  return new RowArena(Math.max(ARENA_MIN_BYTES, Math.min(ARENA_MAX_BYTES, bytes)));
+export function arenaOf(bytes: number, onAlloc?: (bytes: number) => void): RowArena {
+  return new RowArena(arenaChunkBytes(bytes), onAlloc);
+}
+
+/** The first chunk of an arena asked for `bytes`. */
+export function arenaChunkBytes(bytes: number): number {
+  return Math.max(ARENA_MIN_BYTES, Math.min(ARENA_MAX_BYTES, bytes));
 }
 
 /**

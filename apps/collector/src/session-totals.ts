@@ -42,7 +42,9 @@ export class SessionTotals {
   aiUser: First = { ns: 0n, v: undefined };
   outcomeAttr: First = { ns: 0n, v: undefined };
   service: First = { ns: 0n, v: undefined };
-  weight: number | null = null;
+  /** Smallest positive `guardtrace.sampling.weight` seen (null: none), and whether a process said 0 (drop). */
+  keptWeight: number | null = null;
+  droppedWeight = false;
   rootError = false;
   hasRoot = false;
   escalated = false;
@@ -58,6 +60,11 @@ export class SessionTotals {
     readonly projectId: string,
     readonly id: string,
   ) {}
+
+  /** Whether this batch saw a failure that keeps the session whatever the sampling (sessionWeight). */
+  private get failure(): boolean {
+    return this.failed > 0 || this.escalated || this.rootError;
+  }
 
   /** A span of the session, its derived row and any extra rows it reports (prepare.ts). */
   add(span: TotalsSpan, target: Target | undefined, row: DerivedRow | null, extra: readonly { target: Target; row: DerivedRow }[] | null = null): void {
@@ -77,7 +84,10 @@ export class SessionTotals {
       this.service.ns = ns;
     }
     const w = a[SAMPLING_WEIGHT];
-    if (typeof w === 'number' && (this.weight === null || w > this.weight)) this.weight = w;
+    if (typeof w === 'number') {
+      if (w <= 0) this.droppedWeight = true;
+      else if (this.keptWeight === null || w < this.keptWeight) this.keptWeight = w;
+    }
     if (span.parentSpanId === null) {
       this.hasRoot = true;
       if (span.statusCode === 2) this.rootError = true;
@@ -124,7 +134,7 @@ export class SessionTotals {
       input_tokens: this.input,
       output_tokens: this.output,
       repair_tokens: this.repair,
-      sampling_weight: this.weight ?? 1,
+      sampling_weight: sessionWeight(this.failure, this.keptWeight, this.droppedWeight),
       ...this.mergeFields(),
     };
   }
@@ -149,11 +159,28 @@ export class SessionTotals {
       derived_outcome: this.escalated ? 'escalated' : this.rootError ? 'failed' : this.hasRoot ? 'success' : null,
       user_any: users.length > 0,
       user_one: one,
-      batch_weight: this.weight,
+      // Weights merge only when the batch decides them alone (sql.ts): a failure makes it 1, and a batch
+      // that carries no weight leaves the stored one; any other weight is recomputed from the stored spans.
+      batch_failure: this.failure,
+      batch_weight: this.keptWeight ?? (this.droppedWeight ? 0 : null),
       // A value present but null (an empty AnyValue) is not merged: the stored row cannot tell it from absent.
       mergeable: this.agent.v !== null && this.outcomeAttr.v !== null,
     };
   }
+}
+
+/**
+ * A session's sampling weight from what its processes said (the SQL recompute applies the same
+ * rule). Each process's SDK writes `guardtrace.sampling.weight` on its part's root span from the
+ * same session-id hash and project rate: 1 when it saw a failure, 1/rate when the session is
+ * kept clean, 0 when it would be dropped. A failure anywhere (a failed attempt, an escalation, a
+ * failed root) keeps the session at 1; else the smallest positive weight (a process that saw a
+ * failure says 1); 0 only when every process would drop it (removed later by the sampling
+ * sweep, sampling-sweep.ts); 1 when no span carries a weight (unsampled instrumentation).
+ */
+function sessionWeight(failure: boolean, keptWeight: number | null, droppedWeight: boolean): number {
+  if (failure) return 1;
+  return keptWeight ?? (droppedWeight ? 0 : 1);
 }
 
 /** The value of an attribute on the first (or, `last`, the latest) span that has it. */

@@ -180,7 +180,7 @@ const BATCH_TOTALS = `project_id uuid, id text, agent_name text, service_name te
   ended_at timestamptz, outcome text, span_count int, tool_call_count int, attempt_count int, failed_attempt_count int,
   model_call_count int, input_tokens bigint, output_tokens bigint, repair_tokens bigint, sampling_weight float8,
   agent_at timestamptz, service_at timestamptz, outcome_attr text, outcome_attr_at timestamptz, escalated boolean,
-  root_error boolean, has_root boolean, derived_outcome text, user_any boolean, user_one text, batch_weight float8,
+  root_error boolean, has_root boolean, derived_outcome text, user_any boolean, user_one text, batch_failure boolean, batch_weight float8,
   mergeable boolean`;
 
 /**
@@ -231,7 +231,8 @@ m AS (
     x.input_tokens + d.input_tokens AS input_tokens,
     x.output_tokens + d.output_tokens AS output_tokens,
     x.repair_tokens + d.repair_tokens AS repair_tokens,
-    CASE WHEN d.batch_weight IS NULL THEN x.sampling_weight ELSE greatest(x.sampling_weight, d.batch_weight) END AS sampling_weight
+    -- The weight rule of session-totals.ts (sessionWeight): a failure anywhere keeps it at 1.
+    CASE WHEN d.batch_failure THEN 1 ELSE x.sampling_weight END AS sampling_weight
   FROM d JOIN sessions x ON x.project_id = d.project_id AND x.id = d.id
   WHERE d.mergeable
     -- Each value is decided by the stored row: the same either way, or the batch's is earlier than every stored span.
@@ -246,8 +247,9 @@ m AS (
       WHEN x.outcome = 'failed' THEN NOT d.escalated
       WHEN x.outcome = 'success' THEN NOT d.escalated AND NOT d.root_error
       ELSE true END
-    -- A stored weight of 1 may be the default (no weight seen): only a batch weight of 1 or more merges by max.
-    AND (d.batch_weight IS NULL OR d.batch_weight >= 1)
+    -- Weight: a batch failure decides it (1); a batch with no weight leaves the stored one; any
+    -- other weight depends on every process's (smallest positive, else 0): recomputed.
+    AND (d.batch_failure OR d.batch_weight IS NULL)
 ),
 merged AS (
   UPDATE sessions x SET agent_name = m.agent_name, service_name = m.service_name, user_id = m.user_id,
@@ -278,8 +280,10 @@ sp AS (
     ) AS user_id,
     (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC)
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
-    max(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
-      THEN (s.attributes->>'guardtrace.sampling.weight')::float8 END) AS sampling_weight,
+    min(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
+      THEN nullif(greatest((s.attributes->>'guardtrace.sampling.weight')::float8, 0), 0) END) AS kept_weight,
+    bool_or(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
+      THEN (s.attributes->>'guardtrace.sampling.weight')::float8 <= 0 END) AS dropped_weight,
     bool_or(s.parent_span_id IS NULL AND s.status_code = 2) AS root_error,
     bool_or(s.parent_span_id IS NULL) AS has_root
   FROM spans s JOIN t ON s.project_id = t.project_id AND s.session_id = t.id
@@ -316,7 +320,9 @@ upserted AS (
       WHEN sp.has_root THEN 'success' END),
     sp.span_count, coalesce(tc.n, 0), coalesce(at.n, 0), coalesce(at.failed, 0), coalesce(mc.n, 0),
     coalesce(mc.input_tokens, 0), coalesce(mc.output_tokens, 0), coalesce(mc.repair_tokens, 0),
-    coalesce(sp.sampling_weight, 1), now()
+    -- The weight rule of session-totals.ts (sessionWeight): a failure anywhere keeps it at 1.
+    CASE WHEN coalesce(at.failed, 0) > 0 OR coalesce(tc.escalated, false) OR coalesce(at.escalated, false) OR sp.root_error
+      THEN 1 ELSE coalesce(sp.kept_weight, CASE WHEN sp.dropped_weight THEN 0 END, 1) END, now()
   FROM sp
   LEFT JOIN tc ON tc.project_id = sp.project_id AND tc.id = sp.id
   LEFT JOIN at ON at.project_id = sp.project_id AND at.id = sp.id

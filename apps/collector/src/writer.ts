@@ -85,16 +85,27 @@ export class Writer {
   async submit(
     projectId: string,
     spans: Iterable<SpanOrPause>,
-    opts: { each?: (span: NormSpan) => void; arenaBytes?: number } = {},
+    opts: {
+      each?: (span: NormSpan) => void;
+      arenaBytes?: number;
+      /**
+       * Told the size of each chunk of row text before it is made (the request's rows live until
+       * its commit, and are copied once more into the transaction's COPY buffers); may throw,
+       * which rejects the request before anything is queued.
+       */
+      onRowBytes?: (bytes: number) => void;
+    } = {},
   ): Promise<void> {
     if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
     if (this.queued + this.preparing >= this.opts.maxQueueSpans) throw this.full();
     // Rows are built here, in the request, so this CPU work overlaps the running transaction;
     // in slices, so a big request does not hold up the commits and answers of the others.
-    const arena = opts.arenaBytes ? arenaOf(opts.arenaBytes) : requestArena(Array.isArray(spans) ? spans.length : 0);
     const prepared: Prepared[] = [];
     this.submitting++;
     try {
+      const arena = opts.arenaBytes
+        ? arenaOf(opts.arenaBytes, opts.onRowBytes)
+        : requestArena(Array.isArray(spans) ? spans.length : 0, opts.onRowBytes);
       for (const span of spans) {
         // A decoder's pause (it has been rejecting spans): let other requests run.
         if (span === null) {

@@ -96,21 +96,32 @@ describe('limits', () => {
     const body = (s: ReturnType<typeof sdkSession>) => Buffer.from(JSON.stringify(jsonRequest(s.spans)));
     const first = sdkSession();
     const second = sdkSession();
-    // Room for one of these requests at a time, not two.
-    const cost = Math.max(memoryCost(body(first), 'json'), memoryCost(body(second), 'json'));
-    const a = await fresh({ maxInFlightBytes: Math.floor(cost * 1.5) });
     // The first request is held in flight on its trace's lock (as behind a slow commit), so the
     // second arrives while the first still holds its memory, whatever the machine's speed.
     const holder = await env.sql.connect();
-    try {
-      await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`t:${env.projectId}/${first.traceId}`]);
-      const held = send(a, jsonRequest(first.spans));
+    let a: FastifyInstance | undefined;
+    const hold = async (app: FastifyInstance, s: ReturnType<typeof sdkSession>) => {
+      await holder.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`t:${env.projectId}/${s.traceId}`]);
+      const held = send(app, jsonRequest(s.spans));
       for (let i = 0; ; i++) {
         const waiting = await one<{ n: number }>(env.sql, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'advisory'");
         if (waiting.n > 0) break;
-        if (i > 500) throw new Error('the first request never reached its trace lock');
+        if (i > 500) throw new Error('the request never reached its trace lock');
         await new Promise((r) => setTimeout(r, 10));
       }
+      return { held };
+    };
+    try {
+      // What one such request holds until its rows are written (body, parsed, rows), as counted.
+      const probe = await fresh({});
+      const { held: probed } = await hold(probe, sdkSession());
+      const cost = metric((await probe.inject('/metrics')).body, 'guardtrace_collector_inflight_bytes');
+      await holder.query('SELECT pg_advisory_unlock_all()');
+      expect((await probed).statusCode).toBe(200);
+      expect(cost).toBeGreaterThan(memoryCost(body(first), 'json'));
+      // Room for one of these requests at a time, not two.
+      a = await fresh({ maxInFlightBytes: Math.floor(cost * 1.5) });
+      const { held } = await hold(a, first);
       const refused = await send(a, jsonRequest(second.spans));
       expect(refused.statusCode).toBe(503);
       expect(refused.headers['retry-after']).toBe('2');
@@ -122,7 +133,7 @@ describe('limits', () => {
       holder.release();
     }
     // Sent again once the other is done: stored.
-    expect((await send(a, jsonRequest(second.spans))).statusCode).toBe(200);
+    expect((await send(a as FastifyInstance, jsonRequest(second.spans))).statusCode).toBe(200);
 
     // JSON counts at its parsed size: a body of 20,000 empty spans needs ~23x its bytes.
     const hostile = jsonRequest(Array.from({ length: 20_000 }, () => ({})));

@@ -18,6 +18,7 @@ export type { SanitizeOptions } from './sanitize.ts';
 export { idempotencyKey, MemoryIdempotencyStore } from './idempotency.ts';
 export type { IdempotencyStore, IdempotencyEntry } from './idempotency.ts';
 export { remoteSamplingRate } from './remote-sampling.ts';
+export { sessionHash } from './sampling.ts';
 export type { RemoteSamplingOptions, RemoteSamplingRate } from './remote-sampling.ts';
 export { resourceLock, predicate } from './guards/generic.ts';
 export { pointersTo, toPointer } from './pointer.ts';

@@ -185,4 +185,17 @@ describe('setupGuardtrace', () => {
     expect(body).toContain('sess_failed');
     expect(body).not.toContain('sess_clean');
   });
+
+  it('forwards the sessions it would drop when they span processes (crossProcess): the collector decides', async () => {
+    const c = await collector();
+    closers.push(c.close);
+    const otel = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 'sampled', register: false, flushOnExit: false, sampling: { crossProcess: true } });
+    const gt = new Guardtrace({ tracer: otel.tracer, sampling: { cleanSessionRate: 0 } });
+    gt.tool({ name: 'echo', description: 'echo', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
+    await runSession(gt, 'sess_clean_shared');
+    await otel.shutdown();
+    const body = Buffer.concat(c.received.map((r) => r.body)).toString('latin1');
+    expect(body).toContain('sess_clean_shared');
+    expect(body).toContain('guardtrace.sampling.weight');
+  });
 });

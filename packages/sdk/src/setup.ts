@@ -37,7 +37,7 @@ export interface ExporterOptions {
 export interface SpanProcessorOptions extends ExporterOptions {
   /** Batch processor tuning. */
   batch?: { maxQueueSize?: number; maxExportBatchSize?: number; scheduledDelayMillis?: number; exportTimeoutMillis?: number };
-  /** Per-session tail sampling of clean sessions (default: keep everything). */
+  /** Per-session tail sampling of clean sessions (default: keep everything); `crossProcess` when sessions span processes. */
   sampling?: TailSamplingOptions;
   /**
    * Longest a shutdown (and the flush on exit) waits for the collector (default 1 s). Spans
@@ -168,7 +168,8 @@ export function guardtraceSpanProcessor(opts: SpanProcessorOptions): SpanProcess
   // 8192 spans: the default 2048 dropped 0.17% of spans at full speed on this machine (DESIGN.md).
   const batch = new BatchSpanProcessor(exporter, { maxQueueSize: 8192, maxExportBatchSize: 512, scheduledDelayMillis: 1000, ...opts.batch });
   const bounded = new BoundedShutdownProcessor(batch, exporter, shutdownMs, opts.endpoint);
-  return opts.sampling ? new TailSamplingProcessor(bounded, opts.sampling) : bounded;
+  // Across processes the collector decides (every part is forwarded, its weight on its root).
+  return opts.sampling && !opts.sampling.crossProcess ? new TailSamplingProcessor(bounded, opts.sampling) : bounded;
 }
 
 export interface SetupOptions extends SpanProcessorOptions {

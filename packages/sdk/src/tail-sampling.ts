@@ -14,6 +14,14 @@ export interface TailSamplingOptions {
   maxSessions?: number;
   /** Most spans held per session. Default 10 000. */
   maxSpansPerSession?: number;
+  /**
+   * The sessions of this process also have spans from other processes (the agent, an MCP
+   * proxy, tool services): forward every span, the parts this process would drop too (their
+   * root says weight 0), and let the collector decide per session. A failure seen by any
+   * process then keeps the whole session, and one every process would drop is deleted by the
+   * collector after its decision wait. Costs the bandwidth of the dropped sessions. Default false.
+   */
+  crossProcess?: boolean;
 }
 
 export class TailSamplingProcessor implements SpanProcessor {
