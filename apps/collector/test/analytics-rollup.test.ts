@@ -207,7 +207,7 @@ describe('analytics rollup in the write transaction', () => {
     expect((await expectConsistent(projectId)).get(k)).toMatchObject({ rejections: 1, fixed: 1, tokens: 4280, sessions: 1 });
   });
 
-  it('scales repair tokens by a sampling weight that arrives after them', async () => {
+  it('keeps a failed session at weight 1 when a sampling weight arrives after its repair tokens', async () => {
     const projectId = await env.newProject();
     const { key } = await env.newKey(projectId);
     const s = sdkSession();
@@ -220,7 +220,9 @@ describe('analytics rollup in the write transaction', () => {
     });
     await post([weighted], key);
     const stored = await expectConsistent(projectId);
-    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)?.tokens).toBe(4280 * 4);
+    // A failure anywhere keeps the session whole at weight 1 (sampling across processes): the
+    // late weight of 4 is another process's verdict on a clean part, not a thinning of this one.
+    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)?.tokens).toBe(4280);
   });
 
   it('moves a trace’s rollup to its conversation when the conversation id arrives late', async () => {
