@@ -2,23 +2,19 @@
  * A write transaction's rows (writer.ts, step 4): the COPY text of the batch's spans not stored
  * yet, each once even when the batch repeats one (by trace and span id, whatever its start
  * time), straight into Buffers (each span's prepared row, then its session id and, for a span
- * row, its trace's start time), and the totals of the sessions this batch may be the first to
- * write.
+ * row, its trace's start time). Session totals are not computed here: the transaction
+ * recomputes them in SQL from the stored rows (sql.ts, recomputeSessions), the one rule.
  */
 import { CopyBuffer, copyField } from './copy.ts';
 import { key, type Prepared } from './prepare.ts';
-import { SessionTotals } from './session-totals.ts';
 import { DERIVED_TARGETS, type Target } from './sql.ts';
 
 export interface BatchRows {
   spanRows: CopyBuffer;
   derived: Map<Target, CopyBuffer>;
-  /** By `project/session`; `exact` ones are complete from this batch alone. */
-  totals: Map<string, SessionTotals>;
 }
 
 /**
- * @param exactTotals false on the ON CONFLICT path, where some rows may not be written at all.
  * @param traceSession session id per `project/trace`, as far as the batch and the store know it.
  * @param traceStart start time per `project/trace` (timestamptz text): the partition key of its spans.
  * @param storedTraces traces with spans stored before this batch.
@@ -27,7 +23,6 @@ export interface BatchRows {
  */
 export function batchRows(
   jobs: readonly { projectId: string; spans: readonly Prepared[] }[],
-  exactTotals: boolean,
   traceSession: ReadonlyMap<string, string>,
   traceStart: ReadonlyMap<string, string>,
   storedTraces: ReadonlySet<string>,
@@ -39,34 +34,20 @@ export function batchRows(
   /** Each session's last COPY field and the line end, made once; and each trace's for its span rows. */
   const tails = new Map<string, string>();
   const spanTails = new Map<string, [string, string]>();
-  // Not re-keyed sessions: their moved rows are stored.
-  const totals = new Map<string, SessionTotals>();
   for (const job of jobs) {
     for (const p of job.spans) {
       const traceKey = p.traceKey;
       const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.traceId;
       const sessionKey = key(job.projectId, sessionId);
-      let tot = totals.get(sessionKey);
-      if (tot === undefined) {
-        tot = new SessionTotals(job.projectId, sessionId);
-        tot.exact = exactTotals && !touched.has(sessionKey);
-        totals.set(sessionKey, tot);
-        touched.set(sessionKey, [job.projectId, sessionId]);
-      }
       let tail = tails.get(sessionKey);
       if (tail === undefined) {
         tail = `\t${copyField(sessionId)}\n`;
         tails.set(sessionKey, tail);
+        touched.set(sessionKey, [job.projectId, sessionId]);
       }
-      // A trace with stored spans: this session may have stored rows.
-      if (storedTraces.has(traceKey)) tot.exact = false;
       const spanKey = p.spanKey;
-      if (existing.has(spanKey)) {
-        tot.exact = false;
-        continue;
-      }
+      if (existing.has(spanKey)) continue;
       existing.add(spanKey);
-      if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row, p.extra);
       // (Spans of one trace may name different conversations: the tail is remade when the session changes.)
       let spanTail = spanTails.get(traceKey);
       if (spanTail === undefined || spanTail[0] !== sessionId) {
@@ -89,5 +70,5 @@ export function batchRows(
       }
     }
   }
-  return { spanRows, derived, totals };
+  return { spanRows, derived };
 }

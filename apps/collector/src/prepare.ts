@@ -7,7 +7,6 @@
 import { copyLine, RowArena, shareJson } from './copy.ts';
 import { interpret, sessionId } from './conventions/index.ts';
 import { type DerivedRows, deriveOne, rejectedRows, spanCopyHead } from './mapping.ts';
-import { type DerivedRow, type TotalsSpan, totalsAttributes, totalsRow } from './session-totals.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 
@@ -40,8 +39,8 @@ export interface Prepared {
   spanId: string;
   /** Start time as timestamptz text (a trace new in a batch starts at its earliest span's: the spans' key). */
   startTime: string;
-  /** What the session totals read of the span (not the span itself: it is not kept). */
-  facts: TotalsSpan;
+  /** Start time in nanoseconds (a new trace's start, the spans' key, is its earliest span's). */
+  startNs: bigint;
   /** `project/trace` and `project/trace/span`: the batch's map keys, built once. */
   traceKey: string;
   spanKey: string;
@@ -55,19 +54,16 @@ export interface Prepared {
   derivedBuf: Buffer | null;
   derivedStart: number;
   derivedEnd: number;
-  /** The derived row itself (its counts and tokens feed the totals of sessions new in a batch). */
-  row: DerivedRow | null;
   /** Rows of tool calls the span reports as refused (no span of their own): rarely any. */
   extra: ExtraRow[] | null;
 }
 
-/** A derived row beyond a span's own: its table, its text (bytes `start` to `end` of `buf`) and the fields totals read. */
+/** A derived row beyond a span's own: its table and its text (bytes `start` to `end` of `buf`). */
 interface ExtraRow {
   target: Target;
   buf: Buffer;
   start: number;
   end: number;
-  row: DerivedRow;
 }
 
 const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
@@ -95,19 +91,11 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
   }
   const traceKey = key(projectId, span.traceId);
   const spanKey = `${traceKey}/${span.spanId}`;
-  const facts: TotalsSpan = {
-    startNs: span.startNs,
-    endNs: span.endNs,
-    serviceName: span.serviceName,
-    parentSpanId: span.parentSpanId,
-    statusCode: span.statusCode,
-    attributes: totalsAttributes(span.attributes),
-  };
   return {
     traceId: span.traceId,
     spanId: span.spanId,
     startTime: span.startTime as string,
-    facts,
+    startNs: span.startNs,
     traceKey,
     spanKey,
     conv: sessionId(span),
@@ -118,7 +106,6 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
     derivedBuf,
     derivedStart,
     derivedEnd: arena.end,
-    row: d ? totalsRow(d[1] as DerivedRow) : null,
     extra: m === null ? null : extraRows(span, m, projectId, arena),
   };
 }
@@ -129,6 +116,6 @@ function extraRows(span: NormSpan, m: NonNullable<ReturnType<typeof interpret>>,
   return rows.map(([table, row]) => {
     const target = DERIVED_TARGET[table];
     const start = arena.put(copyLine(row, target.head));
-    return { target, buf: arena.buf, start, end: arena.end, row: totalsRow(row as DerivedRow) };
+    return { target, buf: arena.buf, start, end: arena.end };
   });
 }

@@ -7,6 +7,10 @@
  * the trace index when the trace is first stored, so a re-send with another start time of its
  * own has the same key.
  */
+import { USER_ID_KEYS } from './conventions/index.ts';
+
+/** The attribute `key` of the session's earliest span that has it (`s`: the spans). */
+const firstValue = (key: string) => `(array_agg(s.attributes->>'${key}' ORDER BY s.start_time) FILTER (WHERE s.attributes ? '${key}'))[1]`;
 
 /** Exact timestamptz (microseconds) from a bigint of nanoseconds since the epoch. */
 const ts = (col: string) => `(timestamptz 'epoch' + (${col} / 1000) * interval '1 microsecond')`;
@@ -170,35 +174,17 @@ UPDATE ${table} d SET session_id = t.session_id
 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, session_id)
 WHERE d.project_id = t.project_id AND d.trace_id = t.trace_id AND d.session_id = d.trace_id`;
 
-/** Columns of a session row computed by the writer from a batch (sessions new in it). */
-export const FRESH_SESSION_COLUMNS =
-  'project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome, span_count, tool_call_count, ' +
-  'attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens, repair_tokens, sampling_weight';
-
 /**
- * Session rows of the sessions a batch touched, so totals are right whatever order spans
- * arrive in. Run after the sessions' locks are held, so every other writer of them has
- * committed or not started its totals yet.
- *
- * `fresh` (a JSON array of rows, FRESH_SESSION_COLUMNS) are totals the writer computed from
- * the batch's own rows for sessions it saw no stored trace of. Such a session that has no
- * row yet has no stored rows either (whoever stores a session's rows writes its row in the same
- * transaction, under the same lock): its totals are inserted as given, without reading
- * anything back. Every other touched session (it has a row, or is not in `fresh`) is
- * recomputed from the stored rows. Sessions left with no spans (re-keyed) are deleted.
+ * Session rows of the sessions a batch touched: THE rule for session totals (spans, tool calls,
+ * attempts, failed attempts, model calls, tokens, repair tokens, outcome, agent, user,
+ * sampling weight), whatever convention the spans follow. Nothing else computes them: the web
+ * app only reads the rows. Recomputed from the stored rows, so totals are right whatever order
+ * spans arrive in. Run after the sessions' locks are held, so every other writer of them has
+ * committed or not started its totals yet. Sessions left with no spans (re-keyed) are deleted.
  */
-export const recomputeSessions = (projectIds: string, ids: string, fresh: string) => `
-WITH f AS (
-  SELECT f.* FROM json_populate_recordset(NULL::sessions, ${fresh}::json) AS f
-  WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.project_id = f.project_id AND x.id = f.id)
-),
-inserted AS (
-  INSERT INTO sessions (${FRESH_SESSION_COLUMNS}, updated_at)
-  SELECT ${FRESH_SESSION_COLUMNS}, now() FROM f
-),
-t AS (
+export const recomputeSessions = (projectIds: string, ids: string) => `
+WITH t AS (
   SELECT DISTINCT t.project_id, t.id FROM unnest(${projectIds}::uuid[], ${ids}::text[]) AS t(project_id, id)
-  WHERE NOT EXISTS (SELECT 1 FROM f WHERE f.project_id = t.project_id AND f.id = t.id)
 ),
 sp AS (
   SELECT s.project_id, s.session_id AS id,
@@ -208,12 +194,7 @@ sp AS (
     (array_agg(s.attributes->>'gen_ai.agent.name' ORDER BY s.start_time)
       FILTER (WHERE s.attributes ? 'gen_ai.agent.name'))[1] AS agent_name,
     (array_agg(s.service_name ORDER BY s.start_time) FILTER (WHERE s.service_name IS NOT NULL))[1] AS service_name,
-    coalesce(
-      (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.user.id'))[1],
-      (array_agg(s.attributes->>'user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'user.id'))[1],
-      (array_agg(s.attributes->>'ai.telemetry.metadata.userId' ORDER BY s.start_time)
-        FILTER (WHERE s.attributes ? 'ai.telemetry.metadata.userId'))[1]
-    ) AS user_id,
+    coalesce(${USER_ID_KEYS.map(firstValue).join(',\n      ')}) AS user_id,
     (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC)
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
     max(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'

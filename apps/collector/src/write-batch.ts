@@ -22,7 +22,6 @@ import {
   recomputeSessions,
   rekeyDerived,
   SPANS,
-  quote,
   textArray,
   traceState,
   upsertTracesAndLock,
@@ -53,7 +52,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
       if (!traces.has(k)) traces.set(k, [job.projectId, p.traceId]);
       if (p.conv !== null && !batchSession.has(k)) batchSession.set(k, p.conv);
       const e = earliest.get(k);
-      if (e === undefined || p.facts.startNs < e.facts.startNs) earliest.set(k, p);
+      if (e === undefined || p.startNs < e.startNs) earliest.set(k, p);
     }
   }
   // 2. Wait for any other transaction writing these traces, then read what is stored for
@@ -114,9 +113,8 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
       touched.set(key(p, s), [p, s]);
     }
   }
-  // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
-  //    totals of the sessions this batch may be the first to write.
-  const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, storedTraces, existing, touched);
+  // 4. Rows of the spans not stored yet (each once, even when a batch repeats one).
+  const { spanRows, derived } = batchRows(jobs, traceSession, traceStart, storedTraces, existing, touched);
   // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
   // through the per-connection stages on the fallback path.
   const statements: string[] = [];
@@ -141,8 +139,6 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   //    their locks) the session totals; then COMMIT. Values are inlined as literals (the
   //    simple protocol takes no parameters).
   const sv = [...touched.values()];
-  const fresh: Record<string, unknown>[] = [];
-  for (const tot of totals.values()) if (tot.exact) fresh.push(tot.row());
   const insertAndLock = upsertTracesAndLock(
     textArray(traceRows.map((r) => r[0])),
     textArray(traceRows.map((r) => r[1])),
@@ -150,7 +146,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
     textArray(traceRowStarts),
     textArray([...touched.keys()].map((k) => `s:${k}`)),
   );
-  const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));
+  const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
   statements.push(insertAndLock, totalsSql, 'COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
 }

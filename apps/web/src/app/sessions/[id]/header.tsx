@@ -21,11 +21,6 @@ export function SessionHeader({ s }: { s: SessionHeaderDto }) {
           {s.id}
         </h1>
         {s.outcome ? <OutcomeBadge outcome={s.outcome} /> : null}
-        {!s.derived ? (
-          <span className="rounded-md bg-slate-100 px-2 py-0.5 text-xs text-slate-600 ring-1 ring-slate-200 ring-inset">
-            raw spans only
-          </span>
-        ) : null}
       </div>
       <p className="mt-1 text-sm text-slate-600 wrap-anywhere">
         {s.agentName ? <span className="font-medium text-slate-800">{s.agentName}</span> : 'Unknown agent'}
