@@ -15,6 +15,8 @@ export default defineConfig({
   use: {
     baseURL: process.env.GUARDTRACE_WEB_URL,
     trace: 'retain-on-failure',
+    // A screenshot of every test's last page, kept in test-results/ as its artifact.
+    screenshot: 'on',
     launchOptions: {
       executablePath: existsSync(systemChromium) ? systemChromium : undefined,
       args: [

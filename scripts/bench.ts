@@ -22,12 +22,31 @@ interface Results {
   method?: string;
 }
 
-const PACKAGES = [
+interface Bench {
+  name: string;
+  dir: string;
+  title: string;
+  /** Its package.json script (default `bench`) and the results file it writes (default bench/results.json). */
+  script?: string;
+  results?: string;
+  /** Long benchmarks run only when named on the command line (`pnpm bench web-scale`). */
+  optIn?: string;
+}
+
+const PACKAGES: Bench[] = [
   { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
   { name: '@guardtrace/mcp', dir: 'packages/mcp', title: 'MCP guard proxy (`guardtrace-mcp`)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
   { name: '@guardtrace/web', dir: 'apps/web', title: 'Web app (page queries)' },
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Start-up (`npm start`)' },
+  {
+    name: '@guardtrace/e2e',
+    dir: 'e2e',
+    title: 'Web app at scale (server time over HTTP, `pnpm bench web-scale`)',
+    script: 'bench:web-scale',
+    results: 'bench/web-scale.json',
+    optIn: 'web-scale',
+  },
 ];
 const only = process.argv.slice(2);
 
@@ -36,20 +55,23 @@ const sections: string[] = [];
 let failed = false;
 
 for (const pkg of PACKAGES) {
-  const selected = !only.length || only.some((o) => pkg.name.includes(o));
+  const selected = pkg.optIn
+    ? only.includes(pkg.optIn)
+    : !only.length || only.some((o) => pkg.name.includes(o));
+  const script = pkg.script ?? 'bench';
   const manifest = JSON.parse(readFileSync(path.join(ROOT, pkg.dir, 'package.json'), 'utf8'));
-  const resultsFile = path.join(ROOT, pkg.dir, 'bench/results.json');
+  const resultsFile = path.join(ROOT, pkg.dir, pkg.results ?? 'bench/results.json');
   let results: Results = { rows: [] };
   let note = '';
-  if (!manifest.scripts?.bench || !existsSync(path.join(ROOT, pkg.dir, 'bench'))) {
+  if (!manifest.scripts?.[script] || !existsSync(path.join(ROOT, pkg.dir, 'bench'))) {
     note = 'No benchmark yet.';
   } else if (!selected) {
     // Not asked for this time: keep its last results in the page.
     if (existsSync(resultsFile)) results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
-    else note = 'Not run yet.';
+    else note = pkg.optIn ? `Not run yet (long: \`pnpm bench ${pkg.optIn}\`).` : 'Not run yet.';
   } else {
-    console.log(`\n== ${pkg.name} bench ==`);
-    const r = spawnSync('pnpm', ['--filter', pkg.name, 'run', 'bench'], { cwd: ROOT, stdio: 'inherit' });
+    console.log(`\n== ${pkg.name} ${script} ==`);
+    const r = spawnSync('pnpm', ['--filter', pkg.name, 'run', script], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) {
       failed = true;
       note = `The benchmark failed (exit ${r.status}).`;

@@ -208,6 +208,19 @@ export interface RawSpanSeed {
   statusCode?: number;
 }
 
+/** A session row as the collector writes it (its totals as given), for sessions seeded as raw spans. */
+export async function seedSessionRow(
+  prisma: PrismaClient,
+  projectId: string,
+  id: string,
+  row: Partial<Omit<Parameters<PrismaClient['session']['create']>[0]['data'], 'projectId' | 'id'>> = {},
+) {
+  const startedAt = new Date('2026-11-21T09:00:00.000Z');
+  return prisma.session.create({
+    data: { projectId, id, startedAt, endedAt: new Date(startedAt.getTime() + 3000), agentName: 'planner', serviceName: 'other-service', spanCount: 1, ...row },
+  });
+}
+
 /** Raw spans only (another instrumentation's spans: no derived rows). */
 export async function seedRawSpans(
   prisma: PrismaClient,

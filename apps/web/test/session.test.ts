@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getSessionDetail, sessionExists } from '../src/server/queries/session.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
-import { seedProject, seedRawSpans, seedSession, spanId } from './factories.ts';
+import { seedProject, seedRawSpans, seedSession, seedSessionRow, spanId } from './factories.ts';
 
 const db = setupTestDatabase();
 const t0 = new Date('2026-11-21T09:00:00.000Z');
@@ -47,7 +47,7 @@ describe('getSessionDetail', () => {
 
     const detail = await getSessionDetail(prisma, project.id, seeded.id);
     expect(detail).not.toBeNull();
-    expect(detail!.session).toMatchObject({ id: seeded.id, derived: true, outcome: 'success', repairTokens: 480 });
+    expect(detail!.session).toMatchObject({ id: seeded.id, outcome: 'success', repairTokens: 480 });
     expect(detail!.steps.map((s) => [s.step, s.kind])).toEqual([
       [1, 'model'],
       [2, 'tool'],
@@ -159,10 +159,12 @@ describe('getSessionDetail', () => {
     expect((detail!.steps[1] as ToolCallStepDto).attempts[0]!.guardChecks.map((g) => g.guardName)).toEqual(['schema']);
   });
 
-  it('shows spans of other instrumentations as raw steps, without a session row', async () => {
+  it('shows spans of other instrumentations as raw steps, with the totals of their session row', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);
     const sessionId = 'conv-from-another-sdk';
+    // The row the collector writes for them (its rule, sql.ts): the header shows it as stored.
+    await seedSessionRow(prisma, project.id, sessionId, { userId: 'u_17', outcome: 'failed', spanCount: 4, failedAttemptCount: 1, inputTokens: 1200n });
     const first = await seedRawSpans(prisma, project.id, sessionId, t0, [
       { name: 'invoke_agent planner', atMs: 0, durationMs: 3000, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' } },
       { name: 'http GET /weather', atMs: 500, attributes: { 'http.method': 'GET' }, statusCode: 2 },
@@ -172,7 +174,7 @@ describe('getSessionDetail', () => {
     await seedRawSpans(prisma, project.id, sessionId, t0, [{ name: 'dns.lookup', atMs: 501, parentSpanId: httpId }], first.traceId);
 
     const detail = await getSessionDetail(prisma, project.id, sessionId);
-    expect(detail!.session).toMatchObject({ id: sessionId, derived: false, agentName: 'planner', spanCount: 4, durationMs: 3000 });
+    expect(detail!.session).toMatchObject({ id: sessionId, agentName: 'planner', userId: 'u_17', outcome: 'failed', spanCount: 4, failedAttemptCount: 1, inputTokens: 1200, durationMs: 3000 });
     expect(detail!.steps.map((s) => (s.kind === 'span' ? [s.name, s.depth] : s.kind))).toEqual([
       ['db.query', 0],
       ['http GET /weather', 0],
@@ -181,6 +183,16 @@ describe('getSessionDetail', () => {
     const http = detail!.steps[1]!;
     expect(http.kind === 'span' && http.statusCode).toBe(2);
     expect(http.kind === 'span' && JSON.parse(http.attributes)).toEqual({ 'http.method': 'GET' });
+  });
+
+  it('computes no totals of its own: spans without a session row are no session', async () => {
+    // Before, the page summed raw spans into a header of its own (no user, no outcome, other
+    // failure counts) when a session had no row: a second rule. Now only the row is read.
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    await seedRawSpans(prisma, project.id, 'rowless', t0, [{ name: 'invoke_agent planner', atMs: 0, attributes: { 'gen_ai.agent.name': 'planner' } }]);
+    expect(await getSessionDetail(prisma, project.id, 'rowless')).toBeNull();
+    expect(await sessionExists(prisma, project.id, 'rowless')).toBe(false);
   });
 
   it('hides raw spans that have derived rows and keeps the rest', async () => {

@@ -18,7 +18,7 @@ function ProjectPicker({ projects, current, path }: { projects: ProjectDto[]; cu
       testId="project-picker"
       summary={
         <summary className="flex cursor-pointer list-none items-center gap-2 rounded-md border border-slate-700 px-2.5 py-1 text-sm text-slate-200 hover:border-slate-500">
-          <span className="hidden text-slate-400 sm:inline">Project</span>
+          <span className="hidden text-slate-300 sm:inline">Project</span>
           <span className="max-w-40 truncate font-medium text-white">{current?.name ?? 'none'}</span>
           <span className="text-slate-400 transition group-open:rotate-180" aria-hidden>
             ▾

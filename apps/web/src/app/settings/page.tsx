@@ -59,7 +59,7 @@ async function SettingsPanels({ project }: { project: string }) {
             </thead>
             <tbody className="divide-y divide-slate-100">
               {settings.keys.map((k) => (
-                <tr key={k.id} data-testid="api-key-row" className={k.revokedAt ? 'text-slate-400' : ''}>
+                <tr key={k.id} data-testid="api-key-row" className={k.revokedAt ? 'text-slate-500' : ''}>
                   <td className="px-3 py-2.5 font-medium">{k.name}</td>
                   <td className="px-3 py-2.5 font-mono text-xs">{k.prefix}…</td>
                   <td className="whitespace-nowrap px-3 py-2.5">{formatDateTime(k.createdAt)}</td>

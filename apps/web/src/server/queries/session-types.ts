@@ -111,8 +111,6 @@ export type TimelineStepDto = ToolCallStepDto | ModelCallStepDto | GuardStepDto 
 
 export interface SessionHeaderDto {
   id: string;
-  /** False when only raw spans exist for this id (no derived session row). */
-  derived: boolean;
   agentName: string | null;
   serviceName: string | null;
   userId: string | null;

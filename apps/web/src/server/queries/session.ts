@@ -1,6 +1,6 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
-import { ATTR_GEN_AI_AGENT_NAME, ATTR_GEN_AI_OPERATION_NAME, OP_INVOKE_AGENT } from '@guardtrace/semconv';
+import { ATTR_GEN_AI_OPERATION_NAME, OP_INVOKE_AGENT } from '@guardtrace/semconv';
 import type {
   AttemptDto,
   GuardCheckDto,
@@ -21,7 +21,12 @@ const ATTRIBUTES_MAX_CHARS = 8192;
 type Json = unknown;
 type Unstepped<T> = Omit<T, 'step'>;
 
-/** The session page: header totals and the time-ordered timeline; null when the id is unknown. */
+/**
+ * The session page: header totals and the time-ordered timeline; null when the id is unknown.
+ * The totals are the collector's session row, read as stored: the collector writes one for
+ * every session it stores spans of, whatever convention they follow (one rule, in
+ * apps/collector/src/sql.ts), and nothing here computes them.
+ */
 export async function getSessionDetail(
   db: PrismaClient,
   projectId: string,
@@ -54,7 +59,7 @@ export async function getSessionDetail(
       },
     }),
   ]);
-  if (!session && toolCalls.length === 0 && modelCalls.length === 0 && spans.length === 0) return null;
+  if (!session) return null;
   const truncated = [toolCalls, attempts, guardChecks, modelCalls, spans].some((r) => r.length > SESSION_ROW_LIMIT);
   for (const rows of [toolCalls, attempts, guardChecks, modelCalls, spans]) rows.splice(SESSION_ROW_LIMIT);
 
@@ -176,29 +181,26 @@ export async function getSessionDetail(
     .map((s, i) => ({ ...s, step: i + 1 }) as TimelineStepDto);
 
   const traceIds = new Set<string>([...spans, ...toolCalls, ...modelCalls].map((r) => r.traceId));
-  const header: SessionHeaderDto = session
-    ? {
-        id: session.id,
-        derived: true,
-        agentName: session.agentName,
-        serviceName: session.serviceName,
-        userId: session.userId,
-        startedAt: session.startedAt.toISOString(),
-        endedAt: session.endedAt?.toISOString() ?? null,
-        durationMs: session.endedAt ? session.endedAt.getTime() - session.startedAt.getTime() : null,
-        outcome: session.outcome,
-        spanCount: session.spanCount,
-        toolCallCount: session.toolCallCount,
-        attemptCount: session.attemptCount,
-        failedAttemptCount: session.failedAttemptCount,
-        modelCallCount: session.modelCallCount,
-        inputTokens: Number(session.inputTokens),
-        outputTokens: Number(session.outputTokens),
-        repairTokens: Number(session.repairTokens),
-        samplingWeight: session.samplingWeight,
-        traceIds: [...traceIds].sort(),
-      }
-    : headerFromSpans(sessionId, spans, roots, steps, [...traceIds].sort());
+  const header: SessionHeaderDto = {
+    id: session.id,
+    agentName: session.agentName,
+    serviceName: session.serviceName,
+    userId: session.userId,
+    startedAt: session.startedAt.toISOString(),
+    endedAt: session.endedAt?.toISOString() ?? null,
+    durationMs: session.endedAt ? session.endedAt.getTime() - session.startedAt.getTime() : null,
+    outcome: session.outcome,
+    spanCount: session.spanCount,
+    toolCallCount: session.toolCallCount,
+    attemptCount: session.attemptCount,
+    failedAttemptCount: session.failedAttemptCount,
+    modelCallCount: session.modelCallCount,
+    inputTokens: Number(session.inputTokens),
+    outputTokens: Number(session.outputTokens),
+    repairTokens: Number(session.repairTokens),
+    samplingWeight: session.samplingWeight,
+    traceIds: [...traceIds].sort(),
+  };
 
   return { session: header, steps, truncated };
 }
@@ -258,61 +260,10 @@ function attributesText(attributes: Json): string {
   return text.length > ATTRIBUTES_MAX_CHARS ? `${text.slice(0, ATTRIBUTES_MAX_CHARS)}\n… (truncated)` : text;
 }
 
-interface SpanLite {
-  name: string;
-  serviceName: string | null;
-  startTime: Date;
-  startTimeUnixNano: bigint;
-  endTimeUnixNano: bigint;
-  attributes: Json;
-}
-
-/** A header for a session that has raw spans but no derived session row. */
-function headerFromSpans(
-  id: string,
-  spans: SpanLite[],
-  roots: SpanLite[],
-  steps: TimelineStepDto[],
-  traceIds: string[],
-): SessionHeaderDto {
-  const starts = [...spans.map((s) => s.startTime.getTime()), ...steps.map((s) => Date.parse(s.startedAt))];
-  const ends = spans.map((s) => s.startTime.getTime() + Number(s.endTimeUnixNano - s.startTimeUnixNano) / 1e6);
-  const startedAt = Math.min(...starts);
-  const endedAt = ends.length ? Math.max(...ends) : null;
-  const agent = roots.map((r) => attr(r.attributes, ATTR_GEN_AI_AGENT_NAME)).find((v) => typeof v === 'string');
-  const models = steps.filter((s): s is ModelCallStepDto => s.kind === 'model');
-  const tools = steps.filter((s): s is ToolCallStepDto => s.kind === 'tool');
-  const attempts = tools.flatMap((t) => t.attempts);
-  return {
-    id,
-    derived: false,
-    agentName: (agent as string | undefined) ?? null,
-    serviceName: spans.find((s) => s.serviceName)?.serviceName ?? null,
-    userId: null,
-    startedAt: new Date(startedAt).toISOString(),
-    endedAt: endedAt === null ? null : new Date(endedAt).toISOString(),
-    durationMs: endedAt === null ? null : endedAt - startedAt,
-    outcome: null,
-    spanCount: spans.length,
-    toolCallCount: tools.length,
-    attemptCount: attempts.length,
-    failedAttemptCount: attempts.filter((a) => a.outcome !== null && a.outcome !== 'success').length,
-    modelCallCount: models.length,
-    inputTokens: models.reduce((n, m) => n + m.inputTokens, 0),
-    outputTokens: models.reduce((n, m) => n + m.outputTokens, 0),
-    repairTokens: models.reduce((n, m) => n + (m.repairFailureClass ? m.inputTokens + m.outputTokens : 0), 0),
-    samplingWeight: 1,
-    traceIds,
-  };
-}
-
-/** Cheap check for the page's 404: a derived session row or any raw span with this id. */
+/** Cheap check for the page's 404: the session's row (the collector writes one for every session). */
 export async function sessionExists(db: PrismaClient, projectId: string, sessionId: string): Promise<boolean> {
-  const [session, span] = await Promise.all([
-    db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } }, select: { id: true } }),
-    db.span.findFirst({ where: { projectId, sessionId }, select: { spanId: true } }),
-  ]);
-  return session !== null || span !== null;
+  const session = await db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } }, select: { id: true } });
+  return session !== null;
 }
 
 /** The stored pointers of a failed check (a JSON array of strings), or none. */

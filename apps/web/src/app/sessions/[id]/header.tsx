@@ -22,11 +22,6 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
           {s.id}
         </h1>
         {s.outcome ? <OutcomeBadge outcome={s.outcome} /> : null}
-        {!s.derived ? (
-          <span className="rounded-md bg-slate-100 px-2 py-0.5 text-xs text-slate-600 ring-1 ring-slate-200 ring-inset">
-            raw spans only
-          </span>
-        ) : null}
         {/* A download of the raw spans (OTLP JSON): POST it to a collector with another project's key to import it. */}
         <a
           href={hrefWith(`/sessions/${encodeURIComponent(s.id)}/export`, { project })}

@@ -1,0 +1,156 @@
+/**
+ * `pnpm bench web-scale`: server time of the web app's pages at scale, measured over HTTP
+ * against the production Next server (the standalone build `pnpm start` serves).
+ *
+ * A throwaway system (embedded Postgres, the built collector, the built web app; free ports)
+ * is filled by `pnpm seed` (tools/seed) through the collector: GUARDTRACE_BENCH_SESSIONS
+ * sessions (default 50,000, ~1M spans; each session's spans, derived rows and totals written
+ * by the collector itself). Then each page is requested WARMUP times, then SAMPLES times one
+ * after another; a sample is the time from sending the request to the last byte of the
+ * streamed HTML (every Suspense panel rendered). p50/p95 per page against the 300 ms target.
+ * Writes bench/web-scale.json (scripts/bench.ts puts it in docs/benchmarks.md).
+ */
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPrisma } from '@guardtrace/db';
+import { freePort } from '@guardtrace/db/dev';
+import { sendSeed } from '@guardtrace/seed';
+import { startSystem, webAuthHeaders } from '../../scripts/system.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// 50,000 sessions: the issue's scale (~1M spans with the seed's mix).
+const SESSIONS = Number(process.env.GUARDTRACE_BENCH_SESSIONS ?? 50_000);
+// 3 warm-up requests: Next compiles nothing in production, but the first renders fill caches (JIT, pg plans).
+const WARMUP = 3;
+// 30 samples a page: a p95 that is not decided by a single request.
+const SAMPLES = Number(process.env.GUARDTRACE_BENCH_SAMPLES ?? 30);
+// Target of the issue: p95 server time ≤ 300 ms for the explorer, the replay and analytics.
+const TARGET_MS = 300;
+// Later page of the explorer: the 20th "next" link followed from the first page.
+const LATER_PAGE = 20;
+
+interface Row {
+  benchmark: string;
+  metric: string;
+  value: string;
+  target: string;
+  pass: boolean;
+}
+
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? Number.NaN;
+};
+
+const system = await startSystem({
+  throwaway: true,
+  collectorPort: await freePort(),
+  webPort: await freePort(),
+  demo: 'never',
+  build: true,
+  childOutput: () => {},
+  log: (l) => console.log(`[web-scale] ${l}`),
+});
+const rows: Row[] = [];
+try {
+  const headers = webAuthHeaders();
+  console.log(`[web-scale] seeding ${SESSIONS} sessions through the collector...`);
+  let shown = 0;
+  const seeded = await sendSeed({
+    seed: 1,
+    sessions: SESSIONS,
+    days: 29,
+    untilMs: Date.now(),
+    endpoint: system.collectorUrl,
+    apiKey: system.createdApiKey ?? '',
+    onProgress: (p) => {
+      if (p.sessions - shown >= SESSIONS / 10) {
+        shown = p.sessions;
+        console.log(`[web-scale]   ${p.sessions} sessions, ${p.spans} spans`);
+      }
+    },
+  });
+  const seedSeconds = seeded.ms / 1000;
+  rows.push({
+    benchmark: `seed ${SESSIONS} sessions through the collector`,
+    metric: 'spans/s (sessions/s)',
+    value: `${Math.round(seeded.spans / seedSeconds)} (${Math.round(seeded.sessions / seedSeconds)}); ${seeded.spans} spans in ${seedSeconds.toFixed(0)} s`,
+    target: '—',
+    pass: true,
+  });
+
+  const prisma = createPrisma(system.databaseUrl, { max: 1 });
+  // Statistics as autovacuum would have them on a database that grew to this size over time.
+  await prisma.$executeRawUnsafe('VACUUM ANALYZE');
+  const where = { projectId: system.projectId };
+  const biggest = await prisma.session.findFirst({ where, orderBy: [{ spanCount: 'desc' }, { id: 'asc' }] });
+  const count = await prisma.session.count({ where });
+  const typical = await prisma.session.findFirst({ where, orderBy: [{ spanCount: 'asc' }, { id: 'asc' }], skip: Math.floor(count / 2) });
+  const spans = await prisma.span.count({ where });
+  await prisma.$disconnect();
+  if (!biggest || !typical) throw new Error('the seed stored no session');
+
+  const get = async (url: string): Promise<{ ms: number; body: string }> => {
+    const t = performance.now();
+    const res = await fetch(`${system.webUrl}${url}`, { headers });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
+    return { ms: performance.now() - t, body };
+  };
+  /** The explorer page reached by following `rel="next"` links `n` times. */
+  const laterPage = async (start: string, n: number): Promise<string> => {
+    let url = start;
+    for (let i = 0; i < n; i++) {
+      const { body } = await get(url);
+      const a = [...body.matchAll(/<a\b[^>]*>/g)].map((m) => m[0]).find((tag) => /\brel="next"/.test(tag));
+      const href = a && /\bhref="([^"]+)"/.exec(a)?.[1];
+      if (!href) throw new Error(`no rel="next" link on ${url} (page ${i + 1})`);
+      url = href.replace(/&amp;/g, '&');
+    }
+    return url;
+  };
+
+  const pages: { name: string; url: string }[] = [
+    { name: 'explorer: /sessions (newest first)', url: '/sessions' },
+    { name: 'explorer: sorted by attempts', url: '/sessions?sort=attempts&dir=desc' },
+    { name: 'explorer: filter class + outcome', url: '/sessions?class=invalid_arguments&outcome=failed' },
+    { name: 'explorer: query language', url: `/sessions?q=${encodeURIComponent('class:invalid_arguments attempts:>2')}` },
+    { name: 'explorer: text search', url: '/sessions?q=charge_card' },
+    { name: `explorer: page ${LATER_PAGE + 1} (next links followed)`, url: await laterPage('/sessions', LATER_PAGE) },
+    { name: `replay: biggest session (${biggest.spanCount} spans)`, url: `/sessions/${encodeURIComponent(biggest.id)}` },
+    { name: `replay: median session (${typical.spanCount} spans)`, url: `/sessions/${encodeURIComponent(typical.id)}` },
+    { name: 'analytics (default range)', url: '/analytics' },
+  ];
+  for (const p of pages) {
+    for (let i = 0; i < WARMUP; i++) await get(p.url);
+    const ms: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) ms.push((await get(p.url)).ms);
+    const p50 = quantile(ms, 0.5);
+    const p95 = quantile(ms, 0.95);
+    console.log(`[web-scale] ${p.name}: p50 ${p50.toFixed(0)} ms, p95 ${p95.toFixed(0)} ms  (${p.url.slice(0, 100)})`);
+    rows.push({ benchmark: p.name, metric: 'server time p50 / p95', value: `${p50.toFixed(0)} / ${p95.toFixed(0)} ms`, target: `p95 ≤ ${TARGET_MS} ms`, pass: p95 <= TARGET_MS });
+  }
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
+  writeFileSync(
+    path.join(here, 'web-scale.json'),
+    `${JSON.stringify(
+      {
+        machine,
+        date: new Date().toISOString(),
+        method:
+          `\`pnpm bench web-scale\` (e2e/bench/web-scale.ts): a throwaway embedded Postgres, the built collector and the production Next server; ` +
+          `${count} sessions / ${spans} spans sent by \`pnpm seed\` through the collector (seed 1, 29 days), then VACUUM ANALYZE; each page ` +
+          `${WARMUP} warm-up + ${SAMPLES} sequential GETs, time to the last byte of the streamed HTML. The machine is shared (2 cores, other ` +
+          'work running): numbers are upper bounds.',
+        rows,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log('[web-scale] wrote bench/web-scale.json');
+} finally {
+  await system.stop();
+}

@@ -1,0 +1,63 @@
+/**
+ * Accessibility: axe-core (through @axe-core/playwright) on every page of the web app, in
+ * Chromium, against WCAG 2.1 A/AA rules; no serious or critical violation may remain. Each
+ * page's screenshot is attached to its test (kept under test-results/ with the report).
+ *
+ * Pages are a list of URLs, so pages rewritten or added later are checked the same way: add
+ * a line to PAGES.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { createPrisma } from '@guardtrace/db';
+import { expect, test } from '@playwright/test';
+
+interface PageCase {
+  name: string;
+  url: () => Promise<string>;
+}
+
+/** The recorded session with the most attempts (the replay with the most to show). */
+async function richestSession(): Promise<string> {
+  const prisma = createPrisma(process.env.GUARDTRACE_DATABASE_URL as string, { max: 1 });
+  try {
+    const s = await prisma.session.findFirst({
+      where: { projectId: process.env.GUARDTRACE_PROJECT_ID as string },
+      orderBy: [{ attemptCount: 'desc' }, { id: 'asc' }],
+      select: { id: true },
+    });
+    if (!s) throw new Error('no session recorded: the demo agent should have sent some (global-setup.ts)');
+    return `/sessions/${encodeURIComponent(s.id)}`;
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+const PAGES: PageCase[] = [
+  { name: 'sessions', url: async () => '/sessions' },
+  { name: 'session replay', url: richestSession },
+  { name: 'analytics', url: async () => '/analytics' },
+  { name: 'settings', url: async () => '/settings' },
+  { name: 'not found', url: async () => '/no-such-page' },
+  { name: 'unknown session', url: async () => '/sessions/no-such-session' },
+];
+
+// axe walks every node of a page (color contrast included): a long replay takes it a while on a busy machine.
+test.describe.configure({ timeout: 240_000 });
+
+// Serious and critical: what blocks or badly hinders someone using a screen reader or keyboard.
+const BLOCKING = new Set(['serious', 'critical']);
+
+for (const p of PAGES) {
+  test(`${p.name}: no serious or critical accessibility violations`, async ({ page }, testInfo) => {
+    const url = await p.url();
+    await page.goto(url);
+    await page.waitForLoadState('networkidle');
+    await testInfo.attach(`${p.name}.png`, { body: await page.screenshot({ fullPage: true }), contentType: 'image/png' });
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    // The page under test really was analysed (an empty result for an empty page proves nothing).
+    expect(results.passes.length, `axe checked nothing on ${url}`).toBeGreaterThan(0);
+    const blocking = results.violations
+      .filter((v) => BLOCKING.has(v.impact ?? ''))
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.length}×: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')})`);
+    expect(blocking, `${url}\n${blocking.join('\n')}`).toEqual([]);
+  });
+}
