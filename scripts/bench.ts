@@ -22,12 +22,24 @@ interface Results {
   method?: string;
 }
 
-const PACKAGES = [
+interface Bench {
+  name: string;
+  dir: string;
+  title: string;
+  /** The package.json script to run (default `bench`). */
+  script?: string;
+  /** Where that script writes its results (default `bench/results.json`). */
+  results?: string;
+}
+
+const PACKAGES: Bench[] = [
   { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
   { name: '@guardtrace/mcp', dir: 'packages/mcp', title: 'MCP guard proxy (`guardtrace-mcp`)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
   { name: '@guardtrace/web', dir: 'apps/web', title: 'Web app (page queries)' },
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Start-up (`npm start`)' },
+  // A package with more than one benchmark names each one's script and results file.
+  { name: '@guardtrace/e2e', dir: 'e2e', title: 'Replay in Chromium (5,000-span session)', script: 'bench:replay', results: 'bench/replay-results.json' },
 ];
 const only = process.argv.slice(2);
 
@@ -36,20 +48,21 @@ const sections: string[] = [];
 let failed = false;
 
 for (const pkg of PACKAGES) {
-  const selected = !only.length || only.some((o) => pkg.name.includes(o));
+  const script = pkg.script ?? 'bench';
+  const selected = !only.length || only.some((o) => pkg.name.includes(o) || script.includes(o));
   const manifest = JSON.parse(readFileSync(path.join(ROOT, pkg.dir, 'package.json'), 'utf8'));
-  const resultsFile = path.join(ROOT, pkg.dir, 'bench/results.json');
+  const resultsFile = path.join(ROOT, pkg.dir, pkg.results ?? 'bench/results.json');
   let results: Results = { rows: [] };
   let note = '';
-  if (!manifest.scripts?.bench || !existsSync(path.join(ROOT, pkg.dir, 'bench'))) {
+  if (!manifest.scripts?.[script] || !existsSync(path.join(ROOT, pkg.dir, 'bench'))) {
     note = 'No benchmark yet.';
   } else if (!selected) {
     // Not asked for this time: keep its last results in the page.
     if (existsSync(resultsFile)) results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
     else note = 'Not run yet.';
   } else {
-    console.log(`\n== ${pkg.name} bench ==`);
-    const r = spawnSync('pnpm', ['--filter', pkg.name, 'run', 'bench'], { cwd: ROOT, stdio: 'inherit' });
+    console.log(`\n== ${pkg.name} ${script} ==`);
+    const r = spawnSync('pnpm', ['--filter', pkg.name, 'run', script], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) {
       failed = true;
       note = `The benchmark failed (exit ${r.status}).`;
