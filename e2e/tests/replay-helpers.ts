@@ -25,9 +25,9 @@ export function exportingProvider(service: string): BasicTracerProvider {
 export async function openReplay(page: Page, id: string, steps: number, opts: { ended?: boolean } = {}): Promise<void> {
   await expect(async () => {
     await page.goto(`/sessions/${encodeURIComponent(id)}`);
-    await expect(position(page)).toContainText(`of ${steps.toLocaleString('en-US')}`, { timeout: 1000 });
-    if (opts.ended) await expect(page.getByTestId('session-header').getByTestId('outcome')).toBeVisible({ timeout: 1000 });
-  }).toPass({ timeout: 60_000 });
+    await expect(position(page)).toContainText(`of ${steps.toLocaleString('en-US')}`, { timeout: 5000 });
+    if (opts.ended) await expect(page.getByTestId('session-header').getByTestId('outcome')).toBeVisible({ timeout: 5000 });
+  }).toPass({ timeout: 120_000 });
 }
 
 export const position = (page: Page): Locator => page.getByTestId('replay-position');

@@ -13,7 +13,7 @@ const CYCLES = 720;
 const STEPS = CYCLES * 3;
 
 test('a 5,000-span session: every step reachable, stepped with the keyboard, without overflow', async ({ page }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(300_000);
   const id = `large${randomBytes(4).toString('hex')}`.padEnd(200, 'x');
   await runReplayAgent({
     endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,

@@ -140,6 +140,7 @@ function guardCheckRow(span: NormSpan, m: Meaning, projectId: string, sessionId:
     decision: m.decision,
     failure_class: m.failureClass,
     duration_us: m.guardDurationUs ?? Number(span.endNs - span.startNs) / 1e3,
+    failed_pointers: m.failedPointers,
   };
 }
 

@@ -3,7 +3,7 @@
  * reads protobuf): limits, ids, times, enums, int64 values and text Postgres accepts. A span that
  * breaks one is rejected with a SpanError naming the field; its neighbours are kept.
  */
-import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_FAILURE_CLASS } from '@guardtrace/semconv';
+import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_FAILURE_CLASS, ATTR_GUARDTRACE_GUARD_POINTERS } from '@guardtrace/semconv';
 import { SESSION_ID_KEYS } from './conventions/index.ts';
 import type { Attributes, Rejection } from './span.ts';
 
@@ -47,6 +47,9 @@ export class SpanError extends Error {
 export const MAX_SESSION_ID_BYTES = 1_024;
 // 256 bytes: failure classes are short enum-like names (the longest built-in is 21 characters).
 export const MAX_FAILURE_CLASS_BYTES = 256;
+// 1,024 bytes per JSON pointer of a failed check (guard_checks.failed_pointers, matched by the
+// replay's "next session with the same failure"): field paths are short; longer is not a field.
+export const MAX_POINTER_BYTES = 1_024;
 
 const ZERO32 = '0'.repeat(32);
 const ZERO16 = '0'.repeat(16);
@@ -84,23 +87,37 @@ export function checkIdHex(hex: string, bytes: 8 | 16, field: string): string {
 }
 
 /**
- * The attributes that become indexed columns (session id, failure class) within their byte
+ * The attributes that become indexed or matched columns (session id, failure class, failed-check
+ * pointers) within their byte
  * limits; a span over one is rejected with the attribute, its length and the limit.
  */
 export function checkIndexedText(attributes: Attributes, resource: Attributes): void {
   for (const k of SESSION_ID_KEYS) checkBytes(attributes, k, 'attributes', MAX_SESSION_ID_BYTES, 'a session id');
   checkBytes(resource, ATTR_GEN_AI_CONVERSATION_ID, 'resource.attributes', MAX_SESSION_ID_BYTES, 'a session id');
   checkBytes(attributes, ATTR_GUARDTRACE_FAILURE_CLASS, 'attributes', MAX_FAILURE_CLASS_BYTES, 'a failure class');
+  const pointers = attributes[ATTR_GUARDTRACE_GUARD_POINTERS];
+  if (pointers === undefined) return;
+  if (!Array.isArray(pointers)) {
+    checkBytes(attributes, ATTR_GUARDTRACE_GUARD_POINTERS, 'attributes', MAX_POINTER_BYTES, 'a JSON pointer');
+    return;
+  }
+  for (let i = 0; i < pointers.length; i++) {
+    const p = pointers[i];
+    if (typeof p === 'string' && p.length * 3 > MAX_POINTER_BYTES) {
+      checkText(p, `attributes[${JSON.stringify(ATTR_GUARDTRACE_GUARD_POINTERS)}][${i}]`, MAX_POINTER_BYTES, 'a JSON pointer');
+    }
+  }
 }
 
 function checkBytes(attrs: Attributes, key: string, field: string, max: number, what: string): void {
-  const v = attrs[key];
+  checkText(attrs[key], `${field}[${JSON.stringify(key)}]`, max, what);
+}
+
+function checkText(v: unknown, where: string, max: number, what: string): void {
   // A UTF-16 unit is at most 3 UTF-8 bytes: most values need no count.
   if (typeof v !== 'string' || v.length * 3 <= max) return;
   const bytes = Buffer.byteLength(v, 'utf8');
-  if (bytes > max) {
-    throw new SpanError(`${field}[${JSON.stringify(key)}] is ${bytes} bytes long, over the limit of ${max} bytes for ${what}`);
-  }
+  if (bytes > max) throw new SpanError(`${where} is ${bytes} bytes long, over the limit of ${max} bytes for ${what}`);
 }
 
 /** An enum number within 0..max. */

@@ -18,6 +18,9 @@ export interface GuardSeed {
   verdict: 'pass' | 'fail';
   reason?: string;
   durationUs?: number;
+  failureClass?: string;
+  /** JSON pointers of the fields a failed check objects to (guard_checks.failed_pointers). */
+  failedPointers?: string[];
 }
 
 export interface AttemptSeed {
@@ -130,6 +133,8 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
             stage: g.stage ?? 'schema',
             verdict: g.verdict,
             reason: g.reason ?? null,
+            failureClass: g.failureClass ?? null,
+            ...(g.failedPointers ? { failedPointers: g.failedPointers } : {}),
             startedAt: at(startedAt, j),
             durationUs: g.durationUs ?? 12,
           },

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { FeedbackRequired, type Guard, GuardViolation, type ToolFlags, type ToolSpec, predicate, resourceLock } from '@guardtrace/sdk';
+import { FeedbackRequired, type Guard, GuardViolation, type ToolFlags, type ToolSpec, pointersTo, predicate, resourceLock, toPointer } from '@guardtrace/sdk';
 import { pathCandidates, pathNotFoundFeedback, resolveInside } from '@guardtrace/sdk/guards/files';
 import { ATTR_RPC_RESPONSE_STATUS_CODE } from '@guardtrace/semconv/mcp';
 import type { ProxyConfig, ToolConfig } from './config.ts';
@@ -88,6 +88,7 @@ function insideRoots(roots: readonly string[], names: readonly string[]): Guard<
             feedback: `TOOL CALL REJECTED: Path "${p}" is outside the allowed workspace. Allowed roots:\n${roots.map((r) => `- ${r}`).join('\n')}`,
             failureClass: 'guard_violation',
             candidates: [...roots],
+            pointers: pointersTo(args, p),
           };
         }
       }
@@ -128,6 +129,7 @@ function guardsOf(tool: Tool, config: ProxyConfig, own: ToolConfig | undefined):
         name: p.name,
         test: (args) => valuesOf(args, [p.argument]).every((v) => (!matches || matches.test(v)) && !notMatches?.test(v)),
         message: p.message,
+        pointers: [toPointer([p.argument])],
       }),
     );
   }

@@ -104,4 +104,14 @@ describe('guardtrace-mcp spans', () => {
     expect(attempts.length).toBeGreaterThan(0);
     for (const a of attempts) expect(a.attributes['rpc.response.status_code']).toBe(String(ErrorCode.InvalidParams));
   });
+
+  it("an ajv schema error's instancePath is the failed guard span's JSON pointer", async () => {
+    const p = await proxied();
+    expect(await p.client.callTool({ name: 'echo', arguments: { text: 7, txt: 'hi' } })).toMatchObject({ isError: true, _meta: { 'guardtrace/failureClass': 'invalid_arguments' } });
+    await p.conn.end();
+
+    const failed = p.spans().filter((s) => s.attributes['gen_ai.guardrail.verdict'] === 'fail');
+    expect(failed.map((g) => g.attributes['gen_ai.guardrail.name'])).toEqual(['schema']);
+    expect([...((failed[0]?.attributes['guardtrace.guard.pointers'] ?? []) as string[])].sort()).toEqual(['/text', '/txt']);
+  });
 });

@@ -10,12 +10,14 @@ import {
   ATTR_GUARDTRACE_FAILURE_CLASS,
   ATTR_GUARDTRACE_GUARD_CANDIDATES,
   ATTR_GUARDTRACE_GUARD_DURATION_US,
+  ATTR_GUARDTRACE_GUARD_POINTERS,
   ATTR_GUARDTRACE_GUARD_STAGE,
   type FailureClass,
   type GuardStage,
   OP_APPLY_GUARDRAIL,
 } from '@guardtrace/semconv';
 import { classifyError } from './classify.ts';
+import { MAX_POINTERS } from './pointer.ts';
 import type { Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { GuardOutcome, GuardRecord } from './types.ts';
@@ -83,6 +85,8 @@ function finishGuard(rt: Runtime, span: Span, name: string, stage: GuardStage, t
   const failureClass = outcome.failureClass ?? defaultClass;
   record.reason = sanitizeFeedback(outcome.reason, rt.sanitize);
   if (outcome.candidates) record.candidates = outcome.candidates;
+  const pointers = outcome.pointers?.filter((x) => typeof x === 'string').slice(0, MAX_POINTERS);
+  if (pointers && pointers.length > 0) record.pointers = pointers;
   rt.telemetry.set(span, {
     [ATTR_GEN_AI_GUARDRAIL_VERDICT]: 'fail',
     [ATTR_GUARDTRACE_GUARD_DURATION_US]: durationUs,
@@ -90,6 +94,7 @@ function finishGuard(rt: Runtime, span: Span, name: string, stage: GuardStage, t
     [ATTR_GUARDTRACE_FAILURE_CLASS]: failureClass,
     [ATTR_ERROR_TYPE]: failureClass,
     [ATTR_GUARDTRACE_GUARD_CANDIDATES]: outcome.candidates,
+    [ATTR_GUARDTRACE_GUARD_POINTERS]: record.pointers,
   });
   return { outcome, record, pending: { span, endTime: nowMs() }, failureClass };
 }

@@ -20,6 +20,7 @@ export type { IdempotencyStore, IdempotencyEntry } from './idempotency.ts';
 export { remoteSamplingRate } from './remote-sampling.ts';
 export type { RemoteSamplingOptions, RemoteSamplingRate } from './remote-sampling.ts';
 export { resourceLock, predicate } from './guards/generic.ts';
+export { pointersTo, toPointer } from './pointer.ts';
 export type { Loose, PathsOf } from './guards/args.ts';
 export type {
   ToolFlags,
@@ -126,6 +127,7 @@ export {
   ATTR_GUARDTRACE_CIRCUIT_STATE,
   ATTR_GUARDTRACE_DEDUPLICATED,
   ATTR_GUARDTRACE_GUARD_CANDIDATES,
+  ATTR_GUARDTRACE_GUARD_POINTERS,
   ATTR_GUARDTRACE_REPAIR_TOKENS,
   OP_RUN_GUARDRAIL,
   ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME,

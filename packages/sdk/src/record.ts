@@ -16,6 +16,7 @@ import {
   ATTR_GUARDTRACE_FEEDBACK,
   ATTR_GUARDTRACE_GUARD_CANDIDATES,
   ATTR_GUARDTRACE_GUARD_DURATION_US,
+  ATTR_GUARDTRACE_GUARD_POINTERS,
   ATTR_GUARDTRACE_GUARD_STAGE,
   ATTR_GUARDTRACE_OUTCOME,
   type Decision,
@@ -26,6 +27,7 @@ import {
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
 import { canonicalJson } from './idempotency.ts';
+import { MAX_POINTERS } from './pointer.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { Runtime } from './runtime.ts';
 import { withExtra } from './span-options.ts';
@@ -41,6 +43,8 @@ export interface RecordedGuard {
   failureClass?: FailureClass;
   decision?: Decision;
   candidates?: string[];
+  /** JSON pointers (RFC 6901) into the attempt's arguments of the fields at fault, e.g. `/items/3/qty`. */
+  pointers?: string[];
 }
 
 /** An attempt your own loop made. Times are epoch ms; omitted, the span is "now". */
@@ -105,11 +109,13 @@ export function recordAttemptSpan(rt: Runtime, call: RecordedCallRef, n: number,
       [ATTR_GUARDTRACE_FAILURE_CLASS]: g.verdict === 'fail' ? (g.failureClass ?? a.failureClass) : undefined,
       [ATTR_GUARDTRACE_DECISION]: g.verdict === 'fail' ? (g.decision ?? decision) : undefined,
       [ATTR_GUARDTRACE_GUARD_CANDIDATES]: g.candidates,
+      [ATTR_GUARDTRACE_GUARD_POINTERS]: g.verdict === 'fail' && g.pointers?.length ? g.pointers.slice(0, MAX_POINTERS) : undefined,
     }, span, a.startTime);
     t.end(gs, g.verdict === 'fail' ? { error: 'guard failed' } : {});
     const rec: GuardRecord = { name: g.name, stage, verdict: g.verdict, durationUs: g.durationUs ?? 0 };
     if (reason !== undefined) rec.reason = reason;
     if (g.candidates) rec.candidates = g.candidates;
+    if (g.verdict === 'fail' && g.pointers?.length) rec.pointers = g.pointers.slice(0, MAX_POINTERS);
     guards.push(rec);
   }
   const endOpts: { error?: string; endTime?: number } = {};

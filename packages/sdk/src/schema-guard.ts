@@ -1,5 +1,6 @@
 import { closest } from 'fastest-levenshtein';
 import { z } from 'zod';
+import { MAX_POINTERS, toPointer } from './pointer.ts';
 
 /** The tool-facing part of the schema guard. */
 export interface SchemaGuardInput {
@@ -10,7 +11,7 @@ export interface SchemaGuardInput {
 
 export type SchemaCheck =
   | { ok: true; data: unknown }
-  | { ok: false; reason: string; feedback: string };
+  | { ok: false; reason: string; feedback: string; pointers: string[] };
 
 type JsonSchema = {
   type?: string | string[];
@@ -145,6 +146,16 @@ function issueLine(issue: z.core.$ZodIssue, raw: unknown, shapeKeys: string[]): 
   }
 }
 
+/** One pointer per field at fault: the issue's path, or each unexpected key under it. */
+function issuePointers(issues: readonly z.core.$ZodIssue[]): string[] {
+  const out = new Set<string>();
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') for (const k of issue.keys) out.add(toPointer([...issue.path, k]));
+    else out.add(toPointer(issue.path));
+  }
+  return [...out].slice(0, MAX_POINTERS);
+}
+
 function shapeKeysOf(schema: z.ZodType): string[] {
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
 }
@@ -162,6 +173,7 @@ export function checkSchema(tool: SchemaGuardInput, rawArgs: unknown): SchemaChe
         ok: false,
         reason: `Arguments are not valid JSON: ${why}`,
         feedback: `Validation error in ${tool.name} call:\n- Arguments are not valid JSON: ${why}\n- You provided: ${sent}\n\nExpected schema:\n${contractExcerpt(tool.schema)}\n\nSend the arguments as one JSON object.`,
+        pointers: [''],
       };
     }
   }
@@ -184,7 +196,7 @@ export function checkSchema(tool: SchemaGuardInput, rawArgs: unknown): SchemaChe
     'Expected schema:',
     contractExcerpt(tool.schema),
   ].join('\n');
-  return { ok: false, reason: first.split('\n')[0] ?? first, feedback };
+  return { ok: false, reason: first.split('\n')[0] ?? first, feedback, pointers: issuePointers(parsed.error.issues) };
 }
 
 function safeJson(v: unknown): string {

@@ -47,7 +47,7 @@ const schema: Stage = (s) => {
       s.run.args = r.data;
       return { pass: true };
     }
-    return { pass: false, reason: r.reason, feedback: r.feedback, failureClass: 'invalid_arguments' };
+    return { pass: false, reason: r.reason, feedback: r.feedback, failureClass: 'invalid_arguments', pointers: r.pointers };
   }, 'invalid_arguments');
   return g instanceof Promise ? g.then((r) => schemaChecked(s.run, r)) : schemaChecked(s.run, g);
 };

@@ -69,6 +69,8 @@ export interface GuardFail {
   failureClass?: FailureClass;
   /** Bounded list of valid options offered to the model (enum exhaustion). */
   candidates?: string[];
+  /** JSON pointers (RFC 6901) into the arguments of the fields at fault, e.g. `/items/3/qty`, when the guard knows them. */
+  pointers?: string[];
 }
 export type GuardOutcome = GuardPass | GuardFail;
 
@@ -151,6 +153,8 @@ export interface GuardRecord {
   reason?: string;
   durationUs: number;
   candidates?: string[];
+  /** JSON pointers of the fields at fault (failed guards that know them). */
+  pointers?: string[];
 }
 
 /** One attempt of a logical tool call, as recorded. */

@@ -140,6 +140,8 @@ export const ATTR_GUARDTRACE_CIRCUIT_STATE = 'guardtrace.circuit.state' as const
 export const ATTR_GUARDTRACE_DEDUPLICATED = 'guardtrace.deduplicated' as const;
 /** Bounded list of valid candidates a guard offered (paths, tool names), closest first. @example ['src/components/Button.tsx'] */
 export const ATTR_GUARDTRACE_GUARD_CANDIDATES = 'guardtrace.guard.candidates' as const;
+/** JSON pointers (RFC 6901) into the attempt's arguments of the fields a failed guard objects to; `''` is the whole arguments value. @example ['/items/3/qty'] */
+export const ATTR_GUARDTRACE_GUARD_POINTERS = 'guardtrace.guard.pointers' as const;
 /** Number of repair tokens (input + output) of a model call that repairs a failed attempt. @example 18000 */
 export const ATTR_GUARDTRACE_REPAIR_TOKENS = 'guardtrace.repair.tokens' as const;
 

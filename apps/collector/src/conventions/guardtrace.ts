@@ -12,6 +12,7 @@ import {
   ATTR_GUARDTRACE_FAILURE_CLASS,
   ATTR_GUARDTRACE_FEEDBACK,
   ATTR_GUARDTRACE_GUARD_DURATION_US,
+  ATTR_GUARDTRACE_GUARD_POINTERS,
   ATTR_GUARDTRACE_GUARD_STAGE,
   ATTR_GUARDTRACE_IDEMPOTENCY_KEY,
   ATTR_GUARDTRACE_OUTCOME,
@@ -71,6 +72,7 @@ export function read(span: NormSpan, m: Meaning): void {
       m.decision = text(a, ATTR_GUARDTRACE_DECISION);
       m.failureClass = text(a, ATTR_GUARDTRACE_FAILURE_CLASS);
       m.guardDurationUs = num(a, ATTR_GUARDTRACE_GUARD_DURATION_US);
+      m.failedPointers = pointers(a[ATTR_GUARDTRACE_GUARD_POINTERS]);
       return;
     case 'model_call':
       m.repairAttemptSpanId = validSpanId(text(a, ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID));
@@ -82,4 +84,23 @@ export function read(span: NormSpan, m: Meaning): void {
 /** The column is varchar(16): only a real span id fits. */
 function validSpanId(v: string | null): string | null {
   return v !== null && /^[0-9a-fA-F]{16}$/.test(v) ? v.toLowerCase() : null;
+}
+
+/** At most this many pointers per guard check: the SDK sends at most 16; more is not a hint any more. */
+const MAX_POINTERS = 16;
+
+/**
+ * The JSON pointers of a failed check: string entries that are pointers (`''` or starting with
+ * `/`; each within MAX_POINTER_BYTES, span-rules.ts rejects longer), first 16, without repeats.
+ */
+function pointers(v: unknown): string[] | null {
+  const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v : null;
+  if (list === null) return null;
+  const out: string[] = [];
+  for (const p of list) {
+    if (typeof p !== 'string' || (p !== '' && p[0] !== '/') || out.includes(p)) continue;
+    out.push(p);
+    if (out.length === MAX_POINTERS) break;
+  }
+  return out.length > 0 ? out : null;
 }

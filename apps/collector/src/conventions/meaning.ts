@@ -49,6 +49,8 @@ export interface Meaning {
   verdict: string | null;
   reason: string | null;
   guardDurationUs: number | null;
+  /** JSON pointers (RFC 6901) of the argument fields a failed guard objects to. */
+  failedPointers: string[] | null;
   // Model calls.
   model: string | null;
   provider: string | null;
@@ -88,6 +90,7 @@ export function newMeaning(): Meaning {
     verdict: null,
     reason: null,
     guardDurationUs: null,
+    failedPointers: null,
     model: null,
     provider: null,
     inputTokens: null,
@@ -128,6 +131,7 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.verdict = null;
   m.reason = null;
   m.guardDurationUs = null;
+  m.failedPointers = null;
   m.model = null;
   m.provider = null;
   m.inputTokens = null;

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pointersOfValues } from '../pointer.ts';
 import type { Guard, GuardOutcome } from '../types.ts';
 import { type Diagnostic, diagnosticsFeedback, parseDiagnostics } from './diagnostics.ts';
 import { type PathsOf, pathsOf, resolveInside } from './paths.ts';
@@ -99,6 +100,8 @@ export class CommandGate {
   /** The gate as a tool guard (stage `post_execution`), snapshotting the files the call names. */
   guard<A>(files: PathsOf<A>): Guard<A> {
     const name = this.opts.name ?? `gate:${path.basename(this.opts.command)}`;
+    const { cwd } = this.opts;
+    const sameFile = (a: string, b: string): boolean => path.resolve(cwd, a) === path.resolve(cwd, b);
     return {
       name,
       stage: 'post_execution',
@@ -106,7 +109,7 @@ export class CommandGate {
         const paths = pathsOf(files, args, { guard: name, tool: ctx.tool });
         return Array.isArray(paths) ? this.begin(paths) : { misconfigured: paths };
       },
-      async check(_args, ctx): Promise<GuardOutcome> {
+      async check(args, ctx): Promise<GuardOutcome> {
         const prepared = ctx.prepared as { validate(): Promise<GateResult> } | { misconfigured: GuardOutcome };
         if ('misconfigured' in prepared) return prepared.misconfigured;
         const batch = prepared;
@@ -114,7 +117,11 @@ export class CommandGate {
         if (r.ok) return { pass: true };
         const first = r.diagnostics[0];
         const reason = first ? `${r.diagnostics.length} diagnostics, first ${first.file}:${first.line} ${first.code ?? ''} ${first.message}`.replace(/\s+/g, ' ') : `exit code ${r.exitCode}`;
-        return { pass: false, reason, feedback: r.feedback ?? reason, failureClass: 'execution_feedback' };
+        // the file arguments the diagnostics name: the fields whose edit broke the build
+        const named = pathsOf(files, args, { guard: name, tool: ctx.tool });
+        const broken = Array.isArray(named) ? named.filter((p) => r.diagnostics.some((d) => sameFile(d.file, p))) : [];
+        const pointers = pointersOfValues(args, broken);
+        return { pass: false, reason, feedback: r.feedback ?? reason, failureClass: 'execution_feedback', ...(pointers.length > 0 ? { pointers } : {}) };
       },
     };
   }

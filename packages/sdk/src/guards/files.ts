@@ -6,6 +6,7 @@ import path from 'node:path';
 import { distance } from 'fastest-levenshtein';
 import { glob } from 'tinyglobby';
 import type { FailureClass } from '@guardtrace/semconv';
+import { pointersOfValues, pointersTo } from '../pointer.ts';
 import type { Guard, GuardOutcome } from '../types.ts';
 import { type Loose, type PathsOf, pathsOf, resolveInside } from './paths.ts';
 
@@ -29,6 +30,7 @@ export function insideWorkspace<A>(opts: { root: string; paths: PathsOf<A>; name
             reason: `Path escapes the workspace root: ${p}`,
             feedback: `TOOL CALL REJECTED: Path "${p}" is outside the workspace. Use a path relative to the workspace root, without "..".`,
             failureClass: 'guard_violation',
+            pointers: pointersTo(args, p),
           };
         }
       }
@@ -90,6 +92,7 @@ export function fileExists<A>(opts: { root: string; paths: PathsOf<A>; maxCandid
           feedback: pathNotFoundFeedback(p, pattern, paths),
           failureClass: 'missing_resource',
           candidates: paths,
+          pointers: pointersTo(args, p),
         };
       }
       return { pass: true };
@@ -124,6 +127,7 @@ export function lineRange<A>(opts: {
         reason: `File ${p} has ${lines} lines, ${why}`,
         feedback: `TOOL CALL REJECTED: File ${p} has ${lines} lines, ${why}. Use a range within 1-${lines}; read the file again if your view is stale.`,
         failureClass: opts.failureClass ?? 'invalid_arguments',
+        pointers: pointersOfValues(args, end < start ? [start, end] : start < 1 ? [start] : [end]),
       };
     },
   };

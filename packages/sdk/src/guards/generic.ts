@@ -1,5 +1,6 @@
 /** Guards with no I/O of their own: part of the main entry. */
 import type { FailureClass } from '@guardtrace/semconv';
+import { pointersTo } from '../pointer.ts';
 import type { Guard, GuardOutcome } from '../types.ts';
 import type { Loose } from './args.ts';
 
@@ -24,6 +25,7 @@ export function resourceLock<A>(opts: { resource: (args: Loose<A>) => string | s
             reason: `${what} is locked by ${got.holder}`,
             feedback: `TOOL CALL REJECTED: ${what} is already being edited by operation ${got.holder}. Retry when complete, or work on another file.`,
             failureClass: 'guard_violation',
+            pointers: pointersTo(args, r),
           };
         }
         taken.push(r);
@@ -39,6 +41,8 @@ export function predicate<A>(opts: {
   test: (args: Loose<A>) => boolean | Promise<boolean>;
   message: string | ((args: Loose<A>) => string);
   failureClass?: FailureClass;
+  /** JSON pointers of the fields the test reads (e.g. `['/amount']`), recorded when it fails so a replay can highlight them. */
+  pointers?: string[] | ((args: Loose<A>) => string[]);
 }): Guard<A> {
   return {
     name: opts.name,
@@ -46,7 +50,10 @@ export function predicate<A>(opts: {
       const a = args as Loose<A>;
       if (await opts.test(a)) return { pass: true };
       const message = typeof opts.message === 'function' ? opts.message(a) : opts.message;
-      return { pass: false, reason: message, feedback: `TOOL CALL REJECTED: ${message}`, failureClass: opts.failureClass ?? 'guard_violation' };
+      const fail: GuardOutcome = { pass: false, reason: message, feedback: `TOOL CALL REJECTED: ${message}`, failureClass: opts.failureClass ?? 'guard_violation' };
+      const pointers = typeof opts.pointers === 'function' ? opts.pointers(a) : opts.pointers;
+      if (pointers) fail.pointers = pointers;
+      return fail;
     },
   };
 }

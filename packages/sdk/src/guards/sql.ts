@@ -3,6 +3,7 @@
  * kept out of the main entry).
  */
 import nodeSqlParser from 'node-sql-parser';
+import { pointersTo } from '../pointer.ts';
 import type { Guard, GuardOutcome } from '../types.ts';
 import type { Loose } from './args.ts';
 
@@ -85,10 +86,10 @@ export function sqlHeuristics<A>(opts: SqlHeuristicsOptions<A>): Guard<A> {
         problem = sqlViolation(sql, opts);
       } catch (err) {
         const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
-        return { pass: false, reason: `SQL does not parse: ${msg}`, feedback: `TOOL CALL REJECTED: the SQL does not parse: ${msg}`, failureClass: 'invalid_arguments' };
+        return { pass: false, reason: `SQL does not parse: ${msg}`, feedback: `TOOL CALL REJECTED: the SQL does not parse: ${msg}`, failureClass: 'invalid_arguments', pointers: pointersTo(args, sql) };
       }
       if (!problem) return { pass: true };
-      return { pass: false, reason: problem, feedback: `TOOL CALL REJECTED: ${problem}`, failureClass: 'guard_violation' };
+      return { pass: false, reason: problem, feedback: `TOOL CALL REJECTED: ${problem}`, failureClass: 'guard_violation', pointers: pointersTo(args, sql) };
     },
   };
 }

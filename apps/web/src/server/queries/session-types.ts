@@ -8,6 +8,8 @@ export interface GuardCheckDto {
   reason: string | null;
   decision: string | null;
   failureClass: string | null;
+  /** JSON pointers (RFC 6901) into the attempt's arguments of the fields a failed check objects to. */
+  failedPointers: string[];
   startedAt: string;
   durationUs: number;
 }

@@ -72,6 +72,7 @@ export async function getSessionDetail(
       reason: g.reason,
       decision: g.decision,
       failureClass: g.failureClass,
+      failedPointers: pointerList(g.failedPointers),
       startedAt: g.startedAt.toISOString(),
       durationUs: g.durationUs,
     };
@@ -439,4 +440,9 @@ export async function sessionExists(db: PrismaClient, projectId: string, session
     db.span.findFirst({ where: { projectId, sessionId }, select: { spanId: true } }),
   ]);
   return session !== null || span !== null;
+}
+
+/** The stored pointers of a failed check (a JSON array of strings), or none. */
+function pointerList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string') : [];
 }

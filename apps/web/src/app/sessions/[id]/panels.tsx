@@ -42,6 +42,7 @@ const KEYS: [string, string][] = [
   ['h / l', 'previous / next attempt of the call'],
   ['e / E', 'next / previous failure'],
   ['/', 'search the steps (Enter: next match, Shift+Enter: previous)'],
+  ['n / N', 'next / previous session with the selected call’s failure'],
   ['y', 'copy a link to this step'],
   ['?', 'this help'],
   ['Esc', 'close'],

@@ -1,6 +1,7 @@
 'use client';
 
 import { createContext, useContext } from 'react';
+import type { SameFailureNav } from '@/server/queries/same-failure';
 
 /** How a selection reaches the URL: keys replace the entry, clicks push a new one. */
 export type Via = 'key' | 'click';
@@ -9,6 +10,9 @@ export interface ReplayContextValue {
   /** `/sessions/{id}`, the base of the payload route. */
   basePath: string;
   project: string;
+  sessionId: string;
+  /** "Same failure" navigation per failure signature of the session (`signatureKey`), loaded with the page. */
+  sameFailure: Record<string, SameFailureNav>;
   select: (step: number, attempt: number | null, via: Via) => void;
 }
 

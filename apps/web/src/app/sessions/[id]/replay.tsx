@@ -1,12 +1,16 @@
 'use client';
 
+import { useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { failureSignature, signatureKey } from '@/lib/call-failures';
 import { formatInt } from '@/lib/format';
 import { defaultAttempt, moveAttempt, moveFailure, moveStep, type Position, searchSteps, searchText, stepFailed } from '@/lib/replay-nav';
+import type { SameFailureNav } from '@/server/queries/same-failure';
 import type { SessionDetailDto, TimelineStepDto } from '@/server/queries/session-types';
 import { StepDetail } from './detail';
 import { Escalations, HelpDialog } from './panels';
 import { ReplayContext, type ReplayContextValue, type Via } from './replay-context';
+import { sessionHref } from './same-failure-links';
 import { SpanTree } from './span-tree';
 import { StepList, stepLabel } from './step-list';
 
@@ -56,12 +60,15 @@ export function Replay({
   project,
   basePath,
   initial,
+  sameFailure,
 }: {
   detail: SessionDetailDto;
   project: string;
   basePath: string;
   initial: InitialSelection;
+  sameFailure: Record<string, SameFailureNav>;
 }) {
+  const router = useRouter();
   const { steps, spanTree, escalations } = detail;
   const [sel, setSel] = useState<Selection>(() => clamp(steps, initial));
   const [query, setQuery] = useState('');
@@ -162,6 +169,16 @@ export function Replay({
         case 'Escape':
           setHelp(false);
           return;
+        case 'n':
+        case 'N': {
+          // The next / previous session with the selected call's failure.
+          const s = steps[sel.step - 1];
+          const sig = s?.kind === 'tool' ? failureSignature(s) : null;
+          const nav = sig ? sameFailure[signatureKey(sig)] : undefined;
+          const target = e.key === 'n' ? nav?.next : nav?.previous;
+          if (target) router.push(sessionHref(project, target.id));
+          return;
+        }
         case 'y':
           navigator.clipboard.writeText(window.location.href).then(
             () => setNotice('Link copied'),
@@ -176,9 +193,12 @@ export function Replay({
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [commit, sel, steps]);
+  }, [commit, sel, steps, sameFailure, router, project]);
 
-  const ctx = useMemo<ReplayContextValue>(() => ({ basePath, project, select }), [basePath, project, select]);
+  const ctx = useMemo<ReplayContextValue>(
+    () => ({ basePath, project, sessionId: detail.session.id, sameFailure, select }),
+    [basePath, project, detail.session.id, sameFailure, select],
+  );
   const current = steps[sel.step - 1];
   const progress = tokensBefore[sel.step - 1];
   const treeIndex = sel.span ? spanTree.findIndex((n) => n.spanId === sel.span) : -1;

@@ -1,12 +1,16 @@
 import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
-import { type ArgsDiff, diffArguments } from '@/lib/args-diff';
+import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failures';
+import { fixtureText } from '@/lib/fixture';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { AttemptDiff } from './attempt-diff';
 import { AttemptTimeline } from './attempt-timeline';
 import { FailureReason } from './failure-reason';
+import { FixtureButton } from './fixture-button';
 import { Payload } from './payload';
 import { useReplayContext } from './replay-context';
+import { SameFailureLinks } from './same-failure-links';
 
 function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
   if (checks.length === 0) return <p className="text-xs text-slate-400">No guard results recorded.</p>;
@@ -77,43 +81,50 @@ function Budgets({ a }: { a: AttemptDto }) {
   );
 }
 
-function ArgsChange({ diff, from }: { diff: ArgsDiff; from: number }) {
-  const chip = 'rounded px-1.5 py-px font-mono text-[11px]';
-  return (
-    <p className="mt-1.5 flex flex-wrap items-center gap-1.5 text-xs text-slate-500" data-testid="args-diff">
-      <span>Arguments changed since #{from}:</span>
-      {diff.removed.map((k) => (
-        <span key={`-${k}`} className={`${chip} bg-red-50 text-red-700 line-through`}>
-          {k}
-        </span>
-      ))}
-      {diff.added.map((k) => (
-        <span key={`+${k}`} className={`${chip} bg-emerald-50 text-emerald-700`}>
-          +{k}
-        </span>
-      ))}
-      {diff.changed.map((k) => (
-        <span key={`~${k}`} className={`${chip} bg-amber-50 text-amber-800`}>
-          ~{k}
-        </span>
-      ))}
-    </p>
-  );
+/**
+ * The call with each attempt's whole arguments: the page holds previews, and the diff and the
+ * fixture need the values. Loads only what the previews cut, once per selected call.
+ */
+function useWholeArguments(call: ToolCallStepDto): { whole: ToolCallStepDto; loading: boolean } {
+  const { basePath, project } = useReplayContext();
+  const cut = call.attempts.filter((a) => a.arguments && a.arguments.text.length < a.arguments.chars);
+  const [loaded, setLoaded] = useState<Map<string, string> | null>(cut.length ? null : new Map());
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the cut attempts' span ids (the last dependency) name what to load; `cut` is rebuilt each render.
+  useEffect(() => {
+    if (!cut.length) return;
+    let live = true;
+    Promise.all(
+      cut.map(async (a) => {
+        const q = new URLSearchParams({ project, kind: 'arguments', trace: call.traceId, span: a.spanId, full: '1' });
+        const res = await fetch(`${basePath}/payload?${q}`);
+        const body = (await res.json()) as { value?: string };
+        return [a.spanId, body.value ?? a.arguments?.text ?? ''] as const;
+      }),
+    ).then((entries) => {
+      if (live) setLoaded(new Map(entries));
+    });
+    return () => {
+      live = false;
+    };
+  }, [basePath, project, call.traceId, cut.map((a) => a.spanId).join()]);
+  if (!loaded) return { whole: call, loading: true };
+  const attempts = call.attempts.map((a) => {
+    const text = loaded.get(a.spanId);
+    return text === undefined ? a : { ...a, arguments: { text, chars: text.length } };
+  });
+  return { whole: { ...call, attempts }, loading: false };
 }
 
 function Attempt({
   a,
-  previous,
   call,
   selected,
 }: {
   a: AttemptDto;
-  previous: AttemptDto | undefined;
   call: ToolCallStepDto;
   selected: boolean;
 }) {
   const { select } = useReplayContext();
-  const diff = previous ? diffArguments(previous.arguments?.text ?? null, a.arguments?.text ?? null) : null;
   const failed = a.outcome !== null && a.outcome !== 'success';
   const otherTool = a.toolName && a.toolName !== call.toolName ? a.toolName : null;
   const ref = useRef<HTMLLIElement>(null);
@@ -170,7 +181,6 @@ function Attempt({
       <div className="mt-1">
         <Budgets a={a} />
       </div>
-      {diff && previous ? <ArgsChange diff={diff} from={previous.number} /> : null}
       <div className="mt-3 grid gap-3 lg:grid-cols-2">
         <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={a.spanId} preview={a.arguments} />
         {a.feedback ? (
@@ -203,8 +213,11 @@ function Attempt({
 
 /** The selected call: its attempts on a timeline, each attempt with budgets, payloads, feedback, guards and the repair chain. */
 export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto; selectedAttempt: number | null }) {
-  const { select } = useReplayContext();
+  const { select, project, sessionId, sameFailure } = useReplayContext();
   const f = call.flags;
+  const { whole, loading } = useWholeArguments(call);
+  const signature = failureSignature(call);
+  const nav = signature ? sameFailure[signatureKey(signature)] : undefined;
   return (
     <div data-testid="tool-call" data-tool={call.toolName} className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
@@ -259,11 +272,22 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
           </div>
         ) : null}
       </dl>
+      {call.attempts.length ? (
+        <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
+          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={fixtureText(sessionId, whole)} />}
+          {signature && nav ? <SameFailureLinks project={project} signature={signature} nav={nav} /> : null}
+        </div>
+      ) : null}
+      {call.attempts.length > 1 && !loading ? (
+        <div className="px-3 pt-3">
+          <AttemptDiff key={call.spanId} attempts={diffAttempts(whole)} />
+        </div>
+      ) : null}
       <AttemptTimeline attempts={call.attempts} selected={selectedAttempt} onSelect={(n, via) => select(call.step, n, via)} />
       {call.attempts.length ? (
         <ol className="space-y-2 p-3">
-          {call.attempts.map((a, i) => (
-            <Attempt key={a.spanId} a={a} previous={call.attempts[i - 1]} call={call} selected={selectedAttempt === a.number} />
+          {call.attempts.map((a) => (
+            <Attempt key={a.spanId} a={a} call={call} selected={selectedAttempt === a.number} />
           ))}
         </ol>
       ) : (

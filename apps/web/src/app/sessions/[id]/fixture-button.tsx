@@ -1,0 +1,39 @@
+'use client';
+
+import { useState } from 'react';
+
+export interface FixtureButtonProps {
+  /** The text to copy: the call's fixture JSON and its vitest file (lib/fixture.ts `fixtureText`). */
+  text: string;
+}
+
+/** "Copy as test fixture": puts the fixture on the clipboard and says so (or why not). */
+export function FixtureButton({ text }: FixtureButtonProps) {
+  const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setStatus('copied');
+    } catch {
+      setStatus('failed');
+    }
+  };
+  return (
+    <span className="inline-flex items-center gap-2">
+      <button
+        type="button"
+        onClick={copy}
+        data-testid="copy-fixture"
+        className="rounded border border-slate-300 bg-white px-2 py-0.5 text-xs font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
+      >
+        Copy as test fixture
+      </button>
+      <span role="status" aria-live="polite" className="text-xs text-slate-700">
+        {status === 'copied' ? 'Copied: fixture JSON and a vitest file' : status === 'failed' ? 'The clipboard refused: select the text below instead' : ''}
+      </span>
+      {status === 'failed' ? (
+        <textarea readOnly aria-label="Test fixture" value={text} className="mt-1 h-40 w-full font-mono text-xs" />
+      ) : null}
+    </span>
+  );
+}

@@ -1,0 +1,75 @@
+import 'server-only';
+import type { PrismaClient } from '@guardtrace/db';
+
+/** What makes two failures "the same": the tool, the failure class, and the failed field when known. */
+export interface FailureSignature {
+  toolName: string;
+  failureClass: string;
+  /** A JSON pointer a failed check of the attempt recorded; null matches any field. */
+  pointer: string | null;
+}
+
+interface SessionRef {
+  id: string;
+  startedAt: string;
+}
+
+export interface SameFailureNav {
+  /** 1-based position of the current session among the sessions with this failure, by start. */
+  position: number;
+  total: number;
+  previous: SessionRef | null;
+  next: SessionRef | null;
+}
+
+interface Row {
+  previous_id: string | null;
+  previous_at: Date | null;
+  next_id: string | null;
+  next_at: Date | null;
+  before: bigint;
+  total: bigint;
+}
+
+/**
+ * The sessions before and after `sessionId` (by start time, then id: a keyset, no offsets) of
+ * one project that have an attempt of the same tool failing with the same class, and when a
+ * pointer is given, a failed check of that attempt pointing at the same field. Null when the
+ * session has no derived row (nothing to order it by).
+ */
+export async function sameFailureNav(db: PrismaClient, projectId: string, sessionId: string, sig: FailureSignature): Promise<SameFailureNav | null> {
+  const { toolName, failureClass, pointer } = sig;
+  const rows = await db.$queryRaw<Row[]>`
+    WITH cur AS (
+      SELECT started_at, id FROM sessions WHERE project_id = ${projectId}::uuid AND id = ${sessionId}
+    ), matching AS (
+      SELECT s.id, s.started_at
+      FROM sessions s
+      WHERE s.project_id = ${projectId}::uuid
+        AND EXISTS (
+          SELECT 1 FROM attempts a
+          WHERE a.project_id = s.project_id AND a.session_id = s.id
+            AND a.failure_class = ${failureClass} AND a.tool_name = ${toolName}
+            AND (${pointer}::text IS NULL OR EXISTS (
+              SELECT 1 FROM guard_checks g
+              WHERE g.project_id = a.project_id AND g.session_id = a.session_id
+                AND g.trace_id = a.trace_id AND g.attempt_span_id = a.span_id
+                AND g.verdict = 'fail' AND g.failed_pointers @> jsonb_build_array(${pointer}::text))))
+    )
+    SELECT
+      (SELECT m.id FROM matching m, cur WHERE (m.started_at, m.id) < (cur.started_at, cur.id) ORDER BY m.started_at DESC, m.id DESC LIMIT 1) AS previous_id,
+      (SELECT m.started_at FROM matching m, cur WHERE (m.started_at, m.id) < (cur.started_at, cur.id) ORDER BY m.started_at DESC, m.id DESC LIMIT 1) AS previous_at,
+      (SELECT m.id FROM matching m, cur WHERE (m.started_at, m.id) > (cur.started_at, cur.id) ORDER BY m.started_at, m.id LIMIT 1) AS next_id,
+      (SELECT m.started_at FROM matching m, cur WHERE (m.started_at, m.id) > (cur.started_at, cur.id) ORDER BY m.started_at, m.id LIMIT 1) AS next_at,
+      (SELECT count(*) FROM matching m, cur WHERE (m.started_at, m.id) < (cur.started_at, cur.id))::bigint AS before,
+      (SELECT count(*) FROM matching)::bigint AS total
+    FROM cur`;
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    position: Number(r.before) + 1,
+    total: Number(r.total),
+    previous: r.previous_id && r.previous_at ? { id: r.previous_id, startedAt: r.previous_at.toISOString() } : null,
+    next: r.next_id && r.next_at ? { id: r.next_id, startedAt: r.next_at.toISOString() } : null,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * "Copy as test fixture" for a call read back from Postgres: the JSON holds every attempt, and
+ * the vitest file is valid: written into a throwaway project next to a real tool definition,
+ * it runs with vitest against the real SDK and passes; against a tool whose guards let
+ * everything through, it fails.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { callFixture, fixtureText, vitestSnippet } from '../src/lib/fixture.ts';
+import { getSessionDetail } from '../src/server/queries/session.ts';
+import type { ToolCallStepDto } from '../src/server/queries/session-types.ts';
+import { setupTestDatabase } from './db.ts';
+import { seedProject, seedSession } from './factories.ts';
+
+const db = setupTestDatabase();
+const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const REPO = path.resolve(WEB, '../..');
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function recordedCall(): Promise<{ sessionId: string; call: ToolCallStepDto }> {
+  const prisma = db.prisma();
+  const project = await seedProject(prisma);
+  const seeded = await seedSession(prisma, project.id, {
+    startedAt: new Date('2026-11-21T09:00:00.000Z'),
+    toolCalls: [
+      {
+        toolName: 'create_file',
+        atMs: 100,
+        attempts: [
+          {
+            outcome: 'rejected',
+            failureClass: 'invalid_arguments',
+            decision: 'reject_with_feedback',
+            feedback: 'Missing required field: "path"',
+            arguments: '{"filepath":"src/main.py","content":"print(1)"}',
+            guards: [{ guardName: 'schema', stage: 'schema', verdict: 'fail', reason: 'Missing required field: "path" (expected string)', failureClass: 'invalid_arguments', failedPointers: ['/path', '/filepath'] }],
+          },
+          {
+            outcome: 'success',
+            arguments: '{"path":"src/main.py","content":"print(1)"}',
+            guards: [{ guardName: 'schema', stage: 'schema', verdict: 'pass' }],
+          },
+        ],
+      },
+    ],
+  });
+  const detail = await getSessionDetail(prisma, project.id, seeded.id);
+  const call = detail?.steps.find((s): s is ToolCallStepDto => s.kind === 'tool');
+  if (!call) throw new Error('seeded call not found');
+  return { sessionId: seeded.id, call };
+}
+
+/** A throwaway project: the snippet, a tool definition, and links to the SDK, zod and vitest. */
+function project(snippet: string, toolSource: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gt-fixture-'));
+  dirs.push(dir);
+  mkdirSync(path.join(dir, 'node_modules/@guardtrace'), { recursive: true });
+  symlinkSync(path.join(REPO, 'packages/sdk'), path.join(dir, 'node_modules/@guardtrace/sdk'));
+  symlinkSync(path.join(WEB, 'node_modules/vitest'), path.join(dir, 'node_modules/vitest'));
+  symlinkSync(path.join(WEB, 'node_modules/zod'), path.join(dir, 'node_modules/zod'));
+  writeFileSync(path.join(dir, 'package.json'), '{"type":"module","private":true}');
+  writeFileSync(path.join(dir, 'vitest.config.mjs'), 'export default {};\n');
+  writeFileSync(path.join(dir, 'tool.ts'), toolSource);
+  writeFileSync(path.join(dir, 'create_file.fixture.test.ts'), snippet);
+  return dir;
+}
+
+function runVitest(dir: string): { status: number | null; output: string } {
+  const bin = path.join(WEB, 'node_modules/vitest/vitest.mjs');
+  const r = spawnSync(process.execPath, [bin, 'run', '--root', dir], { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: '1', NO_COLOR: '1' } });
+  return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
+}
+
+const realTool = `import { z } from 'zod';
+export const tool = {
+  name: 'create_file',
+  description: 'Create a file',
+  schema: z.object({ path: z.string(), content: z.string() }),
+  execute: () => { throw new Error('the fixture must not run the tool'); },
+};
+`;
+const looseTool = realTool.replace("z.object({ path: z.string(), content: z.string() })", 'z.unknown()');
+
+describe('copy as test fixture', () => {
+  it('holds the call and every attempt with its arguments, failed checks and pointers', async () => {
+    const { sessionId, call } = await recordedCall();
+    const f = callFixture(sessionId, call);
+    expect(f).toMatchObject({ sessionId, tool: 'create_file', outcome: 'success' });
+    expect(f.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, arguments: { filepath: 'src/main.py', content: 'print(1)' }, outcome: 'rejected', guardsPassed: false, failedChecks: [expect.objectContaining({ guard: 'schema', pointers: ['/path', '/filepath'] })] }),
+      expect.objectContaining({ attempt: 2, arguments: { path: 'src/main.py', content: 'print(1)' }, outcome: 'success', guardsPassed: true, failedChecks: [] }),
+    ]);
+    const text = fixtureText(sessionId, call);
+    expect(JSON.parse(text.slice(text.indexOf('\n') + 1, text.indexOf('\n\n// ')))).toEqual(f);
+    expect(text).toContain("import { Guardtrace } from '@guardtrace/sdk';");
+  });
+
+  it('writes a vitest file that passes against the real tool and the real SDK, and fails against guards that let all through', { timeout: 240_000 }, async () => {
+    const { sessionId, call } = await recordedCall();
+    const snippet = vitestSnippet(callFixture(sessionId, call));
+    const good = runVitest(project(snippet, realTool));
+    expect(good.output).toMatch(/2 passed/);
+    expect(good.status, good.output).toBe(0);
+    const bad = runVitest(project(snippet, looseTool));
+    expect(bad.status).not.toBe(0);
+    expect(bad.output).toMatch(/1 failed/);
+  });
+});
