@@ -45,29 +45,32 @@ async function timeInteractive(page: Page, url: string): Promise<number> {
   }
 }
 
-async function timeSteps(page: Page, n: number): Promise<number[]> {
-  return page.evaluate(async (count) => {
-    const out: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const before = document.querySelector('[data-testid=step][data-current=true]')?.getAttribute('data-step');
-      const t = performance.now();
-      const moved = new Promise<void>((resolve) => {
-        const check = () => document.querySelector('[data-testid=step][data-current=true]')?.getAttribute('data-step') !== before;
-        const mo = new MutationObserver(() => {
-          if (check()) {
-            mo.disconnect();
-            resolve();
-          }
-        });
-        mo.observe(document.body, { subtree: true, attributes: true, childList: true });
+// Runs in the page as source text: tsx's name-keeping helper (`__name`) does not exist there.
+const STEP_SCRIPT = `async (count) => {
+  const current = () => document.querySelector('[data-testid=step][data-current=true]')?.getAttribute('data-step');
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const before = current();
+    const t = performance.now();
+    const moved = new Promise((resolve) => {
+      const mo = new MutationObserver(() => {
+        if (current() !== before) {
+          mo.disconnect();
+          resolve();
+        }
       });
-      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
-      await moved;
-      await new Promise((r) => requestAnimationFrame(() => r(null)));
-      out.push(performance.now() - t);
-    }
-    return out;
-  }, n);
+      mo.observe(document.body, { subtree: true, attributes: true, childList: true });
+    });
+    window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
+    await moved;
+    await new Promise((r) => requestAnimationFrame(() => r(null)));
+    out.push(performance.now() - t);
+  }
+  return out;
+}`;
+
+async function timeSteps(page: Page, n: number): Promise<number[]> {
+  return page.evaluate(`(${STEP_SCRIPT})(${n})`) as Promise<number[]>;
 }
 
 const system = await startSystem({
