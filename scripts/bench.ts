@@ -47,6 +47,8 @@ const PACKAGES: Bench[] = [
     results: 'bench/web-scale.json',
     optIn: 'web-scale',
   },
+  // A package with more than one benchmark names each one's script and results file.
+  { name: '@guardtrace/e2e', dir: 'e2e', title: 'Replay in Chromium (5,000-span session)', script: 'bench:replay', results: 'bench/replay-results.json' },
 ];
 const only = process.argv.slice(2);
 
@@ -55,10 +57,10 @@ const sections: string[] = [];
 let failed = false;
 
 for (const pkg of PACKAGES) {
+  const script = pkg.script ?? 'bench';
   const selected = pkg.optIn
     ? only.includes(pkg.optIn)
-    : !only.length || only.some((o) => pkg.name.includes(o));
-  const script = pkg.script ?? 'bench';
+    : !only.length || only.some((o) => pkg.name.includes(o) || script.includes(o));
   const manifest = JSON.parse(readFileSync(path.join(ROOT, pkg.dir, 'package.json'), 'utf8'));
   const resultsFile = path.join(ROOT, pkg.dir, pkg.results ?? 'bench/results.json');
   let results: Results = { rows: [] };

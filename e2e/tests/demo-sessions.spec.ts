@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { goToStep } from './replay-helpers.ts';
 
 test('the demo agent\'s sessions appear in the sessions list', async ({ page }) => {
   const expected = Number(process.env.GUARDTRACE_DEMO_SESSIONS);
@@ -19,9 +20,11 @@ test('a session opens and shows each tool call with its attempts and guard resul
   const box = await row.boundingBox();
   await row.click({ position: { x: (box?.width ?? 100) - 10, y: 10 } });
   await expect(page).toHaveURL(new RegExp(`/sessions/${encodeURIComponent(id ?? '')}\\?`));
-  await expect(page.getByTestId('tool-call').first()).toBeVisible();
-  const attempts = page.getByTestId('attempt');
-  expect(await attempts.count()).toBeGreaterThanOrEqual(2);
+  // The step list shows every call with one dot per attempt; the replay opens on the first failure.
+  await expect(page.getByTestId('attempt-dot').first()).toBeVisible();
+  expect(await page.getByTestId('attempt-dot').count()).toBeGreaterThanOrEqual(2);
+  await expect(page.getByTestId('tool-call')).toBeVisible();
+  await expect(page.getByTestId('attempt').first()).toBeVisible();
   await expect(page.getByTestId('guard-check').first()).toBeVisible();
   await expect(page.getByTestId('failure-class').first()).toBeVisible();
 });
@@ -31,6 +34,7 @@ test('a hallucinated tool name is shown as unknown_tool with the valid names fed
   const rows = page.getByTestId('session-row');
   await expect(rows.first()).toBeVisible();
   await rows.first().getByRole('link').first().click();
+  await goToStep(page, 'unknown_tool');
   const badge = page.getByTestId('failure-class').filter({ hasText: /unknown[ _]tool/ }).first();
   await expect(badge).toBeVisible();
   // The feedback the model saw lists the tools that do exist.
@@ -42,6 +46,7 @@ test('the non-idempotent charge that timed out is failed and reconciled, never r
   const rows = page.getByTestId('session-row');
   await expect(rows.first()).toBeVisible();
   await rows.first().getByRole('link').first().click();
+  await goToStep(page, 'charge_card');
   const call = page.getByTestId('tool-call').filter({ hasText: 'charge_card' }).first();
   await expect(call).toBeVisible();
   await expect(call.getByTestId('attempt')).toHaveCount(1);

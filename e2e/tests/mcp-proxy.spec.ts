@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect, test } from '@playwright/test';
+import { goToStep } from './replay-helpers.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -23,6 +24,8 @@ function binOf(pkg: string, name: string): string {
 }
 
 test('an MCP client behind guardtrace-mcp: the rejected call, its feedback and the correction are in the replay', async ({ page }) => {
+  // Two child processes, the collector and the replay on a shared 2-core machine: 60 s is too tight.
+  test.setTimeout(120_000);
   const tag = randomBytes(4).toString('hex');
   const agentName = `e2e-mcp-${tag}`;
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'gt-e2e-mcp-')));
@@ -65,6 +68,7 @@ test('an MCP client behind guardtrace-mcp: the rejected call, its feedback and t
   }).toPass({ timeout: 30_000 });
   await page.getByTestId('session-row').filter({ hasText: agentName }).getByRole('link').first().click();
 
+  await goToStep(page, 'read_text_file');
   const call = page.getByTestId('tool-call').filter({ hasText: 'read_text_file' }).first();
   await expect(call).toBeVisible();
   const attempts = call.getByTestId('attempt');

@@ -7,34 +7,17 @@
 import { randomBytes } from 'node:crypto';
 import { type Attributes, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { expect, type Page, test } from '@playwright/test';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
+import { exportingProvider, goToStep } from './replay-helpers.ts';
 
 type Gen = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 const usage = (input: number, output: number): Gen['usage'] => ({
   inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: output, text: output, reasoning: undefined },
 });
-
-/** A real OTel SDK exporting each span as it ends to the system's collector over OTLP/HTTP (protobuf). */
-function exportingProvider(service: string) {
-  return new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': service }),
-    spanProcessors: [
-      new SimpleSpanProcessor(
-        new OTLPTraceExporter({
-          url: `${process.env.GUARDTRACE_COLLECTOR_URL}/v1/traces`,
-          headers: { authorization: `Bearer ${process.env.GUARDTRACE_API_KEY}` },
-        }),
-      ),
-    ],
-  });
-}
 
 /** Opens a session from the sessions list, once the collector has stored it. */
 async function openSession(page: Page, tag: string) {
@@ -96,6 +79,8 @@ async function runAiSdkAgent(sessionId: string, userId: string) {
 }
 
 test('a Vercel AI SDK agent: the replay shows why its calls failed, the refused calls with their class, and the user', async ({ page }) => {
+  // A real AI SDK run, the collector and two viewport widths on a shared 2-core machine: 60 s is too tight.
+  test.setTimeout(120_000);
   const tag = randomBytes(4).toString('hex');
   // 200 characters, no hyphen or space to break at.
   const sessionId = `aisdk${tag}`.padEnd(200, 'x');
@@ -107,14 +92,17 @@ test('a Vercel AI SDK agent: the replay shows why its calls failed, the refused 
   await expect(page.getByTestId('session-user')).toHaveText(userId);
 
   // The call whose tool threw: the exception, as `Type: message`, on the call and on its attempt.
+  await goToStep(page, 'call_throws');
   const thrown = page.getByTestId('tool-call').filter({ hasText: 'call_throws' });
   await expect(thrown.getByTestId('failure-reason').first()).toHaveText('Error: weather service answered 503 for Oslo');
 
   // The calls the AI SDK refused before running anything: rejected attempts with their class and reason.
+  await goToStep(page, 'unknown_tool');
   const unknown = page.getByTestId('attempt').filter({ has: page.getByTestId('failure-class').filter({ hasText: /unknown[ _]tool/i }) });
   await expect(unknown).toHaveCount(1);
   await expect(unknown).toHaveAttribute('data-outcome', 'rejected');
   await expect(unknown.getByTestId('failure-reason')).toHaveText("Model tried to call unavailable tool 'wether'. Available tools: weather.");
+  await goToStep(page, 'invalid_arguments');
   const invalid = page.getByTestId('attempt').filter({ has: page.getByTestId('failure-class').filter({ hasText: /invalid[ _]arguments/i }) });
   await expect(invalid).toHaveCount(1);
   await expect(invalid).toHaveAttribute('data-outcome', 'rejected');
@@ -164,15 +152,18 @@ test("OpenTelemetry GenAI guardrail spans: the replay shows each decision, and a
   await provider.shutdown();
 
   await openSession(page, tag);
-  const checks = page.getByTestId('guard-check');
-  await expect(checks).toHaveCount(3);
-  const pii = checks.filter({ hasText: 'pii_filter' });
-  await expect(pii).toHaveAttribute('data-verdict', 'fail');
-  await expect(pii.getByTestId('guard-reason')).toHaveText('email address in input');
-  const filter = checks.filter({ hasText: 'Content Filter' });
-  await expect(filter).toHaveAttribute('data-verdict', 'fail');
-  await expect(filter.getByTestId('guard-reason')).toHaveText('PII detected in output (violations: sensitive_info_disclosure: high)');
-  const jailbreak = checks.filter({ hasText: 'jailbreak' });
-  await expect(jailbreak).toHaveAttribute('data-verdict', 'pass');
-  await expect(jailbreak.getByTestId('guard-reason')).toHaveCount(0);
+  await expect(page.locator('[data-testid=step][data-kind=guard]')).toHaveCount(3);
+  const check = page.getByTestId('step-detail').getByTestId('guard-check');
+  await goToStep(page, 'pii_filter', 'guard');
+  await expect(check).toContainText('pii_filter');
+  await expect(check).toHaveAttribute('data-verdict', 'fail');
+  await expect(check.getByTestId('guard-reason')).toHaveText('email address in input');
+  await goToStep(page, 'Content Filter', 'guard');
+  await expect(check).toContainText('Content Filter');
+  await expect(check).toHaveAttribute('data-verdict', 'fail');
+  await expect(check.getByTestId('guard-reason')).toHaveText('PII detected in output (violations: sensitive_info_disclosure: high)');
+  await goToStep(page, 'jailbreak', 'guard');
+  await expect(check).toContainText('jailbreak');
+  await expect(check).toHaveAttribute('data-verdict', 'pass');
+  await expect(check.getByTestId('guard-reason')).toHaveCount(0);
 });

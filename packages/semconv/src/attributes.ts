@@ -57,6 +57,10 @@ export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type' as const;
 export const ATTR_GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments' as const;
 /** Result of a tool call, JSON text (sanitized, truncated). @example '{"ok":true}' */
 export const ATTR_GEN_AI_TOOL_CALL_RESULT = 'gen_ai.tool.call.result' as const;
+/** Messages sent to the model, when the agent opted in to content capture (OTel GenAI). @example '[{"role":"user","parts":[{"type":"text","content":"Fix the test"}]}]' */
+export const ATTR_GEN_AI_INPUT_MESSAGES = 'gen_ai.input.messages' as const;
+/** Messages the model returned, when the agent opted in to content capture (OTel GenAI). @example '[{"role":"assistant","parts":[{"type":"text","content":"Done"}]}]' */
+export const ATTR_GEN_AI_OUTPUT_MESSAGES = 'gen_ai.output.messages' as const;
 /** Error type of a failed operation (OTel general convention). @example 'missing_resource' */
 export const ATTR_ERROR_TYPE = 'error.type' as const;
 

@@ -13,11 +13,17 @@ export interface CallFailureSignature {
   attempt: number;
 }
 
+/** One string per signature: the key of the replay's same-failure navigation. */
+export function signatureKey(s: CallFailureSignature): string {
+  return JSON.stringify([s.toolName, s.failureClass, s.pointer]);
+}
+
 export function failureSignature(call: ToolCallStepDto): CallFailureSignature | null {
   const a = call.attempts.find((x) => x.failureClass !== null);
   if (!a?.failureClass) return null;
   const pointer = a.guardChecks.find((g) => g.verdict === 'fail' && g.failedPointers.length > 0)?.failedPointers[0] ?? null;
-  return { toolName: call.toolName, failureClass: a.failureClass, pointer, attempt: a.number };
+  // The tool the failed attempt named: a hallucinated name stays on its attempt when the call takes the corrected one.
+  return { toolName: a.toolName ?? call.toolName, failureClass: a.failureClass, pointer, attempt: a.number };
 }
 
 /** An attempt passed its checks: none failed, and it succeeded or was checked at all. */
@@ -29,7 +35,7 @@ function passed(a: AttemptDto): boolean {
 export function diffAttempts(call: ToolCallStepDto): DiffAttempt[] {
   return call.attempts.map((a) => ({
     attempt: a.number,
-    args: parseArguments(a.arguments),
+    args: parseArguments(a.arguments?.text ?? null),
     failedPointers: [...new Set(a.guardChecks.filter((g) => g.verdict === 'fail').flatMap((g) => g.failedPointers))],
     failureClass: a.failureClass,
     passed: passed(a),

@@ -44,11 +44,11 @@ function attemptOf(a: AttemptDto): FixtureAttempt {
   const failed = a.guardChecks.filter((g) => g.verdict === 'fail');
   return {
     attempt: a.number,
-    arguments: parseArguments(a.arguments),
+    arguments: parseArguments(a.arguments?.text ?? null),
     outcome: a.outcome,
     failureClass: a.failureClass,
     decision: a.decision,
-    feedback: a.feedback,
+    feedback: a.feedback?.text ?? null,
     failedChecks: failed.map((g) => ({ guard: g.guardName, stage: g.stage, reason: g.reason, failureClass: g.failureClass, pointers: g.failedPointers })),
     guardsPassed: !failed.some((g) => g.stage === null || BEFORE_EXECUTION.has(g.stage)),
   };

@@ -42,12 +42,6 @@ export function formatDateTime(iso: string): string {
   return `${dateTime.format(new Date(iso))} UTC`;
 }
 
-/** Offset of a step from the session start: +0.000 s, +12.345 s. */
-export function formatOffset(fromIso: string, toIso: string): string {
-  const ms = Date.parse(toIso) - Date.parse(fromIso);
-  return `+${(ms / 1000).toFixed(3)} s`;
-}
-
 /** Pretty-prints JSON text when it parses; returns the text unchanged otherwise. */
 export function prettyJson(text: string | null | undefined): string {
   if (!text) return '';

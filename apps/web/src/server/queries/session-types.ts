@@ -22,18 +22,53 @@ export interface AttemptDto {
   outcome: string | null;
   failureClass: string | null;
   decision: string | null;
-  /** Text shown to the model after this attempt. */
-  feedback: string | null;
+  /** Tool the model named in this attempt (a correction may name another tool than the call's first attempt). */
+  toolName: string | null;
+  /** Text shown to the model after this attempt (a preview; the whole text through the payload route). */
+  feedback: PreviewDto | null;
+  /** True when the SDK retried by itself (backoff): nothing was shown to the model. */
+  internalRetry: boolean;
   backoffMs: number | null;
-  attemptsLeft: number | null;
-  sessionRetriesLeft: number | null;
-  budgetExhausted: string | null;
-  /** JSON text as the model produced it. */
-  arguments: string | null;
+  budgets: BudgetsDto;
+  /** Why the call escalated after this attempt (`guardtrace.escalation.reason`). */
+  escalationReason: string | null;
+  /** Tool's circuit-breaker state when the attempt started. */
+  circuitState: string | null;
+  /** Tool proposed instead, when the decision is `fallback_tool`. */
+  fallbackTool: string | null;
+  /** JSON text as the model produced it (a preview). */
+  arguments: PreviewDto | null;
   errorType: string | null;
   /** Why the attempt failed: the exception's `Type: message`, the span's status message or the refusal text. */
   failureReason: string | null;
   guardChecks: GuardCheckDto[];
+  /** The model turn that repaired this attempt (`repair_attempt_span_id`), by its step. */
+  repairedByStep: number | null;
+}
+
+/** The start of a long value; the rest is loaded on demand from `/sessions/[id]/payload`. */
+export interface PreviewDto {
+  text: string;
+  /** Length of the whole value in characters. */
+  chars: number;
+}
+
+/** Every budget the runtime reported after an attempt; null when the span did not carry it. */
+export interface BudgetsDto {
+  attemptsLeft: number | null;
+  sessionRetriesLeft: number | null;
+  rejectionsLeft: number | null;
+  latencyLeftMs: number | null;
+  repairTokensLeft: number | null;
+  /** Name of the budget that ran out, if any. */
+  exhausted: string | null;
+}
+
+/** A link from one step to another (and an attempt in it). */
+export interface StepRefDto {
+  step: number;
+  attempt: number | null;
+  toolName: string | null;
 }
 
 export interface ToolFlagsDto {
@@ -60,7 +95,14 @@ export interface ToolCallStepDto {
   decision: string | null;
   flags: ToolFlagsDto;
   idempotencyKey: string | null;
-  arguments: string | null;
+  arguments: PreviewDto | null;
+  /** The tool's result (`gen_ai.tool.call.result`), a preview. */
+  result: PreviewDto | null;
+  /** Answer of the tool's reconcile hook after an uncertain side effect. */
+  reconcileStatus: string | null;
+  /** True when the call was answered from the idempotency store instead of running again. */
+  deduplicated: boolean;
+  escalationReason: string | null;
   attempts: AttemptDto[];
 }
 
@@ -78,6 +120,13 @@ export interface ModelCallStepDto {
   /** Set when this turn repaired a failed attempt: its tokens count as repair tokens of this class. */
   repairFailureClass: string | null;
   repairAttemptSpanId: string | null;
+  /** The failed attempt this turn repairs. */
+  repairs: StepRefDto | null;
+  /** The call the model made after this repair turn (the same logical call's next attempt, or the next call). */
+  corrected: StepRefDto | null;
+  /** Prompt and output, when the agent opted in to content capture. */
+  input: PreviewDto | null;
+  output: PreviewDto | null;
 }
 
 /** A stored span with no Guardtrace-derived row (another instrumentation's span). */
@@ -94,10 +143,10 @@ export interface RawSpanStepDto {
   /** OTLP status code: 0 unset, 1 ok, 2 error. */
   statusCode: number;
   statusMessage: string | null;
-  /** Pretty-printed attributes, truncated for very large spans. */
-  attributes: string;
   /** Ancestors of this span within the session (0 under the agent root), capped for display. */
   depth: number;
+  eventCount: number;
+  linkCount: number;
 }
 
 /** A guard decision outside any Guardtrace attempt, e.g. an OpenTelemetry GenAI `run_guardrail` / `apply_guardrail` span. */
@@ -130,9 +179,40 @@ export interface SessionHeaderDto {
   traceIds: string[];
 }
 
+/** One node of the session's span tree (every stored span, whoever emitted it). */
+export interface SpanNodeDto {
+  spanId: string;
+  traceId: string;
+  parentSpanId: string | null;
+  name: string;
+  serviceName: string | null;
+  scopeName: string | null;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number;
+  statusMessage: string | null;
+  depth: number;
+  eventCount: number;
+  linkCount: number;
+  /** Step of the replay this span is, when it is one. */
+  step: number | null;
+}
+
+/** A point where the session escalated (a call handed to a human or to reconciliation). */
+export interface EscalationDto {
+  step: number;
+  attempt: number | null;
+  toolName: string;
+  decision: string | null;
+  reason: string | null;
+  failureClass: string | null;
+}
+
 export interface SessionDetailDto {
   session: SessionHeaderDto;
   steps: TimelineStepDto[];
-  /** True when a per-kind row limit cut the timeline short. */
-  truncated: boolean;
+  /** Every span in parent/child order (depth first). */
+  spanTree: SpanNodeDto[];
+  /** Each escalation, in step order: where and why. */
+  escalations: EscalationDto[];
 }

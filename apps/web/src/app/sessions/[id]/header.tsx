@@ -47,8 +47,9 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
         · started {formatDateTime(s.startedAt)}
         {s.samplingWeight !== 1 ? <> · sampling weight {s.samplingWeight}</> : null}
       </p>
-      <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-7">
+      <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-8">
         <Stat label="Duration" value={formatDuration(s.durationMs)} />
+        <Stat label="Spans" value={formatInt(s.spanCount)} testId="session-spans" />
         <Stat label="Model calls" value={formatInt(s.modelCallCount)} />
         <Stat label="Tool calls" value={formatInt(s.toolCallCount)} />
         <Stat label="Attempts" value={formatInt(s.attemptCount)} />

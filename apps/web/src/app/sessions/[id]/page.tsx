@@ -24,7 +24,8 @@ export default async function SessionPage({ params, searchParams }: Props) {
   const selection = await selectProject(sp);
   const project = selection.current?.id;
   if (project && !(await sessionExists(db(), project, id))) notFound();
-  const step = first(sp.step) === undefined ? null : parsePositiveInt(sp, 'step', 1);
+  const int = (k: string) => (first(sp[k]) === undefined ? null : parsePositiveInt(sp, k, 1));
+  const initial = { step: int('step'), attempt: int('attempt'), view: first(sp.view) === 'tree' ? 'tree' : 'steps', span: first(sp.span) ?? null } as const;
   return (
     <Shell selection={selection} section="sessions">
       <Link href={hrefWith('/sessions', { project })} className="mb-4 inline-block text-sm text-indigo-700 hover:underline">
@@ -32,7 +33,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
       </Link>
       {project ? (
         <Suspense fallback={<TimelineSkeleton />}>
-          <SessionView project={project} id={id} step={step} />
+          <SessionView project={project} id={id} initial={initial} />
         </Suspense>
       ) : null}
     </Shell>

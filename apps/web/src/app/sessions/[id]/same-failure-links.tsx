@@ -1,28 +1,26 @@
 import Link from 'next/link';
-import { formatInt } from '@/lib/format';
 import type { CallFailureSignature } from '@/lib/call-failures';
+import { formatInt } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
-import { db } from '@/server/db';
-import { sameFailureNav } from '@/server/queries/same-failure';
+import type { SameFailureNav } from '@/server/queries/same-failure';
 
 export interface SameFailureLinksProps {
   project: string;
-  sessionId: string;
   signature: CallFailureSignature;
+  /** Loaded with the page (one query per distinct failure of the session): stepping never waits for it. */
+  nav: SameFailureNav;
 }
 
 const link = 'rounded px-1.5 py-0.5 font-medium text-indigo-800 hover:bg-indigo-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500';
 
+export const sessionHref = (project: string, id: string) => hrefWith(`/sessions/${encodeURIComponent(id)}`, { project });
+
 /**
  * "Next session with the same failure": the sessions of the project, by start time, whose
- * attempt of the same tool failed with the same class at the same field. A server component
- * (one query); n / N are the shortcuts the replay binds to its links.
+ * attempt of the same tool failed with the same class at the same field. n / N follow the links.
  */
-export async function SameFailureLinks({ project, sessionId, signature }: SameFailureLinksProps) {
-  const nav = await sameFailureNav(db(), project, sessionId, signature);
-  if (!nav) return null;
+export function SameFailureLinks({ project, signature, nav }: SameFailureLinksProps) {
   const what = `${signature.toolName} · ${signature.failureClass}${signature.pointer !== null ? ` · ${signature.pointer === '' ? '(whole value)' : signature.pointer}` : ''}`;
-  const href = (id: string) => hrefWith(`/sessions/${encodeURIComponent(id)}`, { project });
   return (
     <nav aria-label="Sessions with the same failure" data-testid="same-failure" className="flex flex-wrap items-center gap-2 text-xs text-slate-700">
       <span>
@@ -32,14 +30,14 @@ export async function SameFailureLinks({ project, sessionId, signature }: SameFa
         </span>
       </span>
       {nav.previous ? (
-        <Link href={href(nav.previous.id)} className={link} data-testid="same-failure-previous" aria-keyshortcuts="Shift+N" title="Previous session with this failure (N)">
+        <Link href={sessionHref(project, nav.previous.id)} className={link} data-testid="same-failure-previous" aria-keyshortcuts="Shift+N" title="Previous session with this failure (N)">
           ← previous <kbd className="font-mono text-slate-600">N</kbd>
         </Link>
       ) : (
         <span className="px-1.5 text-slate-500">no earlier session</span>
       )}
       {nav.next ? (
-        <Link href={href(nav.next.id)} className={link} data-testid="same-failure-next" aria-keyshortcuts="n" title="Next session with this failure (n)">
+        <Link href={sessionHref(project, nav.next.id)} className={link} data-testid="same-failure-next" aria-keyshortcuts="n" title="Next session with this failure (n)">
           next → <kbd className="font-mono text-slate-600">n</kbd>
         </Link>
       ) : (

@@ -1,20 +1,48 @@
 import { FailureClassBadge, VerdictBadge } from '@/components/badges';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
-import type { GuardStepDto, ModelCallStepDto, RawSpanStepDto } from '@/server/queries/session-types';
+import type { GuardStepDto, ModelCallStepDto, RawSpanStepDto, StepRefDto } from '@/server/queries/session-types';
+import { Payload } from './payload';
+import { useReplayContext } from './replay-context';
+import { SpanDetails } from './span-details';
+
+function StepLink({ r, label }: { r: StepRefDto; label: string }) {
+  const { select } = useReplayContext();
+  return (
+    <button type="button" className="font-medium text-indigo-700 underline" onClick={() => select(r.step, r.attempt, 'click')}>
+      {label} step {formatInt(r.step)}
+      {r.attempt !== null ? ` attempt #${r.attempt}` : ''}
+      {r.toolName ? ` (${r.toolName})` : ''}
+    </button>
+  );
+}
 
 export function ModelCallRow({ call }: { call: ModelCallStepDto }) {
   return (
-    <div
-      data-testid="model-call"
-      className="flex flex-wrap items-center gap-x-3 gap-y-1 rounded-lg border border-slate-200 bg-white px-4 py-2.5 shadow-sm"
-    >
-      <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Model</span>
-      <span className="font-mono text-sm font-medium text-slate-900">{call.model ?? 'unknown model'}</span>
-      {call.provider ? <span className="text-xs text-slate-500">{call.provider}</span> : null}
-      {call.repairFailureClass ? <FailureClassBadge failureClass={call.repairFailureClass} prefix="repairs" /> : null}
-      <span className="ml-auto text-xs tabular-nums text-slate-600">
-        {formatInt(call.inputTokens)} in · {formatInt(call.outputTokens)} out · {formatDuration(call.durationMs)}
-      </span>
+    <div data-testid="model-call" className="rounded-lg border border-slate-200 bg-white px-4 py-2.5 shadow-sm">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Model</span>
+        <span className="min-w-0 font-mono text-sm font-medium text-slate-900 wrap-anywhere">{call.model ?? 'unknown model'}</span>
+        {call.provider ? <span className="text-xs text-slate-500">{call.provider}</span> : null}
+        {call.repairFailureClass ? <FailureClassBadge failureClass={call.repairFailureClass} prefix="repairs" /> : null}
+        <span className="ml-auto text-xs tabular-nums text-slate-600">
+          {formatInt(call.inputTokens)} in · {formatInt(call.outputTokens)} out · {formatDuration(call.durationMs)}
+        </span>
+      </div>
+      {call.repairs || call.corrected ? (
+        <p data-testid="repair-chain" className="mt-2 flex flex-wrap gap-x-3 text-xs text-slate-600">
+          {call.repairs ? <StepLink r={call.repairs} label="Repairs the failed" /> : null}
+          {call.corrected ? <StepLink r={call.corrected} label="→ corrected call:" /> : null}
+        </p>
+      ) : null}
+      <div className="mt-3 grid gap-3 lg:grid-cols-2">
+        {call.input ? <Payload label="Prompt (input messages)" kind="input" traceId={call.traceId} spanId={call.spanId} preview={call.input} /> : null}
+        {call.output ? (
+          <Payload label="Output messages" kind="output" traceId={call.traceId} spanId={call.spanId} preview={call.output} />
+        ) : null}
+      </div>
+      {!call.input && !call.output ? (
+        <p className="mt-2 text-xs text-slate-400">Prompt and output not captured (the agent did not opt in to content capture).</p>
+      ) : null}
     </div>
   );
 }
@@ -51,16 +79,16 @@ export function GuardRow({ check }: { check: GuardStepDto }) {
 
 const STATUS = ['unset', 'ok', 'error'];
 
+/** Another instrumentation's span: status, and on demand its attributes, resource, events (exceptions with stack) and links. */
 export function RawSpanRow({ span }: { span: RawSpanStepDto }) {
   const error = span.statusCode === 2;
   return (
-    <details
+    <div
       data-testid="raw-span"
       data-depth={span.depth}
-      style={span.depth ? { marginLeft: `${span.depth * 1.25}rem` } : undefined}
-      className={`group rounded-lg border bg-white shadow-sm ${error ? 'border-red-200' : 'border-slate-200'}`}
+      className={`rounded-lg border bg-white px-4 py-2.5 shadow-sm ${error ? 'border-red-200' : 'border-slate-200'}`}
     >
-      <summary className="flex cursor-pointer list-none flex-wrap items-center gap-x-3 gap-y-1 px-4 py-2.5">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Span</span>
         <span className="min-w-0 font-mono text-sm text-slate-900 wrap-anywhere">{span.name}</span>
         {span.serviceName ? <span className="text-xs text-slate-500">{span.serviceName}</span> : null}
@@ -70,13 +98,13 @@ export function RawSpanRow({ span }: { span: RawSpanStepDto }) {
           </span>
         ) : null}
         <span className="ml-auto text-xs tabular-nums text-slate-600">
-          {STATUS[span.statusCode] ?? span.statusCode} · {formatDuration(span.durationMs)}
-          <span className="ml-2 text-slate-400 group-open:hidden">attributes ▸</span>
+          {STATUS[span.statusCode] ?? span.statusCode} · {formatDuration(span.durationMs)} · {formatInt(span.eventCount)} events ·{' '}
+          {formatInt(span.linkCount)} links
         </span>
-      </summary>
-      <pre className="mx-3 mb-3 max-h-72 overflow-auto rounded bg-slate-900 p-2.5 font-mono text-xs text-slate-100">
-        {span.attributes}
-      </pre>
-    </details>
+      </div>
+      <div className="mt-2">
+        <SpanDetails traceId={span.traceId} spanId={span.spanId} />
+      </div>
+    </div>
   );
 }

@@ -1,13 +1,15 @@
 import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
-import { type ArgsDiff, diffArguments } from '@/lib/args-diff';
-import { formatDuration, formatMicros, prettyJson } from '@/lib/format';
-import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
-import { Suspense } from 'react';
-import { diffAttempts, failureSignature } from '@/lib/call-failures';
+import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failures';
 import { fixtureText } from '@/lib/fixture';
+import { formatDuration, formatInt, formatMicros } from '@/lib/format';
+import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
+import { useEffect, useRef, useState } from 'react';
 import { AttemptDiff } from './attempt-diff';
+import { AttemptTimeline } from './attempt-timeline';
 import { FailureReason } from './failure-reason';
 import { FixtureButton } from './fixture-button';
+import { Payload } from './payload';
+import { useReplayContext } from './replay-context';
 import { SameFailureLinks } from './same-failure-links';
 
 function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
@@ -56,62 +58,119 @@ function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
 }
 
 function Budgets({ a }: { a: AttemptDto }) {
-  const items = [
-    a.attemptsLeft !== null ? `${a.attemptsLeft} attempt${a.attemptsLeft === 1 ? '' : 's'} left` : null,
-    a.sessionRetriesLeft !== null
-      ? `${a.sessionRetriesLeft} session retr${a.sessionRetriesLeft === 1 ? 'y' : 'ies'} left`
-      : null,
-  ].filter(Boolean);
-  if (!items.length && !a.budgetExhausted) return null;
+  const b = a.budgets;
+  const items: [string, string | null][] = [
+    ['attempts left', b.attemptsLeft === null ? null : formatInt(b.attemptsLeft)],
+    ['session retries left', b.sessionRetriesLeft === null ? null : formatInt(b.sessionRetriesLeft)],
+    ['rejections left', b.rejectionsLeft === null ? null : formatInt(b.rejectionsLeft)],
+    ['latency left', b.latencyLeftMs === null ? null : formatDuration(b.latencyLeftMs)],
+    ['repair tokens left (user)', b.repairTokensLeft === null ? null : formatInt(b.repairTokensLeft)],
+  ];
+  const known = items.filter(([, v]) => v !== null);
+  if (!known.length && !b.exhausted) return null;
   return (
-    <span className="flex flex-wrap items-center gap-2 text-xs text-slate-500">
-      {items.join(' · ')}
-      {a.budgetExhausted ? <FlagChip tone="red">budget exhausted: {a.budgetExhausted}</FlagChip> : null}
-    </span>
+    <dl data-testid="budgets" className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-slate-500">
+      {known.map(([label, value]) => (
+        <div key={label} className="flex gap-1" data-testid="budget">
+          <dt>{label}</dt>
+          <dd className="font-medium tabular-nums text-slate-800">{value}</dd>
+        </div>
+      ))}
+      {b.exhausted ? <FlagChip tone="red">budget exhausted: {b.exhausted}</FlagChip> : null}
+    </dl>
   );
 }
 
-function ArgsChange({ diff, from }: { diff: ArgsDiff; from: number }) {
-  const chip = 'rounded px-1.5 py-px font-mono text-[11px]';
-  return (
-    <p className="mt-1.5 flex flex-wrap items-center gap-1.5 text-xs text-slate-500" data-testid="args-diff">
-      <span>Arguments changed since #{from}:</span>
-      {diff.removed.map((k) => (
-        <span key={`-${k}`} className={`${chip} bg-red-50 text-red-700 line-through`}>
-          {k}
-        </span>
-      ))}
-      {diff.added.map((k) => (
-        <span key={`+${k}`} className={`${chip} bg-emerald-50 text-emerald-700`}>
-          +{k}
-        </span>
-      ))}
-      {diff.changed.map((k) => (
-        <span key={`~${k}`} className={`${chip} bg-amber-50 text-amber-800`}>
-          ~{k}
-        </span>
-      ))}
-    </p>
-  );
+/**
+ * The call with each attempt's whole arguments: the page holds previews, and the diff and the
+ * fixture need the values. Loads only what the previews cut, once per selected call.
+ */
+function useWholeArguments(call: ToolCallStepDto): { whole: ToolCallStepDto; loading: boolean } {
+  const { basePath, project } = useReplayContext();
+  const cut = call.attempts.filter((a) => a.arguments && a.arguments.text.length < a.arguments.chars);
+  const [loaded, setLoaded] = useState<Map<string, string> | null>(cut.length ? null : new Map());
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the cut attempts' span ids (the last dependency) name what to load; `cut` is rebuilt each render.
+  useEffect(() => {
+    if (!cut.length) return;
+    let live = true;
+    Promise.all(
+      cut.map(async (a) => {
+        const q = new URLSearchParams({ project, kind: 'arguments', trace: call.traceId, span: a.spanId, full: '1' });
+        const res = await fetch(`${basePath}/payload?${q}`);
+        const body = (await res.json()) as { value?: string };
+        return [a.spanId, body.value ?? a.arguments?.text ?? ''] as const;
+      }),
+    ).then((entries) => {
+      if (live) setLoaded(new Map(entries));
+    });
+    return () => {
+      live = false;
+    };
+  }, [basePath, project, call.traceId, cut.map((a) => a.spanId).join()]);
+  if (!loaded) return { whole: call, loading: true };
+  const attempts = call.attempts.map((a) => {
+    const text = loaded.get(a.spanId);
+    return text === undefined ? a : { ...a, arguments: { text, chars: text.length } };
+  });
+  return { whole: { ...call, attempts }, loading: false };
 }
 
-function Attempt({ a, previous }: { a: AttemptDto; previous: AttemptDto | undefined }) {
-  const diff = previous ? diffArguments(previous.arguments, a.arguments) : null;
+function Attempt({
+  a,
+  call,
+  selected,
+}: {
+  a: AttemptDto;
+  call: ToolCallStepDto;
+  selected: boolean;
+}) {
+  const { select } = useReplayContext();
   const failed = a.outcome !== null && a.outcome !== 'success';
+  const otherTool = a.toolName && a.toolName !== call.toolName ? a.toolName : null;
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [selected]);
   return (
     <li
+      ref={ref}
       data-testid="attempt"
       data-number={a.number}
       data-outcome={a.outcome ?? ''}
-      className={`relative rounded-md border p-3 ${failed ? 'border-red-200 bg-red-50/30' : 'border-slate-200 bg-white'}`}
+      data-selected={selected ? 'true' : undefined}
+      className={`relative rounded-md border p-3 ${failed ? 'border-red-200 bg-red-50/30' : 'border-slate-200 bg-white'} ${
+        selected ? 'ring-2 ring-indigo-500' : ''
+      }`}
     >
       <div className="flex flex-wrap items-center gap-2">
-        <span className="rounded bg-slate-800 px-1.5 py-0.5 font-mono text-[11px] font-semibold text-white">
+        <button
+          type="button"
+          onClick={() => select(call.step, a.number, 'click')}
+          className="rounded bg-slate-800 px-1.5 py-0.5 font-mono text-[11px] font-semibold text-white"
+          aria-label={`Select attempt ${a.number}`}
+        >
           #{a.number}
-        </span>
+        </button>
+        {otherTool ? (
+          <span data-testid="attempt-tool" className="min-w-0 font-mono text-xs text-indigo-800 wrap-anywhere">
+            as {otherTool}
+          </span>
+        ) : null}
         <OutcomeBadge outcome={a.outcome} />
         {a.failureClass ? <FailureClassBadge failureClass={a.failureClass} /> : null}
         <DecisionChip decision={a.decision} />
+        {a.internalRetry ? (
+          <span data-testid="internal-retry" className="rounded bg-sky-50 px-1.5 py-0.5 text-[11px] text-sky-800 ring-1 ring-sky-200">
+            internal retry (SDK backoff)
+          </span>
+        ) : null}
+        {a.circuitState ? <FlagChip>circuit {a.circuitState}</FlagChip> : null}
+        {a.fallbackTool ? <FlagChip>fallback → {a.fallbackTool}</FlagChip> : null}
+        {a.escalationReason ? (
+          <FlagChip tone="red">
+            <span data-testid="escalation-reason">escalated: {a.escalationReason}</span>
+          </FlagChip>
+        ) : null}
         {a.errorType ? <span className="min-w-0 font-mono text-xs text-red-700 wrap-anywhere">{a.errorType}</span> : null}
         <span className="ml-auto flex items-center gap-3 text-xs text-slate-500 tabular-nums">
           {a.backoffMs !== null ? <span data-testid="backoff">backoff {formatDuration(a.backoffMs)}</span> : null}
@@ -122,28 +181,28 @@ function Attempt({ a, previous }: { a: AttemptDto; previous: AttemptDto | undefi
       <div className="mt-1">
         <Budgets a={a} />
       </div>
-      {diff && previous ? <ArgsChange diff={diff} from={previous.number} /> : null}
       <div className="mt-3 grid gap-3 lg:grid-cols-2">
-        <div>
-          <h4 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-500">Arguments</h4>
-          <pre className="max-h-60 overflow-auto rounded bg-slate-900 p-2.5 font-mono text-xs leading-relaxed text-slate-100">
-            {a.arguments ? prettyJson(a.arguments) : '—'}
-          </pre>
-        </div>
+        <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={a.spanId} preview={a.arguments} />
         {a.feedback ? (
-          <div>
-            <h4 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-amber-700">
-              Feedback shown to the model
-            </h4>
-            <pre
-              data-testid="feedback"
-              className="max-h-60 overflow-auto whitespace-pre-wrap rounded border border-amber-200 bg-amber-50 p-2.5 font-mono text-xs leading-relaxed text-amber-950"
-            >
-              {a.feedback}
-            </pre>
-          </div>
+          <Payload
+            label={a.internalRetry ? 'Error kept by the SDK (not shown to the model)' : 'Feedback shown to the model'}
+            kind="feedback"
+            traceId={call.traceId}
+            spanId={a.spanId}
+            preview={a.feedback}
+            tone="amber"
+            json={false}
+          />
         ) : null}
       </div>
+      {a.repairedByStep !== null ? (
+        <p data-testid="repaired-by" className="mt-2 text-xs text-slate-600">
+          Repaired by the model turn at{' '}
+          <button type="button" className="font-medium text-indigo-700 underline" onClick={() => select(a.repairedByStep as number, null, 'click')}>
+            step {formatInt(a.repairedByStep)}
+          </button>
+        </p>
+      ) : null}
       <div className="mt-3">
         <h4 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-500">Guards</h4>
         <GuardTable checks={a.guardChecks} />
@@ -152,28 +211,30 @@ function Attempt({ a, previous }: { a: AttemptDto; previous: AttemptDto | undefi
   );
 }
 
-export function ToolCallCard({ call, project, sessionId }: { call: ToolCallStepDto; project: string; sessionId: string }) {
+/** The selected call: its attempts on a timeline, each attempt with budgets, payloads, feedback, guards and the repair chain. */
+export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto; selectedAttempt: number | null }) {
+  const { select, project, sessionId, sameFailure } = useReplayContext();
   const f = call.flags;
+  const { whole, loading } = useWholeArguments(call);
   const signature = failureSignature(call);
+  const nav = signature ? sameFailure[signatureKey(signature)] : undefined;
   return (
     <div data-testid="tool-call" data-tool={call.toolName} className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
         <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Tool</span>
         <span className="min-w-0 font-mono text-sm font-semibold text-slate-900 wrap-anywhere">{call.toolName}</span>
-        {call.callId ? (
-          <span className="min-w-0 font-mono text-[11px] text-slate-400 wrap-anywhere">{call.callId}</span>
-        ) : null}
+        {call.callId ? <span className="min-w-0 font-mono text-[11px] text-slate-400 wrap-anywhere">{call.callId}</span> : null}
         {f.readOnly ? <FlagChip>read-only</FlagChip> : null}
         {f.idempotent === false ? <FlagChip tone="red">non-idempotent</FlagChip> : null}
         {f.idempotent ? <FlagChip>idempotent</FlagChip> : null}
         {f.destructive ? <FlagChip tone="red">destructive</FlagChip> : null}
         {f.external ? <FlagChip>external</FlagChip> : null}
-        <span className="ml-auto flex items-center gap-2">
+        <span className="ml-auto flex flex-wrap items-center gap-2">
           <OutcomeBadge outcome={call.outcome} />
           {call.failureClass ? <FailureClassBadge failureClass={call.failureClass} /> : null}
           <DecisionChip decision={call.decision} />
           <span className="text-xs tabular-nums text-slate-500">
-            {call.attempts.length} attempt{call.attempts.length === 1 ? '' : 's'} · {formatDuration(call.durationMs)}
+            {formatInt(call.attempts.length)} attempt{call.attempts.length === 1 ? '' : 's'} · {formatDuration(call.durationMs)}
           </span>
         </span>
       </div>
@@ -182,42 +243,66 @@ export function ToolCallCard({ call, project, sessionId }: { call: ToolCallStepD
           <FailureReason reason={call.failureReason} />
         </div>
       ) : null}
-      {call.idempotencyKey ? (
-        <p className="px-4 pt-2 text-xs text-slate-500 wrap-anywhere">
-          Idempotency key <span className="font-mono text-slate-700">{call.idempotencyKey}</span>
-        </p>
-      ) : null}
+      <dl className="flex flex-wrap gap-x-4 gap-y-1 px-4 pt-2 text-xs text-slate-500">
+        {call.idempotencyKey ? (
+          <div className="flex min-w-0 gap-1">
+            <dt>Idempotency key</dt>
+            <dd data-testid="idempotency-key" className="min-w-0 font-mono text-slate-700 wrap-anywhere">
+              {call.idempotencyKey}
+            </dd>
+          </div>
+        ) : null}
+        {call.reconcileStatus ? (
+          <div className="flex gap-1">
+            <dt>Reconcile</dt>
+            <dd data-testid="reconcile-status" className="font-medium text-slate-800">
+              {call.reconcileStatus}
+            </dd>
+          </div>
+        ) : null}
+        {call.deduplicated ? (
+          <dd data-testid="deduplicated" className="font-medium text-emerald-800">
+            answered from the store (not run again)
+          </dd>
+        ) : null}
+        {call.escalationReason ? (
+          <div className="flex gap-1">
+            <dt>Escalated</dt>
+            <dd className="font-medium text-red-800">{call.escalationReason}</dd>
+          </div>
+        ) : null}
+      </dl>
       {call.attempts.length ? (
         <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
-          <FixtureButton text={fixtureText(sessionId, call)} />
-          {signature ? (
-            <Suspense fallback={null}>
-              <SameFailureLinks project={project} sessionId={sessionId} signature={signature} />
-            </Suspense>
-          ) : null}
+          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={fixtureText(sessionId, whole)} />}
+          {signature && nav ? <SameFailureLinks project={project} signature={signature} nav={nav} /> : null}
         </div>
       ) : null}
-      {call.attempts.length > 1 ? (
+      {call.attempts.length > 1 && !loading ? (
         <div className="px-3 pt-3">
-          <AttemptDiff attempts={diffAttempts(call)} />
+          <AttemptDiff key={call.spanId} attempts={diffAttempts(whole)} />
         </div>
       ) : null}
+      <AttemptTimeline attempts={call.attempts} selected={selectedAttempt} onSelect={(n, via) => select(call.step, n, via)} />
       {call.attempts.length ? (
         <ol className="space-y-2 p-3">
-          {call.attempts.map((a, i) => (
-            <Attempt key={a.spanId} a={a} previous={call.attempts[i - 1]} />
+          {call.attempts.map((a) => (
+            <Attempt key={a.spanId} a={a} call={call} selected={selectedAttempt === a.number} />
           ))}
         </ol>
       ) : (
-        <div className="px-4 py-3 text-xs text-slate-500">
+        <div className="space-y-2 px-4 py-3 text-xs text-slate-500">
           <p>No attempts recorded: this tool call was not run through Guardtrace guards.</p>
           {call.arguments ? (
-            <pre className="mt-2 max-h-60 overflow-auto rounded bg-slate-900 p-2.5 font-mono text-xs text-slate-100">
-              {prettyJson(call.arguments)}
-            </pre>
+            <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={call.spanId} preview={call.arguments} />
           ) : null}
         </div>
       )}
+      {call.result ? (
+        <div className="px-4 pb-3">
+          <Payload label="Result" kind="result" traceId={call.traceId} spanId={call.spanId} preview={call.result} />
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -1,0 +1,89 @@
+/**
+ * Stepping through a replay in the browser: which step and attempt a key leads to. Pure
+ * functions over the loaded steps, so a step never waits for the server.
+ */
+import type { AttemptDto, TimelineStepDto } from '@/server/queries/session-types';
+
+export interface Position {
+  /** 1-based step. */
+  step: number;
+  /** Attempt number within a tool call, null for other steps. */
+  attempt: number | null;
+}
+
+function attemptsOf(s: TimelineStepDto | undefined): AttemptDto[] {
+  return s?.kind === 'tool' ? s.attempts : [];
+}
+
+const isFailedAttempt = (a: AttemptDto) => a.outcome !== null && a.outcome !== 'success';
+
+/** True when the step shows a failure: a failed attempt or call, a failed guard, an error span. */
+export function stepFailed(s: TimelineStepDto): boolean {
+  if (s.kind === 'tool') return s.attempts.some(isFailedAttempt) || (s.outcome !== null && s.outcome !== 'success');
+  if (s.kind === 'guard') return s.verdict !== 'pass';
+  if (s.kind === 'span') return s.statusCode === 2;
+  return false;
+}
+
+/** The default attempt of a step: its first failed one, else its last. */
+export function defaultAttempt(s: TimelineStepDto | undefined): number | null {
+  const attempts = attemptsOf(s);
+  return (attempts.find(isFailedAttempt) ?? attempts.at(-1))?.number ?? null;
+}
+
+export function moveStep(steps: TimelineStepDto[], pos: Position, delta: number): Position {
+  const step = Math.min(Math.max(pos.step + delta, 1), Math.max(steps.length, 1));
+  return { step, attempt: defaultAttempt(steps[step - 1]) };
+}
+
+export function moveAttempt(steps: TimelineStepDto[], pos: Position, delta: number): Position {
+  const attempts = attemptsOf(steps[pos.step - 1]);
+  if (!attempts.length) return pos;
+  const i = Math.max(
+    attempts.findIndex((a) => a.number === pos.attempt),
+    0,
+  );
+  const next = attempts[Math.min(Math.max(i + delta, 0), attempts.length - 1)];
+  return { step: pos.step, attempt: next?.number ?? pos.attempt };
+}
+
+/**
+ * The next (dir 1) or previous (dir -1) failure from `pos`: a failed attempt of the same call
+ * first, then the next failing step. Stays put when there is none.
+ */
+export function moveFailure(steps: TimelineStepDto[], pos: Position, dir: 1 | -1): Position {
+  const here = attemptsOf(steps[pos.step - 1]).filter(isFailedAttempt);
+  const inCall = dir === 1 ? here.find((a) => pos.attempt !== null && a.number > pos.attempt) : here.findLast((a) => pos.attempt !== null && a.number < pos.attempt);
+  if (inCall) return { step: pos.step, attempt: inCall.number };
+  for (let i = pos.step - 1 + dir; i >= 0 && i < steps.length; i += dir) {
+    const s = steps[i] as TimelineStepDto;
+    if (!stepFailed(s)) continue;
+    const failed = attemptsOf(s).filter(isFailedAttempt);
+    const a = dir === 1 ? failed[0] : failed.at(-1);
+    return { step: i + 1, attempt: a?.number ?? defaultAttempt(s) };
+  }
+  return pos;
+}
+
+/** Text a step is found by: names, classes, reasons, feedback and previews. */
+export function searchText(s: TimelineStepDto): string {
+  const parts: (string | null | undefined)[] = [];
+  if (s.kind === 'tool') {
+    parts.push(s.toolName, s.callId, s.failureClass, s.failureReason, s.decision, s.idempotencyKey, s.arguments?.text);
+    for (const a of s.attempts) parts.push(a.toolName, a.failureClass, a.failureReason, a.feedback?.text, a.arguments?.text, a.decision);
+  } else if (s.kind === 'model') parts.push(s.model, s.provider, s.repairFailureClass, s.input?.text, s.output?.text);
+  else if (s.kind === 'guard') parts.push(s.guardName, s.reason, s.failureClass);
+  else parts.push(s.name, s.serviceName, s.statusMessage);
+  return parts.filter(Boolean).join('\n').toLowerCase();
+}
+
+/** Steps (1-based) whose text holds every word of `query`, case-insensitive. */
+export function searchSteps(index: string[], query: string): number[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return [];
+  const out: number[] = [];
+  index.forEach((text, i) => {
+    if (words.every((w) => text.includes(w))) out.push(i + 1);
+  });
+  return out;
+}

@@ -1,0 +1,290 @@
+import type { PrismaClient } from '@guardtrace/db';
+import { describe, expect, it } from 'vitest';
+import { getSessionDetail, PREVIEW_CHARS } from '../src/server/queries/session.ts';
+import { getPayload, PAYLOAD_CHARS } from '../src/server/queries/session-payload.ts';
+import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
+import { setupTestDatabase } from './db.ts';
+import { seedProject, seedSession, spanId } from './factories.ts';
+
+const db = setupTestDatabase();
+const t0 = new Date('2026-11-21T09:00:00.000Z');
+const at = (ms: number) => new Date(t0.getTime() + ms);
+
+/** A raw span row for a derived row's span id, carrying the attributes the derived rows do not keep. */
+async function rawSpan(
+  prisma: PrismaClient,
+  projectId: string,
+  sessionId: string,
+  traceId: string,
+  id: string,
+  atMs: number,
+  attributes: Record<string, unknown>,
+  extra: { events?: object[]; links?: object[]; resource?: object; parentSpanId?: string } = {},
+) {
+  const startNs = BigInt(t0.getTime() + atMs) * 1_000_000n;
+  await prisma.span.create({
+    data: {
+      projectId,
+      startTime: at(atMs),
+      traceStart: t0,
+      traceId,
+      spanId: id,
+      parentSpanId: extra.parentSpanId ?? null,
+      sessionId,
+      name: `span ${id}`,
+      startTimeUnixNano: startNs,
+      endTimeUnixNano: startNs + 5_000_000n,
+      attributes: attributes as object,
+      events: (extra.events ?? []) as object[],
+      links: (extra.links ?? []) as object[],
+      resource: (extra.resource ?? {}) as object,
+    },
+  });
+}
+
+async function repairTurn(prisma: PrismaClient, projectId: string, sessionId: string, traceId: string, atMs: number, attemptSpanId: string) {
+  const id = spanId();
+  await prisma.modelCall.create({
+    data: {
+      projectId,
+      traceId,
+      sessionId,
+      spanId: id,
+      model: 'gpt-test',
+      startedAt: at(atMs),
+      durationMs: 100,
+      inputTokens: 300,
+      outputTokens: 20,
+      repairAttemptSpanId: attemptSpanId,
+      repairFailureClass: 'unknown_tool',
+    },
+  });
+  return id;
+}
+
+describe('replay: cause and effect', () => {
+  it('puts the repair turn after the rejection it repairs, even when its clock says earlier, and links the corrected call', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        {
+          toolName: 'reed_file',
+          atMs: 1000,
+          attempts: [
+            { outcome: 'rejected', failureClass: 'unknown_tool', decision: 'reject_with_feedback', feedback: 'Valid tools: read_file' },
+            { outcome: 'success' },
+          ],
+        },
+        { toolName: 'write_file', atMs: 3000, attempts: [{ outcome: 'success' }] },
+      ],
+    });
+    // The correction names another tool: the waiting call's second attempt is read_file.
+    const [rejected, corrected] = s.attemptSpanIds[0]!;
+    await prisma.attempt.update({
+      where: { projectId_traceId_spanId: { projectId: project.id, traceId: s.traceId, spanId: corrected! } },
+      data: { toolName: 'read_file' },
+    });
+    // The repair turn's clock is 1 ms *before* the rejected call started (skewed clocks).
+    const turn = await repairTurn(prisma, project.id, s.id, s.traceId, 999, rejected!);
+
+    const detail = await getSessionDetail(prisma, project.id, s.id);
+    const steps = detail!.steps;
+    expect(steps.map((x) => (x.kind === 'tool' ? x.toolName : x.kind))).toEqual(['reed_file', 'model', 'write_file']);
+    const model = steps[1] as ModelCallStepDto;
+    expect(model.spanId).toBe(turn);
+    expect(model.repairs).toEqual({ step: 1, attempt: 1, toolName: 'reed_file' });
+    expect(model.corrected).toEqual({ step: 1, attempt: 2, toolName: 'read_file' });
+    const call = steps[0] as ToolCallStepDto;
+    expect(call.attempts.map((a) => [a.number, a.toolName, a.repairedByStep])).toEqual([
+      [1, 'reed_file', 2],
+      [2, 'read_file', null],
+    ]);
+  });
+
+  it('links a repair turn to the next call when the correction is a new call, and orders same-millisecond ties by the chain', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        { toolName: 'search', atMs: 500, attempts: [{ outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'reject_with_feedback' }] },
+        { toolName: 'grep', atMs: 500, attempts: [{ outcome: 'success' }] },
+      ],
+    });
+    // Every step in the same millisecond: only the chain can order them.
+    await repairTurn(prisma, project.id, s.id, s.traceId, 500, s.attemptSpanIds[0]![0]!);
+    const detail = await getSessionDetail(prisma, project.id, s.id);
+    const names = detail!.steps.map((x) => (x.kind === 'tool' ? x.toolName : x.kind));
+    const search = names.indexOf('search');
+    const model = names.indexOf('model');
+    expect(search).toBeLessThan(model);
+    const turn = detail!.steps[model] as ModelCallStepDto;
+    expect(turn.repairs?.toolName).toBe('search');
+    expect(turn.corrected?.toolName).toBe(names[model + 1]);
+  });
+
+  it('labels internal (backoff) retries as such, not as feedback shown to the model', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        {
+          toolName: 'fetch_url',
+          atMs: 0,
+          attempts: [
+            { outcome: 'failed', failureClass: 'transient', decision: 'retry_backoff', backoffMs: 400, feedback: 'HTTP 503' },
+            { outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'reject_with_feedback', feedback: 'url: invalid' },
+          ],
+        },
+      ],
+    });
+    const call = (await getSessionDetail(prisma, project.id, s.id))!.steps[0] as ToolCallStepDto;
+    expect(call.attempts.map((a) => [a.decision, a.internalRetry, a.backoffMs])).toEqual([
+      ['retry_backoff', true, 400],
+      ['reject_with_feedback', false, null],
+    ]);
+  });
+});
+
+describe('replay: what the runtime records', () => {
+  it('shows every budget at each attempt, idempotency, reconcile, the store answer and where and why the session escalated', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      outcome: 'escalated',
+      toolCalls: [
+        { toolName: 'charge_card', atMs: 10, idempotent: false, attempts: [{ outcome: 'failed', failureClass: 'uncertain_side_effect', decision: 'fail_reconcile' }] },
+        { toolName: 'send_email', atMs: 500, attempts: [{ outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'escalate_human' }] },
+      ],
+    });
+    const [charge, email] = s.toolSpanIds;
+    await prisma.toolCall.update({
+      where: { projectId_traceId_spanId: { projectId: project.id, traceId: s.traceId, spanId: charge! } },
+      data: { idempotencyKey: `idk_${'a'.repeat(200)}` },
+    });
+    await rawSpan(prisma, project.id, s.id, s.traceId, charge!, 10, { 'guardtrace.reconcile.status': 'committed', 'guardtrace.deduplicated': true });
+    await rawSpan(prisma, project.id, s.id, s.traceId, s.attemptSpanIds[1]![0]!, 500, {
+      'guardtrace.budget.attempts_left': 0,
+      'guardtrace.budget.rejections_left': 0,
+      'guardtrace.budget.latency_left_ms': 28750,
+      'guardtrace.budget.repair_tokens_left': 182000,
+      'guardtrace.escalation.reason': 'repeated_rejection',
+    });
+    await prisma.attempt.update({
+      where: { projectId_traceId_spanId: { projectId: project.id, traceId: s.traceId, spanId: s.attemptSpanIds[1]![0]! } },
+      data: { attemptsLeft: 0, sessionRetriesLeft: 7, budgetExhausted: 'rejections_per_task' },
+    });
+    void email;
+
+    const detail = await getSessionDetail(prisma, project.id, s.id);
+    const [c, e] = detail!.steps as ToolCallStepDto[];
+    expect(c).toMatchObject({ idempotencyKey: `idk_${'a'.repeat(200)}`, reconcileStatus: 'committed', deduplicated: true });
+    expect(e!.attempts[0]!.budgets).toEqual({
+      attemptsLeft: 0,
+      sessionRetriesLeft: 7,
+      rejectionsLeft: 0,
+      latencyLeftMs: 28750,
+      repairTokensLeft: 182000,
+      exhausted: 'rejections_per_task',
+    });
+    expect(e!.attempts[0]!.escalationReason).toBe('repeated_rejection');
+    expect(detail!.escalations).toEqual([
+      { step: 1, attempt: 1, toolName: 'charge_card', decision: 'fail_reconcile', reason: null, failureClass: 'uncertain_side_effect' },
+      { step: 2, attempt: 1, toolName: 'send_email', decision: 'escalate_human', reason: 'repeated_rejection', failureClass: 'invalid_arguments' },
+    ]);
+  });
+
+  it('previews payloads in the page and serves them truncated, then whole, from the payload query, scoped by project', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const other = await seedProject(prisma);
+    const big = JSON.stringify({ content: 'x'.repeat(40_000) });
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [{ toolName: 'write_file', atMs: 0, attempts: [{ outcome: 'success', arguments: big }] }],
+      modelCalls: [{ atMs: 100, inputTokens: 1, outputTokens: 1 }],
+    });
+    const attempt = s.attemptSpanIds[0]![0]!;
+    const model = await prisma.modelCall.findFirstOrThrow({ where: { projectId: project.id, sessionId: s.id } });
+    const prompt = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'y'.repeat(1000) }] }]);
+    await rawSpan(prisma, project.id, s.id, s.traceId, model.spanId, 100, { 'gen_ai.input.messages': prompt, 'gen_ai.output.messages': '[]' });
+
+    const detail = await getSessionDetail(prisma, project.id, s.id);
+    const call = detail!.steps.find((x) => x.kind === 'tool') as ToolCallStepDto;
+    expect(call.attempts[0]!.arguments).toEqual({ text: big.slice(0, PREVIEW_CHARS), chars: big.length });
+    const turn = detail!.steps.find((x) => x.kind === 'model') as ModelCallStepDto;
+    expect(turn.input).toEqual({ text: prompt.slice(0, PREVIEW_CHARS), chars: prompt.length });
+    expect(turn.output).toEqual({ text: '[]', chars: 2 });
+
+    const q = { kind: 'arguments' as const, traceId: s.traceId, spanId: attempt };
+    const cut = await getPayload(prisma, project.id, s.id, { ...q, full: false });
+    expect(cut).toEqual({ value: big.slice(0, PAYLOAD_CHARS), chars: big.length, truncated: true });
+    expect((await getPayload(prisma, project.id, s.id, { ...q, full: true }))?.value).toBe(big);
+    expect((await getPayload(prisma, project.id, s.id, { kind: 'input', traceId: s.traceId, spanId: model.spanId, full: false }))?.value).toBe(prompt);
+    // Another project, or another session, never sees it.
+    expect(await getPayload(prisma, other.id, s.id, { ...q, full: true })).toBeNull();
+    expect(await getPayload(prisma, project.id, 'another-session', { ...q, full: true })).toBeNull();
+  });
+});
+
+describe('replay: large sessions and other instrumentations', () => {
+  it('loads a 5,000-span session whole: every tool call, attempt and model call, no cap', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const sessionId = `big-${spanId()}`;
+    const trace = spanId() + spanId();
+    const base = { projectId: project.id, traceId: trace, sessionId };
+    const calls = 1250;
+    const toolIds = Array.from({ length: calls }, () => spanId());
+    await prisma.toolCall.createMany({
+      data: toolIds.map((id, i) => ({ ...base, spanId: id, toolName: `tool_${i}`, startedAt: at(i * 10), durationMs: 5 })),
+    });
+    await prisma.attempt.createMany({
+      data: toolIds.flatMap((id, i) => [
+        { ...base, spanId: spanId(), toolCallSpanId: id, number: 1, startedAt: at(i * 10), durationMs: 1, outcome: 'rejected', failureClass: 'invalid_arguments' },
+        { ...base, spanId: spanId(), toolCallSpanId: id, number: 2, startedAt: at(i * 10 + 2), durationMs: 1, outcome: 'success' },
+      ]),
+    });
+    await prisma.modelCall.createMany({
+      data: toolIds.map((_, i) => ({ ...base, spanId: spanId(), startedAt: at(i * 10 + 1), durationMs: 1, inputTokens: 10, outputTokens: 1 })),
+    });
+    const detail = await getSessionDetail(prisma, project.id, sessionId);
+    const tools = detail!.steps.filter((x): x is ToolCallStepDto => x.kind === 'tool');
+    expect(tools).toHaveLength(calls);
+    expect(tools.flatMap((t) => t.attempts)).toHaveLength(2 * calls);
+    expect(detail!.steps.filter((x) => x.kind === 'model')).toHaveLength(calls);
+    expect(detail!.steps.at(-1)!.step).toBe(2 * calls);
+    expect(detail!.session.attemptCount).toBe(2 * calls);
+  });
+
+  it('builds the span tree depth first with events and links counted, and serves resource, events and links on demand', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const sessionId = `otel-${spanId()}`;
+    const trace = spanId() + spanId();
+    const [root, child, grandchild, sibling] = [spanId(), spanId(), spanId(), spanId()];
+    const exception = { name: 'exception', timeUnixNano: '1', attributes: { 'exception.type': 'TypeError', 'exception.message': 'boom', 'exception.stacktrace': 'TypeError: boom\n    at run (agent.ts:3:9)' } };
+    await rawSpan(prisma, project.id, sessionId, trace, root!, 0, { 'gen_ai.operation.name': 'invoke_agent' });
+    await rawSpan(prisma, project.id, sessionId, trace, sibling!, 300, {}, { parentSpanId: root });
+    await rawSpan(prisma, project.id, sessionId, trace, child!, 100, {}, { parentSpanId: root, events: [exception], links: [{ traceId: trace, spanId: sibling }], resource: { 'service.name': 'weather-agent' } });
+    await rawSpan(prisma, project.id, sessionId, trace, grandchild!, 200, {}, { parentSpanId: child });
+
+    const detail = await getSessionDetail(prisma, project.id, sessionId);
+    expect(detail!.spanTree.map((n) => [n.spanId, n.depth])).toEqual([
+      [root, 0],
+      [child, 1],
+      [grandchild, 2],
+      [sibling, 1],
+    ]);
+    expect(detail!.spanTree[1]).toMatchObject({ eventCount: 1, linkCount: 1 });
+    const stored = await getPayload(prisma, project.id, sessionId, { kind: 'span', traceId: trace, spanId: child!, full: true });
+    const span = JSON.parse(stored!.value);
+    expect(span.resource).toEqual({ 'service.name': 'weather-agent' });
+    expect(span.events[0].attributes['exception.stacktrace']).toContain('agent.ts:3:9');
+    expect(span.links).toEqual([{ traceId: trace, spanId: sibling }]);
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * The replay as a stepping debugger, on sessions a real SDK agent sent through the collector:
+ * cause and effect (rejection → feedback → repair turn → corrected call naming another tool),
+ * keyboard stepping with the selection in the URL, search, help, payloads on demand, and Tab.
+ */
+import { randomBytes } from 'node:crypto';
+import { context, SpanStatusCode, trace } from '@opentelemetry/api';
+import { expect, test } from '@playwright/test';
+import { runReplayAgent } from '../replay-agent.ts';
+import { exportingProvider, openReplay, position, selected } from './replay-helpers.ts';
+
+const agent = (sessionId: string, cycles: number) =>
+  runReplayAgent({
+    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
+    apiKey: process.env.GUARDTRACE_API_KEY as string,
+    sessionId,
+    cycles,
+  });
+
+test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
+
+test('steps with the keyboard through a rejection, its feedback, the repair turn and the corrected call', async ({ page }) => {
+  const id = `replay-keys-${randomBytes(4).toString('hex')}`;
+  // Three cycles with the SDK's budgets: the third failure escalates (two rejections per task),
+  // and its correction is a new call: 10 steps.
+  await agent(id, 3);
+  await openReplay(page, id, 10, { ended: true });
+
+  // Where and why the session escalated, as a link.
+  const escalation = page.getByTestId('escalation');
+  await expect(escalation).toHaveCount(1);
+  await expect(escalation).toContainText('Step 8 attempt #1');
+  await expect(escalation).toContainText('because rejections per task');
+
+  // Opens on the first failure: the hallucinated tool name, attempt 1.
+  await expect(selected(page)).toHaveAttribute('data-step', '2');
+  const call = page.getByTestId('tool-call');
+  await expect(call.getByTestId('attempt')).toHaveCount(2);
+  const first = call.locator('[data-testid=attempt][data-number="1"]');
+  await expect(first).toHaveAttribute('data-selected', 'true');
+  await expect(first.getByTestId('failure-class').first()).toHaveAttribute('data-class', 'unknown_tool');
+  await expect(first.getByTestId('feedback')).toContainText('read_file');
+  await expect(first.getByTestId('repaired-by')).toContainText('step 3');
+  // The call is named after its corrected tool; the attempt that named another tool says so.
+  await expect(call).toHaveAttribute('data-tool', 'read_file');
+  await expect(first.getByTestId('attempt-tool')).toHaveText('as reed_file');
+  await expect(call.locator('[data-testid=attempt][data-number="2"]').getByTestId('attempt-tool')).toHaveCount(0);
+
+  // j: the repair turn, which links back to the rejection and on to the corrected call. Keys replace the history entry.
+  const entries = await page.evaluate(() => history.length);
+  await page.keyboard.press('j');
+  await expect(selected(page)).toHaveAttribute('data-step', '3');
+  await expect(page).toHaveURL(/[?&]step=3(&|$)/);
+  const chain = page.getByTestId('repair-chain');
+  await expect(chain).toContainText('Repairs the failed step 2 attempt #1 (reed_file)');
+  await expect(chain).toContainText('corrected call: step 2 attempt #2 (read_file)');
+  expect(await page.evaluate(() => history.length)).toBe(entries);
+
+  // A click pushes: the corrected attempt is selected, and Back returns to the repair turn.
+  await chain.getByRole('button', { name: /corrected call/ }).click();
+  await expect(selected(page)).toHaveAttribute('data-step', '2');
+  await expect(page).toHaveURL(/[?&]attempt=2(&|$)/);
+  await expect(call.locator('[data-testid=attempt][data-number="2"]')).toHaveAttribute('data-selected', 'true');
+  expect(await page.evaluate(() => history.length)).toBe(entries + 1);
+  await page.goBack();
+  await expect(selected(page)).toHaveAttribute('data-step', '3');
+  await page.goForward();
+  await expect(selected(page)).toHaveAttribute('data-step', '2');
+
+  // h / l: attempts of the call.
+  await page.keyboard.press('h');
+  await expect(page).toHaveURL(/[?&]attempt=1(&|$)/);
+  await expect(first).toHaveAttribute('data-selected', 'true');
+  await page.keyboard.press('l');
+  await expect(page).toHaveURL(/[?&]attempt=2(&|$)/);
+
+  // e / E: next and previous failure (the next cycle's missing field).
+  await page.keyboard.press('e');
+  await expect(selected(page)).toHaveAttribute('data-step', '5');
+  await expect(page.getByTestId('tool-call').locator('[data-testid=attempt][data-number="1"]').getByTestId('failure-class').first()).toHaveAttribute('data-class', 'invalid_arguments');
+  await page.keyboard.press('E');
+  await expect(selected(page)).toHaveAttribute('data-step', '2');
+  await expect(page).toHaveURL(/[?&]attempt=1(&|$)/);
+
+  // /: search; the keys typed there (e, d, j…) do not step.
+  await page.keyboard.press('/');
+  await expect(page.getByTestId('step-search')).toBeFocused();
+  await page.keyboard.type('reed_file');
+  await expect(page.getByTestId('match-count')).toHaveText('2 matches');
+  await expect(selected(page)).toHaveAttribute('data-step', '2');
+  await page.keyboard.press('Enter');
+  await expect(selected(page)).toHaveAttribute('data-step', '8');
+  await page.keyboard.press('Escape');
+
+  // y: a link to this very step; opening it restores the selection.
+  await page.keyboard.press('y');
+  await expect(page.getByTestId('replay-notice')).toHaveText('Link copied');
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  expect(link).toBe(page.url());
+  await page.goto(link);
+  await expect(selected(page)).toHaveAttribute('data-step', '8');
+  await expect(position(page)).toHaveText('Step 8 of 10');
+  // The escalated attempt: its budgets, the reason, and the repair turn's correction as a new call.
+  const escalated = page.getByTestId('attempt');
+  await expect(escalated).toHaveCount(1);
+  await expect(escalated.getByTestId('escalation-reason')).toHaveText('escalated: rejections_per_task');
+  await expect(escalated.getByTestId('budgets')).toContainText('rejections left0');
+  await page.keyboard.press('j');
+  await expect(page.getByTestId('repair-chain')).toContainText('corrected call: step 10 attempt #1 (read_file)');
+
+  // ?: the help, closed with Escape.
+  await page.keyboard.press('?');
+  await expect(page.getByTestId('help')).toBeVisible();
+  await expect(page.getByTestId('help')).toContainText('next / previous failure');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('help')).toHaveCount(0);
+});
+
+test("another instrumentation's session: a prompt on demand (preview, server-truncated, whole, copy) and the span tree with events and links", async ({ page }) => {
+  const id = `otel-${randomBytes(4).toString('hex')}`;
+  const provider = exportingProvider('otel-agent');
+  const tracer = provider.getTracer('e2e');
+  const conv = { 'gen_ai.conversation.id': id };
+  const prompt = JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'z'.repeat(40_000) }] }]);
+  const root = tracer.startSpan('invoke_agent helper', { attributes: { ...conv, 'gen_ai.operation.name': 'invoke_agent' } });
+  const under = trace.setSpan(context.active(), root);
+  const chat = tracer.startSpan(
+    'chat gpt-test',
+    {
+      attributes: {
+        ...conv,
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-test',
+        'gen_ai.usage.input_tokens': 10_000,
+        'gen_ai.usage.output_tokens': 12,
+        'gen_ai.input.messages': prompt,
+        'gen_ai.output.messages': '[{"role":"assistant","parts":[{"type":"text","content":"looking it up"}]}]',
+      },
+    },
+    under,
+  );
+  chat.end();
+  const lookup = tracer.startSpan('lookup order', { attributes: conv, links: [{ context: chat.spanContext() }] }, under);
+  lookup.recordException(new TypeError('order id is undefined'));
+  lookup.setStatus({ code: SpanStatusCode.ERROR, message: 'order id is undefined' });
+  lookup.end();
+  root.end();
+  await provider.shutdown();
+
+  await openReplay(page, id, 2);
+  await page.locator('[data-testid=step][data-kind=model]').click();
+  const input = page.getByTestId('payload-input');
+  await expect(input).toHaveAttribute('data-chars', String(prompt.length));
+  await expect(input).toHaveAttribute('data-shown', '240');
+  await expect(page.getByTestId('payload-output')).toContainText('looking it up');
+  await input.getByTestId('payload-expand').click();
+  await expect(input).toHaveAttribute('data-shown', '16384');
+  await input.getByTestId('payload-full').click();
+  await expect(input).toHaveAttribute('data-shown', String(prompt.length));
+  await input.getByTestId('payload-copy').click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(prompt);
+
+  // The span tree: parent before children; the failed span's exception with its stack, its link and resource.
+  await page.getByTestId('view-tree').click();
+  await expect(page).toHaveURL(/[?&]view=tree/);
+  const nodes = page.getByTestId('tree-node');
+  await expect(nodes).toHaveCount(3);
+  await expect(nodes.nth(0)).toHaveAttribute('data-depth', '0');
+  await nodes.filter({ hasText: 'lookup order' }).click();
+  await expect(nodes.filter({ hasText: 'lookup order' })).toHaveAttribute('data-depth', '1');
+  await page.getByTestId('span-load').click();
+  await expect(page.getByTestId('span-event')).toContainText('TypeError: order id is undefined');
+  await expect(page.getByTestId('exception-stack')).toContainText('TypeError: order id is undefined');
+  await expect(page.getByTestId('span-link')).toContainText(chat.spanContext().spanId);
+  await expect(page.getByTestId('span-resource')).toContainText('otel-agent');
+
+  // The route refuses what it cannot answer, and says why.
+  const bad = await page.request.get(`/sessions/${id}/payload?kind=secrets&trace=${'0'.repeat(32)}&span=${'0'.repeat(16)}`);
+  expect(bad.status()).toBe(400);
+  expect((await bad.json()).error).toMatch(/^kind: expected one of arguments, feedback/);
+});
+
+test('every control of the replay is reachable with Tab', async ({ page }) => {
+  const id = `replay-tab-${randomBytes(4).toString('hex')}`;
+  await agent(id, 2);
+  await openReplay(page, id, 6, { ended: true });
+  const seen = new Set<string>();
+  await page.getByTestId('session-id').click();
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    seen.add(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.textContent?.trim() ?? ''));
+  }
+  for (const control of ['step-search', 'step', 'view-tree', 'help-button', 'timeline-attempt', 'payload-copy']) {
+    expect([...seen], control).toContain(control);
+  }
+});
