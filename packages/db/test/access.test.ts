@@ -4,6 +4,10 @@ import {
   acceptInvitation,
   allows,
   changeRole,
+  consumeSignInLink,
+  createSignInLink,
+  ensureOwner,
+  signInLinkPath,
   createInvitation,
   createOwnedProject,
   deleteProject,
@@ -144,5 +148,24 @@ describe('projects and memberships', () => {
     expect(await roleIn(prisma, owner.id, doomed.id)).toBeNull();
     expect(await prisma.auditEntry.count({ where: { projectId: doomed.id } })).toBe(0);
     expect(await deleteProject(prisma, doomed.id)).toBe(false);
+  });
+});
+
+describe('first owner and sign-in links', () => {
+  it('a fresh install gets an owner of every ownerless project; a sign-in link works once', async () => {
+    const orphan = await prisma.project.create({ data: { id: randomUUID(), name: 'Orphan' } });
+    const owner = await ensureOwner(prisma, 'First@Example.test');
+    expect(owner).toMatchObject({ email: 'first@example.test', created: true });
+    expect(await roleIn(prisma, owner.id, orphan.id)).toBe('owner');
+    expect((await ensureOwner(prisma, 'first@example.test')).created).toBe(false);
+    await expect(ensureOwner(prisma, 'not an email')).rejects.toThrow(/not an email address/);
+
+    const link = await createSignInLink(prisma, owner.id);
+    const [a, b] = await Promise.all([consumeSignInLink(prisma, link.token), consumeSignInLink(prisma, link.token)]);
+    expect([a, b].filter(Boolean)).toEqual([owner.id]);
+    expect(await consumeSignInLink(prisma, link.token)).toBeNull();
+    const expired = await createSignInLink(prisma, owner.id, -1);
+    expect(await consumeSignInLink(prisma, expired.token)).toBeNull();
+    expect(signInLinkPath('a+b')).toBe('/api/auth/sign-in/link?token=a%2Bb');
   });
 });
