@@ -20,8 +20,8 @@ import type { AccountsEnv } from '@/env';
 import { CLIENT_IP_HEADER, INVITATION_HEADER } from '@/lib/auth-headers';
 
 
-// argon2id with OWASP's second recommended setting (19 MiB, 2 passes, 1 lane): about 25 ms a
-// hash here, and 19 MiB at a time per sign-in, which the per-IP throttle bounds.
+// argon2id with OWASP's second recommended setting (19 MiB, 2 passes, 1 lane): 19 MiB per
+// sign-in in progress, which the per-IP throttle bounds. (Time per hash not benchmarked yet.)
 const ARGON2 = { algorithm: 2 satisfies Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 // Per account: 10 failed sign-ins in 15 minutes lock that email out for the rest of the window,
