@@ -250,6 +250,9 @@ test("another project's sessions, keys, settings and audit log: every page, acti
   await p.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
   await expect(p.getByTestId('new-api-key')).toHaveText(/gt_/);
   await p.reload();
+  // Hydrated first: the forms then keep the values set below until they are submitted.
+  await p.waitForLoadState('networkidle');
+  await expect(p.getByTestId('create-key-form').getByRole('status')).toHaveCount(0);
   const aim = () =>
     p.evaluate(
       (id) =>
@@ -259,6 +262,7 @@ test("another project's sessions, keys, settings and audit log: every page, acti
       target,
     );
   await aim();
+  await expect(p.getByTestId('create-key-form').locator('input[name="project"]')).toHaveValue(target);
   await p.getByTestId('create-key-form').getByPlaceholder(/Key name/).fill('stolen');
   await p.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
   await expect(p.getByTestId('create-key-form').getByRole('status')).toHaveText('Project not found.');
