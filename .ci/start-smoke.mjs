@@ -59,9 +59,9 @@ async function waitUntil(what, timeoutMs, check) {
   fail(`${what}: not within ${timeoutMs / 1000} s`);
 }
 
-async function httpOk(url) {
+async function httpOk(url, headers = {}) {
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
     return res.ok ? await res.text() : false;
   } catch {
     return false;
@@ -91,8 +91,16 @@ async function startOnce(n, env, dataDir, sessionId) {
   const collector = `http://127.0.0.1:${env.GUARDTRACE_COLLECTOR_PORT}`;
   const web = `http://127.0.0.1:${env.GUARDTRACE_WEB_PORT}`;
   if (!(await httpOk(`${collector}/readyz`))) fail(`${collector}/readyz is not ready`);
-  if (!(await httpOk(`${web}/sessions`))) fail(`${web}/sessions does not answer 200`);
-  log(`start #${n}: /readyz and /sessions answer`);
+  // Each start prints a one-time sign-in link of the first owner: it signs this check in.
+  const link = /Sign in:\s+(\S+)/.exec(text())?.[1];
+  if (!link) fail(`start #${n} printed no sign-in link`);
+  const signedIn = await fetch(link, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  const cookie = signedIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  if (signedIn.status !== 302 || !cookie) fail(`the sign-in link answered ${signedIn.status} without a session cookie`);
+  if ((await fetch(link, { redirect: 'manual' })).headers.getSetCookie().length) fail('the sign-in link worked twice');
+  const asOwner = { cookie };
+  if (!(await httpOk(`${web}/sessions`, asOwner))) fail(`${web}/sessions does not answer 200`);
+  log(`start #${n}: /readyz and /sessions answer (signed in with the printed one-time link)`);
 
   const key = /API key:\s+(\S+)/.exec(text())?.[1];
   if (n === 1) {
@@ -136,8 +144,8 @@ async function startOnce(n, env, dataDir, sessionId) {
   } else if (key) {
     fail('the second start made a new API key on a database that already had one');
   }
-  const page = await httpOk(`${web}/sessions/${encodeURIComponent(sessionId)}`);
-  if (!page) fail(`start #${n}: the web app does not show session ${sessionId}`);
+  const page = await httpOk(`${web}/sessions/${encodeURIComponent(sessionId)}`, asOwner);
+  if (typeof page !== 'string' || !page.includes(sessionId)) fail(`start #${n}: the web app does not show session ${sessionId}`);
   log(`start #${n}: the web app shows session ${sessionId}`);
 
   // Ctrl-C: SIGINT to the whole process group.

@@ -2,8 +2,12 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '@guardtrace/db/dev';
 import { fileOutput, ROOT, startSystem } from '../scripts/system.ts';
+import { saveOwnerState } from './sign-in.ts';
 
-/** Starts the whole system on free ports with a throwaway database and the demo agent's sessions. */
+/**
+ * Starts the whole system on free ports with a throwaway database and the demo agent's sessions,
+ * and signs the first owner in with its one-time link, as `npm start` prints it (sign-in.ts).
+ */
 export default async function globalSetup(): Promise<() => Promise<void>> {
   const logFile = path.join(ROOT, 'e2e/test-results/system.log');
   rmSync(logFile, { force: true });
@@ -24,5 +28,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.GUARDTRACE_PROJECT_ID = system.projectId;
   process.env.GUARDTRACE_API_KEY = system.createdApiKey ?? '';
   process.env.GUARDTRACE_DEMO_SESSIONS = String(system.demoSessions);
+  process.env.GUARDTRACE_OWNER_EMAIL = system.ownerEmail;
+  await saveOwnerState(system.signInUrl);
   return () => system.stop();
 }

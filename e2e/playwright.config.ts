@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { defineConfig } from '@playwright/test';
+import { OWNER_STATE } from './sign-in.ts';
 
 // Debian's Chromium when installed (Playwright's own browser download is not possible offline).
 const systemChromium = '/usr/bin/chromium';
@@ -14,6 +15,8 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     baseURL: process.env.GUARDTRACE_WEB_URL,
+    // Signed in as the first owner (global-setup.ts); tests of other accounts make their own contexts.
+    storageState: OWNER_STATE,
     trace: 'retain-on-failure',
     // A screenshot of every test's last page, kept in test-results/ as its artifact.
     screenshot: 'on',

@@ -32,11 +32,10 @@ const lines = [
   '',
   'Guardtrace is running.',
   `  Web app:        ${system.webUrl}/sessions`,
+  `  Sign in:        ${system.signInUrl}`,
+  `                  (once, within 30 minutes, as ${system.ownerEmail}; restart for a new link)`,
   `  OTLP endpoint:  ${system.collectorUrl}/v1/traces`,
 ];
-if (env.GUARDTRACE_WEB_PASSWORD) {
-  lines.splice(3, 0, `                  (sign in as ${env.GUARDTRACE_WEB_USER || 'admin'}, with GUARDTRACE_WEB_PASSWORD)`);
-}
 if (system.createdApiKey) {
   lines.push(`  API key:        ${system.createdApiKey}`);
   lines.push('                  (shown once: it is stored hashed; send it as "Authorization: Bearer <key>")');

@@ -1,13 +1,24 @@
 /**
  * Starts the whole Guardtrace system: database (DATABASE_URL or embedded), migrations,
- * default project and key, collector, web app, and optionally the demo agent. Used by
+ * default project and key, the first owner account, collector, web app, and optionally the
+ * demo agent. Used by
  * `pnpm start` (fixed ports) and by the end-to-end tests (free ports, throwaway database).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiKey, createPrisma, createProject, type PrismaClient, revokeApiKey } from '@guardtrace/db';
+import {
+  createApiKey,
+  createPrisma,
+  createProject,
+  createSignInLink,
+  ensureOwner,
+  type PrismaClient,
+  revokeApiKey,
+  signInLinkPath,
+} from '@guardtrace/db';
 import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/dev';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,6 +50,12 @@ export interface RunningSystem {
   projectId: string;
   /** Set only when this start created the default key (shown once). */
   createdApiKey?: string;
+  /** The first owner's email (made on a fresh install: owner@localhost). */
+  ownerEmail: string;
+  /** A one-time link that signs the owner in (expires in 30 minutes). */
+  signInUrl: string;
+  /** Another such link, each time it is called (tests sign in more than once). */
+  newSignInUrl(): Promise<string>;
   collectorUrl: string;
   webUrl: string;
   demoSessions: number;
@@ -62,16 +79,6 @@ function startChild(
     });
   }
   return child;
-}
-
-/**
- * The web app's sign-in, when GUARDTRACE_WEB_PASSWORD is set (the user defaults to `admin`, as
- * in apps/web/src/env.ts): the readiness check must pass it like any other request.
- */
-export function webAuthHeaders(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  if (!env.GUARDTRACE_WEB_PASSWORD) return {};
-  const user = env.GUARDTRACE_WEB_USER || 'admin';
-  return { authorization: `Basic ${Buffer.from(`${user}:${env.GUARDTRACE_WEB_PASSWORD}`).toString('base64')}` };
 }
 
 async function waitFor(
@@ -167,7 +174,10 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     for (const built of [COLLECTOR_MAIN, WEB_SERVE]) {
       if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`pnpm turbo run build\` first`);
     }
-    const baseEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1' };
+    // The secret that signs session cookies: GUARDTRACE_AUTH_SECRET, else one for this run (on
+    // loopback, signing in again after a restart is the price; the link printed makes it cheap).
+    const authSecret = process.env.GUARDTRACE_AUTH_SECRET || randomBytes(32).toString('base64url');
+    const baseEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1', GUARDTRACE_AUTH_SECRET: authSecret };
     const collectorUrl = `http://${host}:${opts.collectorPort}`;
     const webUrl = `http://${host}:${opts.webPort}`;
     // The built collector, as in production (its `start` script): plain Node, no tsx. A bigger
@@ -188,7 +198,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     });
     children.push(web);
     await waitFor(`${collectorUrl}/readyz`, collector, 'collector', 60_000);
-    await waitFor(`${webUrl}/sessions`, web, 'web app', 120_000, webAuthHeaders(baseEnv));
+    await waitFor(`${webUrl}/sign-in`, web, 'web app', 120_000);
 
     let demoSessions = 0;
     const sessionCount = await prisma.session.count({ where: { projectId: project.id } });
@@ -196,10 +206,15 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       log('running the demo agent...');
       demoSessions = await runDemoAgent(prisma, project.id, collectorUrl);
     }
+    const owner = await ensureOwner(prisma, process.env.GUARDTRACE_OWNER_EMAIL || undefined);
+    const newSignInUrl = async () => `${webUrl}${signInLinkPath((await createSignInLink(prisma, owner.id)).token)}`;
     return {
       databaseUrl: db.url,
       projectId: project.id,
       createdApiKey: project.createdKey,
+      ownerEmail: owner.email,
+      signInUrl: await newSignInUrl(),
+      newSignInUrl,
       collectorUrl,
       webUrl,
       demoSessions,

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { createPrisma } from '@guardtrace/db';
 import { freePort } from '@guardtrace/db/dev';
 import { sendSeed } from '@guardtrace/seed';
-import { startSystem, webAuthHeaders } from '../../scripts/system.ts';
+import { startSystem } from '../../scripts/system.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // 50,000 sessions: the issue's scale (~1M spans with the seed's mix).
@@ -55,7 +55,11 @@ const system = await startSystem({
 });
 const rows: Row[] = [];
 try {
-  const headers = webAuthHeaders();
+  // Signed in as the first owner, the way `npm start` prints it: its one-time link sets the session cookie.
+  const signIn = await fetch(system.signInUrl, { redirect: 'manual' });
+  const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  if (signIn.status !== 302 || !cookie) throw new Error(`sign-in link refused: ${signIn.status}`);
+  const headers = { cookie };
   console.log(`[web-scale] seeding ${SESSIONS} sessions through the collector...`);
   let shown = 0;
   const seeded = await sendSeed({

@@ -5,14 +5,16 @@
  */
 import http from 'node:http';
 import { expect, test } from '@playwright/test';
+import { ownerCookieHeader } from '../sign-in.ts';
 
 const web = () => process.env.GUARDTRACE_WEB_URL as string;
 
-/** A raw request: fetch would normalise the URL or refuse the method. */
-function raw(method: string, pathAndQuery: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+/** A raw request, signed in as the owner: fetch would normalise the URL or refuse the method. */
+async function raw(method: string, pathAndQuery: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   const { hostname, port } = new URL(web());
+  const cookie = await ownerCookieHeader();
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port, method, path: pathAndQuery }, (res) => {
+    const req = http.request({ host: hostname, port, method, path: pathAndQuery, headers: { cookie } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => {

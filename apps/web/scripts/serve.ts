@@ -4,15 +4,18 @@
  * this file to JavaScript beside that server (.next/standalone/apps/web/serve.mjs, see
  * scripts/build-standalone.mjs), so production runs plain Node.
  *
- * It refuses a non-loopback address without GUARDTRACE_WEB_PASSWORD (unless
- * GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED=1), and a missing DATABASE_URL: the production server
- * never starts a database of its own.
+ * Beyond loopback it refuses to start without GUARDTRACE_AUTH_SECRET and GUARDTRACE_BASE_URL
+ * (accounts, docs/deployment.md); on loopback a missing secret is made up for this process (its
+ * sessions end with it). It refuses a missing DATABASE_URL: the production server never starts
+ * a database of its own.
  */
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { authEnv, serveEnv } from '../src/env.ts';
+import { accountsEnv, serveEnv } from '../src/env.ts';
 import { isLoopback } from '../src/server/auth.ts';
+import { CLIENT_IP_HEADER } from '../src/lib/auth-headers.ts';
 import { NO_CONTENT_CSP, SECURITY_HEADERS, screenRequest } from '../src/server/http-security.ts';
 
 /**
@@ -26,7 +29,11 @@ function screenRequests(): void {
     (handler: http.RequestListener): http.RequestListener =>
     (req, res) => {
       const refusal = screenRequest(req.method, req.url);
-      if (!refusal) return handler(req, res);
+      if (!refusal) {
+        // The address the sign-in throttle counts by: this socket's peer, never a header a client sent.
+        req.headers[CLIENT_IP_HEADER] = req.socket.remoteAddress ?? '';
+        return handler(req, res);
+      }
       res.writeHead(refusal.status, {
         'content-type': 'text/plain; charset=utf-8',
         'content-security-policy': NO_CONTENT_CSP,
@@ -42,13 +49,19 @@ function screenRequests(): void {
 
 async function main(): Promise<void> {
   const env = serveEnv();
-  const auth = authEnv();
-  if (!isLoopback(env.GUARDTRACE_WEB_HOST) && !auth.GUARDTRACE_WEB_PASSWORD && env.GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED !== '1') {
-    throw new Error(
-      `refusing to serve on ${env.GUARDTRACE_WEB_HOST} without a password: anyone who reaches it could create and revoke API keys. ` +
-        'Set GUARDTRACE_WEB_PASSWORD (12+ characters), or GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED=1 when an authenticating proxy stands in front.',
-    );
+  if (!isLoopback(env.GUARDTRACE_WEB_HOST)) {
+    const missing = ['GUARDTRACE_AUTH_SECRET', 'GUARDTRACE_BASE_URL'].filter((name) => !process.env[name]);
+    if (missing.length) {
+      throw new Error(
+        `refusing to serve on ${env.GUARDTRACE_WEB_HOST} without ${missing.join(' and ')}: accounts need a secret that signs session ` +
+          'cookies (32+ random characters) and the URL browsers reach the app at (https makes the cookie Secure). See docs/deployment.md.',
+      );
+    }
+  } else if (!process.env.GUARDTRACE_AUTH_SECRET) {
+    // Loopback without a secret: one for this process; signing in again after a restart is the price.
+    process.env.GUARDTRACE_AUTH_SECRET = randomBytes(32).toString('base64url');
   }
+  accountsEnv();
   // Next's standalone server.js listens on HOSTNAME and PORT (HOSTNAME is the machine's name in
   // most shells, hence our own GUARDTRACE_WEB_HOST); it chdirs to its own folder.
   process.env.HOSTNAME = env.GUARDTRACE_WEB_HOST;

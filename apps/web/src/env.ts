@@ -30,23 +30,44 @@ const serveSchema = z.object({
   DATABASE_URL: serverSchema.shape.DATABASE_URL,
   // 3000: the port README and the start orchestrator advertise for the web app.
   PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
-  // Loopback by default: without GUARDTRACE_WEB_PASSWORD anyone who reaches the port can use the
-  // UI, keys included. (Not HOSTNAME: shells set it to the machine name.)
+  // Loopback by default: serving beyond this machine needs GUARDTRACE_AUTH_SECRET and
+  // GUARDTRACE_BASE_URL (scripts/serve.ts). (Not HOSTNAME: shells set it to the machine name.)
   GUARDTRACE_WEB_HOST: z.string().min(1).default('127.0.0.1'),
-  /** `1`: serve beyond loopback without a password (an authenticating proxy stands in front). */
-  GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED: z.enum(['0', '1']).default('0'),
 });
 
-const authSchema = z.object({
-  // Basic auth splits user from password at the first colon.
-  GUARDTRACE_WEB_USER: z.preprocess(emptyIsUnset, z.string().regex(/^[^:]+$/, 'must not contain ":"').default('admin')),
-  // 12 characters at least: this password is all that stands between the network and the API keys.
-  GUARDTRACE_WEB_PASSWORD: z.preprocess(emptyIsUnset, z.string().min(12, 'must be at least 12 characters').optional()),
-});
+const accountsSchema = z
+  .object({
+    // 32 characters at least: it signs the session cookies (better-auth's own minimum).
+    GUARDTRACE_AUTH_SECRET: z.preprocess(
+      emptyIsUnset,
+      z
+        .string({ error: 'is required: a random string of 32+ characters that signs session cookies (e.g. `openssl rand -base64 32`)' })
+        .min(32, 'must be at least 32 characters (e.g. `openssl rand -base64 32`)'),
+    ),
+    // Where browsers reach the app; https makes the session cookie Secure.
+    GUARDTRACE_BASE_URL: z.preprocess(emptyIsUnset, z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional()),
+    GUARDTRACE_WEB_HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(1).max(65_535).default(3000),
+    /** invite: sign-up needs an invitation link; open: anyone who reaches the app may sign up. */
+    GUARDTRACE_SIGNUP: z.preprocess(emptyIsUnset, z.enum(['invite', 'open']).default('invite')),
+    /** Comma-separated addresses/CIDRs of proxies whose X-Forwarded-For is trusted for throttling. */
+    GUARDTRACE_TRUSTED_PROXIES: z.preprocess(
+      (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : []),
+      z.array(z.string()),
+    ),
+  })
+  .transform((e) => {
+    const base = (e.GUARDTRACE_BASE_URL ?? `http://${e.GUARDTRACE_WEB_HOST}:${e.PORT}`).replace(/\/+$/, '');
+    const u = new URL(base);
+    // On loopback, localhost and 127.0.0.1 are the same server to the person using it.
+    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+    const trustedOrigins = loopback ? ['127.0.0.1', 'localhost', '[::1]'].map((h) => `${u.protocol}//${h}${u.port ? `:${u.port}` : ''}`) : [u.origin];
+    return { ...e, GUARDTRACE_BASE_URL: base, trustedOrigins };
+  });
 
 export type ServerEnv = z.infer<typeof serverSchema>;
 export type ServeEnv = z.infer<typeof serveSchema>;
-export type AuthEnv = z.infer<typeof authSchema>;
+export type AccountsEnv = z.infer<typeof accountsSchema>;
 
 type EnvSource = Record<string, string | undefined>;
 
@@ -72,13 +93,13 @@ export function serveEnv(source: EnvSource = process.env): ServeEnv {
   return parse(serveSchema, source);
 }
 
-let cachedAuth: AuthEnv | undefined;
+let cachedAccounts: AccountsEnv | undefined;
 
-/** Who may use the UI: every request needs this user and password when a password is set. */
-export function authEnv(source: EnvSource = process.env): AuthEnv {
-  if (source !== process.env) return parse(authSchema, source);
-  cachedAuth ??= parse(authSchema, source);
-  return cachedAuth;
+/** Accounts: the cookie-signing secret, the base URL, the sign-up policy, trusted proxies. */
+export function accountsEnv(source: EnvSource = process.env): AccountsEnv {
+  if (source !== process.env) return parse(accountsSchema, source);
+  cachedAccounts ??= parse(accountsSchema, source);
+  return cachedAccounts;
 }
 
 /** The collector's base URL for agents (SDK `endpoint`; OTLP traces go to `<url>/v1/traces`). */

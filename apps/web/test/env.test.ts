@@ -26,7 +26,6 @@ describe('env', () => {
       DATABASE_URL: url,
       PORT: 3000,
       GUARDTRACE_WEB_HOST: '127.0.0.1',
-      GUARDTRACE_WEB_ALLOW_UNAUTHENTICATED: '0',
     });
     expect(serveEnv({ DATABASE_URL: url, PORT: '4123' }).PORT).toBe(4123);
     expect(() => serveEnv({ DATABASE_URL: url, PORT: 'abc' })).toThrow(/PORT/);

@@ -1,4 +1,4 @@
-import { hashApiKey } from '@guardtrace/db';
+import { hashApiKey, listAudit } from '@guardtrace/db';
 import { describe, expect, it } from 'vitest';
 import { createProjectKey, getProjectSettings, revokeProjectKey, setCleanSampleRate, setRetentionDays } from '../src/server/queries/settings.ts';
 import { setupTestDatabase } from './db.ts';
@@ -56,5 +56,28 @@ describe('project settings', () => {
     expect(await revokeProjectKey(prisma, theirs.id, theirKey.id)).toBe(true);
     expect(await revokeProjectKey(prisma, theirs.id, theirKey.id)).toBe(false);
     expect((await getProjectSettings(prisma, theirs.id))!.keys[0]!.revokedAt).not.toBeNull();
+  });
+});
+
+describe('the audit log of settings changes', () => {
+  it('records key creation and revocation and sampling changes with who made them, and no secret', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const actor = { id: 'acct-1', email: 'ops@example.test' };
+    const created = await createProjectKey(prisma, project.id, 'ci', actor);
+    const keyId = (await getProjectSettings(prisma, project.id))!.keys[0]!.id;
+    await revokeProjectKey(prisma, project.id, keyId, actor);
+    await setCleanSampleRate(prisma, project.id, 0.5, actor);
+    // Unchanged: nothing to log.
+    await setCleanSampleRate(prisma, project.id, 0.5, actor);
+    const log = await listAudit(prisma, project.id);
+    expect(log.map((e) => [e.action, e.actorEmail])).toEqual([
+      ['sampling.changed', actor.email],
+      ['key.revoked', actor.email],
+      ['key.created', actor.email],
+    ]);
+    expect(log[0]!.details).toEqual({ from: 1, to: 0.5 });
+    expect(log[2]!.target).toBe(`ci (${created!.prefix}…)`);
+    expect(JSON.stringify(log)).not.toContain(created!.key);
   });
 });

@@ -1,4 +1,29 @@
 // Client-bundle-safe for server components: Prisma client, keys, no embedded Postgres/migrator.
+export {
+  acceptInvitation,
+  allows,
+  changeRole,
+  checkProjectName,
+  createInvitation,
+  createOwnedProject,
+  deleteProject,
+  INVITATION_TTL_MS,
+  isRole,
+  listInvitations,
+  listMembers,
+  MembershipError,
+  peekInvitation,
+  projectsOf,
+  ROLES,
+  removeMember,
+  renameProject,
+  revokeInvitation,
+  roleIn,
+} from './access.ts';
+export type { Capability, InvitationRow, MemberProject, MemberRow, Role } from './access.ts';
+export { AUDIT_ACTIONS, listAudit, recordAudit } from './audit.ts';
+export type { AuditAction, AuditActor, AuditEntryRow, AuditInput, Db } from './audit.ts';
+export { consumeSignInLink, createSignInLink, ensureOwner, SIGN_IN_LINK_TTL_MS, signInLinkPath } from './owner.ts';
 export { createPrisma, sql } from './client.ts';
 export type { PrismaClient, Sql } from './client.ts';
 export { refreshAnalyticsRollup } from './analytics.ts';

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { Db } from './audit.ts';
 import type { PrismaClient } from './client.ts';
 
 /** Keys look like `gt_<40 base62-ish chars>`; the prefix shown in the UI is the first 11 characters. */
@@ -29,7 +30,7 @@ export interface CreatedKey {
   prefix: string;
 }
 
-export async function createApiKey(prisma: PrismaClient, projectId: string, name = 'default'): Promise<CreatedKey> {
+export async function createApiKey(prisma: Db, projectId: string, name = 'default'): Promise<CreatedKey> {
   const key = generateApiKey();
   const id = randomUUID();
   const prefix = key.slice(0, SHOWN_CHARS);
@@ -45,7 +46,7 @@ export async function createApiKey(prisma: PrismaClient, projectId: string, name
  * collector at once (API_KEY_CHANNEL): the notification is sent when the update commits, in the
  * same statement. True when a key was revoked now.
  */
-export async function revokeApiKey(prisma: PrismaClient, projectId: string, keyId: string): Promise<boolean> {
+export async function revokeApiKey(prisma: Db, projectId: string, keyId: string): Promise<boolean> {
   // Ids are uuids: anything else names no key (and must not reach Postgres' uuid cast).
   if (!UUID.test(keyId) || !UUID.test(projectId)) return false;
   const rows = await prisma.$queryRaw<{ n: number }[]>`

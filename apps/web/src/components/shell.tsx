@@ -1,10 +1,12 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { hrefWith } from '@/lib/search-params';
+import { AccountMenu } from './account-menu';
 import { Menu } from './menu';
 import type { ProjectDto, ProjectSelection } from '@/server/queries/projects';
 
-type Section = 'sessions' | 'analytics' | 'settings';
+/** `projects` is reached from the account menu and the project picker, not the top bar. */
+type Section = 'sessions' | 'analytics' | 'settings' | 'projects';
 
 const NAV: { section: Section; label: string; href: string }[] = [
   { section: 'sessions', label: 'Sessions', href: '/sessions' },
@@ -38,6 +40,11 @@ function ProjectPicker({ projects, current, path }: { projects: ProjectDto[]; cu
             </Link>
           </li>
         ))}
+        <li className="border-t border-slate-100">
+          <Link href="/projects" className="block px-3 py-2 text-indigo-700 hover:bg-slate-50">
+            All projects…
+          </Link>
+        </li>
       </ul>
     </Menu>
   );
@@ -76,13 +83,14 @@ export function Shell({
               </Link>
             ))}
           </nav>
-          <div className="ml-auto">
+          <div className="ml-auto flex items-center gap-2">
             <ProjectPicker projects={selection.projects} current={selection.current} path={`/${section}`} />
+            <AccountMenu />
           </div>
         </div>
       </header>
       <main className="mx-auto max-w-7xl px-4 py-8 sm:px-6">
-        {selection.current ? children : <NoProject />}
+        {selection.current || section === 'projects' ? children : <NoProject />}
       </main>
     </>
   );
@@ -93,8 +101,8 @@ function NoProject() {
     <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center">
       <h1 className="text-lg font-semibold">No projects yet</h1>
       <p className="mx-auto mt-2 max-w-md text-sm text-slate-600">
-        Run <code className="rounded bg-slate-100 px-1 font-mono">pnpm start</code> to create the default project and send
-        the demo agent&apos;s sessions.
+        You are not a member of any project. <Link href="/projects" className="text-indigo-700 underline">Create one</Link>, or
+        open an invitation link from a project owner.
       </p>
     </div>
   );

@@ -1,27 +1,13 @@
 'use server';
 
+// Every action checks the signed-in account's role in the project itself (guarded): src/proxy.ts
+// only saw a cookie. Then input and project scope.
+
 import { revalidatePath } from 'next/cache';
-import { headers } from 'next/headers';
 import { z } from 'zod';
-import { authEnv } from '@/env';
-import { isAuthorized } from '@/server/auth';
+import { type ActionState, guarded } from '@/server/action-guard';
 import { db } from '@/server/db';
 import { createProjectKey, MAX_RETENTION_DAYS, revokeProjectKey, setCleanSampleRate, setRetentionDays } from '@/server/queries/settings';
-
-// Each action checks the sign-in itself too (src/proxy.ts already did): they change what
-// the collector accepts, so they do not rely on a single gate. Then input and project scope.
-async function signedIn(): Promise<boolean> {
-  const auth = authEnv();
-  return isAuthorized((await headers()).get('authorization'), auth.GUARDTRACE_WEB_USER, auth.GUARDTRACE_WEB_PASSWORD);
-}
-const SIGN_IN: ActionState = { ok: false, message: 'Sign in first: this server asks for a user name and password.' };
-
-export interface ActionState {
-  ok: boolean;
-  message: string;
-  /** A key just created: shown once. */
-  key?: string;
-}
 
 const projectId = z.uuid();
 
@@ -32,13 +18,15 @@ const rateInput = z.object({
 });
 
 export async function updateSampleRate(_prev: ActionState, form: FormData): Promise<ActionState> {
-  if (!(await signedIn())) return SIGN_IN;
   const input = rateInput.safeParse({ project: form.get('project'), percent: form.get('percent') });
   if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
-  const rate = Math.round(input.data.percent * 100) / 10_000;
-  if (!(await setCleanSampleRate(db(), input.data.project, rate))) return { ok: false, message: 'Project not found' };
-  revalidatePath('/settings');
-  return { ok: true, message: `Saved: SDKs keep ${input.data.percent}% of clean sessions.` };
+  const { project, percent } = input.data;
+  return guarded(project, 'manageSampling', async (account) => {
+    const rate = Math.round(percent * 100) / 10_000;
+    if (!(await setCleanSampleRate(db(), project, rate, account))) return { ok: false, message: 'Project not found', status: 404 };
+    revalidatePath('/settings');
+    return { ok: true, message: `Saved: SDKs keep ${percent}% of clean sessions.` };
+  });
 }
 
 const retentionInput = z.object({
@@ -59,19 +47,20 @@ const retentionInput = z.object({
 });
 
 export async function updateRetention(_prev: ActionState, form: FormData): Promise<ActionState> {
-  if (!(await signedIn())) return SIGN_IN;
   const input = retentionInput.safeParse({ project: form.get('project'), days: form.get('days') ?? '' });
   if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
-  if (!(await setRetentionDays(db(), input.data.project, input.data.days))) return { ok: false, message: 'Project not found' };
-  revalidatePath('/settings');
-  const days = input.data.days;
-  return {
-    ok: true,
-    message:
-      days === null
-        ? "Saved: this project follows the collector's default retention."
-        : `Saved: sessions are deleted ${days} day${days === 1 ? '' : 's'} after they end (within the hour).`,
-  };
+  const { project, days } = input.data;
+  return guarded(project, 'manageRetention', async (account) => {
+    if (!(await setRetentionDays(db(), project, days, account))) return { ok: false, message: 'Project not found', status: 404 };
+    revalidatePath('/settings');
+    return {
+      ok: true,
+      message:
+        days === null
+          ? "Saved: this project follows the collector's default retention."
+          : `Saved: sessions are deleted ${days} day${days === 1 ? '' : 's'} after they end (within the hour).`,
+    };
+  });
 }
 
 const keyInput = z.object({
@@ -81,21 +70,26 @@ const keyInput = z.object({
 });
 
 export async function createKey(_prev: ActionState, form: FormData): Promise<ActionState> {
-  if (!(await signedIn())) return SIGN_IN;
   const input = keyInput.safeParse({ project: form.get('project'), name: form.get('name') });
   if (!input.success) return { ok: false, message: input.error.issues[0]?.message ?? 'Invalid input' };
-  const created = await createProjectKey(db(), input.data.project, input.data.name);
-  if (!created) return { ok: false, message: 'Project not found' };
-  revalidatePath('/settings');
-  return { ok: true, message: 'Copy this key now: it is stored hashed and will not be shown again.', key: created.key };
+  const { project, name } = input.data;
+  return guarded(project, 'manageKeys', async (account) => {
+    const created = await createProjectKey(db(), project, name, account);
+    if (!created) return { ok: false, message: 'Project not found', status: 404 };
+    revalidatePath('/settings');
+    return { ok: true, message: 'Copy this key now: it is stored hashed and will not be shown again.', key: created.key };
+  });
 }
 
 const revokeInput = z.object({ project: projectId, key: z.uuid() });
 
 export async function revokeKey(form: FormData): Promise<void> {
-  if (!(await signedIn())) return;
   const input = revokeInput.safeParse({ project: form.get('project'), key: form.get('key') });
   if (!input.success) return;
-  await revokeProjectKey(db(), input.data.project, input.data.key);
-  revalidatePath('/settings');
+  const { project, key } = input.data;
+  await guarded(project, 'manageKeys', async (account) => {
+    await revokeProjectKey(db(), project, key, account);
+    revalidatePath('/settings');
+    return { ok: true, message: '' };
+  });
 }

@@ -1,7 +1,8 @@
 'use client';
 
 import { useActionState } from 'react';
-import { type ActionState, createKey, updateRetention, updateSampleRate } from './actions';
+import type { ActionState } from '@/server/action-guard';
+import { createKey, updateRetention, updateSampleRate } from './actions';
 
 const INITIAL: ActionState = { ok: true, message: '' };
 const INPUT =

@@ -1,14 +1,17 @@
+import { allows, type Role } from '@guardtrace/db';
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { PageTitle, Shell } from '@/components/shell';
 import { TableSkeleton } from '@/components/skeletons';
 import { formatDateTime } from '@/lib/format';
 import type { RawSearchParams } from '@/lib/search-params';
+import { requireAccount } from '@/server/accounts';
 import { selectProject } from '@/server/context';
 import { db } from '@/server/db';
 import { getProjectSettings } from '@/server/queries/settings';
 import { revokeKey } from './actions';
 import { CreateKeyForm, RetentionForm, RevokeButton, SampleRateForm } from './forms';
+import { MembersPanel } from './members';
 
 export const metadata: Metadata = { title: 'Settings' };
 
@@ -22,7 +25,7 @@ function Card({ title, children, subtitle }: { title: string; subtitle: string; 
   );
 }
 
-async function SettingsPanels({ project }: { project: string }) {
+async function SettingsPanels({ project, role, me }: { project: string; role: Role; me: string }) {
   const settings = await getProjectSettings(db(), project);
   if (!settings) return null;
   const TH = 'whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-500';
@@ -32,7 +35,13 @@ async function SettingsPanels({ project }: { project: string }) {
         title="Sampling"
         subtitle="SDKs keep every session with a failure, escalation or budget hit, and this share of clean sessions (decided per session id). Charts scale kept sessions back up by their sampling weight."
       >
-        <SampleRateForm project={settings.id} rate={settings.cleanSampleRate} />
+        {allows(role, 'manageSampling') ? (
+          <SampleRateForm project={settings.id} rate={settings.cleanSampleRate} />
+        ) : (
+          <p className="text-sm" data-testid="sample-rate">
+            {Math.round(settings.cleanSampleRate * 1000) / 10}% of clean sessions kept
+          </p>
+        )}
       </Card>
       <Card
         title="Retention"
@@ -44,7 +53,7 @@ async function SettingsPanels({ project }: { project: string }) {
         title="API keys"
         subtitle="Agents send OTLP traces with a key of this project (Authorization: Bearer <key>). Keys are stored hashed and shown once."
       >
-        <CreateKeyForm project={settings.id} />
+        {allows(role, 'manageKeys') ? <CreateKeyForm project={settings.id} /> : null}
         {settings.keys.length ? (
           <table className="mt-5 min-w-full divide-y divide-slate-200 text-sm" data-testid="api-keys">
             <thead>
@@ -74,7 +83,7 @@ async function SettingsPanels({ project }: { project: string }) {
                     )}
                   </td>
                   <td className="px-3 py-2.5 text-right">
-                    {k.revokedAt ? null : (
+                    {k.revokedAt || !allows(role, 'manageKeys') ? null : (
                       <form action={revokeKey}>
                         <input type="hidden" name="project" value={settings.id} />
                         <input type="hidden" name="key" value={k.id} />
@@ -90,6 +99,9 @@ async function SettingsPanels({ project }: { project: string }) {
           <p className="mt-4 text-sm text-slate-500">No keys yet.</p>
         )}
       </Card>
+      <Card title="Members" subtitle="Viewers read; members also manage keys and sampling; owners also manage members and the project.">
+        <MembersPanel project={settings.id} role={role} me={me} />
+      </Card>
     </div>
   );
 }
@@ -97,11 +109,12 @@ async function SettingsPanels({ project }: { project: string }) {
 export default async function SettingsPage({ searchParams }: { searchParams: Promise<RawSearchParams> }) {
   const selection = await selectProject(await searchParams);
   const project = selection.current?.id ?? '';
+  const account = await requireAccount();
   return (
     <Shell selection={selection} section="settings">
       <PageTitle title="Settings" subtitle={`Project ${selection.current?.name ?? ''} · ${project}`} />
       <Suspense key={project} fallback={<TableSkeleton rows={4} />}>
-        <SettingsPanels project={project} />
+        {selection.current ? <SettingsPanels project={project} role={selection.current.role} me={account.id} /> : null}
       </Suspense>
     </Shell>
   );

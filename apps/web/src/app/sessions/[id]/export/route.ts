@@ -4,9 +4,8 @@
  * project's key to import the session there (docs/collector.md, "Export and import").
  */
 import { exportFileName, MAX_EXPORT_SPANS } from '@guardtrace/db/export';
-import { authEnv } from '@/env';
 import { decodeParam, parseProjectParam } from '@/lib/search-params';
-import { isAuthorized } from '@/server/auth';
+import { currentAccount } from '@/server/accounts';
 import { db } from '@/server/db';
 import { exportSession } from '@/server/queries/export';
 import { resolveProject } from '@/server/queries/projects';
@@ -17,14 +16,12 @@ const text = (status: number, message: string) =>
   new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } });
 
 export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  // Checked here too (src/proxy.ts already did): it hands out a session's data whole.
-  const auth = authEnv();
-  if (!isAuthorized(request.headers.get('authorization'), auth.GUARDTRACE_WEB_USER, auth.GUARDTRACE_WEB_PASSWORD)) {
-    return text(401, 'Sign in first.');
-  }
+  // Checked here too (src/proxy.ts only saw a cookie): it hands out a session's data whole.
+  const account = await currentAccount();
+  if (!account) return text(401, 'Sign in first.');
   const id = decodeParam((await params).id);
   const sp = Object.fromEntries(new URL(request.url).searchParams);
-  const selection = await resolveProject(db(), parseProjectParam(sp));
+  const selection = await resolveProject(db(), account.id, parseProjectParam(sp));
   const project = selection.current?.id;
   // Postgres text holds no NUL: no session has one.
   if (!project || selection.unknownRequested || id.includes('\0')) return text(404, 'No such session in this project.');

@@ -1,9 +1,10 @@
 /**
  * One payload of the replay on demand: `GET /sessions/{id}/payload?project=&trace=&span=&kind=[&full=1]`.
- * Scoped like the page: the project from `?project=` (else the oldest), the session id, the span.
+ * Scoped like the page: the account's project from `?project=` (else its oldest), the session id, the span.
  * The value is cut to PAYLOAD_CHARS unless `full=1`.
  */
 import { decodeParam, parseProjectParam } from '@/lib/search-params';
+import { currentAccount } from '@/server/accounts';
 import { db } from '@/server/db';
 import { resolveProject } from '@/server/queries/projects';
 import { getPayload, PAYLOAD_KINDS, type PayloadKind } from '@/server/queries/session-payload';
@@ -31,7 +32,10 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
   if (!SPAN_ID.test(span)) return bad(`span: expected 16 lowercase hex characters, got ${JSON.stringify(span.slice(0, 64))}`);
   if (url.searchParams.has('project') && !parseProjectParam(sp)) return bad('project: expected a project uuid');
   if (id.includes('\0')) return bad('session id: must not contain NUL', 404);
-  const selection = await resolveProject(db(), parseProjectParam(sp));
+  // Only the signed-in account's projects (src/proxy.ts only saw a cookie).
+  const account = await currentAccount();
+  if (!account) return bad('Sign in first.', 401);
+  const selection = await resolveProject(db(), account.id, parseProjectParam(sp));
   if (!selection.current) return bad('project: no such project', 404);
   const payload = await getPayload(db(), selection.current.id, id, {
     kind: kind as PayloadKind,

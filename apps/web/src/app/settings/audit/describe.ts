@@ -1,0 +1,35 @@
+import type { AuditEntryRow } from '@guardtrace/db';
+
+const pct = (v: unknown) => (typeof v === 'number' ? `${Math.round(v * 1000) / 10}%` : '?');
+
+/** One audit entry in words. */
+export function describeAudit(e: Pick<AuditEntryRow, 'action' | 'target' | 'details'>): string {
+  const d = (e.details ?? {}) as Record<string, unknown>;
+  const t = e.target ?? '';
+  switch (e.action) {
+    case 'project.created':
+      return `created the project ${t}`;
+    case 'project.renamed':
+      return `renamed the project from ${String(d.from)} to ${String(d.to)}`;
+    case 'key.created':
+      return `created the API key ${t}`;
+    case 'key.revoked':
+      return `revoked the API key ${t}`;
+    case 'sampling.changed':
+      return `changed clean sessions kept from ${pct(d.from)} to ${pct(d.to)}`;
+    case 'retention.changed':
+      return `changed retention from ${String(d.from ?? '?')} to ${String(d.to ?? '?')} days`;
+    case 'member.invited':
+      return `created an invitation link for a ${t}`;
+    case 'invitation.revoked':
+      return 'revoked an invitation link';
+    case 'member.joined':
+      return `${t} joined as ${String(d.role)}`;
+    case 'member.role_changed':
+      return `changed the role of ${t} from ${String(d.from)} to ${String(d.to)}`;
+    case 'member.removed':
+      return `removed ${t} (${String(d.role)})`;
+    default:
+      return `${e.action} ${t}`.trim();
+  }
+}
