@@ -4,7 +4,7 @@
  * the layout with a 200-character id and a 7-digit token count, and a project's empty state.
  */
 import { randomBytes } from 'node:crypto';
-import { createPrisma, createProject } from '@guardtrace/db';
+import { createOwnedProject, createPrisma } from '@guardtrace/db';
 import { Guardtrace } from '@guardtrace/sdk';
 import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, type Page, test } from '@playwright/test';
@@ -222,7 +222,12 @@ test('a sampled session’s counts are shown scaled by its sampling weight, with
 
 test('a project without sessions shows the OTLP endpoint, where keys are made, and a copyable SDK snippet', async ({ page, context }) => {
   const prisma = createPrisma(process.env.GUARDTRACE_DATABASE_URL as string, { max: 1 });
-  const project = await createProject(prisma, `empty ${tag}`).finally(() => prisma.$disconnect());
+  // A new project of the signed-in owner (its member, as projects made in the app are).
+  const project = await (async () => {
+    const email = process.env.GUARDTRACE_OWNER_EMAIL as string;
+    const owner = await prisma.authUser.findUniqueOrThrow({ where: { email }, select: { id: true, email: true } });
+    return createOwnedProject(prisma, `empty ${tag}`, owner);
+  })().finally(() => prisma.$disconnect());
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.goto(`/sessions?project=${project.id}`);
   const empty = page.getByTestId('sessions-empty');

@@ -444,7 +444,9 @@ export function guardtraceSession(plan: SessionPlan, r: Rng, calls: number): Spa
     [ATTR_GUARDTRACE_USER_ID]: plan.userId,
     [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
     [ATTR_GUARDTRACE_SESSION_OUTCOME]: outcome,
-    [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: outcome === 'success' && plan.cleanWeight > 1 ? plan.cleanWeight : 1,
+    // As the SDK samples: a session with any failed attempt (repaired or not) is kept at weight 1;
+    // only a clean one is thinned and carries its weight.
+    [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: outcome === 'success' && plan.expected.failedAttempts === 0 && plan.cleanWeight > 1 ? plan.cleanWeight : 1,
   };
   b.add({ id: c.root, name: `${OP_INVOKE_AGENT} ${agent.name}`, parent: null, atMs: 0, durMs: c.t, attrs, error: outcome === 'success' ? undefined : outcome });
   Object.assign(plan.expected, { outcome, agentName: agent.name, userId: plan.userId, spans: b.spans.length, samplingWeight: attrs[ATTR_GUARDTRACE_SAMPLING_WEIGHT] });

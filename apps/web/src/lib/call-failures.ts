@@ -31,13 +31,24 @@ function passed(a: AttemptDto): boolean {
   return !a.guardChecks.some((g) => g.verdict === 'fail') && (a.outcome === 'success' || a.guardChecks.length > 0);
 }
 
-/** The call's attempts as `AttemptDiff` takes them. */
+/**
+ * The call's attempts as `AttemptDiff` takes them. When its attempts name different tools (a
+ * hallucinated tool name corrected to a real one), each attempt is diffed as the call the model
+ * made, `{ tool, arguments }`: the tool name is then a changed field like any other, an unknown
+ * tool's failure points at `/tool`, and the arguments' own pointers sit under `/arguments`.
+ */
 export function diffAttempts(call: ToolCallStepDto): DiffAttempt[] {
-  return call.attempts.map((a) => ({
-    attempt: a.number,
-    args: parseArguments(a.arguments?.text ?? null),
-    failedPointers: [...new Set(a.guardChecks.filter((g) => g.verdict === 'fail').flatMap((g) => g.failedPointers))],
-    failureClass: a.failureClass,
-    passed: passed(a),
-  }));
+  const toolOf = (a: AttemptDto) => a.toolName ?? call.toolName;
+  const namesOtherTools = new Set(call.attempts.map(toolOf)).size > 1;
+  return call.attempts.map((a) => {
+    const args = parseArguments(a.arguments?.text ?? null);
+    const pointers = [...new Set(a.guardChecks.filter((g) => g.verdict === 'fail').flatMap((g) => g.failedPointers))];
+    const base = { attempt: a.number, failureClass: a.failureClass, passed: passed(a) };
+    if (!namesOtherTools) return { ...base, args, failedPointers: pointers };
+    return {
+      ...base,
+      args: { tool: toolOf(a), arguments: args },
+      failedPointers: [...(a.failureClass === 'unknown_tool' ? ['/tool'] : []), ...pointers.map((p) => `/arguments${p}`)],
+    };
+  });
 }

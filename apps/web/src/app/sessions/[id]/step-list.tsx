@@ -40,7 +40,7 @@ function Row({ s, current, match, onSelect }: { s: TimelineStepDto; current: boo
     >
       <span className="w-12 shrink-0 text-right font-mono text-[11px] tabular-nums text-slate-400">{formatInt(s.step)}</span>
       <span
-        className={`w-11 shrink-0 text-[10px] font-semibold uppercase tracking-wide ${failed ? 'text-red-600' : 'text-slate-400'}`}
+        className={`w-11 shrink-0 text-[10px] font-semibold uppercase tracking-wide ${failed ? 'text-red-700' : 'text-slate-400'}`}
       >
         {KIND[s.kind]}
       </span>
@@ -62,7 +62,7 @@ function Row({ s, current, match, onSelect }: { s: TimelineStepDto; current: boo
         </span>
       ) : null}
       {s.kind === 'tool' && s.decision ? (
-        <span className="hidden max-w-28 shrink-0 truncate font-mono text-[10px] text-slate-500 xl:inline">{s.decision}</span>
+        <span className="hidden max-w-28 shrink-0 truncate font-mono text-[10px] text-slate-700 xl:inline">{s.decision}</span>
       ) : null}
       {s.kind === 'model' ? (
         <span className={`shrink-0 text-[11px] tabular-nums ${s.repairFailureClass ? 'text-amber-700' : 'text-slate-500'}`}>

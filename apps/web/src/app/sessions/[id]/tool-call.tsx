@@ -76,7 +76,14 @@ function Budgets({ a }: { a: AttemptDto }) {
           <dd className="font-medium tabular-nums text-slate-800">{value}</dd>
         </div>
       ))}
-      {b.exhausted ? <FlagChip tone="red">budget exhausted: {b.exhausted}</FlagChip> : null}
+      {b.exhausted ? (
+        <div className="flex">
+          <dt className="sr-only">Budget exhausted</dt>
+          <dd>
+            <FlagChip tone="red">budget exhausted: {b.exhausted}</FlagChip>
+          </dd>
+        </div>
+      ) : null}
     </dl>
   );
 }
