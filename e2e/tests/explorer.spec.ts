@@ -153,7 +153,12 @@ test('pages follow a cursor forward and back without repeating a session', async
 test('↑/↓ move the selected row and Enter opens it; controls are reachable with Tab', async ({ page }) => {
   await page.goto(`/sessions?q=${tag}&sort=session&dir=asc`);
   const list = await rowIds(page);
-  await page.keyboard.press('ArrowDown');
+  // The first ↓ once the page has hydrated (a key pressed before that reaches no handler).
+  await expect(async () => {
+    if ((await page.locator('tr[data-selected]').count()) === 0) await page.keyboard.press('ArrowDown');
+    await expect(page.locator('tr[data-selected]')).toHaveCount(1, { timeout: 500 });
+  }).toPass();
+  await expect(rows(page).first()).toHaveAttribute('data-selected', '');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowUp');

@@ -18,7 +18,11 @@ test('finds the corrected hallucinated tool name, steps to its rejection, reads 
   await expect(rows.first()).toContainText('file-agent');
   // ↓ selects the first session and Enter opens it (typing keys are the search box's own, so leave it first).
   await search.blur();
-  await page.keyboard.press('ArrowDown');
+  // (Once the page has hydrated: a key pressed before that reaches no handler.)
+  await expect(async () => {
+    if ((await page.locator('tr[data-selected]').count()) === 0) await page.keyboard.press('ArrowDown');
+    await expect(page.locator('tr[data-selected]')).toHaveCount(1, { timeout: 500 });
+  }).toPass();
   await expect(rows.first()).toHaveAttribute('data-selected', '');
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/\/sessions\/[^/?]+\?/);
