@@ -34,7 +34,12 @@ test('a 5,000-span session: every step reachable, stepped with the keyboard, wit
   for (let i = 0; i < 10; i++) await page.keyboard.press('k');
   await expect(selected(page)).toHaveAttribute('data-step', '22');
   await page.keyboard.press('e');
-  await expect(selected(page)).toHaveAttribute('data-step', '23');
+  // The next failing step after 22 (the cycle's rejected call), with none failing in between.
+  await expect(selected(page)).toHaveAttribute('data-failed', 'true');
+  await expect(selected(page)).toHaveAttribute('data-kind', 'tool');
+  const next = Number(await selected(page).getAttribute('data-step'));
+  expect(next).toBeGreaterThan(22);
+  for (let n = 23; n < next; n++) await expect(page.locator(`[data-testid=step][data-step="${n}"]`)).not.toHaveAttribute('data-failed', 'true');
 
   // The last cycle, far below the rendered rows: found by search, selected, scrolled into view.
   await page.keyboard.press('/');

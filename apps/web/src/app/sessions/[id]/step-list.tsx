@@ -32,6 +32,7 @@ function Row({ s, current, match, onSelect }: { s: TimelineStepDto; current: boo
       data-kind={s.kind}
       data-current={current ? 'true' : undefined}
       data-match={match ? 'true' : undefined}
+      data-failed={failed ? 'true' : undefined}
       aria-current={current ? 'step' : undefined}
       onClick={onSelect}
       className={`flex h-full w-full min-w-0 items-center gap-2 border-b border-slate-100 px-2 text-left text-sm ${
