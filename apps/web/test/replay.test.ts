@@ -4,7 +4,7 @@ import { getSessionDetail, PREVIEW_CHARS } from '../src/server/queries/session.t
 import { getPayload, PAYLOAD_CHARS } from '../src/server/queries/session-payload.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
-import { seedProject, seedSession, spanId } from './factories.ts';
+import { seedProject, seedSession, seedSessionRow, spanId } from './factories.ts';
 
 const db = setupTestDatabase();
 const t0 = new Date('2026-11-21T09:00:00.000Z');
@@ -252,6 +252,8 @@ describe('replay: large sessions and other instrumentations', () => {
     await prisma.modelCall.createMany({
       data: toolIds.map((_, i) => ({ ...base, spanId: spanId(), startedAt: at(i * 10 + 1), durationMs: 1, inputTokens: 10, outputTokens: 1 })),
     });
+    // The session row as the collector writes it (the page reads its totals from there).
+    await seedSessionRow(prisma, project.id, sessionId, { toolCallCount: calls, attemptCount: 2 * calls, spanCount: 4 * calls });
     const detail = await getSessionDetail(prisma, project.id, sessionId);
     const tools = detail!.steps.filter((x): x is ToolCallStepDto => x.kind === 'tool');
     expect(tools).toHaveLength(calls);
@@ -272,6 +274,7 @@ describe('replay: large sessions and other instrumentations', () => {
     await rawSpan(prisma, project.id, sessionId, trace, sibling!, 300, {}, { parentSpanId: root });
     await rawSpan(prisma, project.id, sessionId, trace, child!, 100, {}, { parentSpanId: root, events: [exception], links: [{ traceId: trace, spanId: sibling }], resource: { 'service.name': 'weather-agent' } });
     await rawSpan(prisma, project.id, sessionId, trace, grandchild!, 200, {}, { parentSpanId: child });
+    await seedSessionRow(prisma, project.id, sessionId, { spanCount: 4 });
 
     const detail = await getSessionDetail(prisma, project.id, sessionId);
     expect(detail!.spanTree.map((n) => [n.spanId, n.depth])).toEqual([
