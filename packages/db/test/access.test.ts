@@ -140,7 +140,7 @@ describe('projects and memberships', () => {
     const doomed = await createOwnedProject(prisma, 'Doomed', owner);
     const kept = await createOwnedProject(prisma, 'Kept', owner);
     for (const p of [doomed, kept]) {
-      await prisma.session.create({ data: { projectId: p.id, id: 's1', startedAt: new Date() } });
+      await prisma.session.create({ data: { projectId: p.id, id: 's1', startedAt: new Date('2027-02-10T09:00:00Z') } });
     }
     expect(await deleteProject(prisma, doomed.id)).toBe(true);
     expect(await prisma.session.count({ where: { projectId: doomed.id } })).toBe(0);
