@@ -1,11 +1,10 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
-import { orderSteps } from './replay-order.ts';
+import { escalationsOf, linkRepairs, MAX_DEPTH, orderByChain, spanTree } from './replay-steps.ts';
 import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
 import type {
   AttemptDto,
-  EscalationDto,
   GuardCheckDto,
   GuardStepDto,
   ModelCallStepDto,
@@ -13,8 +12,6 @@ import type {
   RawSpanStepDto,
   SessionDetailDto,
   SessionHeaderDto,
-  SpanNodeDto,
-  TimelineStepDto,
   ToolCallStepDto,
 } from './session-types.ts';
 
@@ -25,8 +22,6 @@ export const PREVIEW_CHARS = 240;
 const FEEDBACK_PREVIEW_CHARS = 600;
 
 type Unstepped<T> = Omit<T, 'step'>;
-// Distributes over the union, so each kind keeps its own fields.
-type StepDraft = TimelineStepDto extends infer T ? (T extends TimelineStepDto ? Unstepped<T> : never) : never;
 
 function preview(text: string | null | undefined, max = PREVIEW_CHARS): PreviewDto | null {
   if (text === null || text === undefined) return null;
@@ -35,7 +30,6 @@ function preview(text: string | null | undefined, max = PREVIEW_CHARS): PreviewD
 
 const key = (traceId: string, spanId: string) => `${traceId}:${spanId}`;
 const INTERNAL_RETRY = new Set(['retry_backoff']);
-const ESCALATING = new Set(['escalate_human', 'fail_reconcile', 'abort']);
 
 /**
  * The replay: header totals, every step (no cap: all tool calls, attempts, guard checks, model
@@ -228,121 +222,6 @@ export async function getSessionDetail(
   return { session: header, steps, spanTree: spanTree(spans, steps), escalations: escalationsOf(steps) };
 }
 
-const RANK = { model: 0, guard: 1, tool: 2, span: 3 } as const;
-
-/** Steps in cause-and-effect order (see replay-order.ts), numbered from 1. */
-function orderByChain(drafts: StepDraft[], facts: Map<string, SpanFacts>, toolOfAttempt: Map<string, string>): TimelineStepDto[] {
-  const nodes = drafts.map((d) => {
-    const ms = BigInt(Date.parse(d.startedAt));
-    const ns = facts.get(key(d.traceId, d.spanId))?.startNs;
-    // The raw span's nanoseconds order what the derived row's milliseconds tie, when both agree.
-    const startNs = ns !== undefined && ns / 1_000_000n === ms ? ns : ms * 1_000_000n;
-    return {
-    draft: d,
-    key: key(d.traceId, d.spanId),
-    startNs,
-    rank: RANK[d.kind],
-    spanId: d.spanId,
-    };
-  });
-  const edges: { before: string; after: string }[] = [];
-  for (const d of drafts) {
-    const k = key(d.traceId, d.spanId);
-    const parent = d.kind === 'span' ? d.parentSpanId : facts.get(k)?.parentSpanId;
-    if (parent) edges.push({ before: key(d.traceId, parent), after: k });
-    // The repair turn follows the call whose attempt it repairs.
-    if (d.kind === 'model' && d.repairAttemptSpanId) {
-      const tool = toolOfAttempt.get(d.repairAttemptSpanId);
-      if (tool) edges.push({ before: tool, after: k });
-    }
-  }
-  return orderSteps(nodes, edges).map((n, i) => ({ ...n.draft, step: i + 1 }) as TimelineStepDto);
-}
-
-/** Fills the repair links both ways: attempt → repairing turn → corrected call. */
-function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string, string>): void {
-  const stepOfKey = new Map(steps.map((s) => [key(s.traceId, s.spanId), s]));
-  for (const m of steps) {
-    if (m.kind !== 'model' || !m.repairAttemptSpanId) continue;
-    const tool = stepOfKey.get(toolOfAttempt.get(m.repairAttemptSpanId) ?? '');
-    if (tool?.kind !== 'tool') continue;
-    const i = tool.attempts.findIndex((a) => a.spanId === m.repairAttemptSpanId);
-    const failed = tool.attempts[i];
-    if (!failed) continue;
-    failed.repairedByStep = m.step;
-    m.repairs = { step: tool.step, attempt: failed.number, toolName: failed.toolName ?? tool.toolName };
-    // The correction is the same call's next attempt (a waiting call, maybe naming another tool),
-    // else the first tool call after the repair turn.
-    const next = tool.attempts[i + 1];
-    if (next) m.corrected = { step: tool.step, attempt: next.number, toolName: next.toolName ?? tool.toolName };
-    else {
-      const after = steps.slice(m.step).find((s): s is ToolCallStepDto => s.kind === 'tool');
-      if (after) m.corrected = { step: after.step, attempt: after.attempts[0]?.number ?? null, toolName: after.toolName };
-    }
-  }
-}
-
-/** Where and why the session escalated: each attempt or call whose decision handed it on. */
-function escalationsOf(steps: TimelineStepDto[]): EscalationDto[] {
-  const out: EscalationDto[] = [];
-  for (const s of steps) {
-    if (s.kind !== 'tool') continue;
-    const hits = s.attempts.filter((a) => (a.decision && ESCALATING.has(a.decision)) || a.escalationReason);
-    for (const a of hits) {
-      out.push({
-        step: s.step,
-        attempt: a.number,
-        toolName: a.toolName ?? s.toolName,
-        decision: a.decision,
-        reason: a.escalationReason ?? s.escalationReason ?? a.budgets.exhausted,
-        failureClass: a.failureClass,
-      });
-    }
-    if (!hits.length && ((s.decision && ESCALATING.has(s.decision)) || s.escalationReason)) {
-      out.push({ step: s.step, attempt: null, toolName: s.toolName, decision: s.decision, reason: s.escalationReason, failureClass: s.failureClass });
-    }
-  }
-  return out;
-}
-
-/** Every span, depth first under its parent (children in start order), with the step it is. */
-function spanTree(spans: SpanFacts[], steps: TimelineStepDto[]): SpanNodeDto[] {
-  const stepOf = new Map(steps.map((s) => [key(s.traceId, s.spanId), s.step]));
-  const known = new Set(spans.map((s) => key(s.traceId, s.spanId)));
-  const children = new Map<string, SpanFacts[]>();
-  const tops: SpanFacts[] = [];
-  const sorted = [...spans].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : a.spanId.localeCompare(b.spanId)));
-  for (const s of sorted) {
-    const p = s.parentSpanId ? key(s.traceId, s.parentSpanId) : null;
-    if (p && known.has(p)) children.set(p, [...(children.get(p) ?? []), s]);
-    else tops.push(s);
-  }
-  const out: SpanNodeDto[] = [];
-  const stack: { s: SpanFacts; depth: number }[] = tops.reverse().map((s) => ({ s, depth: 0 }));
-  while (stack.length) {
-    const { s, depth } = stack.pop() as { s: SpanFacts; depth: number };
-    const k = key(s.traceId, s.spanId);
-    out.push({
-      spanId: s.spanId,
-      traceId: s.traceId,
-      parentSpanId: s.parentSpanId,
-      name: s.name,
-      serviceName: s.serviceName,
-      scopeName: s.scopeName,
-      startedAt: s.startedAt,
-      durationMs: s.durationMs,
-      statusCode: s.statusCode,
-      statusMessage: s.statusMessage,
-      depth: Math.min(depth, MAX_DEPTH * 2),
-      eventCount: s.eventCount,
-      linkCount: s.linkCount,
-      step: stepOf.get(k) ?? null,
-    });
-    for (const c of [...(children.get(k) ?? [])].reverse()) stack.push({ s: c, depth: depth + 1 });
-  }
-  return out;
-}
-
 function standInToolCall(spanId: string, traceId: string, toolName: string, startedAt: string) {
   return {
     kind: 'tool',
@@ -368,7 +247,6 @@ function standInToolCall(spanId: string, traceId: string, toolName: string, star
 }
 
 // 8 levels of indentation: deeper trees stay readable instead of drifting off the page.
-const MAX_DEPTH = 8;
 
 /** Nesting of each span under its ancestors in this session (agent roots not counted). */
 function spanDepths(
