@@ -8,13 +8,14 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  type ClusterTemplate,
   createDatabaseIfMissing,
   dropDatabase,
   type RunningPostgres,
   startEmbeddedPostgres,
   startThrowawayPostgres,
 } from '@guardtrace/dev-postgres';
-import { migrate } from './migrate.ts';
+import { migrate, readMigrations } from './migrate.ts';
 import { maintainSpanPartitions } from './partitions.ts';
 import { prepareDatabase } from './database.ts';
 
@@ -95,13 +96,29 @@ export async function createTestDatabase(
     const url = await createDatabaseIfMissing(external, name);
     result = { url, close: () => dropDatabase(external, name) };
   } else {
-    const server = await startThrowawayPostgres();
+    const server = await startThrowawayPostgres({ template: await testClusterTemplate(opts.migrate !== false) });
     const url = await createDatabaseIfMissing(server.url, 'guardtrace');
     result = { url, server, close: () => server.stop() };
   }
   if (opts.migrate !== false) {
+    // Applied already in the template's copy (a quick check then); applies them otherwise.
     await migrate(result.url);
     if (opts.partitions !== false) await maintainSpanPartitions(result.url, { now: opts.partitions });
   }
   return result;
+}
+
+/**
+ * The prepared cluster a test database starts from: the empty `guardtrace` database, or it
+ * migrated, keyed by the migrations' names and checksums (a changed migration makes a new one).
+ */
+async function testClusterTemplate(migrated: boolean): Promise<ClusterTemplate> {
+  const migrations = migrated ? await readMigrations() : [];
+  return {
+    key: JSON.stringify(['guardtrace test database', migrations.map((m) => [m.name, m.checksum])]),
+    prepare: async (serverUrl) => {
+      const url = await createDatabaseIfMissing(serverUrl, 'guardtrace');
+      if (migrated) await migrate(url);
+    },
+  };
 }

@@ -33,6 +33,13 @@ const USER = 'postgres';
 // Local-only cluster bound to 127.0.0.1; the password only keeps other local users out.
 const PASSWORD = 'guardtrace';
 
+/** What initdb writes into a data folder (a prepared cluster's copy must have been made with these). */
+export const CLUSTER_SETTINGS = {
+  user: USER,
+  authMethod: 'scram-sha-256',
+  initdbFlags: ['--encoding=UTF8', '--no-sync'],
+} as const;
+
 export function connectionUrl(port: number, database = 'postgres'): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
@@ -127,9 +134,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Runn
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
-    user: USER,
+    user: CLUSTER_SETTINGS.user,
     password: PASSWORD,
-    authMethod: 'scram-sha-256',
+    authMethod: CLUSTER_SETTINGS.authMethod,
     persistent: opts.persistent ?? true,
     createPostgresUser: root,
     // Loopback only, no unix socket (its default folder may not be writable for us).
@@ -148,7 +155,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Runn
       '-c',
       'shared_buffers=512MB',
     ],
-    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+    initdbFlags: [...CLUSTER_SETTINGS.initdbFlags],
     onLog: log,
     onError: (e) => log(String(e)),
   });

@@ -3,5 +3,6 @@
 export { collationClause, createDatabaseIfMissing, dropDatabase, withDatabase } from './create-database.ts';
 export { connectionUrl, freePort, startEmbeddedPostgres } from './embedded.ts';
 export type { EmbeddedOptions, RunningPostgres } from './embedded.ts';
+export type { ClusterTemplate } from './template.ts';
 export { startThrowawayPostgres, sweepThrowaways } from './throwaway.ts';
 export type { WritebackPacer } from './writeback.ts';

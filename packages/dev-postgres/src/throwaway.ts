@@ -8,6 +8,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type RunningPostgres, startEmbeddedPostgres } from './embedded.ts';
+import { type ClusterTemplate, copyTemplateCluster, filesystemNow } from './template.ts';
 
 const THROWAWAY_PREFIX = 'guardtrace-pg-';
 /** The pid of the process that started the folder's cluster. */
@@ -72,26 +73,21 @@ export async function sweepThrowaways(root = os.tmpdir(), now?: number): Promise
   return removed;
 }
 
-/** The filesystem's clock: the mtime of a file written in `root` now (the process clock if it can't write). */
-async function filesystemNow(root: string): Promise<number> {
-  const probe = path.join(root, `.guardtrace-clock-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  try {
-    await fs.writeFile(probe, '');
-    return (await fs.stat(probe)).mtimeMs;
-  } catch {
-    return Date.now();
-  } finally {
-    await fs.rm(probe, { force: true });
-  }
-}
-
-/** A throwaway cluster in a fresh temporary folder, deleted on stop (and by a later sweep if killed). */
-export async function startThrowawayPostgres(): Promise<RunningPostgres> {
+/**
+ * A throwaway cluster in a fresh temporary folder, deleted on stop (and by a later sweep if
+ * killed). With `template`, it starts from a copy of a cluster prepared once per template key
+ * (template.ts), instead of running initdb (and the template's preparation) every time.
+ */
+export async function startThrowawayPostgres(opts: { template?: ClusterTemplate } = {}): Promise<RunningPostgres> {
   await sweepThrowaways();
   const base = await fs.mkdtemp(path.join(os.tmpdir(), THROWAWAY_PREFIX));
   await fs.writeFile(path.join(base, OWNER_FILE), String(process.pid));
   await fs.chmod(base, 0o755);
-  const server = await startEmbeddedPostgres({ dataDir: path.join(base, 'data'), persistent: false });
+  const dataDir = path.join(base, 'data');
+  const copied = opts.template ? await copyTemplateCluster(opts.template, dataDir) : false;
+  const server = await startEmbeddedPostgres({ dataDir, persistent: false });
+  // Where no copy could be made, the new cluster gets what the template would have had.
+  if (opts.template && !copied) await opts.template.prepare(server.url);
   return {
     ...server,
     stop: async () => {
