@@ -65,6 +65,7 @@ function toolCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: s
     idempotency_key: m.idempotencyKey,
     arguments: m.arguments,
     failure_reason: m.failureReason,
+    step_sequence: m.stepSequence,
   };
 }
 
@@ -160,6 +161,7 @@ function modelCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: 
     output_tokens: m.outputTokens ?? 0,
     repair_attempt_span_id: m.repairAttemptSpanId,
     repair_failure_class: m.repairFailureClass,
+    step_sequence: m.stepSequence,
   };
 }
 

@@ -56,7 +56,7 @@ export const TOOL_CALLS = target(
   'tool_calls',
   `project_id, trace_id, span_id, session_id, started_at, parent_span_id, tool_name, call_id, duration_ms,
    outcome, failure_class, decision, attempts, read_only, idempotent, destructive, external, idempotency_key,
-   arguments, failure_reason`,
+   arguments, failure_reason, step_sequence`,
 );
 export const ATTEMPTS = target(
   'attempts',
@@ -72,7 +72,7 @@ export const GUARD_CHECKS = target(
 export const MODEL_CALLS = target(
   'model_calls',
   `project_id, trace_id, span_id, session_id, started_at, parent_span_id, model, provider, duration_ms,
-   input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class`,
+   input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class, step_sequence`,
 );
 
 export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;

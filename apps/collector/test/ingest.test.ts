@@ -212,6 +212,36 @@ describe('POST /v1/traces', () => {
     expect(sess).toEqual({ span_count: 4, tool_call_count: 2, input_tokens: '120', user_id: 'oi-user' });
   });
 
+  it('stores guardtrace.step.sequence on the tool call and model call rows, from JSON and protobuf', async () => {
+    for (const encode of [(j: Record<string, unknown>) => JSON.stringify(j), protobufRequest]) {
+      const traceId = hex(16);
+      const sessionId = `sess_${hex(6)}`;
+      const root = hex(8);
+      const c = { 'gen_ai.conversation.id': sessionId };
+      const [turn, call, plain, bad] = [hex(8), hex(8), hex(8), hex(8)];
+      // the same start millisecond for all: only the sequence orders them
+      const at = Date.UTC(2026, 10, 30, 13, 0, 0);
+      const body = jsonRequest([
+        jsonSpan({ traceId, spanId: root, name: 'invoke_agent a', attrs: { ...c, 'gen_ai.operation.name': 'invoke_agent' } }),
+        jsonSpan({ traceId, spanId: turn, parentSpanId: root, name: 'chat m', startMs: at, attrs: { ...c, 'gen_ai.operation.name': 'chat', 'guardtrace.step.sequence': 1 } }),
+        jsonSpan({ traceId, spanId: call, parentSpanId: root, name: 'execute_tool t', startMs: at, attrs: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 't', 'guardtrace.step.sequence': 2 } }),
+        // another instrumentation's turn has none; a value that is no step number is not stored
+        jsonSpan({ traceId, spanId: plain, parentSpanId: root, name: 'chat m', startMs: at, attrs: { ...c, 'gen_ai.operation.name': 'chat' } }),
+        jsonSpan({ traceId, spanId: bad, parentSpanId: root, name: 'chat m', startMs: at, attrs: { ...c, 'gen_ai.operation.name': 'chat', 'guardtrace.step.sequence': 0 } }),
+      ]);
+      const proto = encode === protobufRequest;
+      const res = await post(encode(body), { type: proto ? 'application/x-protobuf' : 'application/json' });
+      expect(res.statusCode).toBe(200);
+      const rows = (
+        await env.sql.query(
+          `SELECT span_id, step_sequence FROM tool_calls WHERE session_id = $1 UNION ALL SELECT span_id, step_sequence FROM model_calls WHERE session_id = $1`,
+          [sessionId],
+        )
+      ).rows;
+      expect(Object.fromEntries(rows.map((r) => [r.span_id, r.step_sequence]))).toEqual({ [turn]: 1, [call]: 2, [plain]: null, [bad]: null });
+    }
+  });
+
   it('keeps each project to itself: a key writes only to its project', async () => {
     const other = await env.newProject();
     const { key } = await env.newKey(other);

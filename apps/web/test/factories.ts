@@ -43,6 +43,8 @@ export interface ToolCallSeed {
   attempts: AttemptSeed[];
   idempotent?: boolean;
   failureReason?: string;
+  /** The SDK's step number (guardtrace.step.sequence), under the session's root span. */
+  sequence?: number;
 }
 
 export interface ModelCallSeed {
@@ -53,6 +55,8 @@ export interface ModelCallSeed {
   repairFailureClass?: string;
   /** The attempt this turn repairs: [tool call index, attempt index] of this session. */
   repairs?: [number, number];
+  /** The SDK's step number (guardtrace.step.sequence), under the session's root span. */
+  sequence?: number;
 }
 
 export interface SessionSeed {
@@ -74,6 +78,8 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
   const id = seed.id ?? `sess_${hex(6)}`;
   const trace = traceId();
   const base = { projectId, traceId: trace, sessionId: id };
+  // The steps' parent: the session's root span, as the SDK records them (no span row of its own here).
+  const rootSpanId = spanId();
   const toolCalls = seed.toolCalls ?? [];
   const modelCalls = seed.modelCalls ?? [];
   const toolSpanIds: string[] = [];
@@ -100,6 +106,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
         attempts: tc.attempts.length,
         idempotent: tc.idempotent ?? true,
         arguments: tc.attempts[0]?.arguments ?? '{}',
+        ...(tc.sequence !== undefined ? { parentSpanId: rootSpanId, stepSequence: tc.sequence } : {}),
       },
     });
     const ids: string[] = [];
@@ -168,6 +175,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
         outputTokens: m.outputTokens,
         repairFailureClass: m.repairFailureClass ?? null,
         repairAttemptSpanId: m.repairs ? (attemptSpanIds[m.repairs[0]]?.[m.repairs[1]] ?? null) : null,
+        ...(m.sequence !== undefined ? { parentSpanId: rootSpanId, stepSequence: m.sequence } : {}),
       },
     });
   }

@@ -125,6 +125,31 @@ describe('replay: cause and effect', () => {
     expect(turn.corrected?.toolName).toBe(names[model + 1]);
   });
 
+  it('orders steps of the same millisecond by their recorded sequence, not by kind or span id', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    // The loop: a turn (1), a call (2), the next turn (3), the next call (4), all at 500 ms.
+    // By kind alone both turns would come before both calls; by span id, in any order.
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        { toolName: 'grep', atMs: 500, sequence: 4, attempts: [{ outcome: 'success' }] },
+        { toolName: 'search', atMs: 500, sequence: 2, attempts: [{ outcome: 'success' }] },
+      ],
+      modelCalls: [
+        { model: 'second-turn', atMs: 500, inputTokens: 1, outputTokens: 1, sequence: 3 },
+        { model: 'first-turn', atMs: 500, inputTokens: 1, outputTokens: 1, sequence: 1 },
+      ],
+    });
+    const detail = await getSessionDetail(prisma, project.id, s.id);
+    expect(detail!.steps.map((x) => [x.step, x.kind === 'tool' ? x.toolName : x.kind === 'model' ? x.model : x.kind])).toEqual([
+      [1, 'first-turn'],
+      [2, 'search'],
+      [3, 'second-turn'],
+      [4, 'grep'],
+    ]);
+  });
+
   it('labels internal (backoff) retries as such, not as feedback shown to the model', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -53,6 +53,18 @@ describe('parseSessionQuery', () => {
     }
   });
 
+  it('reads sampling: (kept by default; pending and all narrow or widen the list)', () => {
+    expect(parseSessionQuery('sampling:pending').filters.sampling).toBe('pending');
+    expect(isFiltered(parseSessionQuery('sampling:pending'))).toBe(true);
+    expect(isFiltered(parseSessionQuery('sampling:all'))).toBe(true);
+    // the default spelled out narrows nothing: an empty project still gets its empty state
+    expect(isFiltered(parseSessionQuery('sampling:kept'))).toBe(false);
+    expect(parseSessionQuery('').filters.sampling).toBeUndefined();
+    const bad = (q: string) => parseSessionQuery(q).errors.map((e) => e.message);
+    expect(bad('sampling:dropped')[0]).toMatch(/Unknown sampling decision “dropped”: expected one of kept, pending, all \(at column 1/);
+    expect(bad('sampling:kept sampling:pending')[0]).toMatch(/“sampling:” is given twice/);
+  });
+
   it('names an unknown key with its position and the keys it expects', () => {
     const p = parseSessionQuery('tool:x colour:red');
     expect(p.filters.tools).toEqual(['x']);
@@ -60,7 +72,7 @@ describe('parseSessionQuery', () => {
     expect(p.errors[0]).toMatchObject({ token: 'colour:red', at: 7 });
     expect(p.errors[0]?.message).toContain('Unknown filter “colour”');
     expect(p.errors[0]?.message).toContain('column 8');
-    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, user:, agent:, status:');
+    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, user:, agent:, status:, sampling:');
   });
 
   it('rejects bad values with what was expected', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_SORTS, type SessionSort } from '../src/lib/session-sort.ts';
 import { encodeCursor, orderBy } from '../src/server/queries/session-sort.ts';
-import { listSessions, projectHasSessions, type SessionListQuery } from '../src/server/queries/sessions.ts';
+import { listSessions, projectHasHeldSessions, projectHasSessions, type SessionListQuery } from '../src/server/queries/sessions.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject, seedSession } from './factories.ts';
 
@@ -261,6 +261,33 @@ describe('listSessions', () => {
       }
       expect(back).toEqual(pages);
     }
+  });
+
+  it('leaves out sessions held for a sampling decision (weight 0) unless sampling:pending or sampling:all asks for them', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const kept = await seedSession(prisma, project.id, { startedAt: minutes(0) });
+    const sampled = await seedSession(prisma, project.id, { startedAt: minutes(1), samplingWeight: 4 });
+    expect(await projectHasHeldSessions(prisma, project.id)).toBe(false);
+    const held = await seedSession(prisma, project.id, { startedAt: minutes(2), samplingWeight: 0, agentName: 'quiet-bot' });
+    expect(await projectHasHeldSessions(prisma, project.id)).toBe(true);
+    const ids = async (q: SessionListQuery) => {
+      const list = await listSessions(prisma, project.id, q);
+      return { ids: list.rows.map((r) => r.id), total: list.total };
+    };
+    // Newest first: the held session is the newest, and still not listed or counted.
+    expect(await ids({})).toEqual({ ids: [sampled.id, kept.id], total: 2 });
+    expect(await ids({ filters: { sampling: 'kept' } })).toEqual({ ids: [sampled.id, kept.id], total: 2 });
+    expect(await ids({ filters: { sampling: 'pending' } })).toEqual({ ids: [held.id], total: 1 });
+    expect(await ids({ filters: { sampling: 'all' } })).toEqual({ ids: [held.id, sampled.id, kept.id], total: 3 });
+    // Other filters and free text apply on top, and never bring a held session back.
+    expect(await ids({ terms: ['quiet'] })).toEqual({ ids: [], total: 0 });
+    expect(await ids({ filters: { sampling: 'pending', agent: 'quiet-bot' } })).toEqual({ ids: [held.id], total: 1 });
+    // Paging by keyset skips it too: a one-row page then the next.
+    const first = await listSessions(prisma, project.id, { pageSize: 1 });
+    const second = await listSessions(prisma, project.id, { pageSize: 1, after: first.next as string });
+    expect([...first.rows, ...second.rows].map((r) => r.id)).toEqual([sampled.id, kept.id]);
+    expect(second.next).toBeNull();
   });
 
   it('counts matching sessions up to a cap and says when there are more', async () => {

@@ -24,6 +24,8 @@ export interface BookedCall {
 export interface CallReports<C extends BookedCall = BookedCall> {
   /** An id for a call the model gave none. */
   nextCallId(): string;
+  /** The next step number of the session (`guardtrace.step.sequence`): 1, 2, 3… */
+  nextStep(): number;
   opened(call: C): void;
   /** What the session's budgets allow now, with this many attempts left in the call. */
   budgets(attemptsLeft: number): BudgetView;
@@ -57,6 +59,7 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
   #escalated = false;
   #failed = false;
   #seq = 0;
+  #steps = 0;
 
   /** `user` keys the repair-token window. */
   constructor(
@@ -73,6 +76,11 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
   nextCallId(): string {
     this.#seq += 1;
     return `${this.sessionId}_call_${this.#seq}`;
+  }
+
+  nextStep(): number {
+    this.#steps += 1;
+    return this.#steps;
   }
 
   opened(call: C): void {

@@ -15,6 +15,7 @@ import {
   ATTR_GUARDTRACE_REPAIR_TOKENS,
   ATTR_GUARDTRACE_SAMPLING_WEIGHT,
   ATTR_GUARDTRACE_SESSION_OUTCOME,
+  ATTR_GUARDTRACE_STEP_SEQUENCE,
   ATTR_GUARDTRACE_USER_ID,
   ATTR_GUARDTRACE_VERSION,
   type FailureClass,
@@ -160,8 +161,21 @@ export class SessionCore {
     return this.toolCall(name, opts).attempt(rawArgs);
   }
 
-  /** Records a model call (`chat {model}` span). A call that repairs a failed attempt adds repair tokens to that class and to the user's window. */
-  recordModelCall(m: ModelCall): { spanId: string } {
+  /**
+   * Takes the session's next step number now, for a model turn recorded later (when it ends,
+   * after the tool calls it asked for ran): pass it to `recordModelCall`, so the turn keeps its
+   * place before those calls. For the SDK's integrations.
+   */
+  reserveStep(): number {
+    return this.#book.nextStep();
+  }
+
+  /**
+   * Records a model call (`chat {model}` span). A call that repairs a failed attempt adds repair
+   * tokens to that class and to the user's window. `step` is a number from `reserveStep()`;
+   * without it the turn takes the next step number now.
+   */
+  recordModelCall(m: ModelCall, step?: number): { spanId: string } {
     const t = this.rt.telemetry;
     const ref = m.repairs ? repairRefOf(m.repairs) : undefined;
     const total = m.inputTokens + m.outputTokens;
@@ -183,6 +197,7 @@ export class SessionCore {
       [ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID]: ref?.spanId || undefined,
       [ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS]: ref?.failureClass,
       [ATTR_GUARDTRACE_REPAIR_TOKENS]: ref ? total : undefined,
+      [ATTR_GUARDTRACE_STEP_SEQUENCE]: step ?? this.#book.nextStep(),
     }, this.span, m.startTime, SpanKind.CLIENT);
     const spanId = t.spanId(span);
     t.end(span, m.endTime !== undefined ? { endTime: m.endTime } : {});

@@ -19,6 +19,7 @@ import {
   ATTR_GUARDTRACE_INTENT_ID,
   ATTR_GUARDTRACE_OUTCOME,
   ATTR_GUARDTRACE_RECONCILE_STATUS,
+  ATTR_GUARDTRACE_STEP_SEQUENCE,
   ATTR_GUARDTRACE_TOOL_DESTRUCTIVE,
   ATTR_GUARDTRACE_TOOL_EXTERNAL,
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
@@ -110,6 +111,7 @@ export class ToolCall {
       [ATTR_GEN_AI_TOOL_DESCRIPTION]: opts.description ?? this.#tool?.description,
       [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
       [ATTR_GUARDTRACE_INTENT_ID]: this.intentId,
+      [ATTR_GUARDTRACE_STEP_SEQUENCE]: scope.book.nextStep(),
       // the flags spelled out, not spread from flagAttrs(): this runs on every call
       [ATTR_GUARDTRACE_TOOL_READ_ONLY]: Boolean(flags.readOnly),
       [ATTR_GUARDTRACE_TOOL_IDEMPOTENT]: Boolean(flags.idempotent || flags.readOnly),

@@ -144,6 +144,13 @@ export const ATTR_GUARDTRACE_GUARD_CANDIDATES = 'guardtrace.guard.candidates' as
 export const ATTR_GUARDTRACE_GUARD_POINTERS = 'guardtrace.guard.pointers' as const;
 /** Number of repair tokens (input + output) of a model call that repairs a failed attempt. @example 18000 */
 export const ATTR_GUARDTRACE_REPAIR_TOKENS = 'guardtrace.repair.tokens' as const;
+/**
+ * Order of a step (model turn or tool call) in its session, as the SDK's loop took them: 1, 2, 3…
+ * counted by each session object in its process, so it compares only steps under the same
+ * `invoke_agent` span. The replay orders steps by it where no repair or parent link does, never
+ * by start times that tie within a millisecond. @example 7
+ */
+export const ATTR_GUARDTRACE_STEP_SEQUENCE = 'guardtrace.step.sequence' as const;
 
 // ---------------------------------------------------------------- read from other emitters
 // The collector reads these from spans Guardtrace's SDK does not write. Guardrail keys follow

@@ -45,6 +45,7 @@ import {
   ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
   ATTR_GUARDTRACE_REPAIR_TOKENS,
   ATTR_GUARDTRACE_SAMPLING_WEIGHT,
+  ATTR_GUARDTRACE_STEP_SEQUENCE,
   ATTR_GUARDTRACE_SESSION_OUTCOME,
   ATTR_GUARDTRACE_TOOL_DESTRUCTIVE,
   ATTR_GUARDTRACE_TOOL_EXTERNAL,
@@ -122,6 +123,8 @@ interface AttemptSpec {
 class Ctx {
   t = 0;
   turn = 0;
+  /** The last step number taken (guardtrace.step.sequence), as the SDK's session counts them. */
+  steps = 0;
   sessionRetries = 8;
   outcome: 'success' | 'failed' | 'escalated' = 'success';
   readonly root: string;
@@ -163,6 +166,7 @@ function modelTurn(c: Ctx, outputTokens: number, repair?: { attempt: string; fai
       [ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID]: repair?.attempt,
       [ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS]: repair?.failureClass,
       [ATTR_GUARDTRACE_REPAIR_TOKENS]: repair ? input + outputTokens : undefined,
+      [ATTR_GUARDTRACE_STEP_SEQUENCE]: ++c.steps,
     },
   });
   c.t += dur + c.r.int(2, 30);
@@ -178,6 +182,8 @@ function toolCall(c: Ctx, tool: ToolDef, name: string, attempts: AttemptSpec[], 
   const toolSpan = b.id();
   const callId = `call_${r.hex(12)}`;
   const start = c.t;
+  // The number is taken when the call opens, as the SDK does (its span is added once it ends).
+  const sequence = ++c.steps;
   const baseArgs = tool.args(r);
   const flags = {
     [ATTR_GUARDTRACE_TOOL_READ_ONLY]: Boolean(tool.readOnly),
@@ -284,6 +290,7 @@ function toolCall(c: Ctx, tool: ToolDef, name: string, attempts: AttemptSpec[], 
       [ATTR_GUARDTRACE_DEDUPLICATED]: final.deduplicated || undefined,
       [ATTR_GUARDTRACE_ESCALATION_REASON]: final.escalation,
       [ATTR_GUARDTRACE_RECONCILE_STATUS]: opts.reconcile,
+      [ATTR_GUARDTRACE_STEP_SEQUENCE]: sequence,
     },
     error: ok ? undefined : final.failureClass,
   });

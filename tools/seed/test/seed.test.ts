@@ -97,6 +97,14 @@ describe('pnpm seed', () => {
         expect(row?.outcome).toBe(e.outcome);
         expect(row?.agentName).toBe(e.agentName);
         expect(row?.samplingWeight).toBe(e.samplingWeight);
+        // The SDK's step numbers: 1…n over the session's turns and calls, in the order they started.
+        const where = { projectId, sessionId: plan.sessionId };
+        const steps = [
+          ...(await prisma.toolCall.findMany({ where, select: { startedAt: true, stepSequence: true } })),
+          ...(await prisma.modelCall.findMany({ where, select: { startedAt: true, stepSequence: true } })),
+        ].sort((a, b) => (a.stepSequence ?? 0) - (b.stepSequence ?? 0));
+        expect(steps.map((x) => x.stepSequence)).toEqual(steps.map((_, i) => i + 1));
+        for (let i = 1; i < steps.length; i++) expect(steps[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(steps[i - 1]!.startedAt.getTime());
       }
     }
     // A realistic mix: other instrumentations beside the SDK's, failures, repairs and escalations.

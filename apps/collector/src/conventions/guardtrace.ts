@@ -18,6 +18,7 @@ import {
   ATTR_GUARDTRACE_OUTCOME,
   ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID,
   ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
+  ATTR_GUARDTRACE_STEP_SEQUENCE,
   ATTR_GUARDTRACE_TOOL_DESTRUCTIVE,
   ATTR_GUARDTRACE_TOOL_EXTERNAL,
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
@@ -55,6 +56,7 @@ export function read(span: NormSpan, m: Meaning): void {
       m.destructive = bool(a, ATTR_GUARDTRACE_TOOL_DESTRUCTIVE);
       m.external = bool(a, ATTR_GUARDTRACE_TOOL_EXTERNAL);
       m.idempotencyKey = text(a, ATTR_GUARDTRACE_IDEMPOTENCY_KEY);
+      m.stepSequence = sequence(a);
       return;
     case 'attempt':
       m.attempt = int(a, ATTR_GUARDTRACE_ATTEMPT);
@@ -77,8 +79,15 @@ export function read(span: NormSpan, m: Meaning): void {
     case 'model_call':
       m.repairAttemptSpanId = validSpanId(text(a, ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID));
       m.repairFailureClass = text(a, ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS);
+      m.stepSequence = sequence(a);
       return;
   }
+}
+
+/** The SDK counts steps from 1: anything else (0, negative, a fraction, past int4) is not one of its numbers. */
+function sequence(a: NormSpan['attributes']): number | null {
+  const n = int(a, ATTR_GUARDTRACE_STEP_SEQUENCE);
+  return n !== null && n > 0 ? n : null;
 }
 
 /** The column is varchar(16): only a real span id fits. */

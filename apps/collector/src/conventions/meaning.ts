@@ -60,6 +60,8 @@ export interface Meaning {
   repairFailureClass: string | null;
   /** Tool calls refused by the library that this span reports (Vercel AI SDK). */
   rejected: RejectedCall[] | null;
+  /** A tool call's or model turn's place in its session (guardtrace.step.sequence), 1 and up. */
+  stepSequence: number | null;
 }
 
 /** A meaning with every field empty (one literal: every meaning has the same shape). */
@@ -98,6 +100,7 @@ export function newMeaning(): Meaning {
     repairAttemptSpanId: null,
     repairFailureClass: null,
     rejected: null,
+    stepSequence: null,
   };
 }
 
@@ -139,5 +142,6 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.repairAttemptSpanId = null;
   m.repairFailureClass = null;
   m.rejected = null;
+  m.stepSequence = null;
   return m;
 }

@@ -7,7 +7,15 @@ import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutco
  * Other pages link here with this form: keep it stable.
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'user', 'agent', 'status'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'user', 'agent', 'status', 'sampling'] as const;
+
+/**
+ * Which sessions by their sampling decision: `kept` (the default) the stored ones, `pending`
+ * those held at weight 0 until the collector deletes them (every process would drop them; see
+ * docs/collector.md, "Sampling across processes"), `all` both.
+ */
+const SAMPLING_VIEWS = ['kept', 'pending', 'all'] as const;
+type SamplingView = (typeof SAMPLING_VIEWS)[number];
 type SessionQueryKey = (typeof SESSION_QUERY_KEYS)[number];
 
 export type Comparison = '>' | '>=' | '<' | '<=' | '=';
@@ -22,6 +30,8 @@ export interface SessionQueryFilters {
   user?: string;
   agent?: string;
   status?: SessionOutcome;
+  /** Unset: `kept`. */
+  sampling?: SamplingView;
 }
 
 export interface SessionQueryError {
@@ -147,6 +157,11 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else if ((SESSION_OUTCOMES as readonly string[]).includes(t.value)) filters.status = t.value as SessionOutcome;
         else fail(t, `Unknown status “${t.value}”: expected one of ${SESSION_OUTCOMES.join(', ')}`);
         break;
+      case 'sampling':
+        if (filters.sampling !== undefined) fail(t, '“sampling:” is given twice; a session has one sampling decision');
+        else if ((SAMPLING_VIEWS as readonly string[]).includes(t.value)) filters.sampling = t.value as SamplingView;
+        else fail(t, `Unknown sampling decision “${t.value}”: expected one of ${SAMPLING_VIEWS.join(', ')}`);
+        break;
       case 'user':
       case 'agent':
         if (filters[key] !== undefined) fail(t, `“${key}:” is given twice; a session has one ${key}`);
@@ -167,6 +182,7 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     f.attempts.length > 0 ||
     f.user !== undefined ||
     f.agent !== undefined ||
-    f.status !== undefined
+    f.status !== undefined ||
+    (f.sampling !== undefined && f.sampling !== 'kept')
   );
 }

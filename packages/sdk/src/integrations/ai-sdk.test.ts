@@ -65,6 +65,11 @@ describe('AI SDK 6 guarded tools', () => {
     expect(chats.map((c) => c.attributes['gen_ai.usage.input_tokens'])).toEqual([4000, 6000, 8000, 10_000]);
     expect(chats.map((c) => c.attributes['guardtrace.repair.failure_class'])).toEqual([undefined, 'invalid_arguments', undefined, 'unknown_tool']);
     expect(chats[0]?.attributes).toMatchObject({ 'gen_ai.request.model': 'mock-model', 'gen_ai.provider.name': 'mock-provider' });
+    // each step's model turn, recorded when the step finished, keeps its number from the step's
+    // start: before the calls it asked for (call_1's correction in step 2 continues call_1)
+    const seq = (x: (typeof chats)[number] | undefined) => x?.attributes['guardtrace.step.sequence'];
+    expect(chats.map(seq)).toEqual([1, 3, 4, 6]);
+    expect(tools.map(seq)).toEqual([2, 5]);
   });
 });
 

@@ -58,7 +58,9 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
   const names = opts.tools ?? [...rt.tools.keys()];
   let failedThisStep: CallFailure | undefined;
   let failedLastStep: CallFailure | undefined;
-  let step = { start: Date.now(), model: { id: 'unknown' } as { id: string; provider?: string } };
+  // The step's model turn is recorded when the step finishes, after the tools it called ran: its
+  // step number is taken when it starts, so the replay lists it before those calls.
+  let step: { start: number; model: { id: string; provider?: string }; sequence?: number | undefined } = { start: Date.now(), model: { id: 'unknown' } };
 
   const note = (r: CallResult): void => {
     if (!r.ok) failedThisStep ??= r;
@@ -91,7 +93,7 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
   return {
     tools,
     prepareStep: ({ model }) => {
-      step = { start: Date.now(), model: modelInfo(model) };
+      step = { start: Date.now(), model: modelInfo(model), sequence: sessionCore(session).reserveStep() };
       return undefined;
     },
     onStepFinish: (s) => {
@@ -105,7 +107,8 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
       const provider = opts.provider ?? step.model.provider;
       if (provider) call.provider = provider;
       if (failedLastStep) call.repairs = failedLastStep;
-      session.recordModelCall(call);
+      sessionCore(session).recordModelCall(call, step.sequence);
+      step.sequence = undefined; // a step number is used once (a step without prepareStep takes a new one)
       failedLastStep = failedThisStep;
       failedThisStep = undefined;
     },

@@ -6,7 +6,7 @@ import { hrefWith } from '@/lib/search-params';
 import { isFiltered, type ParsedSessionQuery } from '@/lib/session-query';
 import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
 import { db } from '@/server/db';
-import { listSessions, projectHasSessions, type SessionRowDto } from '@/server/queries/sessions';
+import { listSessions, projectHasHeldSessions, projectHasSessions, type SessionRowDto } from '@/server/queries/sessions';
 import { ClassBar } from './class-bar';
 import { EmptyState } from './empty-state';
 import { RowKeys } from './row-keys';
@@ -47,9 +47,20 @@ export async function SessionTable({ project, q, query, sort, dir, after, before
 
   if (list.rows.length === 0 && !after && !before) {
     if (!isFiltered(query) && !(await projectHasSessions(db(), project))) return <EmptyState project={project} collectorUrl={collectorUrl} />;
+    const sampling = query.filters.sampling ?? 'kept';
+    const held = sampling === 'kept' && (await projectHasHeldSessions(db(), project));
     return (
       <div data-testid="sessions-none" className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center text-sm text-slate-600">
         No sessions match this query.
+        {held ? (
+          <p className="mt-2">
+            Sessions waiting for a sampling decision are not listed:{' '}
+            <Link href={page({ q: `${q} sampling:pending`.trim() })} data-testid="show-pending" className="font-mono text-indigo-700 hover:underline">
+              sampling:pending
+            </Link>{' '}
+            shows them.
+          </p>
+        ) : null}
       </div>
     );
   }
@@ -117,7 +128,10 @@ export async function SessionTable({ project, q, query, sort, dir, after, before
 }
 
 function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
-  const w = s.samplingWeight;
+  // Held at weight 0 (listed only with sampling:pending): it stands for no session yet, so its
+  // counts are shown as recorded rather than scaled to nothing.
+  const held = s.samplingWeight === 0;
+  const w = held ? 1 : s.samplingWeight;
   return (
     <tr
       data-testid="session-row"
@@ -132,7 +146,15 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
         >
           {s.id}
         </Link>
-        {w !== 1 ? (
+        {held ? (
+          <span
+            data-testid="sampling-pending"
+            className="mt-1 inline-block rounded bg-amber-50 px-1.5 py-0.5 text-[11px] text-amber-800"
+            title="Sampling pending: every process would drop this session, so it is held at weight 0 and deleted when the collector's decision wait ends, unless a failure arrives first. Counts as recorded."
+          >
+            sampling pending
+          </span>
+        ) : w !== 1 ? (
           <span
             className="mt-1 inline-block rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-600"
             title={`Sampled: this session stands for ${formatInt(w)} sessions, and its counts are scaled by ${formatInt(w)}.`}

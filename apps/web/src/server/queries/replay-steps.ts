@@ -18,8 +18,47 @@ export const MAX_DEPTH = 8;
 
 const RANK = { model: 0, guard: 1, tool: 2, span: 3 } as const;
 
-/** Steps in cause-and-effect order (see replay-order.ts), numbered from 1. */
-export function orderByChain(drafts: StepDraft[], facts: Map<string, SpanFacts>, toolOfAttempt: Map<string, string>): TimelineStepDto[] {
+/**
+ * A step's recorded place (`guardtrace.step.sequence`), keyed like the steps: `scope` names the
+ * counter it comes from (the SDK counts per session object, so its steps share a parent span).
+ */
+export interface StepSequence {
+  scope: string;
+  sequence: number;
+}
+
+/** The SDK's step number of a tool call or model turn row, scoped by its trace and parent span; none without one. */
+export function sequenceOf(row: { traceId: string; parentSpanId: string | null; stepSequence: number | null }): StepSequence | null {
+  return row.stepSequence === null ? null : { scope: key(row.traceId, row.parentSpanId ?? ''), sequence: row.stepSequence };
+}
+
+/** Edges that keep each counter's steps in its order: consecutive steps of one scope, by number (span id on a repeat). */
+function sequenceEdges(sequences: Map<string, StepSequence>): { before: string; after: string }[] {
+  const scopes = new Map<string, { k: string; sequence: number }[]>();
+  for (const [k, s] of sequences) {
+    const list = scopes.get(s.scope);
+    if (list) list.push({ k, sequence: s.sequence });
+    else scopes.set(s.scope, [{ k, sequence: s.sequence }]);
+  }
+  const edges: { before: string; after: string }[] = [];
+  for (const list of scopes.values()) {
+    list.sort((a, b) => a.sequence - b.sequence || (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    for (let i = 1; i < list.length; i++) edges.push({ before: (list[i - 1] as { k: string }).k, after: (list[i] as { k: string }).k });
+  }
+  return edges;
+}
+
+/**
+ * Steps in cause-and-effect order (see replay-order.ts), numbered from 1: a repair turn after the
+ * call it repairs, a child after its parent, the SDK's steps in their recorded sequence (within
+ * one counter, `sequences` keyed `traceId:spanId`), and only then start time and span id.
+ */
+export function orderByChain(
+  drafts: StepDraft[],
+  facts: Map<string, SpanFacts>,
+  toolOfAttempt: Map<string, string>,
+  sequences: Map<string, StepSequence> = new Map(),
+): TimelineStepDto[] {
   const nodes = drafts.map((d) => {
     const ms = BigInt(Date.parse(d.startedAt));
     const ns = facts.get(key(d.traceId, d.spanId))?.startNs;
@@ -33,7 +72,7 @@ export function orderByChain(drafts: StepDraft[], facts: Map<string, SpanFacts>,
     spanId: d.spanId,
     };
   });
-  const edges: { before: string; after: string }[] = [];
+  const edges = sequenceEdges(sequences);
   for (const d of drafts) {
     const k = key(d.traceId, d.spanId);
     const parent = d.kind === 'span' ? d.parentSpanId : facts.get(k)?.parentSpanId;

@@ -1,7 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
-import { escalationsOf, linkRepairs, MAX_DEPTH, orderByChain, spanTree } from './replay-steps.ts';
+import { escalationsOf, linkRepairs, MAX_DEPTH, orderByChain, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
 import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
 import type {
   AttemptDto,
@@ -194,7 +194,12 @@ export async function getSessionDetail(
       linkCount: s.linkCount,
     }));
 
-  const steps = orderByChain([...models, ...guards, ...tools.values(), ...raw], facts, toolOfAttempt);
+  const sequences = new Map<string, StepSequence>();
+  for (const r of [...toolCalls, ...modelCalls]) {
+    const s = sequenceOf(r);
+    if (s) sequences.set(key(r.traceId, r.spanId), s);
+  }
+  const steps = orderByChain([...models, ...guards, ...tools.values(), ...raw], facts, toolOfAttempt, sequences);
   linkRepairs(steps, toolOfAttempt);
 
   const traceIds = new Set<string>([...spans, ...toolCalls, ...modelCalls].map((r) => r.traceId));

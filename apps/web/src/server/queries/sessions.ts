@@ -120,6 +120,10 @@ async function planTerm(db: PrismaClient, projectId: string, term: string, rare:
 
 function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
   const parts: Sql[] = [sql`WHERE s.project_id = ${projectId}::uuid`];
+  // A session held at weight 0 is one every process would drop, kept only until the collector's
+  // decision wait ends: not a kept session, so listed and counted only when asked for.
+  if (f.sampling === 'pending') parts.push(sql`AND s.sampling_weight = 0`);
+  else if (f.sampling !== 'all') parts.push(sql`AND s.sampling_weight > 0`);
   if (f.status !== undefined) parts.push(sql`AND coalesce(s.outcome, '') = ${f.status}::text`);
   if (f.user !== undefined) parts.push(sql`AND coalesce(s.user_id, '') = ${f.user}::text`);
   if (f.agent !== undefined) parts.push(sql`AND coalesce(s.agent_name, '') = ${f.agent}::text`);
@@ -243,6 +247,13 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
     prev: hasPrev ? cursorOf(page[0]) : null,
     cursorError,
   };
+}
+
+/** Whether the project has sessions held for a sampling decision (weight 0), which the explorer leaves out unless asked. */
+export async function projectHasHeldSessions(db: PrismaClient, projectId: string): Promise<boolean> {
+  const rows = await db.$queryRaw<{ one: number }[]>`
+    SELECT 1 AS one FROM sessions WHERE project_id = ${projectId}::uuid AND sampling_weight = 0 LIMIT 1`;
+  return rows.length > 0;
 }
 
 /** Whether the project has any session at all (the explorer's empty state). */
