@@ -3,7 +3,8 @@
  * load, fault and security figures of issue 13, measured against the built collector process
  * (dist/main.js, default settings unless a row says otherwise) on a throwaway embedded
  * Postgres, over real HTTP. Writes bench/production.json; scripts/bench.ts puts it in
- * docs/benchmarks.md. Build first: `pnpm --filter @guardtrace/collector build`.
+ * docs/benchmarks.md. The package script builds dist/ first (esbuild, seconds), so the figures
+ * are always of the code checked out.
  *
  * Knobs (environment): PRODBENCH_TRIES (refusal tries, 20), PRODBENCH_FLOOD_MS (each memory
  * flood, 15000), PRODBENCH_KILL_SPANS (spans sent around the kill -9, 10000),
@@ -44,7 +45,7 @@ const only = (process.env.PRODBENCH_ONLY ?? '').split(',').map((s) => s.trim()).
 for (const p of only) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`PRODBENCH_ONLY: unknown part "${p}"; expected some of ${PARTS.join(', ')}`);
 const run = (part: (typeof PARTS)[number]) => !only.length || only.includes(part);
 
-if (!existsSync(path.join(HERE, '../dist/main.js'))) throw new Error('apps/collector/dist/main.js is missing: run `pnpm --filter @guardtrace/collector build` first');
+if (!existsSync(path.join(HERE, '../dist/main.js'))) throw new Error('apps/collector/dist/main.js is missing: run `pnpm --filter @guardtrace/collector build` first (the bench:production script does)');
 
 const started = performance.now();
 const date = new Date().toISOString();
