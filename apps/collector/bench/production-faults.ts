@@ -29,11 +29,16 @@ export async function frozenDatabase(url: string, sql: pg.Pool, k: BenchKey, unc
   const pids = await clusterPids(sql);
   const answer = (r: Response) => `${r.status}${r.headers.get('retry-after') ? ` + Retry-After ${r.headers.get('retry-after')}` : ''}`;
   signalAll(pids, 'SIGSTOP');
-  let ready: { r: Response; ms: number };
-  let ingest: { r: Response; ms: number };
-  let lookup: { r: Response; ms: number };
+  const auth = { authorization: `Bearer ${k.key}` };
+  let answers: { r: Response; ms: number }[];
   try {
-    [ready, ingest, lookup] = await Promise.all([timed(() => fetch(`${url}/readyz`)), timed(() => post(url, k.key, session())), timed(() => post(url, uncachedKey, session()))]);
+    answers = await Promise.all([
+      timed(() => fetch(`${url}/readyz`)),
+      timed(() => post(url, k.key, session())),
+      timed(() => post(url, uncachedKey, session())),
+      timed(() => fetch(`${url}/v1/sampling`, { headers: auth })),
+      timed(() => fetch(`${url}/v1/sessions/sess_frozen`, { headers: auth })),
+    ]);
   } finally {
     signalAll(pids, 'SIGCONT');
   }
@@ -45,11 +50,9 @@ export async function frozenDatabase(url: string, sql: pg.Pool, k: BenchKey, unc
   }
   const recovered = performance.now() - thawed;
   const rows: Row[] = [];
-  for (const [what, t] of [
-    ['/readyz', ready],
-    ['export, key cached', ingest],
-    ['export, key not cached', lookup],
-  ] as const) {
+  const names = ['/readyz', 'export, key cached', 'export, key not cached', 'GET /v1/sampling', 'GET /v1/sessions/{id}'];
+  for (const [i, t] of answers.entries()) {
+    const what = names[i];
     rows.push({
       benchmark: `frozen database (SIGSTOP): ${what}`,
       metric: 'answer; time to it',

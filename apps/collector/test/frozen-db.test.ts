@@ -1,7 +1,7 @@
 /**
  * A frozen Postgres (every process of the throwaway cluster stopped with SIGSTOP: connections
- * open, nothing answers) is answered 503 + Retry-After within a few seconds by /readyz and
- * /v1/traces, and ingest recovers once it runs again (SIGCONT).
+ * open, nothing answers) is answered 503 + Retry-After within a few seconds by /readyz,
+ * /v1/traces, /v1/sampling and /v1/sessions/{id}, and ingest recovers once it runs again (SIGCONT).
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,13 @@ describe('a frozen database', () => {
       expect(ingest.r.headers['retry-after']).toBe('1');
       expect(JSON.parse(ingest.r.body).message).not.toMatch(/timeout exceeded|Query read timeout/);
       expect(ingest.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
+      // The key's other routes read Postgres too: the sampling rate and a session export (how
+      // long they take is measured by `pnpm bench production`).
+      for (const url of ['/v1/sampling', '/v1/sessions/sess_frozen']) {
+        const read = await app.inject({ url, headers: { authorization: `Bearer ${env.key}` } });
+        expect(read.statusCode, url).toBe(503);
+        expect(read.headers['retry-after'], url).toBe('1');
+      }
       // A key not cached yet: its lookup waits on the frozen database, and is bounded too.
       const lookup = await timed(() => post(uncached));
       expect(lookup.r.statusCode).toBe(503);
