@@ -31,6 +31,8 @@ interface Bench {
   results?: string;
   /** Long benchmarks run only when named on the command line (`pnpm bench web-scale`). */
   optIn?: string;
+  /** Hand-written notes shown under its table (default bench/notes.md of its package; '' for none). */
+  notes?: string;
 }
 
 const PACKAGES: Bench[] = [
@@ -49,6 +51,16 @@ const PACKAGES: Bench[] = [
   },
   // A package with more than one benchmark names each one's script and results file.
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Replay in Chromium (5,000-span session)', script: 'bench:replay', results: 'bench/replay-results.json' },
+  {
+    name: '@guardtrace/collector',
+    dir: 'apps/collector',
+    title: 'Collector under load, faults and hostile input (`pnpm bench production`)',
+    script: 'bench:production',
+    results: 'bench/production.json',
+    optIn: 'production',
+    notes: 'bench/production-notes.md',
+  },
+  { name: '@guardtrace/web', dir: 'apps/web', title: 'Sign-in password hashing (argon2id, `pnpm bench argon2`)', script: 'bench:argon2', results: 'bench/argon2.json', notes: 'bench/argon2-notes.md' },
 ];
 const only = process.argv.slice(2);
 
@@ -93,8 +105,8 @@ for (const pkg of PACKAGES) {
   if (!results.rows.length) lines.push('| — | — | — | — | — |');
   if (note) lines.push('', note);
   // Measurements made once by hand (a before/after of a change, say) stay in the page beside the table.
-  const notesFile = path.join(ROOT, pkg.dir, 'bench/notes.md');
-  if (existsSync(notesFile)) lines.push('', readFileSync(notesFile, 'utf8').trim());
+  const notesFile = path.join(ROOT, pkg.dir, pkg.notes ?? 'bench/notes.md');
+  if (pkg.notes !== '' && existsSync(notesFile)) lines.push('', readFileSync(notesFile, 'utf8').trim());
   sections.push(lines.join('\n'));
 }
 

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase, freePort } from '@guardtrace/db/dev';
@@ -30,7 +30,8 @@ const FLOODS = {
   protobuf: { bytes: 8_400_000, contentType: 'application/x-protobuf', gzip: false },
   json: { bytes: 15_500_000, contentType: 'application/json', gzip: false },
 } as const;
-type Flood = keyof typeof FLOODS;
+export type Flood = keyof typeof FLOODS;
+export const FLOOD_KINDS = Object.keys(FLOODS) as Flood[];
 const FLOOD_MS = 15_000;
 const BOUND_MIB = 256; // the collector's default COLLECTOR_MAX_INFLIGHT_BYTES
 
@@ -89,7 +90,8 @@ function post(port: number, key: string, kind: Flood, payload: Buffer): Promise<
   });
 }
 
-async function flood(kind: Flood) {
+/** One flood against a fresh collector and database; returns what it measured (also printed). */
+export async function flood(kind: Flood, ms: number = FLOOD_MS) {
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url, { max: 1 });
   const project = await createProject(prisma, 'flood');
@@ -114,7 +116,7 @@ async function flood(kind: Flood) {
     }, 100);
     const statuses = new Map<string, number>();
     let refusalsWithoutRetryAfter = 0;
-    const end = Date.now() + FLOOD_MS;
+    const end = Date.now() + ms;
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (Date.now() < end) {
@@ -142,6 +144,7 @@ async function flood(kind: Flood) {
       inFlightBytesAfter: inFlightAfter,
     };
     console.log(JSON.stringify(result, null, 2));
+    return result;
   } finally {
     collector.kill('SIGTERM');
     await new Promise((r) => collector.once('exit', r));
@@ -149,6 +152,9 @@ async function flood(kind: Flood) {
   }
 }
 
-const asked = process.argv.slice(2);
-for (const a of asked) if (!(a in FLOODS)) throw new Error(`unknown flood ${a}: expected one of ${Object.keys(FLOODS).join(', ')}`);
-for (const kind of (asked.length ? asked : Object.keys(FLOODS)) as Flood[]) await flood(kind);
+// Run as a script (not imported by bench/production.ts): the floods named on the command line.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const asked = process.argv.slice(2);
+  for (const a of asked) if (!(a in FLOODS)) throw new Error(`unknown flood ${a}: expected one of ${FLOOD_KINDS.join(', ')}`);
+  for (const kind of asked.length ? (asked as Flood[]) : FLOOD_KINDS) await flood(kind);
+}

@@ -1,12 +1,11 @@
 /**
  * A frozen Postgres (every process of the throwaway cluster stopped with SIGSTOP: connections
- * open, nothing answers) is answered 503 + Retry-After within a few seconds by /readyz and
- * /v1/traces, and ingest recovers once it runs again (SIGCONT).
+ * open, nothing answers) is answered 503 + Retry-After within a few seconds by /readyz,
+ * /v1/traces, /v1/sampling and /v1/sessions/{id}, and ingest recovers once it runs again (SIGCONT).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterPids, signalAll } from './cluster.ts';
 import { type Env, jsonRequest, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 
 const DB_TIMEOUT_MS = 1_500;
@@ -14,33 +13,7 @@ let env: Env;
 let app: FastifyInstance;
 let pids: number[] = [];
 
-/** The postmaster of the test's own cluster (from its pid file) and all its children. */
-async function clusterPids(): Promise<number[]> {
-  const dir = (await env.sql.query<{ d: string }>('SELECT current_setting($1) AS d', ['data_directory'])).rows[0]?.d as string;
-  const postmaster = Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = fs
-    .readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        // Field 4 of /proc/<pid>/stat is the parent pid (after "pid (comm) state").
-        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  return [postmaster, ...children];
-}
-
-const signal = (sig: NodeJS.Signals) => {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, sig);
-    } catch {}
-  }
-};
+const signal = (sig: NodeJS.Signals) => signalAll(pids, sig);
 
 beforeAll(async () => {
   env = await setupDatabase();
@@ -74,7 +47,7 @@ describe('a frozen database', () => {
     expect((await post()).statusCode).toBe(200);
     expect((await app.inject({ url: '/readyz' })).statusCode).toBe(200);
     const uncached = (await env.newKey()).key;
-    pids = await clusterPids();
+    pids = await clusterPids(env.sql);
     expect(pids.length).toBeGreaterThan(1);
     signal('SIGSTOP');
     try {
@@ -87,6 +60,13 @@ describe('a frozen database', () => {
       expect(ingest.r.headers['retry-after']).toBe('1');
       expect(JSON.parse(ingest.r.body).message).not.toMatch(/timeout exceeded|Query read timeout/);
       expect(ingest.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
+      // The key's other routes read Postgres too: the sampling rate and a session export (how
+      // long they take is measured by `pnpm bench production`).
+      for (const url of ['/v1/sampling', '/v1/sessions/sess_frozen']) {
+        const read = await app.inject({ url, headers: { authorization: `Bearer ${env.key}` } });
+        expect(read.statusCode, url).toBe(503);
+        expect(read.headers['retry-after'], url).toBe('1');
+      }
       // A key not cached yet: its lookup waits on the frozen database, and is bounded too.
       const lookup = await timed(() => post(uncached));
       expect(lookup.r.statusCode).toBe(503);

@@ -80,4 +80,20 @@ describe('the audit log of settings changes', () => {
     expect(log[2]!.target).toBe(`ci (${created!.prefix}…)`);
     expect(JSON.stringify(log)).not.toContain(created!.key);
   });
+
+  it('records retention set and cleared with who did it, and nothing when it is set to what it was', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const other = await seedProject(prisma);
+    const actor = { id: 'acct-2', email: 'owner@example.test' };
+    await setRetentionDays(prisma, project.id, 30, actor);
+    await setRetentionDays(prisma, project.id, 30, actor);
+    await setRetentionDays(prisma, project.id, null, actor);
+    const log = await listAudit(prisma, project.id);
+    expect(log.map((e) => [e.action, e.actorEmail, e.details])).toEqual([
+      ['retention.changed', actor.email, { from: 30, to: null }],
+      ['retention.changed', actor.email, { from: null, to: 30 }],
+    ]);
+    expect(await listAudit(prisma, other.id)).toEqual([]);
+  });
 });

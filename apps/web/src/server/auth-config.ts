@@ -9,7 +9,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { consumeSignInLink, peekInvitation, type PrismaClient } from '@guardtrace/db';
-import { type Algorithm, hash, verify } from '@node-rs/argon2';
 import { betterAuth, type BetterAuthPlugin } from 'better-auth';
 import { prismaAdapter } from 'better-auth/adapters/prisma';
 import { APIError, createAuthEndpoint, createAuthMiddleware } from 'better-auth/api';
@@ -18,11 +17,8 @@ import { nextCookies } from 'better-auth/next-js';
 import { z } from 'zod';
 import type { AccountsEnv } from '@/env';
 import { CLIENT_IP_HEADER, INVITATION_HEADER } from '@/lib/auth-headers';
+import { hashPassword, verifyPassword } from './password';
 
-
-// argon2id with OWASP's second recommended setting (19 MiB, 2 passes, 1 lane): 19 MiB per
-// sign-in in progress, which the per-IP throttle bounds. (Time per hash not benchmarked yet.)
-const ARGON2 = { algorithm: 2 satisfies Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 // Per account: 10 failed sign-ins in 15 minutes lock that email out for the rest of the window,
 // whatever the IP (a slow spread-out guessing run); counters live in auth_rate_limits.
@@ -94,8 +90,8 @@ export function createAuth(db: PrismaClient, env: AccountsEnv) {
       minPasswordLength: 12,
       maxPasswordLength: 256,
       password: {
-        hash: (password) => hash(password, ARGON2),
-        verify: ({ hash: stored, password }) => verify(stored, password),
+        hash: hashPassword,
+        verify: ({ hash: stored, password }) => verifyPassword(stored, password),
       },
     },
     rateLimit: {
