@@ -143,6 +143,10 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   const link = await invite(page, project, 'member');
   const email = `member-${rand()}@example.test`;
   const member = await signUpFromInvitation(browser, link, email);
+  // The password is stored as an argon2id hash with the app's parameters (19 MiB, 2 passes), never as typed.
+  const account = await prisma.authAccount.findFirstOrThrow({ where: { user: { email } }, select: { password: true } });
+  expect(account.password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  expect(account.password).not.toContain(PASSWORD);
 
   // The same link again: refused, whoever opens it.
   const other = await browser.newContext({ storageState: SIGNED_OUT });
