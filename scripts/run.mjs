@@ -74,12 +74,14 @@ function needsInstall() {
 
 /**
  * What the tests need from Debian, installed when missing and we may (root with apt):
- * Chromium for Playwright, and faketime for the date-sensitive tests under fixed clocks.
+ * Chromium for Playwright, faketime for the date-sensitive tests under fixed clocks, and
+ * openssl, which makes the certificate of the https test of the session cookie.
  */
 function ensureTestPackages() {
   const missing = [
     ['chromium', '/usr/bin/chromium'],
     ['faketime', '/usr/bin/faketime'],
+    ['openssl', '/usr/bin/openssl'],
   ].filter(([, file]) => !existsSync(file));
   if (!missing.length || process.env.GUARDTRACE_SKIP_CHROMIUM_INSTALL) return;
   const names = missing.map(([name]) => name);
