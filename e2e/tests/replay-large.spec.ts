@@ -5,12 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-
-// Known flake, to fix in the product: steps that no repair or parent link orders fall back to
-// their start times, and a model turn and the tool call after it can tie or swap by a step
-// when their spans start within the same millisecond (seen once in three clean-clone runs).
-// One retry here, reported as flaky, until that order no longer depends on the clock.
-test.describe.configure({ retries: 1 });
 import { runReplayAgent } from '../replay-agent.ts';
 import { openReplay, position, selected } from './replay-helpers.ts';
 

@@ -3,6 +3,7 @@
  * have nothing stored yet: the same values the SQL recompute (sql.ts, recomputeSessions)
  * produces, without reading the rows back.
  */
+import { sessionSamplingWeight } from '@guardtrace/semconv';
 import { USER_ID_KEYS } from './conventions/index.ts';
 import { timestamp } from './mapping.ts';
 import type { NormSpan } from './span.ts';
@@ -61,7 +62,7 @@ export class SessionTotals {
     readonly id: string,
   ) {}
 
-  /** Whether this batch saw a failure that keeps the session whatever the sampling (sessionWeight). */
+  /** Whether this batch saw a failure that keeps the session whatever the sampling (sessionSamplingWeight). */
   private get failure(): boolean {
     return this.failed > 0 || this.escalated || this.rootError;
   }
@@ -134,7 +135,7 @@ export class SessionTotals {
       input_tokens: this.input,
       output_tokens: this.output,
       repair_tokens: this.repair,
-      sampling_weight: sessionWeight(this.failure, this.keptWeight, this.droppedWeight),
+      sampling_weight: sessionSamplingWeight(this.failure, this.keptWeight, this.droppedWeight),
       ...this.mergeFields(),
     };
   }
@@ -167,20 +168,6 @@ export class SessionTotals {
       mergeable: this.agent.v !== null && this.outcomeAttr.v !== null,
     };
   }
-}
-
-/**
- * A session's sampling weight from what its processes said (the SQL recompute applies the same
- * rule). Each process's SDK writes `guardtrace.sampling.weight` on its part's root span from the
- * same session-id hash and project rate: 1 when it saw a failure, 1/rate when the session is
- * kept clean, 0 when it would be dropped. A failure anywhere (a failed attempt, an escalation, a
- * failed root) keeps the session at 1; else the smallest positive weight (a process that saw a
- * failure says 1); 0 only when every process would drop it (removed later by the sampling
- * sweep, sampling-sweep.ts); 1 when no span carries a weight (unsampled instrumentation).
- */
-function sessionWeight(failure: boolean, keptWeight: number | null, droppedWeight: boolean): number {
-  if (failure) return 1;
-  return keptWeight ?? (droppedWeight ? 0 : 1);
 }
 
 /** The value of an attribute on the first (or, `last`, the latest) span that has it. */

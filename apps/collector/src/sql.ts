@@ -231,7 +231,7 @@ m AS (
     x.input_tokens + d.input_tokens AS input_tokens,
     x.output_tokens + d.output_tokens AS output_tokens,
     x.repair_tokens + d.repair_tokens AS repair_tokens,
-    -- The weight rule of session-totals.ts (sessionWeight): a failure anywhere keeps it at 1.
+    -- The weight rule (sessionSamplingWeight, @guardtrace/semconv): a failure anywhere keeps it at 1.
     CASE WHEN d.batch_failure THEN 1 ELSE x.sampling_weight END AS sampling_weight
   FROM d JOIN sessions x ON x.project_id = d.project_id AND x.id = d.id
   WHERE d.mergeable
@@ -320,7 +320,7 @@ upserted AS (
       WHEN sp.has_root THEN 'success' END),
     sp.span_count, coalesce(tc.n, 0), coalesce(at.n, 0), coalesce(at.failed, 0), coalesce(mc.n, 0),
     coalesce(mc.input_tokens, 0), coalesce(mc.output_tokens, 0), coalesce(mc.repair_tokens, 0),
-    -- The weight rule of session-totals.ts (sessionWeight): a failure anywhere keeps it at 1.
+    -- The weight rule (sessionSamplingWeight, @guardtrace/semconv): a failure anywhere keeps it at 1.
     CASE WHEN coalesce(at.failed, 0) > 0 OR coalesce(tc.escalated, false) OR coalesce(at.escalated, false) OR sp.root_error
       THEN 1 ELSE coalesce(sp.kept_weight, CASE WHEN sp.dropped_weight THEN 0 END, 1) END, now()
   FROM sp

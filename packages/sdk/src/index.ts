@@ -165,6 +165,7 @@ export {
   ESCALATION_REASONS,
   RECONCILE_STATUSES,
   CIRCUIT_STATES,
+  sessionSamplingWeight,
 } from '@guardtrace/semconv';
 export type {
   FailureClass,

@@ -106,3 +106,4 @@ export type {
   ReconcileStatus,
   CircuitState,
 } from './enums.ts';
+export { sessionSamplingWeight } from './sampling.ts';

@@ -60,6 +60,7 @@ import {
   OP_EXECUTE_TOOL,
   OP_INVOKE_AGENT,
   SPAN_ATTEMPT,
+  sessionSamplingWeight,
 } from '@guardtrace/semconv';
 import type { Attrs, SpanGroup } from './otlp.ts';
 import { TraceBuilder } from './otlp.ts';
@@ -451,9 +452,10 @@ export function guardtraceSession(plan: SessionPlan, r: Rng, calls: number): Spa
     [ATTR_GUARDTRACE_USER_ID]: plan.userId,
     [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
     [ATTR_GUARDTRACE_SESSION_OUTCOME]: outcome,
-    // As the SDK samples: a session with any failed attempt (repaired or not) is kept at weight 1;
-    // only a clean one is thinned and carries its weight.
-    [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: outcome === 'success' && plan.expected.failedAttempts === 0 && plan.cleanWeight > 1 ? plan.cleanWeight : 1,
+    // The one process of this session kept it (at its clean weight): a session with any failed
+    // attempt (repaired or not) or another outcome than success is kept at 1, by the rule the
+    // collector stores the weight with.
+    [ATTR_GUARDTRACE_SAMPLING_WEIGHT]: sessionSamplingWeight(outcome !== 'success' || plan.expected.failedAttempts > 0, plan.cleanWeight, false),
   };
   b.add({ id: c.root, name: `${OP_INVOKE_AGENT} ${agent.name}`, parent: null, atMs: 0, durMs: c.t, attrs, error: outcome === 'success' ? undefined : outcome });
   Object.assign(plan.expected, { outcome, agentName: agent.name, userId: plan.userId, spans: b.spans.length, samplingWeight: attrs[ATTR_GUARDTRACE_SAMPLING_WEIGHT] });
