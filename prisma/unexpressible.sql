@@ -20,3 +20,10 @@ CREATE INDEX "sessions_sort_tokens_idx" ON "sessions"("project_id", ((("input_to
 
 -- The explorer's free text over tool names, arguments and feedback of every attempt.
 CREATE INDEX "attempts_search_trgm_idx" ON "attempts" USING gin ((coalesce("tool_name", '') || ' ' || coalesce("arguments", '') || ' ' || coalesce("feedback", '')) gin_trgm_ops);
+
+-- A repair turn by its span id, and the repair turns of an attempt (the analytics rollup's
+-- per-batch update): partial indexes, over the model calls that repair something only.
+CREATE INDEX "model_calls_repair_span_idx" ON "model_calls"("span_id")
+  WHERE "repair_attempt_span_id" IS NOT NULL OR "repair_failure_class" IS NOT NULL;
+CREATE INDEX "model_calls_repair_attempt_idx" ON "model_calls"("repair_attempt_span_id")
+  WHERE "repair_attempt_span_id" IS NOT NULL;

@@ -8,13 +8,39 @@
 import { CopyBuffer, copyField } from './copy.ts';
 import { key, type Prepared } from './prepare.ts';
 import { SessionTotals } from './session-totals.ts';
-import { DERIVED_TARGETS, type Target } from './sql.ts';
+import type { DerivedRow } from './session-totals.ts';
+import { ATTEMPTS, DERIVED_TARGETS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 
 export interface BatchRows {
   spanRows: CopyBuffer;
   derived: Map<Target, CopyBuffer>;
   /** By `project/session`; `exact` ones are complete from this batch alone. */
   totals: Map<string, SessionTotals>;
+  /** The batch's rows the analytics rollup counts (sql.ts, updateAnalytics). */
+  analytics: AnalyticsRows;
+}
+
+/**
+ * The keys of a batch's new attempts ('a'), tool calls ('c') and repair turns ('m'): what the
+ * analytics rollup's update reads, with the stored rows they affect (guardtrace_update_analytics).
+ */
+class AnalyticsRows {
+  readonly kinds: string[] = [];
+  readonly projects: string[] = [];
+  readonly traces: string[] = [];
+  readonly spans: string[] = [];
+
+  add(target: Target, row: DerivedRow | null, projectId: string, traceId: string, spanId: string): void {
+    let kind: string;
+    if (target === ATTEMPTS) kind = 'a';
+    else if (target === TOOL_CALLS) kind = 'c';
+    else if (target === MODEL_CALLS && row && (row.repair_attempt_span_id != null || row.repair_failure_class != null)) kind = 'm';
+    else return;
+    this.kinds.push(kind);
+    this.projects.push(projectId);
+    this.traces.push(traceId);
+    this.spans.push(spanId);
+  }
 }
 
 /**
@@ -39,6 +65,7 @@ export function batchRows(
   const spanTails = new Map<string, [string, string]>();
   // Not re-keyed sessions: their moved rows are stored.
   const totals = new Map<string, SessionTotals>();
+  const analytics = new AnalyticsRows();
   for (const job of jobs) {
     for (const p of job.spans) {
       const traceKey = p.traceKey;
@@ -74,15 +101,17 @@ export function batchRows(
         const rows = derived.get(p.derived) as CopyBuffer;
         rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
         rows.write(tail);
+        analytics.add(p.derived, p.row, job.projectId, p.traceId, p.spanId);
       }
       if (p.extra) {
         for (const x of p.extra) {
           const rows = derived.get(x.target) as CopyBuffer;
           rows.writeBytes(x.buf, x.start, x.end);
           rows.write(tail);
+          analytics.add(x.target, x.row, job.projectId, p.traceId, x.spanId);
         }
       }
     }
   }
-  return { spanRows, derived, totals };
+  return { spanRows, derived, totals, analytics };
 }

@@ -216,7 +216,7 @@ export interface DerivedRows {
 }
 
 /** One derived row, with the table it goes to. */
-export type Derived = [keyof DerivedRows, { session_id: string }];
+export type Derived = [keyof DerivedRows, { session_id: string; span_id: string }];
 
 /** The derived row of what a span means, with the table it goes to. */
 export function deriveOne(span: NormSpan, m: Meaning, projectId: string, sessionId: string): Derived {

@@ -69,6 +69,8 @@ export interface Prepared {
 /** A derived row beyond a span's own: its table, its text (bytes `start` to `end` of `buf`) and the fields totals read. */
 interface ExtraRow {
   target: Target;
+  /** The row's span id (the refused call's own, not the span's). */
+  spanId: string;
   buf: Buffer;
   start: number;
   end: number;
@@ -134,6 +136,6 @@ function extraRows(span: NormSpan, m: NonNullable<ReturnType<typeof interpret>>,
   return rows.map(([table, row]) => {
     const target = DERIVED_TARGET[table];
     const start = arena.put(copyLine(row, target.head));
-    return { target, buf: arena.buf, start, end: arena.end, row: totalsRow(row as DerivedRow) };
+    return { target, spanId: row.span_id, buf: arena.buf, start, end: arena.end, row: totalsRow(row as DerivedRow) };
   });
 }

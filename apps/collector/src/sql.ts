@@ -341,9 +341,17 @@ WHERE s.project_id = t.project_id AND s.id = t.id
   AND NOT EXISTS (SELECT 1 FROM sp WHERE sp.project_id = t.project_id AND sp.id = t.id)`;
 
 /**
- * The analytics rollup of the touched sessions (analytics_daily): each session's stored
- * contribution replaced by one recomputed from its derived rows (the function of the
- * analytics_rollup migration). Run after the session totals, under the sessions' locks.
+ * The analytics rollups (analytics_daily, analytics_cost_daily) of the touched sessions, by the
+ * function of the analytics_per_batch migration: a `listed` session (every new row of it in
+ * this batch is among the `row*` arrays, see AnalyticsRows) is updated by the rows the batch
+ * can change only, whatever the session's size; any other is replaced whole. Run after the
+ * session totals (it reads their sampling weight), under the sessions' locks.
  */
-export const refreshAnalytics = (projectIds: string, ids: string) =>
-  `SELECT guardtrace_refresh_analytics(${projectIds}::uuid[], ${ids}::text[]) AS analytics`;
+export const updateAnalytics = (
+  projectIds: string,
+  ids: string,
+  listed: readonly boolean[],
+  rows: { kinds: string; projects: string; traces: string; spans: string },
+) =>
+  `SELECT guardtrace_update_analytics(${projectIds}::uuid[], ${ids}::text[], '{${listed.map((l) => (l ? 't' : 'f')).join(',')}}'::boolean[],
+  ${rows.kinds}::text[], ${rows.projects}::uuid[], ${rows.traces}::text[], ${rows.spans}::text[]) AS analytics`;

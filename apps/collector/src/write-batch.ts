@@ -20,12 +20,12 @@ import {
   lockKeys,
   REKEY_SPANS,
   recomputeSessions,
-  refreshAnalytics,
   rekeyDerived,
   SPANS,
   quote,
   textArray,
   traceState,
+  updateAnalytics,
   upsertTracesAndLock,
 } from './sql.ts';
 
@@ -117,7 +117,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   }
   // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
   //    totals of the sessions this batch may be the first to write.
-  const { spanRows, derived, totals } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
+  const { spanRows, derived, totals, analytics } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
   // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
   // through the per-connection stages on the fallback path.
   const statements: string[] = [];
@@ -158,7 +158,20 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
     textArray([...touched.keys()].map((k) => `s:${k}`)),
   );
   const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));
-  const analyticsSql = refreshAnalytics(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
+  // The analytics rollup: a session's new rows are all listed on the direct path unless a
+  // re-key moved stored rows into or out of it (then it is replaced whole).
+  const rekeyed = new Set(rekey.flatMap(([p, t, s]) => [key(p, t), key(p, s)]));
+  const analyticsSql = updateAnalytics(
+    textArray(sv.map((v) => v[0])),
+    textArray(sv.map((v) => v[1])),
+    [...touched.keys()].map((k) => mode === 'direct' && !rekeyed.has(k)),
+    {
+      kinds: textArray(analytics.kinds),
+      projects: textArray(analytics.projects),
+      traces: textArray(analytics.traces),
+      spans: textArray(analytics.spans),
+    },
+  );
   statements.push(insertAndLock, totalsSql, analyticsSql, 'COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
 }

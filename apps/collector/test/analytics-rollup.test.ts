@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Env, hex, jsonRequest, jsonSpan, sdkSession, setupApp, setupDatabase } from './helpers.ts';
+import { type Env, hex, jsonRequest, jsonSpan, random, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
 const apps: FastifyInstance[] = [];
@@ -139,7 +139,9 @@ async function costs(projectId: string) {
     ),
     recomputed: await q(
       `SELECT to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-         CASE WHEN t < 1000 THEN 0 WHEN t < 2000 THEN 1 WHEN t < 5000 THEN 2 WHEN t < 10000 THEN 3 ELSE 4 END AS bucket,
+         CASE WHEN t < 1000 THEN 0 WHEN t < 2000 THEN 1 WHEN t < 5000 THEN 2 WHEN t < 10000 THEN 3 WHEN t < 20000 THEN 4
+           WHEN t < 50000 THEN 5 WHEN t < 100000 THEN 6 WHEN t < 200000 THEN 7 WHEN t < 500000 THEN 8
+           WHEN t < 1000000 THEN 9 ELSE 10 END AS bucket,
          count(*)::int AS sessions, sum(sampling_weight)::float8 AS estimated_sessions,
          sum(t * sampling_weight)::float8 AS tokens, sum(repair_tokens * sampling_weight)::float8 AS repair_tokens
        FROM (SELECT *, input_tokens + output_tokens AS t FROM sessions WHERE project_id = $1) s
@@ -283,6 +285,42 @@ describe('analytics rollup in the write transaction', () => {
       sessions: 1,
       tokens: 0,
     });
+  });
+
+  it('stays equal to the recomputation over a long session sent in many batches, in any order', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const sessionId = `sess_${hex(6)}`;
+    // 30 turns of one session, each its own trace; their 240 spans shuffled and sent in 24
+    // batches, so attempts come before or after their tool call, a fix before or after the
+    // rejection it fixes and a repair turn before or after the attempt it repairs. Every batch
+    // after the first updates the stored session by the rows it can change (listed), not whole.
+    const turns = Array.from({ length: 30 }, () => sdkSession({ sessionId }));
+    const rnd = random(13);
+    const spans = turns.flatMap((t) => t.spans);
+    for (let i = spans.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd() * (i + 1));
+      [spans[i], spans[j]] = [spans[j] as Record<string, unknown>, spans[i] as Record<string, unknown>];
+    }
+    for (let i = 0; i < spans.length; i += 10) {
+      await post(spans.slice(i, i + 10), key);
+      if (i % 60 === 0) await expectConsistent(projectId);
+    }
+    // A re-send of a few batches' spans changes nothing.
+    await post(spans.slice(0, 40), key);
+    const stored = await expectConsistent(projectId);
+    expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)).toEqual({
+      attempts: 30,
+      failed: 30,
+      rejections: 30,
+      fixed: 30,
+      exhausted: 0,
+      sessions: 1,
+      tokens: 30 * 4280,
+    });
+    const parts = await env.sql.query('SELECT row_count FROM analytics_session_parts WHERE project_id = $1 ORDER BY row_count', [projectId]);
+    // Under the rejection's key: 30 attempts and 30 repair turns; under the success's: 30 attempts.
+    expect(parts.rows.map((r) => r.row_count)).toEqual([30, 60]);
   });
 
   it('stays equal to the recomputation when two collectors write the same sessions at once', async () => {

@@ -122,6 +122,18 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
       arguments: '{"city":"Paris"}',
     });
 
+    // The refused calls count in the analytics rollup as the attempts they are stored as.
+    const parts = (
+      await env.sql.query(
+        'SELECT tool_name, failure_class, attempts, row_count FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name',
+        [env.projectId, sessionId],
+      )
+    ).rows;
+    expect(parts).toEqual([
+      { tool_name: 'weather', failure_class: 'invalid_arguments', attempts: 1, row_count: 1 },
+      { tool_name: 'wether', failure_class: 'unknown_tool', attempts: 1, row_count: 1 },
+    ]);
+
     const tool_ = await one(env.sql, 'SELECT tool_name, call_id, outcome, failure_reason, arguments FROM tool_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
     expect(tool_).toEqual({ tool_name: 'weather', call_id: 'call_throws', outcome: 'failed', failure_reason: 'Error: weather service answered 503 for Oslo', arguments: '{"city":"Oslo"}' });
 

@@ -86,6 +86,17 @@ export async function setupApp(env: Env, opts: Partial<AppOptions> = {}) {
 
 export const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
+/** A seeded generator (mulberry32): the same sequence in every run. */
+export function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 type Val = string | number | boolean | Val[] | { [k: string]: Val };
 
 /** OTLP JSON AnyValue of a JS value (ints as JSON numbers, like the OTel JS exporter). */

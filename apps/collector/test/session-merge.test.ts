@@ -8,7 +8,7 @@ import { Normalizer } from '../src/normalize.ts';
 import { createPool } from '../src/pg.ts';
 import { quote, recomputeSessions, textArray } from '../src/sql.ts';
 import { Writer } from '../src/writer.ts';
-import { type Env, hex, jsonRequest, jsonSpan, sdkSession, setupDatabase } from './helpers.ts';
+import { type Env, hex, jsonRequest, jsonSpan, random, sdkSession, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let pool: ReturnType<typeof createPool>;
@@ -25,17 +25,6 @@ afterAll(async () => {
 });
 
 const normalize = (body: unknown) => new Normalizer().normalize(JSON.parse(JSON.stringify(body))).spans;
-
-/** A seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 it('keeps every total equal to a recomputation when a session arrives span by span in any order', async () => {
   const rnd = random(7);
