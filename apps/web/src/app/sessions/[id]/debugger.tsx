@@ -1,18 +1,21 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { failureSignature, signatureKey } from '@/lib/call-failures';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { TableSkeleton } from '@/components/skeletons';
+import { type CallFailureSignature, failureSignature, signatureKey } from '@/lib/call-failures';
 import { formatInt } from '@/lib/format';
 import { defaultAttempt, moveAttempt, moveFailure, moveStep, type Position, searchSteps, searchText, stepFailed } from '@/lib/replay-nav';
+import { replayDataUrl, sameFailureUrl } from '@/lib/replay-urls';
 import type { SameFailureNav } from '@/server/queries/same-failure';
-import type { SessionDetailDto, TimelineStepDto } from '@/server/queries/session-types';
+import type { ReplayStepsDto, ReplayTreeDto, TimelineStepDto } from '@/server/queries/session-types';
 import { StepDetail } from './detail';
 import { Escalations, HelpDialog } from './panels';
 import { ReplayContext, type ReplayContextValue, type Via } from './replay-context';
 import { sessionHref } from './same-failure-links';
 import { SpanTree } from './span-tree';
 import { StepList, stepLabel } from './step-list';
+import { getJson, useJson } from './use-json';
 
 type View = 'steps' | 'tree';
 
@@ -52,32 +55,69 @@ function typing(target: EventTarget | null): boolean {
 }
 
 /**
+ * The "same failure" navigation of the session's failures, loaded on first ask (one request per
+ * distinct failure): the selected call shows it, and n / N wait for it.
+ */
+function useSameFailures(basePath: string, project: string) {
+  const [navs, setNavs] = useState<Record<string, SameFailureNav | null>>({});
+  const pending = useRef(new Map<string, Promise<SameFailureNav | null>>());
+  const requestNav = useCallback(
+    (sig: CallFailureSignature): Promise<SameFailureNav | null> => {
+      const k = signatureKey(sig);
+      let p = pending.current.get(k);
+      if (!p) {
+        // A failure the server cannot place (no such session any more) has no navigation: shown as none.
+        p = getJson<SameFailureNav>(sameFailureUrl(basePath, project, sig)).catch(() => null);
+        pending.current.set(k, p);
+        p.then((nav) => setNavs((m) => ({ ...m, [k]: nav })));
+      }
+      return p;
+    },
+    [basePath, project],
+  );
+  return { navs, requestNav };
+}
+
+/**
  * The stepping debugger. Everything is loaded once; every key and click is handled here in the
  * browser. The selection lives in the URL: keys replace the history entry, clicks push one.
+ * A step costs the two list rows whose selection changed and the detail pane: the handlers read
+ * the selection from a ref, so callbacks, the context and the key listener never change.
  */
-export function Replay({
-  detail,
+export function Debugger({
+  data,
   project,
+  sessionId,
   basePath,
   initial,
-  sameFailure,
 }: {
-  detail: SessionDetailDto;
+  data: ReplayStepsDto;
   project: string;
+  sessionId: string;
   basePath: string;
   initial: InitialSelection;
-  sameFailure: Record<string, SameFailureNav>;
 }) {
   const router = useRouter();
-  const { steps, spanTree, escalations } = detail;
+  const { steps, escalations } = data;
   const [sel, setSel] = useState<Selection>(() => clamp(steps, initial));
+  const selRef = useRef(sel);
   const [query, setQuery] = useState('');
   const [help, setHelp] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const search = useRef<HTMLInputElement>(null);
+  const { navs, requestNav } = useSameFailures(basePath, project);
 
-  const index = useMemo(() => steps.map(searchText), [steps]);
-  const matches = useMemo(() => searchSteps(index, query), [index, query]);
+  // The span tree is every span again: loaded the first time the tree view opens, then kept.
+  const [treeOpened, setTreeOpened] = useState(sel.view === 'tree');
+  if (sel.view === 'tree' && !treeOpened) setTreeOpened(true);
+  const treeData = useJson<ReplayTreeDto>(treeOpened ? replayDataUrl(basePath, project, 'tree') : null);
+  const spanTree = treeData.state === 'ready' ? treeData.value.spanTree : null;
+  const treeIndexOf = useMemo(() => new Map((spanTree ?? []).map((n, i) => [n.spanId, i])), [spanTree]);
+
+  // The search index is built on the first search, not on every page load.
+  const searching = query !== '';
+  const index = useMemo(() => (searching ? steps.map(searchText) : null), [steps, searching]);
+  const matches = useMemo(() => (index ? searchSteps(index, query) : []), [index, query]);
   const matchSet = useMemo(() => new Set(matches), [matches]);
   const tokensBefore = useMemo(() => {
     const sums: { tokens: number; repair: number }[] = [];
@@ -93,9 +133,14 @@ export function Replay({
     return sums;
   }, [steps]);
 
+  const apply = useCallback((next: Selection) => {
+    selRef.current = next;
+    setSel(next);
+  }, []);
+
   const commit = useCallback(
     (next: Selection, via: Via) => {
-      setSel(next);
+      apply(next);
       const q = new URLSearchParams(window.location.search);
       q.set('project', project);
       q.set('step', String(next.step));
@@ -109,35 +154,39 @@ export function Replay({
       if (via === 'key') window.history.replaceState(window.history.state, '', url);
       else window.history.pushState(window.history.state, '', url);
     },
-    [basePath, project],
+    [apply, basePath, project],
   );
 
   const select = useCallback(
     (step: number, attempt: number | null, via: Via) => {
       const s = steps[step - 1];
-      commit({ ...sel, view: 'steps', step, attempt: attempt ?? defaultAttempt(s) }, via);
+      commit({ ...selRef.current, view: 'steps', step, attempt: attempt ?? defaultAttempt(s) }, via);
     },
-    [commit, sel, steps],
+    [commit, steps],
   );
+  const selectFromList = useCallback((step: number, via: Via) => select(step, null, via), [select]);
 
   useEffect(() => {
-    const onPop = () => setSel(clamp(steps, readUrl()));
+    const onPop = () => apply(clamp(steps, readUrl()));
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
-  }, [steps]);
+  }, [apply, steps]);
 
   const jumpMatch = useCallback(
     (dir: 1 | -1) => {
       if (!matches.length) return;
-      const next = dir === 1 ? (matches.find((m) => m > sel.step) ?? matches[0]) : (matches.findLast((m) => m < sel.step) ?? matches.at(-1));
-      if (next !== undefined) commit({ ...sel, view: 'steps', ...moveStep(steps, { step: next, attempt: null }, 0) }, 'key');
+      const at = selRef.current.step;
+      const next = dir === 1 ? (matches.find((m) => m > at) ?? matches[0]) : (matches.findLast((m) => m < at) ?? matches.at(-1));
+      if (next !== undefined) commit({ ...selRef.current, view: 'steps', ...moveStep(steps, { step: next, attempt: null }, 0) }, 'key');
     },
-    [commit, matches, sel, steps],
+    [commit, matches, steps],
   );
 
-  useEffect(() => {
+  // Attached before the first paint of the steps: a key pressed once the list shows is handled.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      const sel = selRef.current;
       const pos: Position = { step: sel.step, attempt: sel.attempt };
       let next: Position | null = null;
       switch (e.key) {
@@ -171,12 +220,15 @@ export function Replay({
           return;
         case 'n':
         case 'N': {
-          // The next / previous session with the selected call's failure.
+          // The next / previous session with the selected call's failure (loaded with the call, or now).
           const s = steps[sel.step - 1];
           const sig = s?.kind === 'tool' ? failureSignature(s) : null;
-          const nav = sig ? sameFailure[signatureKey(sig)] : undefined;
-          const target = e.key === 'n' ? nav?.next : nav?.previous;
-          if (target) router.push(sessionHref(project, target.id));
+          if (!sig) return;
+          const forward = e.key === 'n';
+          requestNav(sig).then((nav) => {
+            const target = forward ? nav?.next : nav?.previous;
+            if (target) router.push(sessionHref(project, target.id));
+          });
           return;
         }
         case 'y':
@@ -193,25 +245,18 @@ export function Replay({
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [commit, sel, steps, sameFailure, router, project]);
+  }, [commit, steps, requestNav, router, project]);
 
   const ctx = useMemo<ReplayContextValue>(
-    () => ({ basePath, project, sessionId: detail.session.id, sameFailure, select }),
-    [basePath, project, detail.session.id, sameFailure, select],
+    () => ({ basePath, project, sessionId, sameFailure: navs, requestSameFailure: requestNav, select }),
+    [basePath, project, sessionId, navs, requestNav, select],
   );
   const current = steps[sel.step - 1];
   const progress = tokensBefore[sel.step - 1];
-  const treeIndex = sel.span ? spanTree.findIndex((n) => n.spanId === sel.span) : -1;
-  const treeNode = treeIndex >= 0 ? spanTree[treeIndex] : undefined;
+  const treeIndex = sel.span ? (treeIndexOf.get(sel.span) ?? -1) : -1;
+  const treeNode = treeIndex >= 0 ? spanTree?.[treeIndex] : undefined;
   const tab = 'rounded-md px-3 py-1 text-sm font-medium';
 
-  if (!steps.length && !spanTree.length) {
-    return (
-      <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-12 text-center text-sm text-slate-600">
-        No model calls, tool calls or spans recorded for this session.
-      </div>
-    );
-  }
   return (
     <ReplayContext value={ctx}>
       <div
@@ -233,7 +278,7 @@ export function Replay({
             type="button"
             aria-pressed={sel.view === 'steps'}
             className={`${tab} ${sel.view === 'steps' ? 'bg-slate-800 text-white' : 'text-slate-700 hover:bg-slate-100'}`}
-            onClick={() => commit({ ...sel, view: 'steps' }, 'click')}
+            onClick={() => commit({ ...selRef.current, view: 'steps' }, 'click')}
           >
             Steps
           </button>
@@ -242,7 +287,7 @@ export function Replay({
             data-testid="view-tree"
             aria-pressed={sel.view === 'tree'}
             className={`${tab} ${sel.view === 'tree' ? 'bg-slate-800 text-white' : 'text-slate-700 hover:bg-slate-100'}`}
-            onClick={() => commit({ ...sel, view: 'tree' }, 'click')}
+            onClick={() => commit({ ...selRef.current, view: 'tree' }, 'click')}
           >
             Span tree
           </button>
@@ -289,15 +334,27 @@ export function Replay({
                   {query ? `${formatInt(matches.length)} match${matches.length === 1 ? '' : 'es'}` : ''}
                 </span>
               </div>
-              <StepList steps={steps} current={sel.step} matches={matchSet} onSelect={(n, via) => select(n, null, via)} />
+              {steps.length ? (
+                <StepList steps={steps} current={sel.step} matches={matchSet} onSelect={selectFromList} />
+              ) : (
+                <p className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-12 text-center text-sm text-slate-600">
+                  No model calls, tool calls or spans recorded under this session’s root: see the span tree.
+                </p>
+              )}
             </>
+          ) : treeData.state === 'error' ? (
+            <p role="alert" className="text-sm text-red-800">
+              Could not load the span tree: {treeData.message}
+            </p>
+          ) : !spanTree ? (
+            <TableSkeleton />
           ) : (
             <SpanTree
               nodes={spanTree}
               current={treeIndex}
               onSelect={(i) => {
                 const n = spanTree[i];
-                if (n) commit({ ...sel, span: n.spanId, ...(n.step ? { step: n.step, attempt: defaultAttempt(steps[n.step - 1]) } : {}) }, 'click');
+                if (n) commit({ ...selRef.current, span: n.spanId, ...(n.step ? { step: n.step, attempt: defaultAttempt(steps[n.step - 1]) } : {}) }, 'click');
               }}
             />
           )}
