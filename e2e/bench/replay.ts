@@ -8,14 +8,14 @@
  *   in the DOM (a MutationObserver, then requestAnimationFrame), over STEPS steps.
  *
  * The sessions come from a real SDK agent through the collector (e2e/replay-agent.ts) into a
- * throwaway database. Writes bench/replay-results.json, merged into docs/benchmarks.md by `pnpm bench`.
+ * throwaway database, and Chromium is signed in as the owner (replay-setup.ts). Writes
+ * bench/replay-results.json, merged into docs/benchmarks.md by `pnpm bench`. Where the time goes:
+ * replay-profile.ts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
-import { freePort } from '@guardtrace/db/dev';
-import { chromium, type Page } from '@playwright/test';
-import { startSystem } from '../../scripts/system.ts';
-import { runReplayAgent } from '../replay-agent.ts';
+import type { Page } from '@playwright/test';
+import { LARGE_CYCLES, SMALL_CYCLES, startReplayBench } from './replay-setup.ts';
 
 // 5 navigations a session: a median on a noisy shared 2-core machine in well under a minute.
 const RUNS = 5;
@@ -23,12 +23,8 @@ const RUNS = 5;
 const STEPS = 200;
 const INTERACTIVE_TARGET_MS = 1000;
 const STEP_TARGET_MS = 50;
-// 720 cycles of 7 spans and the root: 5,041 spans (2,160 steps); 3 cycles: 9 steps.
-const LARGE_CYCLES = 720;
-const SMALL_CYCLES = 3;
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? Number.NaN;
-const systemChromium = '/usr/bin/chromium';
 
 async function timeInteractive(page: Page, url: string): Promise<number> {
   const t0 = performance.now();
@@ -73,41 +69,20 @@ async function timeSteps(page: Page, n: number): Promise<number[]> {
   return page.evaluate(`(${STEP_SCRIPT})(${n})`) as Promise<number[]>;
 }
 
-const system = await startSystem({
-  throwaway: true,
-  collectorPort: await freePort(),
-  webPort: await freePort(),
-  demo: 'never',
-  build: true,
-  log: () => undefined,
-  childOutput: () => undefined,
-});
-const browser = await chromium.launch({ executablePath: fs.existsSync(systemChromium) ? systemChromium : undefined, args: ['--no-sandbox', '--disable-gpu'] });
+const bench = await startReplayBench({ build: true });
 try {
-  const sessions = { large: `bench-large-${Date.now()}`, small: `bench-small-${Date.now()}` };
-  const agent = { endpoint: system.collectorUrl, apiKey: system.createdApiKey ?? '' };
-  await runReplayAgent({ ...agent, sessionId: sessions.small, cycles: SMALL_CYCLES, unlimited: true });
-  await runReplayAgent({ ...agent, sessionId: sessions.large, cycles: LARGE_CYCLES, unlimited: true });
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  const url = (id: string) => `${system.webUrl}/sessions/${id}`;
-  // Wait until the collector has stored the whole large session.
-  for (;;) {
-    await page.goto(url(sessions.large));
-    const text = await page.getByTestId('replay-position').textContent({ timeout: 30_000 }).catch(() => '');
-    if (text?.endsWith(`of ${(LARGE_CYCLES * 3).toLocaleString('en-US')}`)) break;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  const spans = await page.getByTestId('session-spans').textContent();
+  const { url, spans } = bench;
+  const page = await bench.context.newPage();
 
   const interactive: Record<'small' | 'large', number[]> = { small: [], large: [] };
   for (let i = 0; i < RUNS; i++) {
-    for (const k of ['small', 'large'] as const) interactive[k].push(await timeInteractive(page, url(sessions[k])));
+    for (const k of ['small', 'large'] as const) interactive[k].push(await timeInteractive(page, url(k)));
     console.log(`run ${i + 1}: small ${interactive.small.at(-1)?.toFixed(0)} ms, large ${interactive.large.at(-1)?.toFixed(0)} ms`);
   }
-  await page.goto(url(sessions.large));
+  await page.goto(url('large'));
   await page.locator('[data-testid=step][data-current=true]').waitFor();
   const steps = await timeSteps(page, STEPS);
-  await page.goto(url(sessions.small));
+  await page.goto(url('small'));
   await page.locator('[data-testid=step][data-current=true]').waitFor();
   const smallSteps = await timeSteps(page, SMALL_CYCLES * 3 - 2);
 
@@ -160,6 +135,5 @@ try {
   );
   console.log('wrote bench/replay-results.json');
 } finally {
-  await browser.close();
-  await system.stop();
+  await bench.stop();
 }

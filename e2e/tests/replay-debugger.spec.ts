@@ -181,12 +181,23 @@ test("another instrumentation's session: a prompt on demand (preview, server-tru
   const bad = await page.request.get(`/sessions/${id}/payload?kind=secrets&trace=${'0'.repeat(32)}&span=${'0'.repeat(16)}`);
   expect(bad.status()).toBe(400);
   expect((await bad.json()).error).toMatch(/^kind: expected one of arguments, feedback/);
+  const badPart = await page.request.get(`/sessions/${id}/replay?part=everything`);
+  expect(badPart.status()).toBe(400);
+  expect((await badPart.json()).error).toBe('part: expected one of steps, tree, got "everything"');
 });
 
 test('every control of the replay is reachable with Tab', async ({ page }) => {
   const id = `replay-tab-${randomBytes(4).toString('hex')}`;
   await agent(id, 2);
   await openReplay(page, id, 6, { ended: true });
+  // The page preloads its steps from its head and the replay's fetch takes that response: one request.
+  const stepRequests: string[] = [];
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname.endsWith('/replay')) stepRequests.push(r.url());
+  });
+  await page.reload();
+  await expect(position(page)).toContainText('of 6');
+  expect(stepRequests).toHaveLength(1);
   const seen = new Set<string>();
   await page.getByTestId('session-id').click();
   for (let i = 0; i < 60; i++) {

@@ -25,6 +25,9 @@ export function exportingProvider(service: string): BasicTracerProvider {
 export async function openReplay(page: Page, id: string, steps: number, opts: { ended?: boolean } = {}): Promise<void> {
   await expect(async () => {
     await page.goto(`/sessions/${encodeURIComponent(id)}`);
+    // The steps arrive after the page (GET /sessions/{id}/replay): a 5,000-span session's take
+    // seconds on a busy machine. Wait for them, then for the whole session to have been stored.
+    await expect(position(page)).toBeVisible({ timeout: 60_000 });
     await expect(position(page)).toContainText(`of ${steps.toLocaleString('en-US')}`, { timeout: 5000 });
     if (opts.ended) await expect(page.getByTestId('session-header').getByTestId('outcome')).toBeVisible({ timeout: 5000 });
   }).toPass({ timeout: 120_000 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getSessionDetail, sessionExists } from '../src/server/queries/session.ts';
+import { getSessionDetail, getSessionHeader } from '../src/server/queries/session.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject, seedRawSpans, seedSession, seedSessionRow, spanId } from './factories.ts';
@@ -191,7 +191,7 @@ describe('getSessionDetail', () => {
     const project = await seedProject(prisma);
     await seedRawSpans(prisma, project.id, 'rowless', t0, [{ name: 'invoke_agent planner', atMs: 0, attributes: { 'gen_ai.agent.name': 'planner' } }]);
     expect(await getSessionDetail(prisma, project.id, 'rowless')).toBeNull();
-    expect(await sessionExists(prisma, project.id, 'rowless')).toBe(false);
+    expect(await getSessionHeader(prisma, project.id, 'rowless')).toBeNull();
   });
 
   it('hides raw spans that have derived rows and keeps the rest', async () => {
@@ -246,13 +246,32 @@ describe('getSessionDetail', () => {
       toolCalls: [{ toolName: 'secret_tool', atMs: 1, attempts: [{ outcome: 'success' }] }],
     });
     expect(await getSessionDetail(prisma, mine.id, seeded.id)).toBeNull();
-    expect(await sessionExists(prisma, mine.id, seeded.id)).toBe(false);
+    expect(await getSessionHeader(prisma, mine.id, seeded.id)).toBeNull();
     expect(await getSessionDetail(prisma, theirs.id, 'nope')).toBeNull();
+    expect(await getSessionHeader(prisma, theirs.id, 'nope')).toBeNull();
 
     await seedSession(prisma, mine.id, { id: seeded.id, startedAt: t0, agentName: 'mine' });
-    expect(await sessionExists(prisma, mine.id, seeded.id)).toBe(true);
     const detail = await getSessionDetail(prisma, mine.id, seeded.id);
     expect(detail!.session.agentName).toBe('mine');
     expect(detail!.steps).toEqual([]);
+    expect(await getSessionHeader(prisma, mine.id, seeded.id)).toEqual(detail!.session);
+  });
+
+  it("gives the page the same header as the whole replay, trace ids included, and the replay route's steps without the span tree", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      outcome: 'success',
+      toolCalls: [{ toolName: 'read_file', atMs: 10, attempts: [{ outcome: 'success', arguments: '{"path":"a"}' }] }],
+      modelCalls: [{ atMs: 0, inputTokens: 10, outputTokens: 2 }],
+    });
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    const header = await getSessionHeader(prisma, project.id, seeded.id);
+    expect(header).toEqual(detail!.session);
+    expect(header!.traceIds.length).toBeGreaterThan(0);
+    const withoutTree = await getSessionDetail(prisma, project.id, seeded.id, { spanTree: false });
+    expect(withoutTree!.spanTree).toEqual([]);
+    expect(withoutTree!.steps).toEqual(detail!.steps);
   });
 });

@@ -141,8 +141,13 @@ export function spanTree(spans: SpanFacts[], steps: TimelineStepDto[]): SpanNode
   const sorted = [...spans].sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : a.spanId.localeCompare(b.spanId)));
   for (const s of sorted) {
     const p = s.parentSpanId ? key(s.traceId, s.parentSpanId) : null;
-    if (p && known.has(p)) children.set(p, [...(children.get(p) ?? []), s]);
-    else tops.push(s);
+    if (!p || !known.has(p)) tops.push(s);
+    else {
+      // Appended in place: a root with 2,000 children copied on each append was quadratic.
+      const list = children.get(p);
+      if (list) list.push(s);
+      else children.set(p, [s]);
+    }
   }
   const out: SpanNodeDto[] = [];
   const stack: { s: SpanFacts; depth: number }[] = tops.reverse().map((s) => ({ s, depth: 0 }));

@@ -47,40 +47,16 @@ export interface SpanFacts {
   linkCount: number;
 }
 
-interface Row {
-  trace_id: string;
-  span_id: string;
-  parent_span_id: string | null;
-  name: string;
-  service_name: string | null;
-  scope_name: string | null;
-  start_time: Date;
-  start_ns: bigint;
-  end_ns: bigint;
-  status_code: number;
-  status_message: string | null;
-  operation: string | null;
-  agent_name: string | null;
-  rejections_left: string | null;
-  latency_left_ms: string | null;
-  repair_tokens_left: string | null;
-  escalation_reason: string | null;
-  reconcile_status: string | null;
+/** A span as Postgres answers it (one JSON array per session); startNs as text (beyond 2^53). */
+type Row = Omit<SpanFacts, 'startNs' | 'rejectionsLeft' | 'latencyLeftMs' | 'repairTokensLeft' | 'deduplicated'> & {
+  startNs: string;
+  rejectionsLeft: string | null;
+  latencyLeftMs: string | null;
+  repairTokensLeft: string | null;
   deduplicated: string | null;
-  circuit_state: string | null;
-  fallback_tool: string | null;
-  result: string | null;
-  result_chars: number | null;
-  input: string | null;
-  input_chars: number | null;
-  output: string | null;
-  output_chars: number | null;
-  event_count: number;
-  link_count: number;
-}
+};
 
 const num = (v: string | null) => (v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v));
-const pv = (text: string | null, chars: number | null): PreviewDto | null => (text === null ? null : { text, chars: chars ?? text.length });
 
 /**
  * Every span of the session, without its payloads: the database cuts each long value to a
@@ -92,55 +68,42 @@ export async function loadSpanFacts(
   sessionId: string,
   previewChars: number,
 ): Promise<SpanFacts[]> {
-  const rows = await db.$queryRaw<Row[]>`
-    SELECT trace_id, span_id, parent_span_id, name, service_name, scope_name, start_time,
-      start_time_unix_nano AS start_ns, end_time_unix_nano AS end_ns, status_code, status_message,
-      attributes->>${ATTR_GEN_AI_OPERATION_NAME} AS operation,
-      attributes->>${ATTR_GEN_AI_AGENT_NAME} AS agent_name,
-      attributes->>${ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT} AS rejections_left,
-      attributes->>${ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS} AS latency_left_ms,
-      attributes->>${ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT} AS repair_tokens_left,
-      attributes->>${ATTR_GUARDTRACE_ESCALATION_REASON} AS escalation_reason,
-      attributes->>${ATTR_GUARDTRACE_RECONCILE_STATUS} AS reconcile_status,
-      attributes->>${ATTR_GUARDTRACE_DEDUPLICATED} AS deduplicated,
-      attributes->>${ATTR_GUARDTRACE_CIRCUIT_STATE} AS circuit_state,
-      attributes->>${ATTR_GUARDTRACE_FALLBACK_TOOL} AS fallback_tool,
-      left(attributes->>${ATTR_GEN_AI_TOOL_CALL_RESULT}, ${previewChars}::int) AS result,
-      length(attributes->>${ATTR_GEN_AI_TOOL_CALL_RESULT})::int AS result_chars,
-      left(attributes->>${ATTR_GEN_AI_INPUT_MESSAGES}, ${previewChars}::int) AS input,
-      length(attributes->>${ATTR_GEN_AI_INPUT_MESSAGES})::int AS input_chars,
-      left(attributes->>${ATTR_GEN_AI_OUTPUT_MESSAGES}, ${previewChars}::int) AS output,
-      length(attributes->>${ATTR_GEN_AI_OUTPUT_MESSAGES})::int AS output_chars,
-      CASE WHEN jsonb_typeof(events) = 'array' THEN jsonb_array_length(events) ELSE 0 END::int AS event_count,
-      CASE WHEN jsonb_typeof(links) = 'array' THEN jsonb_array_length(links) ELSE 0 END::int AS link_count
-    FROM spans
+  // One JSON array, parsed natively: 5,000 rows mapped one by one cost more than the query.
+  const [r] = await db.$queryRaw<{ rows: string | null }[]>`
+    SELECT json_agg(json_build_object(
+      'traceId', trace_id, 'spanId', span_id, 'parentSpanId', parent_span_id, 'name', name,
+      'serviceName', service_name, 'scopeName', scope_name,
+      'startedAt', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'startNs', start_time_unix_nano::text,
+      'durationMs', (end_time_unix_nano - start_time_unix_nano)::float8 / 1e6,
+      'statusCode', status_code, 'statusMessage', status_message,
+      'operation', attributes->>${ATTR_GEN_AI_OPERATION_NAME},
+      'agentName', attributes->>${ATTR_GEN_AI_AGENT_NAME},
+      'rejectionsLeft', attributes->>${ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT},
+      'latencyLeftMs', attributes->>${ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS},
+      'repairTokensLeft', attributes->>${ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT},
+      'escalationReason', attributes->>${ATTR_GUARDTRACE_ESCALATION_REASON},
+      'reconcileStatus', attributes->>${ATTR_GUARDTRACE_RECONCILE_STATUS},
+      'deduplicated', attributes->>${ATTR_GUARDTRACE_DEDUPLICATED},
+      'circuitState', attributes->>${ATTR_GUARDTRACE_CIRCUIT_STATE},
+      'fallbackTool', attributes->>${ATTR_GUARDTRACE_FALLBACK_TOOL},
+      'result', CASE WHEN v.result IS NULL THEN NULL ELSE json_build_object('text', left(v.result, ${previewChars}::int), 'chars', length(v.result)) END,
+      'input', CASE WHEN v.input IS NULL THEN NULL ELSE json_build_object('text', left(v.input, ${previewChars}::int), 'chars', length(v.input)) END,
+      'output', CASE WHEN v.output IS NULL THEN NULL ELSE json_build_object('text', left(v.output, ${previewChars}::int), 'chars', length(v.output)) END,
+      'eventCount', CASE WHEN jsonb_typeof(events) = 'array' THEN jsonb_array_length(events) ELSE 0 END,
+      'linkCount', CASE WHEN jsonb_typeof(links) = 'array' THEN jsonb_array_length(links) ELSE 0 END
+    ))::text AS rows
+    FROM spans,
+      LATERAL (SELECT attributes->>${ATTR_GEN_AI_TOOL_CALL_RESULT} AS result, attributes->>${ATTR_GEN_AI_INPUT_MESSAGES} AS input,
+        attributes->>${ATTR_GEN_AI_OUTPUT_MESSAGES} AS output) v
     WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`;
-  return rows.map((r) => ({
-    traceId: r.trace_id,
-    spanId: r.span_id,
-    parentSpanId: r.parent_span_id,
-    name: r.name,
-    serviceName: r.service_name,
-    scopeName: r.scope_name,
-    startedAt: r.start_time.toISOString(),
-    startNs: BigInt(r.start_ns),
-    durationMs: Number(BigInt(r.end_ns) - BigInt(r.start_ns)) / 1e6,
-    statusCode: r.status_code,
-    statusMessage: r.status_message,
-    operation: r.operation,
-    agentName: r.agent_name,
-    rejectionsLeft: num(r.rejections_left),
-    latencyLeftMs: num(r.latency_left_ms),
-    repairTokensLeft: num(r.repair_tokens_left),
-    escalationReason: r.escalation_reason,
-    reconcileStatus: r.reconcile_status,
-    deduplicated: r.deduplicated === 'true',
-    circuitState: r.circuit_state,
-    fallbackTool: r.fallback_tool,
-    result: pv(r.result, r.result_chars),
-    input: pv(r.input, r.input_chars),
-    output: pv(r.output, r.output_chars),
-    eventCount: r.event_count,
-    linkCount: r.link_count,
+  const rows: Row[] = r?.rows ? JSON.parse(r.rows) : [];
+  return rows.map((row) => ({
+    ...row,
+    startNs: BigInt(row.startNs),
+    rejectionsLeft: num(row.rejectionsLeft),
+    latencyLeftMs: num(row.latencyLeftMs),
+    repairTokensLeft: num(row.repairTokensLeft),
+    deduplicated: row.deduplicated === 'true',
   }));
 }

@@ -216,3 +216,14 @@ export interface SessionDetailDto {
   /** Each escalation, in step order: where and why. */
   escalations: EscalationDto[];
 }
+
+/** What the replay loads in the browser (`GET /sessions/{id}/replay`): every step and escalation; the header came with the page. */
+export interface ReplayStepsDto {
+  steps: TimelineStepDto[];
+  escalations: EscalationDto[];
+}
+
+/** The span tree, loaded when the tree view opens (`GET /sessions/{id}/replay?part=tree`). */
+export interface ReplayTreeDto {
+  spanTree: SpanNodeDto[];
+}

@@ -2,13 +2,13 @@ import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
 import { escalationsOf, linkRepairs, MAX_DEPTH, orderByChain, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
+import { loadSessionRows } from './session-rows.ts';
 import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
 import type {
   AttemptDto,
   GuardCheckDto,
   GuardStepDto,
   ModelCallStepDto,
-  PreviewDto,
   RawSpanStepDto,
   SessionDetailDto,
   SessionHeaderDto,
@@ -22,11 +22,6 @@ export const PREVIEW_CHARS = 240;
 const FEEDBACK_PREVIEW_CHARS = 600;
 
 type Unstepped<T> = Omit<T, 'step'>;
-
-function preview(text: string | null | undefined, max = PREVIEW_CHARS): PreviewDto | null {
-  if (text === null || text === undefined) return null;
-  return { text: text.length > max ? text.slice(0, max) : text, chars: text.length };
-}
 
 const key = (traceId: string, spanId: string) => `${traceId}:${spanId}`;
 const INTERNAL_RETRY = new Set(['retry_backoff']);
@@ -43,17 +38,15 @@ export async function getSessionDetail(
   db: PrismaClient,
   projectId: string,
   sessionId: string,
+  opts: { spanTree?: boolean } = {},
 ): Promise<SessionDetailDto | null> {
-  const scope = { projectId, sessionId };
-  const [session, toolCalls, attempts, guardChecks, modelCalls, spans] = await Promise.all([
+  const [session, rows, spans] = await Promise.all([
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
-    db.toolCall.findMany({ where: scope }),
-    db.attempt.findMany({ where: scope, orderBy: [{ number: 'asc' }, { startedAt: 'asc' }, { spanId: 'asc' }] }),
-    db.guardCheck.findMany({ where: scope, orderBy: [{ startedAt: 'asc' }, { spanId: 'asc' }] }),
-    db.modelCall.findMany({ where: scope }),
+    loadSessionRows(db, projectId, sessionId, PREVIEW_CHARS, FEEDBACK_PREVIEW_CHARS),
     loadSpanFacts(db, projectId, sessionId, PREVIEW_CHARS),
   ]);
   if (!session) return null;
+  const { toolCalls, attempts, guardChecks, modelCalls } = rows;
 
   const facts = new Map<string, SpanFacts>(spans.map((s) => [key(s.traceId, s.spanId), s]));
   const attemptKeys = new Set(attempts.map((a) => key(a.traceId, a.spanId)));
@@ -70,7 +63,7 @@ export async function getSessionDetail(
       decision: g.decision,
       failureClass: g.failureClass,
       failedPointers: pointerList(g.failedPointers),
-      startedAt: g.startedAt.toISOString(),
+      startedAt: g.startedAt,
       durationUs: g.durationUs,
     };
     const k = g.attemptSpanId ? key(g.traceId, g.attemptSpanId) : null;
@@ -87,7 +80,7 @@ export async function getSessionDetail(
       traceId: t.traceId,
       toolName: t.toolName,
       callId: t.callId,
-      startedAt: t.startedAt.toISOString(),
+      startedAt: t.startedAt,
       durationMs: t.durationMs,
       outcome: t.outcome,
       failureClass: t.failureClass,
@@ -95,7 +88,7 @@ export async function getSessionDetail(
       decision: t.decision,
       flags: { readOnly: t.readOnly, idempotent: t.idempotent, destructive: t.destructive, external: t.external },
       idempotencyKey: t.idempotencyKey,
-      arguments: preview(t.arguments),
+      arguments: t.arguments,
       result: f?.result ?? null,
       reconcileStatus: f?.reconcileStatus ?? null,
       deduplicated: f?.deduplicated ?? false,
@@ -112,12 +105,12 @@ export async function getSessionDetail(
       spanId: a.spanId,
       number: a.number,
       toolName: a.toolName,
-      startedAt: a.startedAt.toISOString(),
+      startedAt: a.startedAt,
       durationMs: a.durationMs,
       outcome: a.outcome,
       failureClass: a.failureClass,
       decision: a.decision,
-      feedback: preview(a.feedback, FEEDBACK_PREVIEW_CHARS),
+      feedback: a.feedback,
       internalRetry: a.decision !== null && INTERNAL_RETRY.has(a.decision),
       backoffMs: a.backoffMs,
       budgets: {
@@ -131,7 +124,7 @@ export async function getSessionDetail(
       escalationReason: f?.escalationReason ?? null,
       circuitState: f?.circuitState ?? null,
       fallbackTool: f?.fallbackTool ?? null,
-      arguments: preview(a.arguments),
+      arguments: a.arguments,
       errorType: a.errorType,
       failureReason: a.failureReason,
       guardChecks: checksByAttempt.get(key(a.traceId, a.spanId)) ?? [],
@@ -160,7 +153,7 @@ export async function getSessionDetail(
       traceId: m.traceId,
       model: m.model,
       provider: m.provider,
-      startedAt: m.startedAt.toISOString(),
+      startedAt: m.startedAt,
       durationMs: m.durationMs,
       inputTokens: m.inputTokens,
       outputTokens: m.outputTokens,
@@ -203,7 +196,16 @@ export async function getSessionDetail(
   linkRepairs(steps, toolOfAttempt);
 
   const traceIds = new Set<string>([...spans, ...toolCalls, ...modelCalls].map((r) => r.traceId));
-  const header: SessionHeaderDto = {
+  const header = headerOf(session, [...traceIds]);
+
+  // The span tree is every span again: the replay loads it only when the tree view opens.
+  return { session: header, steps, spanTree: opts.spanTree === false ? [] : spanTree(spans, steps), escalations: escalationsOf(steps) };
+}
+
+type SessionRow = NonNullable<Awaited<ReturnType<PrismaClient['session']['findUnique']>>>;
+
+function headerOf(session: SessionRow, traceIds: string[]): SessionHeaderDto {
+  return {
     id: session.id,
     agentName: session.agentName,
     serviceName: session.serviceName,
@@ -223,8 +225,22 @@ export async function getSessionDetail(
     samplingWeight: session.samplingWeight,
     traceIds: [...traceIds].sort(),
   };
+}
 
-  return { session: header, steps, spanTree: spanTree(spans, steps), escalations: escalationsOf(steps) };
+/**
+ * The session's header alone (its row and its trace ids), for the page's first paint: the
+ * steps come separately (the replay route), so a 5,000-span session's page is as light as any.
+ * Null when the id is unknown in the project.
+ */
+export async function getSessionHeader(db: PrismaClient, projectId: string, sessionId: string): Promise<SessionHeaderDto | null> {
+  const [session, traces] = await Promise.all([
+    db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
+    db.$queryRaw<{ trace_id: string }[]>`
+      SELECT trace_id FROM spans WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
+      UNION SELECT trace_id FROM tool_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
+      UNION SELECT trace_id FROM model_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
+  ]);
+  return session ? headerOf(session, traces.map((t) => t.trace_id)) : null;
 }
 
 function standInToolCall(spanId: string, traceId: string, toolName: string, startedAt: string) {
@@ -273,12 +289,6 @@ function spanDepths(
 
 function isAgentRoot(name: string, operation: string | null): boolean {
   return operation === OP_INVOKE_AGENT || name.startsWith(`${OP_INVOKE_AGENT} `);
-}
-
-/** Cheap check for the page's 404: the session's row (the collector writes one for every session). */
-export async function sessionExists(db: PrismaClient, projectId: string, sessionId: string): Promise<boolean> {
-  const session = await db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } }, select: { id: true } });
-  return session !== null;
 }
 
 /** The stored pointers of a failed check (a JSON array of strings), or none. */

@@ -3,16 +3,19 @@
 import { useState } from 'react';
 
 export interface FixtureButtonProps {
-  /** The text to copy: the call's fixture JSON and its vitest file (lib/fixture.ts `fixtureText`). */
-  text: string;
+  /** Makes the text to copy (the call's fixture JSON and its vitest file, lib/fixture.ts `fixtureText`): on click, not on every step. */
+  text: () => string;
 }
 
 /** "Copy as test fixture": puts the fixture on the clipboard and says so (or why not). */
 export function FixtureButton({ text }: FixtureButtonProps) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const [made, setMade] = useState('');
   const copy = async () => {
+    const value = text();
+    setMade(value);
     try {
-      await navigator.clipboard.writeText(text);
+      await navigator.clipboard.writeText(value);
       setStatus('copied');
     } catch {
       setStatus('failed');
@@ -32,7 +35,7 @@ export function FixtureButton({ text }: FixtureButtonProps) {
         {status === 'copied' ? 'Copied: fixture JSON and a vitest file' : status === 'failed' ? 'The clipboard refused: select the text below instead' : ''}
       </span>
       {status === 'failed' ? (
-        <textarea readOnly aria-label="Test fixture" value={text} className="mt-1 h-40 w-full font-mono text-xs" />
+        <textarea readOnly aria-label="Test fixture" value={made} className="mt-1 h-40 w-full font-mono text-xs" />
       ) : null}
     </span>
   );

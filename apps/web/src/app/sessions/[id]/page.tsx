@@ -1,14 +1,15 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { Suspense } from 'react';
+import { preload } from 'react-dom';
 import { Shell } from '@/components/shell';
-import { TimelineSkeleton } from '@/components/skeletons';
+import { replayDataUrl } from '@/lib/replay-urls';
 import { decodeParam, first, hrefWith, parsePositiveInt, type RawSearchParams } from '@/lib/search-params';
 import { selectProject } from '@/server/context';
 import { db } from '@/server/db';
-import { sessionExists } from '@/server/queries/session';
-import { SessionView } from './session-view';
+import { getSessionHeader } from '@/server/queries/session';
+import { SessionHeader } from './header';
+import { Replay } from './replay';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<RawSearchParams> };
 
@@ -16,6 +17,11 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `Session ${decodeParam((await params).id)}` };
 }
 
+/**
+ * The replay page carries the session's header only: the steps (a 5,000-span session's are
+ * megabytes) come from `/sessions/{id}/replay` as JSON, preloaded from the page's head so the
+ * request runs while the browser loads the page's scripts, and the debugger steps in the browser.
+ */
 export default async function SessionPage({ params, searchParams }: Props) {
   const [{ id: rawId }, sp] = await Promise.all([params, searchParams]);
   const id = decodeParam(rawId);
@@ -23,7 +29,10 @@ export default async function SessionPage({ params, searchParams }: Props) {
   if (id.includes('\0')) notFound();
   const selection = await selectProject(sp);
   const project = selection.current?.id;
-  if (project && !(await sessionExists(db(), project, id))) notFound();
+  const header = project ? await getSessionHeader(db(), project, id) : null;
+  if (project && !header) notFound();
+  const basePath = `/sessions/${encodeURIComponent(id)}`;
+  if (project) preload(replayDataUrl(basePath, project), { as: 'fetch', crossOrigin: 'anonymous', fetchPriority: 'high' });
   const int = (k: string) => (first(sp[k]) === undefined ? null : parsePositiveInt(sp, k, 1));
   const initial = { step: int('step'), attempt: int('attempt'), view: first(sp.view) === 'tree' ? 'tree' : 'steps', span: first(sp.span) ?? null } as const;
   return (
@@ -31,10 +40,11 @@ export default async function SessionPage({ params, searchParams }: Props) {
       <Link href={hrefWith('/sessions', { project })} className="mb-4 inline-block text-sm text-indigo-700 hover:underline">
         ← All sessions
       </Link>
-      {project ? (
-        <Suspense fallback={<TimelineSkeleton />}>
-          <SessionView project={project} id={id} initial={initial} />
-        </Suspense>
+      {project && header ? (
+        <>
+          <SessionHeader s={header} project={project} />
+          <Replay key={id} project={project} sessionId={id} basePath={basePath} initial={initial} />
+        </>
       ) : null}
     </Shell>
   );

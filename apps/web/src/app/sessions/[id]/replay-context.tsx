@@ -1,6 +1,7 @@
 'use client';
 
 import { createContext, useContext } from 'react';
+import type { CallFailureSignature } from '@/lib/call-failures';
 import type { SameFailureNav } from '@/server/queries/same-failure';
 
 /** How a selection reaches the URL: keys replace the entry, clicks push a new one. */
@@ -11,8 +12,10 @@ export interface ReplayContextValue {
   basePath: string;
   project: string;
   sessionId: string;
-  /** "Same failure" navigation per failure signature of the session (`signatureKey`), loaded with the page. */
-  sameFailure: Record<string, SameFailureNav>;
+  /** "Same failure" navigation per failure signature (`signatureKey`) asked for so far; null: none. */
+  sameFailure: Record<string, SameFailureNav | null>;
+  /** Loads the navigation of a failure (once per signature) into `sameFailure`. */
+  requestSameFailure: (sig: CallFailureSignature) => Promise<SameFailureNav | null>;
   select: (step: number, attempt: number | null, via: Via) => void;
 }
 

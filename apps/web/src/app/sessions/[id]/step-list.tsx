@@ -1,7 +1,7 @@
 'use client';
 
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import { classStyle } from '@/lib/failure-classes';
 import { formatDuration, formatInt } from '@/lib/format';
 import { stepFailed } from '@/lib/replay-nav';
@@ -21,7 +21,18 @@ export function stepLabel(s: TimelineStepDto): string {
 
 const KIND = { tool: 'tool', model: 'model', guard: 'guard', span: 'span' } as const;
 
-function Row({ s, current, match, onSelect }: { s: TimelineStepDto; current: boolean; match: boolean; onSelect: () => void }) {
+// Memoized: a step re-renders the two rows whose selection changed, not the ~40 in view.
+const Row = memo(function Row({
+  s,
+  current,
+  match,
+  onSelect,
+}: {
+  s: TimelineStepDto;
+  current: boolean;
+  match: boolean;
+  onSelect: (step: number, via: Via) => void;
+}) {
   const failed = stepFailed(s);
   const indent = s.kind === 'span' ? Math.min(s.depth, 8) * 10 : 0;
   return (
@@ -34,7 +45,7 @@ function Row({ s, current, match, onSelect }: { s: TimelineStepDto; current: boo
       data-match={match ? 'true' : undefined}
       data-failed={failed ? 'true' : undefined}
       aria-current={current ? 'step' : undefined}
-      onClick={onSelect}
+      onClick={() => onSelect(s.step, 'click')}
       className={`flex h-full w-full min-w-0 items-center gap-2 border-b border-slate-100 px-2 text-left text-sm ${
         current ? 'bg-indigo-50 ring-2 ring-inset ring-indigo-500' : match ? 'bg-yellow-50' : 'hover:bg-slate-50'
       }`}
@@ -74,7 +85,7 @@ function Row({ s, current, match, onSelect }: { s: TimelineStepDto; current: boo
       )}
     </button>
   );
-}
+});
 
 /** The step list: model turns and logical tool calls (and other spans), virtualized. */
 export function StepList({
@@ -112,7 +123,7 @@ export function StepList({
               key={`${s.kind}:${s.traceId}:${s.spanId}`}
               style={{ position: 'absolute', top: 0, left: 0, width: '100%', height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
             >
-              <Row s={s} current={s.step === current} match={matches.has(s.step)} onSelect={() => onSelect(s.step, 'click')} />
+              <Row s={s} current={s.step === current} match={matches.has(s.step)} onSelect={onSelect} />
             </div>
           );
         })}

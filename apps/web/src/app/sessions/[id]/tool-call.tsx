@@ -3,7 +3,7 @@ import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failure
 import { fixtureText } from '@/lib/fixture';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { AttemptDiff } from './attempt-diff';
 import { AttemptTimeline } from './attempt-timeline';
 import { FailureReason } from './failure-reason';
@@ -114,12 +114,15 @@ function useWholeArguments(call: ToolCallStepDto): { whole: ToolCallStepDto; loa
       live = false;
     };
   }, [basePath, project, call.traceId, cut.map((a) => a.spanId).join()]);
-  if (!loaded) return { whole: call, loading: true };
-  const attempts = call.attempts.map((a) => {
-    const text = loaded.get(a.spanId);
-    return text === undefined ? a : { ...a, arguments: { text, chars: text.length } };
-  });
-  return { whole: { ...call, attempts }, loading: false };
+  const whole = useMemo(() => {
+    if (!loaded) return call;
+    const attempts = call.attempts.map((a) => {
+      const text = loaded.get(a.spanId);
+      return text === undefined ? a : { ...a, arguments: { text, chars: text.length } };
+    });
+    return { ...call, attempts };
+  }, [call, loaded]);
+  return { whole, loading: loaded === null };
 }
 
 function Attempt({
@@ -220,11 +223,15 @@ function Attempt({
 
 /** The selected call: its attempts on a timeline, each attempt with budgets, payloads, feedback, guards and the repair chain. */
 export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto; selectedAttempt: number | null }) {
-  const { select, project, sessionId, sameFailure } = useReplayContext();
+  const { select, project, sessionId, sameFailure, requestSameFailure } = useReplayContext();
   const f = call.flags;
   const { whole, loading } = useWholeArguments(call);
-  const signature = failureSignature(call);
+  const signature = useMemo(() => failureSignature(call), [call]);
   const nav = signature ? sameFailure[signatureKey(signature)] : undefined;
+  useEffect(() => {
+    if (signature) requestSameFailure(signature);
+  }, [signature, requestSameFailure]);
+  const diff = useMemo(() => (loading || call.attempts.length < 2 ? null : diffAttempts(whole)), [loading, whole, call.attempts.length]);
   return (
     <div data-testid="tool-call" data-tool={call.toolName} className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
@@ -281,13 +288,13 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
       </dl>
       {call.attempts.length ? (
         <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
-          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={fixtureText(sessionId, whole)} />}
+          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={() => fixtureText(sessionId, whole)} />}
           {signature && nav ? <SameFailureLinks project={project} signature={signature} nav={nav} /> : null}
         </div>
       ) : null}
-      {call.attempts.length > 1 && !loading ? (
+      {diff ? (
         <div className="px-3 pt-3">
-          <AttemptDiff key={call.spanId} attempts={diffAttempts(whole)} />
+          <AttemptDiff key={call.spanId} attempts={diff} />
         </div>
       ) : null}
       <AttemptTimeline attempts={call.attempts} selected={selectedAttempt} onSelect={(n, via) => select(call.step, n, via)} />
