@@ -142,7 +142,7 @@ describe('listSessions', () => {
     // Each term both ways: looked up in the index first (rare), and checked session by session (common).
     const ids = async (...terms: string[]) => {
       const rare = (await listSessions(prisma, project.id, { terms })).rows.map((r) => r.id);
-      const common = (await listSessions(prisma, project.id, { terms, rareTermAttempts: 0 })).rows.map((r) => r.id);
+      const common = (await listSessions(prisma, project.id, { terms, rareTermSessions: 0 })).rows.map((r) => r.id);
       expect(common).toEqual(rare);
       return rare;
     };
@@ -159,13 +159,12 @@ describe('listSessions', () => {
     expect(await ids('conv-', 'e-mail')).toEqual([b.id]);
     expect(await ids('nothing-like-this')).toEqual([]);
 
-    // The search expression is the trigram index's: Postgres can answer it from the index.
+    // The sessions' search text has a trigram index: Postgres can answer the lookup from it.
     const plan = await prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-      return tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT a.session_id FROM attempts a
-        WHERE (coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, '')) ILIKE ${'%relative%'}::text`;
+      return tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT d.session_id FROM session_search d WHERE d.text ILIKE ${'%relative%'}::text`;
     });
-    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('attempts_search_trgm_idx');
+    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('session_search_text_trgm_idx');
   });
 
   it('sorts by every column (counts scaled by sampling weight), ties broken by id', async () => {
