@@ -31,6 +31,8 @@ interface Bench {
   results?: string;
   /** Long benchmarks run only when named on the command line (`pnpm bench web-scale`). */
   optIn?: string;
+  /** Notes kept beside its table (default bench/notes.md). */
+  notes?: string;
 }
 
 const PACKAGES: Bench[] = [
@@ -46,6 +48,7 @@ const PACKAGES: Bench[] = [
     script: 'bench:web-scale',
     results: 'bench/web-scale.json',
     optIn: 'web-scale',
+    notes: 'bench/web-scale-notes.md',
   },
   // A package with more than one benchmark names each one's script and results file.
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Replay in Chromium (5,000-span session)', script: 'bench:replay', results: 'bench/replay-results.json' },
@@ -93,7 +96,7 @@ for (const pkg of PACKAGES) {
   if (!results.rows.length) lines.push('| — | — | — | — | — |');
   if (note) lines.push('', note);
   // Measurements made once by hand (a before/after of a change, say) stay in the page beside the table.
-  const notesFile = path.join(ROOT, pkg.dir, 'bench/notes.md');
+  const notesFile = path.join(ROOT, pkg.dir, pkg.notes ?? 'bench/notes.md');
   if (existsSync(notesFile)) lines.push('', readFileSync(notesFile, 'utf8').trim());
   sections.push(lines.join('\n'));
 }

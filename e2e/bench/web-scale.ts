@@ -175,6 +175,7 @@ try {
     { name: `replay: median session (${typical.spanCount} spans)`, url: `/sessions/${encodeURIComponent(typical.id)}` },
     { name: 'analytics (default range)', url: '/analytics' },
   ];
+  const loadAtStart = os.loadavg()[0]?.toFixed(1);
   for (const p of pages) {
     for (let i = 0; i < WARMUP; i++) await get(p.url);
     const ms: number[] = [];
@@ -192,10 +193,10 @@ try {
         machine,
         date: new Date().toISOString(),
         method:
-          `\`pnpm bench web-scale\` (e2e/bench/web-scale.ts): a throwaway embedded Postgres, the built collector and the production Next server; ` +
+          `\`pnpm bench web-scale\` (e2e/bench/web-scale.ts): ${DATA_DIR ? 'an embedded Postgres kept between runs (GUARDTRACE_BENCH_DATA_DIR; migrations applied at start)' : 'a throwaway embedded Postgres'}, the built collector and the production Next server; ` +
           `${count} sessions / ${spans} spans sent by \`pnpm seed\` through the collector (seed 1, 29 days), then VACUUM ANALYZE; each page ` +
           `${WARMUP} warm-up + ${SAMPLES} sequential GETs, time to the last byte of the streamed HTML. The machine is shared (2 cores, other ` +
-          'work running): numbers are upper bounds.',
+          `work running; load average ${loadAtStart} when the pages were first requested, ${os.loadavg()[0]?.toFixed(1)} at the end): numbers are upper bounds.`,
         rows,
       },
       null,
