@@ -269,6 +269,12 @@ describe('listSessions', () => {
     expect(await listSessions(prisma, project.id, { countCap: 3 })).toMatchObject({ total: 3, totalCapped: true });
     expect(await listSessions(prisma, project.id, { countCap: 5 })).toMatchObject({ total: 5, totalCapped: false });
     expect(await listSessions(prisma, project.id)).toMatchObject({ total: 5, totalCapped: false });
+    // A word whose lookup already saw more sessions than the cap reads "cap+" without a count;
+    // under the cap, the count decides.
+    for (let i = 5; i < 7; i++) await seedSession(prisma, project.id, { startedAt: minutes(i), toolCalls: [failing('lookup_customer', 'missing_resource')] });
+    const word = { terms: ['lookup_customer'], rareTermSessions: 1 };
+    expect(await listSessions(prisma, project.id, { ...word, countCap: 1 })).toMatchObject({ total: 1, totalCapped: true });
+    expect(await listSessions(prisma, project.id, { ...word, countCap: 2 })).toMatchObject({ total: 2, totalCapped: false });
   });
 
   it('ignores a cursor it did not make, or made for another sort, and says so', async () => {

@@ -110,6 +110,8 @@ interface TermPlan {
   term: string;
   /** Sessions whose attempts contain a rare term; undefined for a common one. */
   sessionIds?: string[];
+  /** Distinct sessions among the matches the lookup read (all of them for a rare term). */
+  sessionsSeen: number;
 }
 
 /**
@@ -122,7 +124,8 @@ async function planTerm(db: PrismaClient, projectId: string, term: string, rare:
     SELECT d.session_id FROM session_search d
     WHERE d.project_id = ${projectId}::uuid AND d.text ILIKE ${containsPattern(term)}::text
     LIMIT ${rare + 1}`;
-  return rows.length > rare ? { term } : { term, sessionIds: [...new Set(rows.map((r) => r.session_id))] };
+  const sessionIds = [...new Set(rows.map((r) => r.session_id))];
+  return rows.length > rare ? { term, sessionsSeen: sessionIds.length } : { term, sessionIds, sessionsSeen: sessionIds.length };
 }
 
 function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
@@ -179,9 +182,16 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   }
 
   const expr = sortExpr(sort);
+  // One word and nothing else, already seen in more sessions than the cap: the total is "cap+"
+  // without counting (which would check sessions one by one until past the cap).
+  const f = query.filters ?? {};
+  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
+  const knownOverCap = !filtered && terms.length === 1 && (terms[0]?.sessionsSeen ?? 0) > countCap;
   const [countRows, fetched] = await Promise.all([
     // Counting stops at the cap: a broad filter over a big project costs no more than a page of it.
-    db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM sessions s ${where} LIMIT ${countCap + 1}) m`,
+    knownOverCap
+      ? [{ n: BigInt(countCap + 1) }]
+      : db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM sessions s ${where} LIMIT ${countCap + 1}) m`,
     db.$queryRaw<SessionRow[]>`
       SELECT s.id, s.agent_name, s.service_name, s.user_id, s.started_at, s.ended_at, s.outcome,
              s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
