@@ -39,6 +39,7 @@ const PACKAGES: Bench[] = [
   { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
   { name: '@guardtrace/mcp', dir: 'packages/mcp', title: 'MCP guard proxy (`guardtrace-mcp`)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
+  { name: '@guardtrace/db', dir: 'packages/db', title: 'Database (the explorer search text at ingest)' },
   { name: '@guardtrace/web', dir: 'apps/web', title: 'Web app (page queries)' },
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Start-up (`npm start`)' },
   {
@@ -48,6 +49,7 @@ const PACKAGES: Bench[] = [
     script: 'bench:web-scale',
     results: 'bench/web-scale.json',
     optIn: 'web-scale',
+    notes: 'bench/web-scale-notes.md',
   },
   // A package with more than one benchmark names each one's script and results file.
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Replay in Chromium (5,000-span session)', script: 'bench:replay', results: 'bench/replay-results.json' },

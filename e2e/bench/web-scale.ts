@@ -9,8 +9,14 @@
  * after another; a sample is the time from sending the request to the last byte of the
  * streamed HTML (every Suspense panel rendered). p50/p95 per page against the 300 ms target.
  * Writes bench/web-scale.json (scripts/bench.ts puts it in docs/benchmarks.md).
+ *
+ * Seeding 50,000 sessions takes tens of minutes on a shared 2-core machine, so a run can keep
+ * its database: with GUARDTRACE_BENCH_DATA_DIR=<dir> the embedded Postgres lives there, the
+ * seed runs only while the project has fewer sessions than asked for, and its rate is kept in
+ * <dir>/seed.json for the runs that reuse it (pending migrations, new indexes included, are
+ * applied at start as `pnpm start` does).
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +36,8 @@ const SAMPLES = Number(process.env.GUARDTRACE_BENCH_SAMPLES ?? 30);
 const TARGET_MS = 300;
 // Later page of the explorer: the 20th "next" link followed from the first page.
 const LATER_PAGE = 20;
+// The explorer's sortable columns besides the default (apps/web/src/lib/session-sort.ts SESSION_SORTS).
+const SORTS = ['session', 'agent', 'user', 'status', 'duration', 'tool_calls', 'attempts', 'retry_rate', 'tokens'];
 
 interface Row {
   benchmark: string;
@@ -44,8 +52,18 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] ?? Number.NaN;
 };
 
+// A kept database (seeded once, measured again after a change) or a throwaway one.
+const DATA_DIR = process.env.GUARDTRACE_BENCH_DATA_DIR || undefined;
+
+interface SeedRecord {
+  sessions: number;
+  spans: number;
+  ms: number;
+  date: string;
+}
+
 const system = await startSystem({
-  throwaway: true,
+  ...(DATA_DIR ? { dataDir: path.resolve(DATA_DIR) } : { throwaway: true }),
   collectorPort: await freePort(),
   webPort: await freePort(),
   demo: 'never',
@@ -60,25 +78,48 @@ try {
   const cookie = signIn.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
   if (signIn.status !== 302 || !cookie) throw new Error(`sign-in link refused: ${signIn.status}`);
   const headers = { cookie };
-  console.log(`[web-scale] seeding ${SESSIONS} sessions through the collector...`);
-  let shown = 0;
-  const seeded = await sendSeed({
-    seed: 1,
-    sessions: SESSIONS,
-    days: 29,
-    untilMs: Date.now(),
-    endpoint: system.collectorUrl,
-    apiKey: system.createdApiKey ?? '',
-    onProgress: (p) => {
-      if (p.sessions - shown >= SESSIONS / 10) {
-        shown = p.sessions;
-        console.log(`[web-scale]   ${p.sessions} sessions, ${p.spans} spans`);
-      }
-    },
-  });
+  const seedFile = DATA_DIR && path.join(path.resolve(DATA_DIR), 'seed.json');
+  const stored = await (async () => {
+    const p = createPrisma(system.databaseUrl, { max: 1 });
+    try {
+      return await p.session.count({ where: { projectId: system.projectId } });
+    } finally {
+      await p.$disconnect();
+    }
+  })();
+  let seeded: SeedRecord;
+  if (stored >= SESSIONS && seedFile && existsSync(seedFile)) {
+    seeded = JSON.parse(readFileSync(seedFile, 'utf8')) as SeedRecord;
+    console.log(`[web-scale] reusing ${stored} sessions seeded ${seeded.date} in ${DATA_DIR}`);
+  } else {
+    if (stored > 0 || !system.createdApiKey) {
+      throw new Error(
+        `GUARDTRACE_BENCH_DATA_DIR=${DATA_DIR}: the project holds ${stored} of the ${SESSIONS} sessions asked for (or no seed.json), ` +
+          'and its API key was shown only when it was created: remove the directory to seed it afresh',
+      );
+    }
+    console.log(`[web-scale] seeding ${SESSIONS} sessions through the collector...`);
+    let shown = 0;
+    const result = await sendSeed({
+      seed: 1,
+      sessions: SESSIONS,
+      days: 29,
+      untilMs: Date.now(),
+      endpoint: system.collectorUrl,
+      apiKey: system.createdApiKey,
+      onProgress: (p) => {
+        if (p.sessions - shown >= SESSIONS / 10) {
+          shown = p.sessions;
+          console.log(`[web-scale]   ${p.sessions} sessions, ${p.spans} spans`);
+        }
+      },
+    });
+    seeded = { sessions: result.sessions, spans: result.spans, ms: result.ms, date: new Date().toISOString() };
+    if (seedFile) writeFileSync(seedFile, `${JSON.stringify(seeded, null, 2)}\n`);
+  }
   const seedSeconds = seeded.ms / 1000;
   rows.push({
-    benchmark: `seed ${SESSIONS} sessions through the collector`,
+    benchmark: `seed ${seeded.sessions} sessions through the collector${stored > 0 ? ` (${seeded.date.slice(0, 16)}, database kept)` : ''}`,
     metric: 'spans/s (sessions/s)',
     value: `${Math.round(seeded.spans / seedSeconds)} (${Math.round(seeded.sessions / seedSeconds)}); ${seeded.spans} spans in ${seedSeconds.toFixed(0)} s`,
     target: '—',
@@ -116,17 +157,25 @@ try {
     return url;
   };
 
+  const q = (query: string) => `/sessions?q=${encodeURIComponent(query)}`;
   const pages: { name: string; url: string }[] = [
     { name: 'explorer: /sessions (newest first)', url: '/sessions' },
-    { name: 'explorer: sorted by attempts', url: '/sessions?sort=attempts&dir=desc' },
-    { name: 'explorer: filter class + outcome', url: '/sessions?class=invalid_arguments&outcome=failed' },
-    { name: 'explorer: query language', url: `/sessions?q=${encodeURIComponent('class:invalid_arguments attempts:>2')}` },
-    { name: 'explorer: text search', url: '/sessions?q=charge_card' },
+    // Every other sortable column, in its first-click direction (the one the header links to).
+    ...SORTS.map((sort) => ({ name: `explorer: sorted by ${sort}`, url: `/sessions?sort=${sort}` })),
+    { name: 'explorer: sorted by attempts, ascending', url: '/sessions?sort=attempts&dir=asc' },
+    { name: 'explorer: class + status filters', url: q('class:invalid_arguments status:failed') },
+    { name: 'explorer: query language (class, attempts)', url: q('class:invalid_arguments attempts:>2') },
+    { name: 'explorer: query language (tool, user, sorted by tokens)', url: `${q('tool:read_file user:u_17')}&sort=tokens` },
+    { name: 'explorer: text, a word in 1 of 5 sessions (charge_card)', url: q('charge_card') },
+    { name: 'explorer: text, a word in many sessions (required)', url: q('required') },
+    { name: 'explorer: text, a word in no attempt (sess_4242: ids only)', url: q('sess_4242') },
+    { name: 'explorer: text + filters (class:transient fetch_fx)', url: q('class:transient fetch_fx') },
     { name: `explorer: page ${LATER_PAGE + 1} (next links followed)`, url: await laterPage('/sessions', LATER_PAGE) },
     { name: `replay: biggest session (${biggest.spanCount} spans)`, url: `/sessions/${encodeURIComponent(biggest.id)}` },
     { name: `replay: median session (${typical.spanCount} spans)`, url: `/sessions/${encodeURIComponent(typical.id)}` },
     { name: 'analytics (default range)', url: '/analytics' },
   ];
+  const loadAtStart = os.loadavg()[0]?.toFixed(1);
   for (const p of pages) {
     for (let i = 0; i < WARMUP; i++) await get(p.url);
     const ms: number[] = [];
@@ -144,10 +193,10 @@ try {
         machine,
         date: new Date().toISOString(),
         method:
-          `\`pnpm bench web-scale\` (e2e/bench/web-scale.ts): a throwaway embedded Postgres, the built collector and the production Next server; ` +
+          `\`pnpm bench web-scale\` (e2e/bench/web-scale.ts): ${DATA_DIR ? 'an embedded Postgres kept between runs (GUARDTRACE_BENCH_DATA_DIR; migrations applied at start)' : 'a throwaway embedded Postgres'}, the built collector and the production Next server; ` +
           `${count} sessions / ${spans} spans sent by \`pnpm seed\` through the collector (seed 1, 29 days), then VACUUM ANALYZE; each page ` +
           `${WARMUP} warm-up + ${SAMPLES} sequential GETs, time to the last byte of the streamed HTML. The machine is shared (2 cores, other ` +
-          'work running): numbers are upper bounds.',
+          `work running; load average ${loadAtStart} when the pages were first requested, ${os.loadavg()[0]?.toFixed(1)} at the end): numbers are upper bounds.`,
         rows,
       },
       null,

@@ -142,7 +142,7 @@ describe('listSessions', () => {
     // Each term both ways: looked up in the index first (rare), and checked session by session (common).
     const ids = async (...terms: string[]) => {
       const rare = (await listSessions(prisma, project.id, { terms })).rows.map((r) => r.id);
-      const common = (await listSessions(prisma, project.id, { terms, rareTermAttempts: 0 })).rows.map((r) => r.id);
+      const common = (await listSessions(prisma, project.id, { terms, rareTermSessions: 0 })).rows.map((r) => r.id);
       expect(common).toEqual(rare);
       return rare;
     };
@@ -159,13 +159,12 @@ describe('listSessions', () => {
     expect(await ids('conv-', 'e-mail')).toEqual([b.id]);
     expect(await ids('nothing-like-this')).toEqual([]);
 
-    // The search expression is the trigram index's: Postgres can answer it from the index.
+    // The sessions' search text has a trigram index: Postgres can answer the lookup from it.
     const plan = await prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
-      return tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT a.session_id FROM attempts a
-        WHERE (coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, '')) ILIKE ${'%relative%'}::text`;
+      return tx.$queryRaw<{ 'QUERY PLAN': string }[]>`EXPLAIN SELECT d.session_id FROM session_search d WHERE d.text ILIKE ${'%relative%'}::text`;
     });
-    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('attempts_search_trgm_idx');
+    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toContain('session_search_text_trgm_idx');
   });
 
   it('sorts by every column (counts scaled by sampling weight), ties broken by id', async () => {
@@ -297,6 +296,12 @@ describe('listSessions', () => {
     expect(await listSessions(prisma, project.id, { countCap: 3 })).toMatchObject({ total: 3, totalCapped: true });
     expect(await listSessions(prisma, project.id, { countCap: 5 })).toMatchObject({ total: 5, totalCapped: false });
     expect(await listSessions(prisma, project.id)).toMatchObject({ total: 5, totalCapped: false });
+    // A word whose lookup already saw more sessions than the cap reads "cap+" without a count;
+    // under the cap, the count decides.
+    for (let i = 5; i < 7; i++) await seedSession(prisma, project.id, { startedAt: minutes(i), toolCalls: [failing('lookup_customer', 'missing_resource')] });
+    const word = { terms: ['lookup_customer'], rareTermSessions: 1 };
+    expect(await listSessions(prisma, project.id, { ...word, countCap: 1 })).toMatchObject({ total: 1, totalCapped: true });
+    expect(await listSessions(prisma, project.id, { ...word, countCap: 2 })).toMatchObject({ total: 2, totalCapped: false });
   });
 
   it('ignores a cursor it did not make, or made for another sort, and says so', async () => {

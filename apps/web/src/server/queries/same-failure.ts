@@ -43,18 +43,22 @@ export async function sameFailureNav(db: PrismaClient, projectId: string, sessio
     WITH cur AS (
       SELECT started_at, id FROM sessions WHERE project_id = ${projectId}::uuid AND id = ${sessionId}
     ), matching AS (
+      -- Without a field: the sessions of the (project, tool, class, session) index alone. With
+      -- one: the failed checks pointing at it first (guard_checks_failed_pointers_idx, a GIN
+      -- index), then their attempts by key. Only the branch whose condition holds runs.
       SELECT s.id, s.started_at
       FROM sessions s
       WHERE s.project_id = ${projectId}::uuid
-        AND EXISTS (
-          SELECT 1 FROM attempts a
-          WHERE a.project_id = s.project_id AND a.session_id = s.id
-            AND a.failure_class = ${failureClass} AND a.tool_name = ${toolName}
-            AND (${pointer}::text IS NULL OR EXISTS (
-              SELECT 1 FROM guard_checks g
-              WHERE g.project_id = a.project_id AND g.session_id = a.session_id
-                AND g.trace_id = a.trace_id AND g.attempt_span_id = a.span_id
-                AND g.verdict = 'fail' AND g.failed_pointers @> jsonb_build_array(${pointer}::text))))
+        AND s.id IN (
+          SELECT a.session_id FROM attempts a
+          WHERE ${pointer}::text IS NULL AND a.project_id = ${projectId}::uuid
+            AND a.tool_name = ${toolName} AND a.failure_class = ${failureClass}
+          UNION ALL
+          SELECT a.session_id FROM guard_checks g
+          JOIN attempts a ON a.project_id = g.project_id AND a.trace_id = g.trace_id AND a.span_id = g.attempt_span_id
+          WHERE ${pointer}::text IS NOT NULL AND g.project_id = ${projectId}::uuid
+            AND g.verdict = 'fail' AND g.failed_pointers @> jsonb_build_array(${pointer}::text)
+            AND a.session_id = g.session_id AND a.tool_name = ${toolName} AND a.failure_class = ${failureClass})
     )
     SELECT
       (SELECT m.id FROM matching m, cur WHERE (m.started_at, m.id) < (cur.started_at, cur.id) ORDER BY m.started_at DESC, m.id DESC LIMIT 1) AS previous_id,

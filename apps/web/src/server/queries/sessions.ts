@@ -6,8 +6,11 @@ import { type Cursor, decodeCursor, encodeCursor, keysetCondition, orderBy, sort
 
 // 25 rows: a screenful of sessions without scrolling past the filters on a laptop.
 const SESSIONS_PAGE_SIZE = 25;
-/** Matching sessions are counted up to this many; beyond, the total reads "10,000+". */
-const COUNT_CAP = 10_000;
+/**
+ * Matching sessions are counted up to this many; beyond, the total reads "1,000+". Counting
+ * stops there, so a broad filter costs about as much as a thousand rows whatever the project's size.
+ */
+const COUNT_CAP = 1000;
 
 type Sql = ReturnType<typeof sql>;
 
@@ -24,8 +27,8 @@ export interface SessionListQuery {
   pageSize?: number;
   /** Count matching sessions up to this many (default COUNT_CAP). */
   countCap?: number;
-  /** A free-text term in more attempts than this is searched session by session (default RARE_TERM_ATTEMPTS). */
-  rareTermAttempts?: number;
+  /** A free-text term in more session texts than this is searched session by session (default RARE_TERM_SESSIONS). */
+  rareTermSessions?: number;
 }
 
 export interface SessionRowDto {
@@ -98,24 +101,31 @@ const concat = (parts: Sql[]): Sql => parts.reduce((acc, p) => sql`${acc} ${p}`,
 /** `%text%` for ILIKE with the pattern characters of the text taken literally. */
 const containsPattern = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** The attempts' searchable text: the very expression of attempts_search_trgm_idx (prisma/unexpressible.sql). */
-const ATTEMPT_TEXT = sql`(coalesce(a.tool_name, '') || ' ' || coalesce(a.arguments, '') || ' ' || coalesce(a.feedback, ''))`;
-// Up to this many matching attempts a word counts as rare (its sessions are listed up front).
-const RARE_TERM_ATTEMPTS = 2000;
+// Up to this many matching session texts a word counts as rare (its sessions are listed up front).
+// Past it, a word is in at least 1 of every (sessions / 5,000) sessions, so counting 1,000 of its
+// sessions one by one checks at most about (sessions / 5) of them.
+const RARE_TERM_SESSIONS = 5000;
 
 interface TermPlan {
   term: string;
   /** Sessions whose attempts contain a rare term; undefined for a common one. */
   sessionIds?: string[];
+  /** Distinct sessions among the matches the lookup read (all of them for a rare term). */
+  sessionsSeen: number;
 }
 
-/** Looks a free-text term up in the trigram index, stopping once it is clearly common. */
+/**
+ * Looks a free-text term up in the trigram index of the sessions' search text (session_search:
+ * each session's attempts' tool names, arguments and feedback, kept by triggers on attempts),
+ * stopping once it is clearly common.
+ */
 async function planTerm(db: PrismaClient, projectId: string, term: string, rare: number): Promise<TermPlan> {
   const rows = await db.$queryRaw<{ session_id: string }[]>`
-    SELECT a.session_id FROM attempts a
-    WHERE a.project_id = ${projectId}::uuid AND ${ATTEMPT_TEXT} ILIKE ${containsPattern(term)}::text
+    SELECT d.session_id FROM session_search d
+    WHERE d.project_id = ${projectId}::uuid AND d.text ILIKE ${containsPattern(term)}::text
     LIMIT ${rare + 1}`;
-  return rows.length > rare ? { term } : { term, sessionIds: [...new Set(rows.map((r) => r.session_id))] };
+  const sessionIds = [...new Set(rows.map((r) => r.session_id))];
+  return rows.length > rare ? { term, sessionsSeen: sessionIds.length } : { term, sessionIds, sessionsSeen: sessionIds.length };
 }
 
 function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
@@ -138,13 +148,13 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   }
   for (const { term, sessionIds } of terms) {
     const lower = term.toLowerCase();
-    // A rare word: the sessions whose attempts have it, found through the trigram index up front.
-    // A common one: each session's own attempts are checked (OFFSET 0 keeps Postgres from hashing
+    // A rare word: the sessions whose text has it, found through the trigram index up front.
+    // A common one: each session's own text is checked (OFFSET 0 keeps Postgres from hashing
     // every match first), and the page fills after a few sessions.
     const inAttempts = sessionIds
       ? sql`s.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(sessionIds)}::jsonb))`
-      : sql`EXISTS (SELECT 1 FROM attempts a WHERE a.project_id = s.project_id AND a.session_id = s.id
-          AND ${ATTEMPT_TEXT} ILIKE ${containsPattern(term)}::text OFFSET 0)`;
+      : sql`EXISTS (SELECT 1 FROM session_search d WHERE d.project_id = s.project_id AND d.session_id = s.id
+          AND d.text ILIKE ${containsPattern(term)}::text OFFSET 0)`;
     parts.push(sql`AND (strpos(lower(s.id), ${lower}::text) > 0
       OR strpos(lower(coalesce(s.agent_name, '')), ${lower}::text) > 0
       OR strpos(lower(coalesce(s.user_id, '')), ${lower}::text) > 0
@@ -159,7 +169,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   const countCap = query.countCap ?? COUNT_CAP;
   const sort = query.sort ?? 'started';
   const dir = query.dir ?? defaultDirection(sort);
-  const terms = await Promise.all((query.terms ?? []).filter(Boolean).map((t) => planTerm(db, projectId, t, query.rareTermAttempts ?? RARE_TERM_ATTEMPTS)));
+  const terms = await Promise.all((query.terms ?? []).filter(Boolean).map((t) => planTerm(db, projectId, t, query.rareTermSessions ?? RARE_TERM_SESSIONS)));
   const where = whereClause(projectId, query.filters ?? {}, terms);
 
   let cursor: Cursor | undefined;
@@ -176,9 +186,16 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   }
 
   const expr = sortExpr(sort);
+  // One word and nothing else, already seen in more sessions than the cap: the total is "cap+"
+  // without counting (which would check sessions one by one until past the cap).
+  const f = query.filters ?? {};
+  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
+  const knownOverCap = !filtered && terms.length === 1 && (terms[0]?.sessionsSeen ?? 0) > countCap;
   const [countRows, fetched] = await Promise.all([
     // Counting stops at the cap: a broad filter over a big project costs no more than a page of it.
-    db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM sessions s ${where} LIMIT ${countCap + 1}) m`,
+    knownOverCap
+      ? [{ n: BigInt(countCap + 1) }]
+      : db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM sessions s ${where} LIMIT ${countCap + 1}) m`,
     db.$queryRaw<SessionRow[]>`
       SELECT s.id, s.agent_name, s.service_name, s.user_id, s.started_at, s.ended_at, s.outcome,
              s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
