@@ -1,7 +1,7 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { TableSkeleton } from '@/components/skeletons';
 import { type CallFailureSignature, failureSignature, signatureKey } from '@/lib/call-failures';
 import { formatInt } from '@/lib/format';
@@ -82,7 +82,9 @@ function useSameFailures(basePath: string, project: string) {
  * The stepping debugger. Everything is loaded once; every key and click is handled here in the
  * browser. The selection lives in the URL: keys replace the history entry, clicks push one.
  * A step costs the two list rows whose selection changed and the detail pane: the handlers read
- * the selection from a ref, so callbacks, the context and the key listener never change.
+ * the selection from a ref, so callbacks, the context and the key listener never change. The
+ * detail pane follows a deferred copy of the selection: the list's selection and the step header
+ * paint first, the pane just after (skipped for steps passed over while a key is held).
  */
 export function Debugger({
   data,
@@ -254,7 +256,10 @@ export function Debugger({
   const current = steps[sel.step - 1];
   const progress = tokensBefore[sel.step - 1];
   const treeIndex = sel.span ? (treeIndexOf.get(sel.span) ?? -1) : -1;
-  const treeNode = treeIndex >= 0 ? spanTree?.[treeIndex] : undefined;
+  const shown = useDeferredValue(sel);
+  const shownStep = steps[shown.step - 1];
+  const shownIndex = shown.span ? (treeIndexOf.get(shown.span) ?? -1) : -1;
+  const shownNode = shown.view === 'tree' && shownIndex >= 0 ? spanTree?.[shownIndex] : undefined;
   const tab = 'rounded-md px-3 py-1 text-sm font-medium';
 
   return (
@@ -359,8 +364,8 @@ export function Debugger({
             />
           )}
         </div>
-        <section aria-label="Selected step" data-testid="step-detail" className="min-w-0">
-          <StepDetail step={sel.view === 'tree' && treeNode && treeNode.step === null ? null : current} attempt={sel.attempt} treeNode={sel.view === 'tree' ? treeNode : undefined} />
+        <section aria-label="Selected step" aria-busy={shown !== sel} data-testid="step-detail" className="min-w-0">
+          <StepDetail step={shownNode && shownNode.step === null ? null : shownStep} attempt={shown.attempt} treeNode={shownNode} />
         </section>
       </div>
       {help ? <HelpDialog onClose={() => setHelp(false)} /> : null}
