@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from '@playwright/test';
 import { ROOT } from '../../scripts/system.ts';
-import { startReplayBench } from './replay-setup.ts';
+import { startReplayBench, timeSteps } from './replay-setup.ts';
 
 // 3 navigations: the trace is heavy; the median of 3 is enough to read a breakdown from.
 const NAVS = 3;
@@ -184,23 +184,7 @@ try {
   await page.goto(url('large'));
   await page.locator('[data-testid=step][data-current=true]').waitFor();
   await bench.browser.startTracing(page, { categories: ['devtools.timeline', 'v8.execute', 'disabled-by-default-devtools.timeline'] });
-  const stepTimes = (await page.evaluate(`(async (count) => {
-    const current = () => document.querySelector('[data-testid=step][data-current=true]')?.getAttribute('data-step');
-    const out = [];
-    for (let i = 0; i < count; i++) {
-      const before = current();
-      const t = performance.now();
-      const moved = new Promise((resolve) => {
-        const mo = new MutationObserver(() => { if (current() !== before) { mo.disconnect(); resolve(); } });
-        mo.observe(document.body, { subtree: true, attributes: true, childList: true });
-      });
-      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
-      await moved;
-      await new Promise((r) => requestAnimationFrame(() => r(null)));
-      out.push(performance.now() - t);
-    }
-    return out;
-  })(${STEPS})`)) as number[];
+  const stepTimes = await timeSteps(page, STEPS);
   const stepTrace = mainThreadSelfTimes(await bench.browser.stopTracing());
 
   const result = {
@@ -217,7 +201,8 @@ try {
     },
     navigation: navs,
     steps: {
-      medianMs: median(stepTimes),
+      selectionMedianMs: median(stepTimes.selection),
+      detailMedianMs: median(stepTimes.detail),
       mainThreadBusyPerStepMs: stepTrace.busy / STEPS,
       topPerStepMs: top(stepTrace.byName, 14, STEPS),
     },

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { freePort } from '@guardtrace/db/dev';
-import { type Browser, type BrowserContext, chromium } from '@playwright/test';
+import { type Browser, type BrowserContext, chromium, type Page } from '@playwright/test';
 import { type RunningSystem, startSystem } from '../../scripts/system.ts';
 import { runReplayAgent } from '../replay-agent.ts';
 
@@ -76,4 +76,54 @@ export async function startReplayBench(opts: { build: boolean }): Promise<Replay
     await system.stop();
     throw err;
   }
+}
+
+export interface StepTimes {
+  /** From the `j` keydown until the frame after the list's selection moved. */
+  selection: number[];
+  /** From the same keydown until the frame after the detail pane shows the new step. */
+  detail: number[];
+}
+
+// Runs in the page as source text: tsx's name-keeping helper (`__name`) does not exist there.
+// The detail pane renders just after the selection (a deferred value), so a step is timed to
+// both; the next key is pressed once the pane shows the step, as a reader stepping through would.
+const STEP_SCRIPT = `async (count) => {
+  const current = () => document.querySelector('[data-testid=step][data-current=true]')?.getAttribute('data-step');
+  const shown = () => document.querySelector('[data-testid=step-detail] > [data-step]')?.getAttribute('data-step');
+  const frame = () => new Promise((r) => requestAnimationFrame(() => r(performance.now())));
+  const selection = [];
+  const detail = [];
+  for (let i = 0; i < count; i++) {
+    const before = current();
+    const t = performance.now();
+    let selected;
+    let detailed;
+    const sel = new Promise((r) => { selected = r; });
+    const det = new Promise((r) => { detailed = r; });
+    let moved = false;
+    const mo = new MutationObserver(() => {
+      const now = current();
+      if (now === before) return;
+      if (!moved) {
+        moved = true;
+        frame().then(selected);
+      }
+      if (shown() === now) {
+        mo.disconnect();
+        frame().then(detailed);
+      }
+    });
+    mo.observe(document.body, { subtree: true, attributes: true, childList: true });
+    window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
+    const [a, b] = await Promise.all([sel, det]);
+    selection.push(a - t);
+    detail.push(b - t);
+  }
+  return { selection, detail };
+}`;
+
+/** `count` steps forward with `j` in `page` (at a step of the steps view), each timed. */
+export async function timeSteps(page: Page, count: number): Promise<StepTimes> {
+  return page.evaluate(`(${STEP_SCRIPT})(${count})`) as Promise<StepTimes>;
 }

@@ -5,7 +5,8 @@
  *   the server load, the page's transfer, hydration and the first step. Keys pressed before the
  *   page handles them are lost, as they are for a user. Median of RUNS fresh navigations.
  * - step: from dispatching a `j` keydown in the page until the frame after the new selection is
- *   in the DOM (a MutationObserver, then requestAnimationFrame), over STEPS steps.
+ *   in the DOM (a MutationObserver, then requestAnimationFrame), and until the frame after the
+ *   detail pane shows the new step (it renders just after the selection), over STEPS steps.
  *
  * The sessions come from a real SDK agent through the collector (e2e/replay-agent.ts) into a
  * throwaway database, and Chromium is signed in as the owner (replay-setup.ts). Writes
@@ -15,7 +16,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Page } from '@playwright/test';
-import { LARGE_CYCLES, SMALL_CYCLES, startReplayBench } from './replay-setup.ts';
+import { LARGE_CYCLES, SMALL_CYCLES, startReplayBench, timeSteps } from './replay-setup.ts';
 
 // 5 navigations a session: a median on a noisy shared 2-core machine in well under a minute.
 const RUNS = 5;
@@ -41,34 +42,8 @@ async function timeInteractive(page: Page, url: string): Promise<number> {
   }
 }
 
-// Runs in the page as source text: tsx's name-keeping helper (`__name`) does not exist there.
-const STEP_SCRIPT = `async (count) => {
-  const current = () => document.querySelector('[data-testid=step][data-current=true]')?.getAttribute('data-step');
-  const out = [];
-  for (let i = 0; i < count; i++) {
-    const before = current();
-    const t = performance.now();
-    const moved = new Promise((resolve) => {
-      const mo = new MutationObserver(() => {
-        if (current() !== before) {
-          mo.disconnect();
-          resolve();
-        }
-      });
-      mo.observe(document.body, { subtree: true, attributes: true, childList: true });
-    });
-    window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
-    await moved;
-    await new Promise((r) => requestAnimationFrame(() => r(null)));
-    out.push(performance.now() - t);
-  }
-  return out;
-}`;
-
-async function timeSteps(page: Page, n: number): Promise<number[]> {
-  return page.evaluate(`(${STEP_SCRIPT})(${n})`) as Promise<number[]>;
-}
-
+// The machine is shared: its 1-minute load average at the start and end is part of the result.
+const loadAtStart = os.loadavg()[0] ?? Number.NaN;
 const bench = await startReplayBench({ build: true });
 try {
   const { url, spans } = bench;
@@ -87,7 +62,8 @@ try {
   const smallSteps = await timeSteps(page, SMALL_CYCLES * 3 - 2);
 
   const med = { small: quantile(interactive.small, 0.5), large: quantile(interactive.large, 0.5) };
-  const p95 = quantile(steps, 0.95);
+  const p95 = { selection: quantile(steps.selection, 0.95), detail: quantile(steps.detail, 0.95) };
+  const spread = (xs: number[]) => `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.95).toFixed(1)} / ${Math.max(...xs).toFixed(1)} ms`;
   const rows = [
     {
       benchmark: `replay, ${spans} spans (${(LARGE_CYCLES * 3).toLocaleString('en-US')} steps)`,
@@ -105,15 +81,22 @@ try {
     },
     {
       benchmark: `replay, ${spans} spans`,
-      metric: `one step (j) to the next frame, median / p95 / max of ${STEPS}`,
-      value: `${quantile(steps, 0.5).toFixed(1)} / ${p95.toFixed(1)} / ${Math.max(...steps).toFixed(1)} ms`,
+      metric: `one step (j) to the frame with the selection moved, median / p95 / max of ${STEPS}`,
+      value: spread(steps.selection),
       target: `p95 <= ${STEP_TARGET_MS} ms`,
-      pass: p95 <= STEP_TARGET_MS,
+      pass: p95.selection <= STEP_TARGET_MS,
+    },
+    {
+      benchmark: `replay, ${spans} spans`,
+      metric: `one step (j) to the frame with the step's detail shown, median / p95 / max of ${STEPS}`,
+      value: spread(steps.detail),
+      target: `p95 <= ${STEP_TARGET_MS} ms`,
+      pass: p95.detail <= STEP_TARGET_MS,
     },
     {
       benchmark: 'replay, 9-step session (same run)',
-      metric: 'one step (j) to the next frame, median; large / small ratio',
-      value: `${quantile(smallSteps, 0.5).toFixed(1)} ms; ratio ${(quantile(steps, 0.5) / quantile(smallSteps, 0.5)).toFixed(2)}×`,
+      metric: 'one step (j) to the detail shown, median; large / small ratio',
+      value: `${quantile(smallSteps.detail, 0.5).toFixed(1)} ms; ratio ${(quantile(steps.detail, 0.5) / quantile(smallSteps.detail, 0.5)).toFixed(2)}×`,
       target: '(reported)',
       pass: true,
     },
@@ -124,9 +107,9 @@ try {
     `${JSON.stringify(
       {
         method:
-          'Chromium (Playwright, headless) against the production build with a throwaway embedded Postgres; sessions sent by a real SDK agent through the collector (e2e/replay-agent.ts). Interactive: from page.goto until a pressed `j` moves the selection (server load + transfer + hydration), median of fresh navigations, the large and the small session alternating in one run. Step: a `j` keydown dispatched in the page until the frame after the new selection is in the DOM.',
+          'Chromium (Playwright, headless) against the production build with a throwaway embedded Postgres; sessions sent by a real SDK agent through the collector (e2e/replay-agent.ts). Interactive: from page.goto until a pressed `j` moves the selection (server load + transfer + hydration), median of fresh navigations, the large and the small session alternating in one run. Step: a `j` keydown dispatched in the page until the frame after the new selection is in the DOM, and until the frame after the detail pane shows the new step (it renders just after the selection, a deferred value); the next key once the detail shows.',
         date: new Date().toISOString(),
-        machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+        machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loadAtStart.toFixed(1)} at the start, ${(os.loadavg()[0] ?? Number.NaN).toFixed(1)} at the end`,
         rows,
       },
       null,

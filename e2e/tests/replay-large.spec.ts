@@ -31,6 +31,10 @@ test('a 5,000-span session: every step reachable, stepped with the keyboard, wit
   await expect(selected(page)).toHaveAttribute('data-step', '2');
   for (let i = 0; i < 30; i++) await page.keyboard.press('j');
   await expect(selected(page)).toHaveAttribute('data-step', '32');
+  // The detail pane follows the selection just after it (a deferred render), then settles on it.
+  const detail = page.getByTestId('step-detail');
+  await expect(detail.locator('> [data-step]')).toHaveAttribute('data-step', '32');
+  await expect(detail).toHaveAttribute('aria-busy', 'false');
   for (let i = 0; i < 10; i++) await page.keyboard.press('k');
   await expect(selected(page)).toHaveAttribute('data-step', '22');
   await page.keyboard.press('e');

@@ -1,7 +1,7 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { TableSkeleton } from '@/components/skeletons';
 import { type CallFailureSignature, failureSignature, signatureKey } from '@/lib/call-failures';
 import { formatInt } from '@/lib/format';
@@ -50,6 +50,9 @@ function clamp(steps: TimelineStepDto[], i: InitialSelection): Selection {
   return { step, attempt: valid ? i.attempt : defaultAttempt(s), view: i.view, span: i.span };
 }
 
+/** How long after the last key the URL is written (one router update for a burst of keys). */
+const URL_DELAY_MS = 300;
+
 function typing(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && target.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]') !== null;
 }
@@ -82,7 +85,9 @@ function useSameFailures(basePath: string, project: string) {
  * The stepping debugger. Everything is loaded once; every key and click is handled here in the
  * browser. The selection lives in the URL: keys replace the history entry, clicks push one.
  * A step costs the two list rows whose selection changed and the detail pane: the handlers read
- * the selection from a ref, so callbacks, the context and the key listener never change.
+ * the selection from a ref, so callbacks, the context and the key listener never change. The
+ * detail pane follows a deferred copy of the selection: the list's selection and the step header
+ * paint first, the pane just after (skipped for steps passed over while a key is held).
  */
 export function Debugger({
   data,
@@ -138,6 +143,23 @@ export function Debugger({
     setSel(next);
   }, []);
 
+  // Next.js turns every history.replaceState into a router update (a render of the app's router
+  // tree): keys therefore write the URL once stepping pauses, not on every key. A click, a copied
+  // link and a navigation away write it first; Back drops it.
+  const pendingUrl = useRef<{ url: string; timer: ReturnType<typeof setTimeout> } | null>(null);
+  const flushUrl = useCallback(() => {
+    const p = pendingUrl.current;
+    if (!p) return;
+    clearTimeout(p.timer);
+    pendingUrl.current = null;
+    window.history.replaceState(window.history.state, '', p.url);
+  }, []);
+  const dropUrl = useCallback(() => {
+    if (pendingUrl.current) clearTimeout(pendingUrl.current.timer);
+    pendingUrl.current = null;
+  }, []);
+  useEffect(() => dropUrl, [dropUrl]);
+
   const commit = useCallback(
     (next: Selection, via: Via) => {
       apply(next);
@@ -151,10 +173,15 @@ export function Debugger({
       if (next.view === 'tree' && next.span) q.set('span', next.span);
       else q.delete('span');
       const url = `${basePath}?${q}`;
-      if (via === 'key') window.history.replaceState(window.history.state, '', url);
-      else window.history.pushState(window.history.state, '', url);
+      if (via === 'key') {
+        dropUrl();
+        pendingUrl.current = { url, timer: setTimeout(flushUrl, URL_DELAY_MS) };
+      } else {
+        flushUrl();
+        window.history.pushState(window.history.state, '', url);
+      }
     },
-    [apply, basePath, project],
+    [apply, basePath, project, dropUrl, flushUrl],
   );
 
   const select = useCallback(
@@ -167,10 +194,13 @@ export function Debugger({
   const selectFromList = useCallback((step: number, via: Via) => select(step, null, via), [select]);
 
   useEffect(() => {
-    const onPop = () => apply(clamp(steps, readUrl()));
+    const onPop = () => {
+      dropUrl();
+      apply(clamp(steps, readUrl()));
+    };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
-  }, [apply, steps]);
+  }, [apply, dropUrl, steps]);
 
   const jumpMatch = useCallback(
     (dir: 1 | -1) => {
@@ -227,11 +257,14 @@ export function Debugger({
           const forward = e.key === 'n';
           requestNav(sig).then((nav) => {
             const target = forward ? nav?.next : nav?.previous;
-            if (target) router.push(sessionHref(project, target.id));
+            if (!target) return;
+            flushUrl();
+            router.push(sessionHref(project, target.id));
           });
           return;
         }
         case 'y':
+          flushUrl();
           navigator.clipboard.writeText(window.location.href).then(
             () => setNotice('Link copied'),
             () => setNotice('Could not copy the link'),
@@ -245,7 +278,7 @@ export function Debugger({
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [commit, steps, requestNav, router, project]);
+  }, [commit, steps, requestNav, router, project, flushUrl]);
 
   const ctx = useMemo<ReplayContextValue>(
     () => ({ basePath, project, sessionId, sameFailure: navs, requestSameFailure: requestNav, select }),
@@ -254,7 +287,10 @@ export function Debugger({
   const current = steps[sel.step - 1];
   const progress = tokensBefore[sel.step - 1];
   const treeIndex = sel.span ? (treeIndexOf.get(sel.span) ?? -1) : -1;
-  const treeNode = treeIndex >= 0 ? spanTree?.[treeIndex] : undefined;
+  const shown = useDeferredValue(sel);
+  const shownStep = steps[shown.step - 1];
+  const shownIndex = shown.span ? (treeIndexOf.get(shown.span) ?? -1) : -1;
+  const shownNode = shown.view === 'tree' && shownIndex >= 0 ? spanTree?.[shownIndex] : undefined;
   const tab = 'rounded-md px-3 py-1 text-sm font-medium';
 
   return (
@@ -359,8 +395,8 @@ export function Debugger({
             />
           )}
         </div>
-        <section aria-label="Selected step" data-testid="step-detail" className="min-w-0">
-          <StepDetail step={sel.view === 'tree' && treeNode && treeNode.step === null ? null : current} attempt={sel.attempt} treeNode={sel.view === 'tree' ? treeNode : undefined} />
+        <section aria-label="Selected step" aria-busy={shown !== sel} data-testid="step-detail" className="min-w-0">
+          <StepDetail step={shownNode && shownNode.step === null ? null : shownStep} attempt={shown.attempt} treeNode={shownNode} />
         </section>
       </div>
       {help ? <HelpDialog onClose={() => setHelp(false)} /> : null}

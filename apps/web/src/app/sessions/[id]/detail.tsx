@@ -1,13 +1,17 @@
 'use client';
 
+import { memo } from 'react';
 import { formatDuration } from '@/lib/format';
 import type { SpanNodeDto, TimelineStepDto } from '@/server/queries/session-types';
 import { SpanDetails } from './span-details';
 import { GuardRow, ModelCallRow, RawSpanRow } from './steps';
 import { ToolCallCard } from './tool-call';
 
-/** The detail pane: the selected step (or span of the tree) in full. */
-export function StepDetail({
+/**
+ * The detail pane: the selected step (or span of the tree) in full. Memoized: it renders when the
+ * (deferred) selection it shows changes, not with every render of the debugger.
+ */
+export const StepDetail = memo(function StepDetail({
   step,
   attempt,
   treeNode,
@@ -45,4 +49,4 @@ export function StepDetail({
       {step.kind === 'span' ? <RawSpanRow key={key} span={step} /> : null}
     </div>
   );
-}
+});
