@@ -69,6 +69,25 @@ describe('getSessionDetail', () => {
     expect(detail!.session.traceIds).toEqual([seeded.traceId]);
   });
 
+  it('shows each stored time as UTC ISO text cut to the millisecond, as Postgres keeps microseconds', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const seeded = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [{ toolName: 'read_file', atMs: 1000, attempts: [{ outcome: 'success', guards: [{ guardName: 'schema', verdict: 'pass' }] }] }],
+      modelCalls: [{ atMs: 0, inputTokens: 1, outputTokens: 1 }],
+    });
+    // .123987: cut (not rounded) to .123, like the page's other times.
+    const at = '2026-11-21T09:00:01.123987Z';
+    for (const table of ['tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
+      await prisma.$executeRawUnsafe(`UPDATE ${table} SET started_at = $1::timestamptz WHERE project_id = $2::uuid AND session_id = $3`, at, project.id, seeded.id);
+    }
+    const detail = await getSessionDetail(prisma, project.id, seeded.id);
+    const tool = detail!.steps.find((s) => s.kind === 'tool') as ToolCallStepDto;
+    const model = detail!.steps.find((s) => s.kind === 'model') as ModelCallStepDto;
+    expect([tool.startedAt, tool.attempts[0]!.startedAt, tool.attempts[0]!.guardChecks[0]!.startedAt, model.startedAt]).toEqual(Array(4).fill('2026-11-21T09:00:01.123Z'));
+  });
+
   it("carries the failure reasons of calls and attempts, a failed guard's reason and the session's user", async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

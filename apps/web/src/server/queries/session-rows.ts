@@ -1,10 +1,11 @@
 import 'server-only';
-import type { PrismaClient } from '@guardtrace/db';
+import { type PrismaClient, type Sql, sql } from '@guardtrace/db';
+import { epochMs, isoOf, jsonColumns, previewOf } from './json-columns.ts';
 import type { PreviewDto } from './session-types.ts';
 
 /**
- * A session's derived rows as the replay reads them, each table in one query that Postgres
- * answers as a single JSON array (parsed natively), instead of row objects mapped one by one:
+ * A session's derived rows as the replay reads them, each table in one query answered as one
+ * JSON text of positional arrays (json-columns.ts), instead of row objects mapped one by one:
  * for a 5,000-span session that mapping and its garbage were most of the server's time
  * (apps/web/bench/notes.md, "Replay"). Long values arrive cut to previews; timestamps as the
  * ISO strings the page shows (milliseconds, UTC, like `Date#toISOString`).
@@ -91,57 +92,113 @@ export interface SessionRows {
   modelCalls: ModelCallRow[];
 }
 
-/** The JSON array a query answered as its one text column. */
-async function jsonRows<T>(query: Promise<{ rows: string | null }[]>): Promise<T[]> {
-  const [r] = await query;
-  return r?.rows ? (JSON.parse(r.rows) as T[]) : [];
+/** A row as the query answers it: its start as epoch milliseconds, turned into ISO text here. */
+type Wire<T extends { startedAt: string }> = Omit<T, 'startedAt'> & { startedAt: number };
+
+async function withIso<T extends { startedAt: string }>(rows: Promise<Wire<T>[]>): Promise<T[]> {
+  const out = (await rows) as unknown as T[];
+  for (const r of out) r.startedAt = isoOf(r.startedAt as unknown as number);
+  return out;
 }
 
 /** Every tool call, attempt, guard check and model call of one session of one project. */
 export async function loadSessionRows(db: PrismaClient, projectId: string, sessionId: string, previewChars: number, feedbackChars: number): Promise<SessionRows> {
-  // A preview: the value's first characters and its whole length (null stays null).
+  const where = (table: Sql) => sql`FROM ${table} WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`;
   const [toolCalls, attempts, guardChecks, modelCalls] = await Promise.all([
-    jsonRows<ToolCallRow>(db.$queryRaw`
-      SELECT json_agg(json_build_object(
-        'traceId', trace_id, 'spanId', span_id, 'parentSpanId', parent_span_id, 'stepSequence', step_sequence,
-        'toolName', tool_name, 'callId', call_id,
-        'startedAt', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'durationMs', duration_ms, 'outcome', outcome, 'failureClass', failure_class, 'failureReason', failure_reason,
-        'decision', decision, 'readOnly', read_only, 'idempotent', idempotent, 'destructive', destructive, 'external', external,
-        'idempotencyKey', idempotency_key,
-        'arguments', CASE WHEN arguments IS NULL THEN NULL ELSE json_build_object('text', left(arguments, ${previewChars}::int), 'chars', length(arguments)) END
-      ))::text AS rows
-      FROM tool_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`),
-    jsonRows<AttemptRow>(db.$queryRaw`
-      SELECT json_agg(json_build_object(
-        'traceId', trace_id, 'spanId', span_id, 'toolCallSpanId', tool_call_span_id, 'toolName', tool_name, 'number', number,
-        'startedAt', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'durationMs', duration_ms, 'outcome', outcome, 'failureClass', failure_class, 'decision', decision,
-        'feedback', CASE WHEN feedback IS NULL THEN NULL ELSE json_build_object('text', left(feedback, ${feedbackChars}::int), 'chars', length(feedback)) END,
-        'backoffMs', backoff_ms, 'attemptsLeft', attempts_left, 'sessionRetriesLeft', session_retries_left,
-        'budgetExhausted', budget_exhausted,
-        'arguments', CASE WHEN arguments IS NULL THEN NULL ELSE json_build_object('text', left(arguments, ${previewChars}::int), 'chars', length(arguments)) END,
-        'errorType', error_type, 'failureReason', failure_reason
-      ) ORDER BY number, started_at, span_id)::text AS rows
-      FROM attempts WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`),
-    jsonRows<GuardCheckRow>(db.$queryRaw`
-      SELECT json_agg(json_build_object(
-        'traceId', trace_id, 'spanId', span_id, 'attemptSpanId', attempt_span_id, 'guardName', guard_name, 'stage', stage,
-        'verdict', verdict, 'reason', reason, 'decision', decision, 'failureClass', failure_class,
-        'failedPointers', failed_pointers,
-        'startedAt', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'durationUs', duration_us
-      ) ORDER BY started_at, span_id)::text AS rows
-      FROM guard_checks WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`),
-    jsonRows<ModelCallRow>(db.$queryRaw`
-      SELECT json_agg(json_build_object(
-        'traceId', trace_id, 'spanId', span_id, 'parentSpanId', parent_span_id, 'stepSequence', step_sequence,
-        'model', model, 'provider', provider,
-        'startedAt', to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        'durationMs', duration_ms, 'inputTokens', input_tokens, 'outputTokens', output_tokens,
-        'repairAttemptSpanId', repair_attempt_span_id, 'repairFailureClass', repair_failure_class
-      ))::text AS rows
-      FROM model_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`),
+    withIso<ToolCallRow>(
+      jsonColumns<Wire<ToolCallRow>>(
+        db,
+        {
+          traceId: sql`trace_id`,
+          spanId: sql`span_id`,
+          parentSpanId: sql`parent_span_id`,
+          stepSequence: sql`step_sequence`,
+          toolName: sql`tool_name`,
+          callId: sql`call_id`,
+          startedAt: epochMs(sql`started_at`),
+          durationMs: sql`duration_ms`,
+          outcome: sql`outcome`,
+          failureClass: sql`failure_class`,
+          failureReason: sql`failure_reason`,
+          decision: sql`decision`,
+          readOnly: sql`read_only`,
+          idempotent: sql`idempotent`,
+          destructive: sql`destructive`,
+          external: sql`external`,
+          idempotencyKey: sql`idempotency_key`,
+          arguments: previewOf(sql`arguments`, previewChars),
+        },
+        where(sql`tool_calls`),
+      ),
+    ),
+    withIso<AttemptRow>(
+      jsonColumns<Wire<AttemptRow>>(
+        db,
+        {
+          traceId: sql`trace_id`,
+          spanId: sql`span_id`,
+          toolCallSpanId: sql`tool_call_span_id`,
+          toolName: sql`tool_name`,
+          number: sql`number`,
+          startedAt: epochMs(sql`started_at`),
+          durationMs: sql`duration_ms`,
+          outcome: sql`outcome`,
+          failureClass: sql`failure_class`,
+          decision: sql`decision`,
+          feedback: previewOf(sql`feedback`, feedbackChars),
+          backoffMs: sql`backoff_ms`,
+          attemptsLeft: sql`attempts_left`,
+          sessionRetriesLeft: sql`session_retries_left`,
+          budgetExhausted: sql`budget_exhausted`,
+          arguments: previewOf(sql`arguments`, previewChars),
+          errorType: sql`error_type`,
+          failureReason: sql`failure_reason`,
+        },
+        where(sql`attempts`),
+        sql`number, started_at, span_id`,
+      ),
+    ),
+    withIso<GuardCheckRow>(
+      jsonColumns<Wire<GuardCheckRow>>(
+        db,
+        {
+          traceId: sql`trace_id`,
+          spanId: sql`span_id`,
+          attemptSpanId: sql`attempt_span_id`,
+          guardName: sql`guard_name`,
+          stage: sql`stage`,
+          verdict: sql`verdict`,
+          reason: sql`reason`,
+          decision: sql`decision`,
+          failureClass: sql`failure_class`,
+          failedPointers: sql`failed_pointers`,
+          startedAt: epochMs(sql`started_at`),
+          durationUs: sql`duration_us`,
+        },
+        where(sql`guard_checks`),
+        sql`started_at, span_id`,
+      ),
+    ),
+    withIso<ModelCallRow>(
+      jsonColumns<Wire<ModelCallRow>>(
+        db,
+        {
+          traceId: sql`trace_id`,
+          spanId: sql`span_id`,
+          parentSpanId: sql`parent_span_id`,
+          stepSequence: sql`step_sequence`,
+          model: sql`model`,
+          provider: sql`provider`,
+          startedAt: epochMs(sql`started_at`),
+          durationMs: sql`duration_ms`,
+          inputTokens: sql`input_tokens`,
+          outputTokens: sql`output_tokens`,
+          repairAttemptSpanId: sql`repair_attempt_span_id`,
+          repairFailureClass: sql`repair_failure_class`,
+        },
+        where(sql`model_calls`),
+      ),
+    ),
   ]);
   return { toolCalls, attempts, guardChecks, modelCalls };
 }

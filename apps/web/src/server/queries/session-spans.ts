@@ -1,5 +1,5 @@
 import 'server-only';
-import type { PrismaClient } from '@guardtrace/db';
+import { type PrismaClient, sql } from '@guardtrace/db';
 import {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_INPUT_MESSAGES,
@@ -15,6 +15,7 @@ import {
   ATTR_GUARDTRACE_FALLBACK_TOOL,
   ATTR_GUARDTRACE_RECONCILE_STATUS,
 } from '@guardtrace/semconv';
+import { epochMs, isoOf, jsonColumns, previewOf } from './json-columns.ts';
 import type { PreviewDto } from './session-types.ts';
 
 /** What the replay reads from a session's raw spans: the span's shape and the attributes the derived rows do not keep. */
@@ -47,9 +48,10 @@ export interface SpanFacts {
   linkCount: number;
 }
 
-/** A span as Postgres answers it (one JSON array per session); startNs as text (beyond 2^53). */
-type Row = Omit<SpanFacts, 'startNs' | 'rejectionsLeft' | 'latencyLeftMs' | 'repairTokensLeft' | 'deduplicated'> & {
+/** A span as Postgres answers it; startNs as text (beyond 2^53), startedAt as epoch milliseconds. */
+type Row = Omit<SpanFacts, 'startNs' | 'startedAt' | 'rejectionsLeft' | 'latencyLeftMs' | 'repairTokensLeft' | 'deduplicated'> & {
   startNs: string;
+  startedAt: number;
   rejectionsLeft: string | null;
   latencyLeftMs: string | null;
   repairTokensLeft: string | null;
@@ -68,38 +70,45 @@ export async function loadSpanFacts(
   sessionId: string,
   previewChars: number,
 ): Promise<SpanFacts[]> {
-  // One JSON array, parsed natively: 5,000 rows mapped one by one cost more than the query.
-  const [r] = await db.$queryRaw<{ rows: string | null }[]>`
-    SELECT json_agg(json_build_object(
-      'traceId', trace_id, 'spanId', span_id, 'parentSpanId', parent_span_id, 'name', name,
-      'serviceName', service_name, 'scopeName', scope_name,
-      'startedAt', to_char(start_time AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'startNs', start_time_unix_nano::text,
-      'durationMs', (end_time_unix_nano - start_time_unix_nano)::float8 / 1e6,
-      'statusCode', status_code, 'statusMessage', status_message,
-      'operation', attributes->>${ATTR_GEN_AI_OPERATION_NAME},
-      'agentName', attributes->>${ATTR_GEN_AI_AGENT_NAME},
-      'rejectionsLeft', attributes->>${ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT},
-      'latencyLeftMs', attributes->>${ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS},
-      'repairTokensLeft', attributes->>${ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT},
-      'escalationReason', attributes->>${ATTR_GUARDTRACE_ESCALATION_REASON},
-      'reconcileStatus', attributes->>${ATTR_GUARDTRACE_RECONCILE_STATUS},
-      'deduplicated', attributes->>${ATTR_GUARDTRACE_DEDUPLICATED},
-      'circuitState', attributes->>${ATTR_GUARDTRACE_CIRCUIT_STATE},
-      'fallbackTool', attributes->>${ATTR_GUARDTRACE_FALLBACK_TOOL},
-      'result', CASE WHEN v.result IS NULL THEN NULL ELSE json_build_object('text', left(v.result, ${previewChars}::int), 'chars', length(v.result)) END,
-      'input', CASE WHEN v.input IS NULL THEN NULL ELSE json_build_object('text', left(v.input, ${previewChars}::int), 'chars', length(v.input)) END,
-      'output', CASE WHEN v.output IS NULL THEN NULL ELSE json_build_object('text', left(v.output, ${previewChars}::int), 'chars', length(v.output)) END,
-      'eventCount', CASE WHEN jsonb_typeof(events) = 'array' THEN jsonb_array_length(events) ELSE 0 END,
-      'linkCount', CASE WHEN jsonb_typeof(links) = 'array' THEN jsonb_array_length(links) ELSE 0 END
-    ))::text AS rows
-    FROM spans,
+  const attr = (name: string) => sql`attributes->>${name}`;
+  const rows = await jsonColumns<Row>(
+    db,
+    {
+      traceId: sql`trace_id`,
+      spanId: sql`span_id`,
+      parentSpanId: sql`parent_span_id`,
+      name: sql`name`,
+      serviceName: sql`service_name`,
+      scopeName: sql`scope_name`,
+      startedAt: epochMs(sql`start_time`),
+      startNs: sql`start_time_unix_nano::text`,
+      durationMs: sql`(end_time_unix_nano - start_time_unix_nano)::float8 / 1e6`,
+      statusCode: sql`status_code`,
+      statusMessage: sql`status_message`,
+      operation: attr(ATTR_GEN_AI_OPERATION_NAME),
+      agentName: attr(ATTR_GEN_AI_AGENT_NAME),
+      rejectionsLeft: attr(ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT),
+      latencyLeftMs: attr(ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS),
+      repairTokensLeft: attr(ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT),
+      escalationReason: attr(ATTR_GUARDTRACE_ESCALATION_REASON),
+      reconcileStatus: attr(ATTR_GUARDTRACE_RECONCILE_STATUS),
+      deduplicated: attr(ATTR_GUARDTRACE_DEDUPLICATED),
+      circuitState: attr(ATTR_GUARDTRACE_CIRCUIT_STATE),
+      fallbackTool: attr(ATTR_GUARDTRACE_FALLBACK_TOOL),
+      result: previewOf(sql`v.result`, previewChars),
+      input: previewOf(sql`v.input`, previewChars),
+      output: previewOf(sql`v.output`, previewChars),
+      eventCount: sql`CASE WHEN jsonb_typeof(events) = 'array' THEN jsonb_array_length(events) ELSE 0 END`,
+      linkCount: sql`CASE WHEN jsonb_typeof(links) = 'array' THEN jsonb_array_length(links) ELSE 0 END`,
+    },
+    sql`FROM spans,
       LATERAL (SELECT attributes->>${ATTR_GEN_AI_TOOL_CALL_RESULT} AS result, attributes->>${ATTR_GEN_AI_INPUT_MESSAGES} AS input,
         attributes->>${ATTR_GEN_AI_OUTPUT_MESSAGES} AS output) v
-    WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`;
-  const rows: Row[] = r?.rows ? JSON.parse(r.rows) : [];
+    WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
+  );
   return rows.map((row) => ({
     ...row,
+    startedAt: isoOf(row.startedAt),
     startNs: BigInt(row.startNs),
     rejectionsLeft: num(row.rejectionsLeft),
     latencyLeftMs: num(row.latencyLeftMs),

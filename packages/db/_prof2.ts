@@ -1,0 +1,13 @@
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { createPrisma } from './src/client.ts';
+const [url, p, s] = process.argv.slice(2);
+const pool = new pg.Pool({ connectionString: url, max: 4 });
+const db = createPrisma(url!, { max: 4 });
+const q = `SELECT json_agg(json_build_object('traceId', trace_id, 'spanId', span_id, 'name', name, 'a', attributes->>'gen_ai.input.messages', 'op', attributes->>'gen_ai.operation.name', 'b', attributes->>'guardtrace.budget.rejections_left', 'c', attributes->>'gen_ai.tool.call.result'))::text AS rows FROM spans WHERE project_id = $1::uuid AND session_id = $2`;
+const t = async (name: string, f: () => Promise<unknown>) => { const xs: number[] = []; for (let i = 0; i < 7; i++) { const a = performance.now(); await f(); xs.push(performance.now() - a); } xs.sort((a, b) => a - b); console.log(name, xs.map((x) => x.toFixed(0)).join(' ')); };
+await t('pg', async () => { const r = await pool.query(q, [p, s]); return JSON.parse(r.rows[0].rows).length; });
+await t('prisma', async () => { const r = await db.$queryRawUnsafe<{ rows: string }[]>(q, p, s); return JSON.parse(r[0]!.rows).length; });
+await t('pg', async () => { const r = await pool.query(q, [p, s]); return JSON.parse(r.rows[0].rows).length; });
+await t('prisma', async () => { const r = await db.$queryRawUnsafe<{ rows: string }[]>(q, p, s); return JSON.parse(r[0]!.rows).length; });
+await pool.end(); await db.$disconnect();
