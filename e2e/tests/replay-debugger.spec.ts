@@ -190,7 +190,7 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
   const id = `replay-tab-${randomBytes(4).toString('hex')}`;
   await agent(id, 2);
   await openReplay(page, id, 6, { ended: true });
-  // The page preloads its steps from its head and the replay's fetch takes that response: one request.
+  // The page's HTML starts the steps request and the replay takes that response over: one request.
   const stepRequests: string[] = [];
   page.on('request', (r) => {
     if (new URL(r.url()).pathname.endsWith('/replay')) stepRequests.push(r.url());
@@ -198,6 +198,14 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
   await page.reload();
   await expect(position(page)).toContainText('of 6');
   expect(stepRequests).toHaveLength(1);
+  // That request came from the page's inline script (allowed by the page's nonce) and was taken over.
+  const early = await page.evaluate(() =>
+    Object.entries((window as unknown as { __guardtraceEarlyFetch?: Record<string, unknown> }).__guardtraceEarlyFetch ?? {}).map(([url, pending]) => [
+      new URL(url, location.href).pathname,
+      pending === undefined ? 'taken' : 'pending',
+    ]),
+  );
+  expect(early).toEqual([[`/sessions/${id}/replay`, 'taken']]);
   const seen = new Set<string>();
   await page.getByTestId('session-id').click();
   for (let i = 0; i < 60; i++) {
@@ -207,4 +215,41 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
   for (const control of ['step-search', 'step', 'view-tree', 'help-button', 'timeline-attempt', 'payload-copy']) {
     expect([...seen], control).toContain(control);
   }
+});
+
+test('a reopened session costs a 304 while it is unchanged, and is rebuilt once a span arrives', async ({ page }) => {
+  const id = `replay-etag-${randomBytes(4).toString('hex')}`;
+  await agent(id, 1);
+  await openReplay(page, id, 3, { ended: true });
+  const url = `/sessions/${id}/replay`;
+  const first = await page.request.get(url);
+  expect(first.status()).toBe(200);
+  expect(first.headers()['cache-control']).toBe('private, no-cache');
+  const etag = first.headers().etag ?? '';
+  expect(etag).toMatch(/^W\/".+"$/);
+  const stepsBefore = ((await first.json()) as { steps: unknown[] }).steps.length;
+
+  // Unchanged: the browser's copy is confirmed, nothing is rebuilt or sent.
+  const again = await page.request.get(url, { headers: { 'if-none-match': etag } });
+  expect(again.status()).toBe(304);
+  expect(await again.text()).toBe('');
+  // The span tree is another answer, with a tag of its own.
+  expect((await page.request.get(`${url}?part=tree`, { headers: { 'if-none-match': etag } })).status()).toBe(200);
+  // Another account's browser cannot learn anything from a tag: the session check comes first.
+  const signedOut = await page.context().browser()!.newContext({ storageState: { cookies: [], origins: [] } });
+  const stranger = await signedOut.request.get(new URL(url, page.url()).toString(), { headers: { 'if-none-match': etag }, maxRedirects: 0 });
+  expect(stranger.status()).toBe(303);
+  expect(stranger.headers().location).toMatch(/\/sign-in\?next=/);
+  await signedOut.close();
+
+  // The agent goes on in the same session: the old tag no longer matches and the answer has the new steps.
+  await agent(id, 1);
+  await expect.poll(async () => (await page.request.get(url, { headers: { 'if-none-match': etag } })).status(), { timeout: 30_000 }).toBe(200);
+  const after = await page.request.get(url);
+  expect(after.headers().etag).not.toBe(etag);
+  expect(((await after.json()) as { steps: unknown[] }).steps.length).toBeGreaterThan(stepsBefore);
+
+  // A reload revalidates: one steps request, and the replay shows the session.
+  await page.reload();
+  await expect(position(page)).toContainText(`of ${((await after.json()) as { steps: unknown[] }).steps.length}`);
 });

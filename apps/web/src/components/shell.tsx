@@ -65,7 +65,9 @@ export function Shell({
     <>
       <header className="sticky top-0 z-10 border-b border-slate-800 bg-slate-900">
         <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:gap-8 sm:px-6">
-          <Link href={hrefWith('/sessions', { project })} className="flex items-center gap-2 text-white">
+          {/* No prefetch on the frame's links: each would render another page (analytics' queries
+              included) on the server while this page's own data loads, on every page view. */}
+          <Link href={hrefWith('/sessions', { project })} prefetch={false} className="flex items-center gap-2 text-white">
             <span className="grid size-7 place-items-center rounded-md bg-indigo-500 text-sm font-bold">G</span>
             <span className="hidden font-semibold tracking-tight sm:inline">Guardtrace</span>
           </Link>
@@ -74,6 +76,7 @@ export function Shell({
               <Link
                 key={n.section}
                 href={hrefWith(n.href, { project })}
+                prefetch={false}
                 aria-current={n.section === section ? 'page' : undefined}
                 className={`rounded-md px-3 py-1.5 font-medium ${
                   n.section === section ? 'bg-slate-800 text-white' : 'text-slate-300 hover:text-white'

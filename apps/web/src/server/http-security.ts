@@ -28,6 +28,11 @@ export function contentSecurityPolicy(nonce: string, dev = false): string {
   ].join('; ');
 }
 
+/** The nonce a page's policy allows (contentSecurityPolicy), for a script the page renders itself. */
+export function nonceOfPolicy(policy: string | null): string | undefined {
+  return /'nonce-([^']+)'/.exec(policy ?? '')?.[1];
+}
+
 /** Headers for every response besides the CSP (which is per page, with its nonce). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'same-origin',

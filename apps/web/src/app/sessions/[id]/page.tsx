@@ -1,12 +1,14 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
-import { preload } from 'react-dom';
 import { Shell } from '@/components/shell';
+import { earlyFetchScript } from '@/lib/early-fetch';
 import { replayDataUrl } from '@/lib/replay-urls';
 import { decodeParam, first, hrefWith, parsePositiveInt, type RawSearchParams } from '@/lib/search-params';
 import { selectProject } from '@/server/context';
 import { db } from '@/server/db';
+import { nonceOfPolicy } from '@/server/http-security';
 import { getSessionHeader } from '@/server/queries/session';
 import { SessionHeader } from './header';
 import { Replay } from './replay';
@@ -19,8 +21,9 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 
 /**
  * The replay page carries the session's header only: the steps (a 5,000-span session's are
- * megabytes) come from `/sessions/{id}/replay` as JSON, preloaded from the page's head so the
- * request runs while the browser loads the page's scripts, and the debugger steps in the browser.
+ * megabytes) come from `/sessions/{id}/replay` as JSON, requested by an inline script of the
+ * page's HTML (early-fetch.ts) so the request runs while the browser loads the page's scripts,
+ * and the debugger steps in the browser.
  */
 export default async function SessionPage({ params, searchParams }: Props) {
   const [{ id: rawId }, sp] = await Promise.all([params, searchParams]);
@@ -32,16 +35,18 @@ export default async function SessionPage({ params, searchParams }: Props) {
   const header = project ? await getSessionHeader(db(), project, id) : null;
   if (project && !header) notFound();
   const basePath = `/sessions/${encodeURIComponent(id)}`;
-  if (project) preload(replayDataUrl(basePath, project), { as: 'fetch', crossOrigin: 'anonymous', fetchPriority: 'high' });
+  const nonce = nonceOfPolicy((await headers()).get('content-security-policy'));
   const int = (k: string) => (first(sp[k]) === undefined ? null : parsePositiveInt(sp, k, 1));
   const initial = { step: int('step'), attempt: int('attempt'), view: first(sp.view) === 'tree' ? 'tree' : 'steps', span: first(sp.span) ?? null } as const;
   return (
     <Shell selection={selection} section="sessions">
-      <Link href={hrefWith('/sessions', { project })} className="mb-4 inline-block text-sm text-indigo-700 hover:underline">
+      <Link href={hrefWith('/sessions', { project })} prefetch={false} className="mb-4 inline-block text-sm text-indigo-700 hover:underline">
         ← All sessions
       </Link>
       {project && header ? (
         <>
+          {/* biome-ignore lint/security/noDangerouslySetInnerHtml: earlyFetchScript escapes the one value it embeds */}
+          <script nonce={nonce} dangerouslySetInnerHTML={{ __html: earlyFetchScript(replayDataUrl(basePath, project)) }} />
           <SessionHeader s={header} project={project} />
           <Replay key={id} project={project} sessionId={id} basePath={basePath} initial={initial} />
         </>

@@ -1,12 +1,18 @@
 /**
  * The replay's data, loaded by the browser once per page: `GET /sessions/{id}/replay?project=`
  * answers every step and escalation (ReplayStepsDto), `&part=tree` the span tree (ReplayTreeDto).
- * The page itself carries only the header, so it paints at once; the page preloads this answer.
+ * The page itself carries only the header, so it paints at once; its HTML starts this request.
+ *
+ * The answer carries an ETag of the session's stored state (its row changes with every batch
+ * the collector writes to it) and is revalidated on every use (`private, no-cache`): a browser
+ * that opens the session again, unchanged, gets a 304 after one primary-key lookup instead of
+ * the whole session rebuilt (hundreds of milliseconds at 5,000 spans).
  */
 import { db } from '@/server/db';
 import { getSessionDetail } from '@/server/queries/session';
 import type { ReplayStepsDto, ReplayTreeDto } from '@/server/queries/session-types';
-import { json, refuse, sessionScope } from '@/server/session-route';
+import { refuse, sessionScope } from '@/server/session-route';
+import { replayEtag, sessionVersion } from '@/server/session-version';
 
 export const dynamic = 'force-dynamic';
 
@@ -17,8 +23,22 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
   if (!(PARTS as readonly string[]).includes(part)) return refuse(`part: expected one of ${PARTS.join(', ')}, got ${JSON.stringify(part.slice(0, 64))}`);
   const scope = await sessionScope(request, ctx.params);
   if (scope instanceof Response) return scope;
+  // Read before the build: a batch landing during it makes the next request rebuild, never the reverse.
+  const version = await sessionVersion(db(), scope.projectId, scope.sessionId);
+  if (!version) return refuse(`no session ${scope.sessionId} in this project`, 404);
+  const etag = replayEtag(version, part);
+  const headers = { etag, 'cache-control': 'private, no-cache' };
+  if (ifNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
   const detail = await getSessionDetail(db(), scope.projectId, scope.sessionId, { spanTree: part === 'tree' });
   if (!detail) return refuse(`no session ${scope.sessionId} in this project`, 404);
-  if (part === 'tree') return json({ spanTree: detail.spanTree } satisfies ReplayTreeDto);
-  return json({ steps: detail.steps, escalations: detail.escalations } satisfies ReplayStepsDto);
+  const body = part === 'tree' ? ({ spanTree: detail.spanTree } satisfies ReplayTreeDto) : ({ steps: detail.steps, escalations: detail.escalations } satisfies ReplayStepsDto);
+  return Response.json(body, { headers });
+}
+
+/** Whether the request's If-None-Match lists `etag` (weak comparison, RFC 9110 13.1.2). */
+function ifNoneMatch(request: Request, etag: string): boolean {
+  const header = request.headers.get('if-none-match');
+  if (!header) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || opaque(t) === opaque(etag));
 }

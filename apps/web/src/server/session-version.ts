@@ -1,0 +1,29 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '@guardtrace/db';
+
+/**
+ * What a session's replay is built from changes only through a write of the collector, and
+ * every such write updates the session's row (its totals and `updated_at`, sql.ts); retention
+ * and the sampling sweep delete the row with the rest. The row's span count and `updated_at`
+ * therefore name the stored state the replay shows.
+ */
+export interface SessionVersion {
+  spanCount: number;
+  updatedAt: Date;
+}
+
+export async function sessionVersion(db: PrismaClient, projectId: string, sessionId: string): Promise<SessionVersion | null> {
+  return db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } }, select: { spanCount: true, updatedAt: true } });
+}
+
+/**
+ * Changes with every server start, so an answer built by another version of the app (another
+ * shape of the steps) is never revalidated into use after an upgrade.
+ */
+const PROCESS = randomUUID().slice(0, 8);
+
+/** A weak ETag of the replay answer `part` built from the session at `v`. */
+export function replayEtag(v: SessionVersion, part: string): string {
+  return `W/"${PROCESS}.${part}.${v.spanCount}.${v.updatedAt.getTime()}"`;
+}
