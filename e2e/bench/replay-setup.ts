@@ -5,6 +5,7 @@
  * and replay-profile.ts (where the time goes).
  */
 import fs from 'node:fs';
+import { createPrisma } from '@guardtrace/db';
 import { freePort } from '@guardtrace/db/dev';
 import { type Browser, type BrowserContext, chromium, type Page } from '@playwright/test';
 import { type RunningSystem, startSystem } from '../../scripts/system.ts';
@@ -21,6 +22,11 @@ export interface ReplayBench {
   /** Signed in as the project's owner. */
   context: BrowserContext;
   url: (kind: 'large' | 'small') => string;
+  /**
+   * Moves the session's row as the collector's next batch would (its `updated_at`): the
+   * browser's copy of the steps no longer matches, so the next open rebuilds them.
+   */
+  touch: (kind: 'large' | 'small') => Promise<void>;
   /** The large session's span count, as its header shows it (e.g. "5,041"). */
   spans: string;
   stop: () => Promise<void>;
@@ -60,13 +66,18 @@ export async function startReplayBench(opts: { build: boolean }): Promise<Replay
     const spans = (await page.getByTestId('session-spans').textContent()) ?? '?';
     await page.close();
     const b = browser;
+    const prisma = createPrisma(system.databaseUrl, { max: 1 });
     return {
       system,
       browser: b,
       context,
       url,
+      touch: async (kind) => {
+        await prisma.$executeRaw`UPDATE sessions SET updated_at = now() WHERE id = ${sessions[kind]}`;
+      },
       spans,
       stop: async () => {
+        await prisma.$disconnect();
         await b.close();
         await system.stop();
       },

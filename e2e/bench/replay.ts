@@ -3,7 +3,9 @@
  *
  * - interactive: from `page.goto` until a `j` key press is handled (the selection moves), i.e.
  *   the server load, the page's transfer, hydration and the first step. Keys pressed before the
- *   page handles them are lost, as they are for a user. Median of RUNS fresh navigations.
+ *   page handles them are lost, as they are for a user. Median of RUNS fresh navigations, the
+ *   large session both opened after it changed (its row moved as a new batch moves it: the
+ *   steps are rebuilt) and reopened unchanged (the browser's copy is revalidated: a 304).
  * - step: from dispatching a `j` keydown in the page until the frame after the new selection is
  *   in the DOM (a MutationObserver, then requestAnimationFrame), and until the frame after the
  *   detail pane shows the new step (it renders just after the selection), over STEPS steps.
@@ -49,10 +51,16 @@ try {
   const { url, spans } = bench;
   const page = await bench.context.newPage();
 
-  const interactive: Record<'small' | 'large', number[]> = { small: [], large: [] };
+  const interactive: Record<'small' | 'large' | 'reopened', number[]> = { small: [], large: [], reopened: [] };
   for (let i = 0; i < RUNS; i++) {
-    for (const k of ['small', 'large'] as const) interactive[k].push(await timeInteractive(page, url(k)));
-    console.log(`run ${i + 1}: small ${interactive.small.at(-1)?.toFixed(0)} ms, large ${interactive.large.at(-1)?.toFixed(0)} ms`);
+    await bench.touch('small');
+    interactive.small.push(await timeInteractive(page, url('small')));
+    await bench.touch('large');
+    interactive.large.push(await timeInteractive(page, url('large')));
+    interactive.reopened.push(await timeInteractive(page, url('large')));
+    console.log(
+      `run ${i + 1}: small ${interactive.small.at(-1)?.toFixed(0)} ms, large ${interactive.large.at(-1)?.toFixed(0)} ms, large reopened ${interactive.reopened.at(-1)?.toFixed(0)} ms`,
+    );
   }
   await page.goto(url('large'));
   await page.locator('[data-testid=step][data-current=true]').waitFor();
@@ -61,20 +69,27 @@ try {
   await page.locator('[data-testid=step][data-current=true]').waitFor();
   const smallSteps = await timeSteps(page, SMALL_CYCLES * 3 - 2);
 
-  const med = { small: quantile(interactive.small, 0.5), large: quantile(interactive.large, 0.5) };
+  const med = { small: quantile(interactive.small, 0.5), large: quantile(interactive.large, 0.5), reopened: quantile(interactive.reopened, 0.5) };
   const p95 = { selection: quantile(steps.selection, 0.95), detail: quantile(steps.detail, 0.95) };
   const spread = (xs: number[]) => `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.95).toFixed(1)} / ${Math.max(...xs).toFixed(1)} ms`;
   const rows = [
     {
       benchmark: `replay, ${spans} spans (${(LARGE_CYCLES * 3).toLocaleString('en-US')} steps)`,
-      metric: `navigation to first key handled, median of ${RUNS} (min / max)`,
+      metric: `opened after it changed (steps rebuilt): navigation to first key handled, median of ${RUNS} (min / max)`,
       value: `${med.large.toFixed(0)} ms (${Math.min(...interactive.large).toFixed(0)} / ${Math.max(...interactive.large).toFixed(0)})`,
       target: `<= ${INTERACTIVE_TARGET_MS} ms`,
       pass: med.large <= INTERACTIVE_TARGET_MS,
     },
     {
+      benchmark: `replay, ${spans} spans (${(LARGE_CYCLES * 3).toLocaleString('en-US')} steps)`,
+      metric: `reopened unchanged (steps revalidated, 304): navigation to first key handled, median of ${RUNS} (min / max)`,
+      value: `${med.reopened.toFixed(0)} ms (${Math.min(...interactive.reopened).toFixed(0)} / ${Math.max(...interactive.reopened).toFixed(0)})`,
+      target: `<= ${INTERACTIVE_TARGET_MS} ms`,
+      pass: med.reopened <= INTERACTIVE_TARGET_MS,
+    },
+    {
       benchmark: 'replay, 9-step session (same run)',
-      metric: `navigation to first key handled, median of ${RUNS}; large / small ratio`,
+      metric: `opened after it changed: navigation to first key handled, median of ${RUNS}; large / small ratio`,
       value: `${med.small.toFixed(0)} ms; ratio ${(med.large / med.small).toFixed(2)}×`,
       target: '(reported)',
       pass: true,
@@ -107,7 +122,7 @@ try {
     `${JSON.stringify(
       {
         method:
-          'Chromium (Playwright, headless) against the production build with a throwaway embedded Postgres; sessions sent by a real SDK agent through the collector (e2e/replay-agent.ts). Interactive: from page.goto until a pressed `j` moves the selection (server load + transfer + hydration), median of fresh navigations, the large and the small session alternating in one run. Step: a `j` keydown dispatched in the page until the frame after the new selection is in the DOM, and until the frame after the detail pane shows the new step (it renders just after the selection, a deferred value); the next key once the detail shows.',
+          'Chromium (Playwright, headless) against the production build with a throwaway embedded Postgres; sessions sent by a real SDK agent through the collector (e2e/replay-agent.ts). Interactive: from page.goto until a pressed `j` moves the selection (server load + transfer + hydration), median of fresh navigations, the small session, the large one after its row moved (as a new batch moves it: steps rebuilt) and the large one reopened unchanged (steps revalidated: 304) in turn in one run. Step: a `j` keydown dispatched in the page until the frame after the new selection is in the DOM, and until the frame after the detail pane shows the new step (it renders just after the selection, a deferred value); the next key once the detail shows.',
         date: new Date().toISOString(),
         machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loadAtStart.toFixed(1)} at the start, ${(os.loadavg()[0] ?? Number.NaN).toFixed(1)} at the end`,
         rows,
