@@ -1,61 +1,23 @@
 'use client';
 
-import { useRouter } from 'next/navigation';
-import { useCallback, useDeferredValue, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { TableSkeleton } from '@/components/skeletons';
-import { type CallFailureSignature, failureSignature, signatureKey } from '@/lib/call-failures';
+import { type CallFailureSignature, signatureKey } from '@/lib/call-failures';
 import { formatInt } from '@/lib/format';
-import { defaultAttempt, moveAttempt, moveFailure, moveStep, type Position, searchSteps, searchText, stepFailed } from '@/lib/replay-nav';
+import { defaultAttempt, moveStep, searchSteps, searchText } from '@/lib/replay-nav';
 import { replayDataUrl, sameFailureUrl } from '@/lib/replay-urls';
 import type { SameFailureNav } from '@/server/queries/same-failure';
-import type { ReplayStepsDto, ReplayTreeDto, TimelineStepDto } from '@/server/queries/session-types';
+import type { ReplayStepsDto, ReplayTreeDto } from '@/server/queries/session-types';
 import { StepDetail } from './detail';
 import { Escalations, HelpDialog } from './panels';
 import { ReplayContext, type ReplayContextValue, type Via } from './replay-context';
-import { sessionHref } from './same-failure-links';
 import { SpanTree } from './span-tree';
 import { StepList, stepLabel } from './step-list';
 import { getJson, useJson } from './use-json';
+import { useReplayKeys } from './use-replay-keys';
+import { type InitialSelection, useSelectionUrl } from './use-selection-url';
 
-type View = 'steps' | 'tree';
-
-interface Selection extends Position {
-  view: View;
-  /** Span id selected in the span tree. */
-  span: string | null;
-}
-
-export interface InitialSelection {
-  step: number | null;
-  attempt: number | null;
-  view: View;
-  span: string | null;
-}
-
-function readUrl(): InitialSelection {
-  const q = new URLSearchParams(window.location.search);
-  const n = (k: string) => {
-    const v = q.get(k);
-    return v && /^\d+$/.test(v) ? Number(v) : null;
-  };
-  return { step: n('step'), attempt: n('attempt'), view: q.get('view') === 'tree' ? 'tree' : 'steps', span: q.get('span') };
-}
-
-/** The selection a URL asks for, within bounds; with no step, the first failure (else step 1). */
-function clamp(steps: TimelineStepDto[], i: InitialSelection): Selection {
-  const firstFailure = steps.findIndex(stepFailed) + 1;
-  const step = Math.min(Math.max(i.step ?? (firstFailure || 1), 1), Math.max(steps.length, 1));
-  const s = steps[step - 1];
-  const valid = s?.kind === 'tool' && s.attempts.some((a) => a.number === i.attempt);
-  return { step, attempt: valid ? i.attempt : defaultAttempt(s), view: i.view, span: i.span };
-}
-
-/** How long after the last key the URL is written (one router update for a burst of keys). */
-const URL_DELAY_MS = 300;
-
-function typing(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && target.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]') !== null;
-}
+export type { InitialSelection } from './use-selection-url';
 
 /**
  * The "same failure" navigation of the session's failures, loaded on first ask (one request per
@@ -83,7 +45,7 @@ function useSameFailures(basePath: string, project: string) {
 
 /**
  * The stepping debugger. Everything is loaded once; every key and click is handled here in the
- * browser. The selection lives in the URL: keys replace the history entry, clicks push one.
+ * browser. The selection lives in the URL (use-selection-url.ts), the keys in use-replay-keys.ts.
  * A step costs the two list rows whose selection changed and the detail pane: the handlers read
  * the selection from a ref, so callbacks, the context and the key listener never change. The
  * detail pane follows a deferred copy of the selection: the list's selection and the step header
@@ -102,10 +64,8 @@ export function Debugger({
   basePath: string;
   initial: InitialSelection;
 }) {
-  const router = useRouter();
   const { steps, escalations } = data;
-  const [sel, setSel] = useState<Selection>(() => clamp(steps, initial));
-  const selRef = useRef(sel);
+  const { sel, selRef, commit, flushUrl } = useSelectionUrl(steps, basePath, project, initial);
   const [query, setQuery] = useState('');
   const [help, setHelp] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -138,69 +98,14 @@ export function Debugger({
     return sums;
   }, [steps]);
 
-  const apply = useCallback((next: Selection) => {
-    selRef.current = next;
-    setSel(next);
-  }, []);
-
-  // Next.js turns every history.replaceState into a router update (a render of the app's router
-  // tree): keys therefore write the URL once stepping pauses, not on every key. A click, a copied
-  // link and a navigation away write it first; Back drops it.
-  const pendingUrl = useRef<{ url: string; timer: ReturnType<typeof setTimeout> } | null>(null);
-  const flushUrl = useCallback(() => {
-    const p = pendingUrl.current;
-    if (!p) return;
-    clearTimeout(p.timer);
-    pendingUrl.current = null;
-    window.history.replaceState(window.history.state, '', p.url);
-  }, []);
-  const dropUrl = useCallback(() => {
-    if (pendingUrl.current) clearTimeout(pendingUrl.current.timer);
-    pendingUrl.current = null;
-  }, []);
-  useEffect(() => dropUrl, [dropUrl]);
-
-  const commit = useCallback(
-    (next: Selection, via: Via) => {
-      apply(next);
-      const q = new URLSearchParams(window.location.search);
-      q.set('project', project);
-      q.set('step', String(next.step));
-      if (next.attempt !== null) q.set('attempt', String(next.attempt));
-      else q.delete('attempt');
-      if (next.view === 'tree') q.set('view', 'tree');
-      else q.delete('view');
-      if (next.view === 'tree' && next.span) q.set('span', next.span);
-      else q.delete('span');
-      const url = `${basePath}?${q}`;
-      if (via === 'key') {
-        dropUrl();
-        pendingUrl.current = { url, timer: setTimeout(flushUrl, URL_DELAY_MS) };
-      } else {
-        flushUrl();
-        window.history.pushState(window.history.state, '', url);
-      }
-    },
-    [apply, basePath, project, dropUrl, flushUrl],
-  );
-
   const select = useCallback(
     (step: number, attempt: number | null, via: Via) => {
       const s = steps[step - 1];
       commit({ ...selRef.current, view: 'steps', step, attempt: attempt ?? defaultAttempt(s) }, via);
     },
-    [commit, steps],
+    [commit, steps, selRef],
   );
   const selectFromList = useCallback((step: number, via: Via) => select(step, null, via), [select]);
-
-  useEffect(() => {
-    const onPop = () => {
-      dropUrl();
-      apply(clamp(steps, readUrl()));
-    };
-    window.addEventListener('popstate', onPop);
-    return () => window.removeEventListener('popstate', onPop);
-  }, [apply, dropUrl, steps]);
 
   const jumpMatch = useCallback(
     (dir: 1 | -1) => {
@@ -209,76 +114,10 @@ export function Debugger({
       const next = dir === 1 ? (matches.find((m) => m > at) ?? matches[0]) : (matches.findLast((m) => m < at) ?? matches.at(-1));
       if (next !== undefined) commit({ ...selRef.current, view: 'steps', ...moveStep(steps, { step: next, attempt: null }, 0) }, 'key');
     },
-    [commit, matches, steps],
+    [commit, matches, steps, selRef],
   );
 
-  // Attached before the first paint of the steps: a key pressed once the list shows is handled.
-  useLayoutEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
-      const sel = selRef.current;
-      const pos: Position = { step: sel.step, attempt: sel.attempt };
-      let next: Position | null = null;
-      switch (e.key) {
-        case 'j':
-          next = moveStep(steps, pos, 1);
-          break;
-        case 'k':
-          next = moveStep(steps, pos, -1);
-          break;
-        case 'l':
-          next = moveAttempt(steps, pos, 1);
-          break;
-        case 'h':
-          next = moveAttempt(steps, pos, -1);
-          break;
-        case 'e':
-          next = moveFailure(steps, pos, 1);
-          break;
-        case 'E':
-          next = moveFailure(steps, pos, -1);
-          break;
-        case '/':
-          e.preventDefault();
-          search.current?.focus();
-          return;
-        case '?':
-          setHelp((h) => !h);
-          return;
-        case 'Escape':
-          setHelp(false);
-          return;
-        case 'n':
-        case 'N': {
-          // The next / previous session with the selected call's failure (loaded with the call, or now).
-          const s = steps[sel.step - 1];
-          const sig = s?.kind === 'tool' ? failureSignature(s) : null;
-          if (!sig) return;
-          const forward = e.key === 'n';
-          requestNav(sig).then((nav) => {
-            const target = forward ? nav?.next : nav?.previous;
-            if (!target) return;
-            flushUrl();
-            router.push(sessionHref(project, target.id));
-          });
-          return;
-        }
-        case 'y':
-          flushUrl();
-          navigator.clipboard.writeText(window.location.href).then(
-            () => setNotice('Link copied'),
-            () => setNotice('Could not copy the link'),
-          );
-          return;
-        default:
-          return;
-      }
-      e.preventDefault();
-      commit({ ...sel, view: 'steps', ...next }, 'key');
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [commit, steps, requestNav, router, project, flushUrl]);
+  useReplayKeys({ steps, project, search, selRef, commit, flushUrl, requestNav, setHelp, setNotice });
 
   const ctx = useMemo<ReplayContextValue>(
     () => ({ basePath, project, sessionId, sameFailure: navs, requestSameFailure: requestNav, select }),
