@@ -173,7 +173,7 @@ try {
     { name: 'explorer: text + filters (class:transient fetch_fx)', url: q('class:transient fetch_fx') },
     { name: `explorer: page ${LATER_PAGE + 1} (next links followed)`, url: await laterPage('/sessions', LATER_PAGE) },
     // The replay is a page (the header) and its steps as JSON, which the browser fetches at once
-    // (the page preloads them): both are measured, each against the target.
+    // (the page's HTML requests them): both are measured, each against the target.
     { name: `replay page: biggest session (${biggest.spanCount} spans)`, url: `/sessions/${encodeURIComponent(biggest.id)}` },
     { name: `replay steps JSON: biggest session (${biggest.spanCount} spans)`, url: replayData(biggest.id) },
     { name: `replay page: median session (${typical.spanCount} spans)`, url: `/sessions/${encodeURIComponent(typical.id)}` },

@@ -1,6 +1,6 @@
 /**
- * The replay's own routes, built the same way by the page (which preloads the steps) and by the
- * browser (which fetches them): a preload is used only when the two URLs are identical.
+ * The replay's own routes, built the same way by the page (whose HTML requests the steps) and by
+ * the browser (which takes that request over): only when the two URLs are identical.
  */
 import { hrefWith } from './search-params';
 

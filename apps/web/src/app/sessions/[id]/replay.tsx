@@ -9,7 +9,7 @@ import { useJson } from './use-json';
 export type { InitialSelection } from './debugger';
 
 /**
- * The replay of one session: loads its steps once (the page preloaded them) and hands them to
+ * The replay of one session: loads its steps once (the page's HTML requested them) and hands them to
  * the debugger, which steps in the browser from then on.
  */
 export function Replay({ project, sessionId, basePath, initial }: { project: string; sessionId: string; basePath: string; initial: InitialSelection }) {
