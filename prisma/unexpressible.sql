@@ -96,15 +96,90 @@ RETURNS float8 LANGUAGE sql IMMUTABLE AS $fn$
   SELECT CASE WHEN failure THEN 1::float8 ELSE coalesce(smallest_kept, CASE WHEN any_dropped THEN 0::float8 END, 1::float8) END
 $fn$;
 
+-- The rows a session's totals are made of: each span ('s': its times, service, whether it is a
+-- root, status, attributes) and each tool call ('c'), attempt ('a') and model call ('m': whether
+-- it escalated, an attempt failed, a model call's tokens and whether it repairs an attempt).
+-- guardtrace_session_totals aggregates either source; these two only find the rows.
+
+-- All the rows of each session (`projects[i]`, `ids[i]`), through the session indexes.
+CREATE OR REPLACE FUNCTION guardtrace_session_rows_whole(projects uuid[], ids text[])
+RETURNS TABLE (kind text, project_id uuid, id text, start_time timestamptz, end_time_unix_nano bigint,
+  service_name text, is_root boolean, status_code int, attributes jsonb, escalated boolean, failed boolean,
+  input_tokens int, output_tokens int, repair boolean)
+LANGUAGE sql STABLE SET plan_cache_mode = force_custom_plan SET enable_seqscan = off AS $fn$
+WITH t AS MATERIALIZED (
+  SELECT DISTINCT t.project_id, t.id FROM unnest(projects, ids) AS t(project_id, id)
+)
+SELECT 's', s.project_id, s.session_id, s.start_time, s.end_time_unix_nano, s.service_name, s.parent_span_id IS NULL,
+  s.status_code, s.attributes, false, false, 0, 0, false
+FROM t JOIN spans s ON s.project_id = t.project_id AND s.session_id = t.id
+UNION ALL
+SELECT 'c', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false
+FROM t JOIN tool_calls d ON d.project_id = t.project_id AND d.session_id = t.id
+UNION ALL
+SELECT 'a', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human',
+  d.outcome IS DISTINCT FROM 'success', 0, 0, false
+FROM t JOIN attempts d ON d.project_id = t.project_id AND d.session_id = t.id
+UNION ALL
+SELECT 'm', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, false, false, d.input_tokens, d.output_tokens,
+  d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL
+FROM t JOIN model_calls d ON d.project_id = t.project_id AND d.session_id = t.id
+$fn$;
+
+-- The rows one write transaction listed by key, each naming its session by position
+-- (`row_sessions`, 1-based, into `projects`/`ids`), its table (`row_kinds`), its own start time
+-- (`row_times`: a span's start_time, a derived row's started_at), for a span its trace's start
+-- (`row_starts`, the spans' partition key), its trace and span ids: found one by one, so the cost
+-- is the number of listed rows whatever the session's size.
+--
+-- Plans without statistics: a planner without statistics takes any equality for a selective key,
+-- so a lookup by primary key alone may be planned through the session's index with only the
+-- project as its condition (a scan of the project for each row, which looks as cheap); with the
+-- session and the start time compared too, every index it may choose (the primary key; the
+-- session's index, led by project, session and start time; a span id's) finds one entry, at any
+-- size of the tables. So one plan, made at the first call on a connection, serves every call
+-- (plan_cache_mode: planning each call cost more than the lookups of a 100-span batch); no table
+-- is read whole (enable_seqscan).
+CREATE OR REPLACE FUNCTION guardtrace_session_rows_listed(projects uuid[], ids text[], row_sessions int[],
+  row_kinds text[], row_times timestamptz[], row_starts timestamptz[], row_traces text[], row_spans text[])
+RETURNS TABLE (kind text, project_id uuid, id text, start_time timestamptz, end_time_unix_nano bigint,
+  service_name text, is_root boolean, status_code int, attributes jsonb, escalated boolean, failed boolean,
+  input_tokens int, output_tokens int, repair boolean)
+LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
+WITH r AS MATERIALIZED (
+  SELECT DISTINCT t.project_id, t.id, r.kind, r.start_time, r.trace_start, r.trace_id, r.span_id
+  FROM unnest(row_sessions, row_kinds, row_times, row_starts, row_traces, row_spans)
+    AS r(n, kind, start_time, trace_start, trace_id, span_id)
+  JOIN unnest(projects, ids) WITH ORDINALITY AS t(project_id, id, n) ON t.n = r.n
+)
+SELECT 's', r.project_id, r.id, s.start_time, s.end_time_unix_nano, s.service_name, s.parent_span_id IS NULL,
+  s.status_code, s.attributes, false, false, 0, 0, false
+FROM r JOIN spans s ON s.project_id = r.project_id AND s.trace_start = r.trace_start AND s.trace_id = r.trace_id
+  AND s.span_id = r.span_id AND s.session_id = r.id AND s.start_time = r.start_time
+WHERE r.kind = 's'
+UNION ALL
+SELECT 'c', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false
+FROM r JOIN tool_calls d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
+  AND d.session_id = r.id AND d.started_at = r.start_time
+WHERE r.kind = 'c'
+UNION ALL
+SELECT 'a', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human',
+  d.outcome IS DISTINCT FROM 'success', 0, 0, false
+FROM r JOIN attempts d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
+  AND d.session_id = r.id AND d.started_at = r.start_time
+WHERE r.kind = 'a'
+UNION ALL
+SELECT 'm', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, false, false, d.input_tokens, d.output_tokens,
+  d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL
+FROM r JOIN model_calls d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
+  AND d.session_id = r.id AND d.started_at = r.start_time
+WHERE r.kind = 'm'
+$fn$;
+
 -- The totals of each session (`projects[i]`, `ids[i]`) over a set of its rows: `whole`, all of
--- its spans and derived rows (found through the session indexes); else only the rows listed by
--- key, each naming its session by position (`row_sessions`, 1-based) and its table
--- (`row_kinds`: 's' span, with its trace's start `row_starts`, the spans' partition key; 'c' tool
--- call, 'a' attempt, 'm' model call), found by primary key, so the cost is the number of listed
--- rows whatever the session's size. Each listed row also names its own start time (`row_times`:
--- a span's start_time, a derived row's started_at), so that every index a lookup could use (the
--- primary key; the session's index, led by project, session and start time) finds it as one
--- entry. A session with no row in the set gives no result row.
+-- them (guardtrace_session_rows_whole); else only the rows listed by key
+-- (guardtrace_session_rows_listed). The one rule of a session's totals: the writer applies it to a
+-- batch's rows and to whole sessions alike. A session with no row in the set gives no result row.
 --
 -- Besides the session row's values (agent_name .. sampling_weight), what merging these totals
 -- into a stored row needs: when each first or last value was seen (agent_at, service_at,
@@ -114,13 +189,7 @@ $fn$;
 -- First values are by start time (a span that has the key, whatever its value, null included);
 -- the outcome attribute is the latest span's. Outcome: the attribute, else `escalated` (an
 -- escalate_human decision), `failed` (a root span with status ERROR), `success` (a root span).
---
--- Plans without statistics: a planner without statistics takes any equality for a selective key,
--- so a lookup by primary key alone may be planned through the session's index with only the
--- project as its condition (a scan of the project for each row, which looks as cheap); with the
--- session and the start time compared too, each index it may choose is a lookup of one entry. No
--- table is read whole (enable_seqscan); planned at every call (plan_cache_mode), so a plan made
--- while the tables were small is not kept once they are big.
+-- It reads no table itself: one plan serves every call (plan_cache_mode).
 CREATE OR REPLACE FUNCTION guardtrace_session_totals(projects uuid[], ids text[], whole boolean, row_sessions int[],
   row_kinds text[], row_times timestamptz[], row_starts timestamptz[], row_traces text[], row_spans text[])
 RETURNS TABLE (project_id uuid, id text, started_at timestamptz, ended_at timestamptz, span_count int,
@@ -129,31 +198,16 @@ RETURNS TABLE (project_id uuid, id text, started_at timestamptz, ended_at timest
   tool_call_count int, attempt_count int, failed_attempt_count int, model_call_count int, input_tokens bigint,
   output_tokens bigint, repair_tokens bigint, escalated boolean, root_error boolean, failure boolean,
   kept_weight float8, dropped_weight boolean, sampling_weight float8)
-LANGUAGE sql STABLE SET plan_cache_mode = force_custom_plan SET enable_seqscan = off AS $fn$
-WITH t AS MATERIALIZED (
-  SELECT t.n, t.project_id, t.id FROM unnest(projects, ids) WITH ORDINALITY AS t(project_id, id, n)
-),
-r AS MATERIALIZED (
-  SELECT DISTINCT t.project_id, t.id, r.kind, r.start_time, r.trace_start, r.trace_id, r.span_id
-  FROM unnest(row_sessions, row_kinds, row_times, row_starts, row_traces, row_spans)
-    AS r(n, kind, start_time, trace_start, trace_id, span_id)
-  JOIN t ON t.n = r.n
+LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan AS $fn$
+WITH x AS MATERIALIZED (
+  SELECT * FROM guardtrace_session_rows_whole(projects, ids) WHERE whole
+  UNION ALL
+  SELECT * FROM guardtrace_session_rows_listed(projects, ids, row_sessions, row_kinds, row_times, row_starts, row_traces,
+    row_spans)
   WHERE NOT whole
 ),
-s AS (
-  SELECT s.project_id, s.session_id, s.start_time, s.end_time_unix_nano, s.service_name, s.parent_span_id,
-    s.status_code, s.attributes
-  FROM t JOIN spans s ON s.project_id = t.project_id AND s.session_id = t.id
-  WHERE whole
-  UNION ALL
-  SELECT r.project_id, r.id, s.start_time, s.end_time_unix_nano, s.service_name, s.parent_span_id,
-    s.status_code, s.attributes
-  FROM r JOIN spans s ON s.project_id = r.project_id AND s.trace_start = r.trace_start AND s.trace_id = r.trace_id
-    AND s.span_id = r.span_id AND s.session_id = r.id AND s.start_time = r.start_time
-  WHERE r.kind = 's'
-),
 sp AS (
-  SELECT s.project_id, s.session_id AS id,
+  SELECT s.project_id, s.id,
     min(s.start_time) AS started_at,
     max(timestamptz 'epoch' + (s.end_time_unix_nano / 1000) * interval '1 microsecond') AS ended_at,
     count(*)::int AS span_count,
@@ -178,45 +232,14 @@ sp AS (
       THEN nullif(greatest((s.attributes->>'guardtrace.sampling.weight')::float8, 0), 0) END) AS kept_weight,
     coalesce(bool_or(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
       THEN (s.attributes->>'guardtrace.sampling.weight')::float8 <= 0 END), false) AS dropped_weight,
-    bool_or(s.parent_span_id IS NULL AND s.status_code = 2) AS root_error,
-    bool_or(s.parent_span_id IS NULL) AS has_root
-  FROM s
-  GROUP BY s.project_id, s.session_id
-),
--- The derived rows: kind, whether it escalated, whether an attempt failed, a model call's tokens.
-d AS (
-  SELECT 'c' AS kind, d.project_id, d.session_id, d.decision = 'escalate_human' AS escalated, false AS failed,
-    0 AS input_tokens, 0 AS output_tokens, false AS repair
-  FROM t JOIN tool_calls d ON d.project_id = t.project_id AND d.session_id = t.id
-  WHERE whole
-  UNION ALL
-  SELECT 'c', r.project_id, r.id, d.decision = 'escalate_human', false, 0, 0, false
-  FROM r JOIN tool_calls d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
-    AND d.session_id = r.id AND d.started_at = r.start_time
-  WHERE r.kind = 'c'
-  UNION ALL
-  SELECT 'a', d.project_id, d.session_id, d.decision = 'escalate_human', d.outcome IS DISTINCT FROM 'success', 0, 0, false
-  FROM t JOIN attempts d ON d.project_id = t.project_id AND d.session_id = t.id
-  WHERE whole
-  UNION ALL
-  SELECT 'a', r.project_id, r.id, d.decision = 'escalate_human', d.outcome IS DISTINCT FROM 'success', 0, 0, false
-  FROM r JOIN attempts d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
-    AND d.session_id = r.id AND d.started_at = r.start_time
-  WHERE r.kind = 'a'
-  UNION ALL
-  SELECT 'm', d.project_id, d.session_id, false, false, d.input_tokens, d.output_tokens,
-    d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL
-  FROM t JOIN model_calls d ON d.project_id = t.project_id AND d.session_id = t.id
-  WHERE whole
-  UNION ALL
-  SELECT 'm', r.project_id, r.id, false, false, d.input_tokens, d.output_tokens,
-    d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL
-  FROM r JOIN model_calls d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
-    AND d.session_id = r.id AND d.started_at = r.start_time
-  WHERE r.kind = 'm'
+    bool_or(s.is_root AND s.status_code = 2) AS root_error,
+    bool_or(s.is_root) AS has_root
+  FROM x s
+  WHERE s.kind = 's'
+  GROUP BY s.project_id, s.id
 ),
 dr AS (
-  SELECT d.project_id, d.session_id AS id,
+  SELECT d.project_id, d.id,
     (count(*) FILTER (WHERE d.kind = 'c'))::int AS tool_call_count,
     (count(*) FILTER (WHERE d.kind = 'a'))::int AS attempt_count,
     (count(*) FILTER (WHERE d.kind = 'a' AND d.failed))::int AS failed_attempt_count,
@@ -225,8 +248,9 @@ dr AS (
     coalesce(sum(d.output_tokens), 0)::bigint AS output_tokens,
     coalesce(sum(d.input_tokens + d.output_tokens) FILTER (WHERE d.repair), 0)::bigint AS repair_tokens,
     coalesce(bool_or(d.escalated), false) AS escalated
-  FROM d
-  GROUP BY d.project_id, d.session_id
+  FROM x d
+  WHERE d.kind <> 's'
+  GROUP BY d.project_id, d.id
 ),
 v AS (
   SELECT sp.*, coalesce(dr.tool_call_count, 0) AS tool_call_count, coalesce(dr.attempt_count, 0) AS attempt_count,
@@ -340,9 +364,11 @@ w AS MATERIALIZED (
   WHERE NOT EXISTS (SELECT 1 FROM b WHERE b.project_id = t.project_id AND b.id = t.id AND NOT b.stored)
     AND NOT EXISTS (SELECT 1 FROM m WHERE m.project_id = t.project_id AND m.id = t.id)
 ),
+-- (Not called at all when there is none: most batches of a long session have none.)
 whole AS MATERIALIZED (
   SELECT * FROM guardtrace_session_totals((SELECT array_agg(w.project_id) FROM w), (SELECT array_agg(w.id) FROM w), true,
     '{}', '{}', '{}', '{}', '{}', '{}')
+  WHERE EXISTS (SELECT 1 FROM w)
 ),
 upserted AS (
   INSERT INTO sessions AS x (project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome,

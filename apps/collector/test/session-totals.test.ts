@@ -98,8 +98,8 @@ describe('session totals in SQL', () => {
            AND (relname LIKE 'spans%' OR relname IN ('tool_calls', 'attempts', 'model_calls'))`,
       );
       expect(analysed.rows).toEqual([]);
-      // The last batch's totals of its listed rows (the call with whole = false).
-      const listed = notices.filter((n) => n.includes('SELECT t.n, t.project_id') && /\$3 = 'f'/.test(n));
+      // The last batch's lookup of its listed rows (guardtrace_session_rows_listed).
+      const listed = notices.filter((n) => n.includes('FROM r JOIN spans s'));
       expect(listed).toHaveLength(1);
       const lines = (listed[0] as string).split('\n');
       const plan = lines.slice(lines.findIndex((l) => l.startsWith('Query Parameters')) + 1);
