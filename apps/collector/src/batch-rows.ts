@@ -2,20 +2,23 @@
  * A write transaction's rows (writer.ts, step 4): the COPY text of the batch's spans not stored
  * yet, each once even when the batch repeats one (by trace and span id, whatever its start
  * time), straight into Buffers (each span's prepared row, then its session id and, for a span
- * row, its trace's start time), and each session's totals of the batch's new rows (inserted as
- * they are for a new session, merged into a stored one: sql.ts, recomputeSessions).
+ * row, its trace's start time); and the keys of those rows per session, from which SQL computes
+ * each session's totals (sql.ts, updateSessions) and the analytics rollup's change (updateAnalytics).
  */
 import { CopyBuffer, copyField } from './copy.ts';
 import { key, type Prepared } from './prepare.ts';
-import { SessionTotals } from './session-totals.ts';
-import type { DerivedRow } from './session-totals.ts';
 import { ATTEMPTS, DERIVED_TARGETS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 
 export interface BatchRows {
   spanRows: CopyBuffer;
   derived: Map<Target, CopyBuffer>;
-  /** By `project/session`; `exact` ones are complete from this batch alone. */
-  totals: Map<string, SessionTotals>;
+  /**
+   * The sessions the batch writes rows of, by `project/session`: whether they are `listed` (every
+   * new row of theirs is in `totals`: not re-keyed, on the direct path) and how many new spans they get.
+   */
+  sessions: Map<string, { listed: boolean; spans: number }>;
+  /** The batch's new rows the session totals count, by key (guardtrace_session_totals). */
+  totals: TotalsRows;
   /** The batch's rows the analytics rollup counts (sql.ts, updateAnalytics). */
   analytics: AnalyticsRows;
 }
@@ -30,11 +33,11 @@ class AnalyticsRows {
   readonly traces: string[] = [];
   readonly spans: string[] = [];
 
-  add(target: Target, row: DerivedRow | null, projectId: string, traceId: string, spanId: string): void {
+  add(target: Target, repair: boolean, projectId: string, traceId: string, spanId: string): void {
     let kind: string;
     if (target === ATTEMPTS) kind = 'a';
     else if (target === TOOL_CALLS) kind = 'c';
-    else if (target === MODEL_CALLS && row && (row.repair_attempt_span_id != null || row.repair_failure_class != null)) kind = 'm';
+    else if (target === MODEL_CALLS && repair) kind = 'm';
     else return;
     this.kinds.push(kind);
     this.projects.push(projectId);
@@ -44,7 +47,35 @@ class AnalyticsRows {
 }
 
 /**
- * @param exactTotals false on the ON CONFLICT path, where some rows may not be written at all.
+ * The keys of a listed session's new spans ('s', with their trace's start: the spans' partition
+ * key), tool calls ('c'), attempts ('a') and model calls ('m'), each with its session
+ * (`project/session`) and its own start time (a derived row's is its span's).
+ */
+class TotalsRows {
+  readonly sessions: string[] = [];
+  readonly kinds: string[] = [];
+  readonly times: string[] = [];
+  readonly starts: (string | undefined)[] = [];
+  readonly traces: string[] = [];
+  readonly spans: string[] = [];
+
+  add(session: string, kind: string, time: string, start: string | undefined, traceId: string, spanId: string): void {
+    this.sessions.push(session);
+    this.kinds.push(kind);
+    this.times.push(time);
+    this.starts.push(start);
+    this.traces.push(traceId);
+    this.spans.push(spanId);
+  }
+
+  addDerived(session: string, target: Target, time: string, traceId: string, spanId: string): void {
+    const kind = target === TOOL_CALLS ? 'c' : target === ATTEMPTS ? 'a' : target === MODEL_CALLS ? 'm' : null;
+    if (kind !== null) this.add(session, kind, time, undefined, traceId, spanId);
+  }
+}
+
+/**
+ * @param listable false on the ON CONFLICT path, where some rows may not be written at all.
  * @param traceSession session id per `project/trace`, as far as the batch and the store know it.
  * @param traceStart start time per `project/trace` (timestamptz text): the partition key of its spans.
  * @param existing `project/trace/span` keys already stored; the batch's own are added.
@@ -52,7 +83,7 @@ class AnalyticsRows {
  */
 export function batchRows(
   jobs: readonly { projectId: string; spans: readonly Prepared[] }[],
-  exactTotals: boolean,
+  listable: boolean,
   traceSession: ReadonlyMap<string, string>,
   traceStart: ReadonlyMap<string, string>,
   existing: Set<string>,
@@ -63,19 +94,19 @@ export function batchRows(
   /** Each session's last COPY field and the line end, made once; and each trace's for its span rows. */
   const tails = new Map<string, string>();
   const spanTails = new Map<string, [string, string]>();
-  // Not re-keyed sessions: their moved rows are stored.
-  const totals = new Map<string, SessionTotals>();
+  const sessions = new Map<string, { listed: boolean; spans: number }>();
+  const totals = new TotalsRows();
   const analytics = new AnalyticsRows();
   for (const job of jobs) {
     for (const p of job.spans) {
       const traceKey = p.traceKey;
       const sessionId = p.conv ?? traceSession.get(traceKey) ?? p.traceId;
       const sessionKey = key(job.projectId, sessionId);
-      let tot = totals.get(sessionKey);
-      if (tot === undefined) {
-        tot = new SessionTotals(job.projectId, sessionId);
-        tot.exact = exactTotals && !touched.has(sessionKey);
-        totals.set(sessionKey, tot);
+      let session = sessions.get(sessionKey);
+      if (session === undefined) {
+        // Re-keyed sessions (already touched) have stored rows moved into or out of them: not listed.
+        session = { listed: listable && !touched.has(sessionKey), spans: 0 };
+        sessions.set(sessionKey, session);
         touched.set(sessionKey, [job.projectId, sessionId]);
       }
       let tail = tails.get(sessionKey);
@@ -83,16 +114,16 @@ export function batchRows(
         tail = `\t${copyField(sessionId)}\n`;
         tails.set(sessionKey, tail);
       }
-      // (A trace with stored spans, or a span stored already: the session has a row, and the
-      // batch's totals of its new rows are merged into it.)
       const spanKey = p.spanKey;
       if (existing.has(spanKey)) continue;
       existing.add(spanKey);
-      if (tot.exact) tot.add(p.facts, p.derived ?? undefined, p.row, p.extra);
+      session.spans++;
+      const start = traceStart.get(traceKey);
+      if (session.listed) totals.add(sessionKey, 's', p.startTime, start, p.traceId, p.spanId);
       // (Spans of one trace may name different conversations: the tail is remade when the session changes.)
       let spanTail = spanTails.get(traceKey);
       if (spanTail === undefined || spanTail[0] !== sessionId) {
-        spanTail = [sessionId, `\t${copyField(sessionId)}\t${copyField(traceStart.get(traceKey))}\n`];
+        spanTail = [sessionId, `\t${copyField(sessionId)}\t${copyField(start)}\n`];
         spanTails.set(traceKey, spanTail);
       }
       spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
@@ -101,17 +132,19 @@ export function batchRows(
         const rows = derived.get(p.derived) as CopyBuffer;
         rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
         rows.write(tail);
-        analytics.add(p.derived, p.row, job.projectId, p.traceId, p.spanId);
+        if (session.listed) totals.addDerived(sessionKey, p.derived, p.startTime, p.traceId, p.spanId);
+        analytics.add(p.derived, p.repair, job.projectId, p.traceId, p.spanId);
       }
       if (p.extra) {
         for (const x of p.extra) {
           const rows = derived.get(x.target) as CopyBuffer;
           rows.writeBytes(x.buf, x.start, x.end);
           rows.write(tail);
-          analytics.add(x.target, x.row, job.projectId, p.traceId, x.spanId);
+          if (session.listed) totals.addDerived(sessionKey, x.target, p.startTime, p.traceId, x.spanId);
+          analytics.add(x.target, false, job.projectId, p.traceId, x.spanId);
         }
       }
     }
   }
-  return { spanRows, derived, totals, analytics };
+  return { spanRows, derived, sessions, totals, analytics };
 }

@@ -7,7 +7,6 @@
 import { copyLine, RowArena, shareJson } from './copy.ts';
 import { interpret, sessionId } from './conventions/index.ts';
 import { type DerivedRows, deriveOne, rejectedRows, spanCopyHead } from './mapping.ts';
-import { type DerivedRow, type TotalsSpan, totalsAttributes, totalsRow } from './session-totals.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 
@@ -45,8 +44,8 @@ export interface Prepared {
   spanId: string;
   /** Start time as timestamptz text (a trace new in a batch starts at its earliest span's: the spans' key). */
   startTime: string;
-  /** What the session totals read of the span (not the span itself: it is not kept). */
-  facts: TotalsSpan;
+  /** Its start in nanoseconds (a new trace's spans are keyed by its earliest span's start). */
+  startNs: bigint;
   /** `project/trace` and `project/trace/span`: the batch's map keys, built once. */
   traceKey: string;
   spanKey: string;
@@ -60,13 +59,13 @@ export interface Prepared {
   derivedBuf: Buffer | null;
   derivedStart: number;
   derivedEnd: number;
-  /** The derived row itself (its counts and tokens feed the totals of sessions new in a batch). */
-  row: DerivedRow | null;
+  /** Its derived row is a model call that repairs a failed attempt (the analytics rollup lists those). */
+  repair: boolean;
   /** Rows of tool calls the span reports as refused (no span of their own): rarely any. */
   extra: ExtraRow[] | null;
 }
 
-/** A derived row beyond a span's own: its table, its text (bytes `start` to `end` of `buf`) and the fields totals read. */
+/** A derived row beyond a span's own: its table, its text (bytes `start` to `end` of `buf`). */
 interface ExtraRow {
   target: Target;
   /** The row's span id (the refused call's own, not the span's). */
@@ -74,7 +73,6 @@ interface ExtraRow {
   buf: Buffer;
   start: number;
   end: number;
-  row: DerivedRow;
 }
 
 const DERIVED_TARGET: Record<keyof DerivedRows, Target> = {
@@ -102,19 +100,11 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
   }
   const traceKey = key(projectId, span.traceId);
   const spanKey = `${traceKey}/${span.spanId}`;
-  const facts: TotalsSpan = {
-    startNs: span.startNs,
-    endNs: span.endNs,
-    serviceName: span.serviceName,
-    parentSpanId: span.parentSpanId,
-    statusCode: span.statusCode,
-    attributes: totalsAttributes(span.attributes),
-  };
   return {
     traceId: span.traceId,
     spanId: span.spanId,
     startTime: span.startTime as string,
-    facts,
+    startNs: span.startNs,
     traceKey,
     spanKey,
     conv: sessionId(span),
@@ -125,7 +115,7 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
     derivedBuf,
     derivedStart,
     derivedEnd: arena.end,
-    row: d ? totalsRow(d[1] as DerivedRow) : null,
+    repair: derived === MODEL_CALLS && d !== null && isRepair(d[1] as RepairFields),
     extra: m === null ? null : extraRows(span, m, projectId, arena),
   };
 }
@@ -136,6 +126,14 @@ function extraRows(span: NormSpan, m: NonNullable<ReturnType<typeof interpret>>,
   return rows.map(([table, row]) => {
     const target = DERIVED_TARGET[table];
     const start = arena.put(copyLine(row, target.head));
-    return { target, spanId: row.span_id, buf: arena.buf, start, end: arena.end, row: totalsRow(row as DerivedRow) };
+    return { target, spanId: row.span_id, buf: arena.buf, start, end: arena.end };
   });
 }
+
+/** The fields of a model call row that make it a repair turn. */
+interface RepairFields {
+  repair_attempt_span_id?: string | null;
+  repair_failure_class?: string | null;
+}
+
+const isRepair = (row: RepairFields) => row.repair_attempt_span_id != null || row.repair_failure_class != null;

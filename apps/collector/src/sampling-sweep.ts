@@ -5,11 +5,11 @@
  * and writes its verdict as `guardtrace.sampling.weight` on its part's root span; processes
  * that share sessions forward the parts they would drop (weight 0) instead of dropping them
  * (`sampling: { crossProcess: true }` in the SDK). The session's weight is then the rule of
- * session-totals.ts: a failure seen by any process keeps the whole session (weight 1). A
- * session every process would drop is stored with weight 0 (charts count it as 0) and held
- * there until it has been quiet for the decision wait; this sweep then deletes it, its spans,
- * derived rows and trace index, so a failure arriving later from another process within the
- * wait still keeps every part of it.
+ * sessionSamplingWeight (semconv; applied in SQL by guardtrace_sampling_weight): a failure seen
+ * by any process keeps the whole session (weight 1). A session every process would drop is
+ * stored with weight 0 (charts count it as 0) and held there until it has been quiet for the
+ * decision wait; this sweep then deletes it, its spans, derived rows and trace index, so a
+ * failure arriving later from another process within the wait still keeps every part of it.
  */
 import type pg from 'pg';
 import { key } from './prepare.ts';

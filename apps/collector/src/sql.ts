@@ -8,9 +8,6 @@
  * own has the same key.
  */
 
-/** Exact timestamptz (microseconds) from a bigint of nanoseconds since the epoch. */
-const ts = (col: string) => `(timestamptz 'epoch' + (${col} / 1000) * interval '1 microsecond')`;
-
 /** A target table: its columns in COPY order (the keys of the row objects writer.ts builds). */
 export interface Target {
   table: string;
@@ -108,13 +105,15 @@ FROM (SELECT DISTINCT hashtextextended(key, 0) AS k FROM unnest(${keys}::text[])
 
 /**
  * A text[] literal of `values`, safe to inline (simple-protocol statements take no parameters):
- * array elements quoted, then the whole literal quoted as pg does for escapeLiteral.
+ * array elements quoted (undefined and null as NULL), then the whole literal quoted as pg does
+ * for escapeLiteral.
  */
-export function textArray(values: readonly string[]): string {
+export function textArray(values: readonly (string | null | undefined)[]): string {
   let body = '';
   for (let i = 0; i < values.length; i++) {
     if (i > 0) body += ',';
-    body += `"${(values[i] as string).replace(/[\\"]/g, '\\$&')}"`;
+    const v = values[i];
+    body += v == null ? 'NULL' : `"${v.replace(/[\\"]/g, '\\$&')}"`;
   }
   return quote(`{${body}}`);
 }
@@ -170,175 +169,30 @@ UPDATE ${table} d SET session_id = t.session_id
 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, session_id)
 WHERE d.project_id = t.project_id AND d.trace_id = t.trace_id AND d.session_id = d.trace_id`;
 
-/** Columns of a session row computed by the writer from a batch (sessions new in it). */
-export const FRESH_SESSION_COLUMNS =
-  'project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome, span_count, tool_call_count, ' +
-  'attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens, repair_tokens, sampling_weight';
-
-/** The fields of a batch's totals (session-totals.ts, row()): the row's columns, then what merging needs. */
-const BATCH_TOTALS = `project_id uuid, id text, agent_name text, service_name text, user_id text, started_at timestamptz,
-  ended_at timestamptz, outcome text, span_count int, tool_call_count int, attempt_count int, failed_attempt_count int,
-  model_call_count int, input_tokens bigint, output_tokens bigint, repair_tokens bigint, sampling_weight float8,
-  agent_at timestamptz, service_at timestamptz, outcome_attr text, outcome_attr_at timestamptz, escalated boolean,
-  root_error boolean, has_root boolean, derived_outcome text, user_any boolean, user_one text, batch_failure boolean, batch_weight float8,
-  mergeable boolean`;
+/** A boolean[] literal. */
+const boolArray = (values: readonly boolean[]) => `'{${values.map((l) => (l ? 't' : 'f')).join(',')}}'`;
 
 /**
- * Session rows of the sessions a batch touched, so totals are right whatever order spans
- * arrive in. Run after the sessions' locks are held, so every other writer of them has
- * committed or not started its totals yet.
- *
- * `fresh` (a JSON array, BATCH_TOTALS) are totals the writer computed from the batch's own
- * rows, all of them new (the direct path, no re-keyed session). A session that has no row yet
- * has no stored rows either (whoever stores a session's rows writes its row in the same
- * transaction, under the same lock): its totals are inserted as given. A session with a row
- * gets the batch's totals merged into it (counts added, times widened, first and last values
- * compared by time) when the stored row decides every value; so a long session costs the same
- * per batch at its end as at its start. Every other touched session (the row cannot tell, or
- * the batch is not in `fresh`) is recomputed from the stored rows. Sessions left with no spans
- * (re-keyed) are deleted.
+ * The session rows of the sessions a batch touched (`projectIds`/`ids`, text[] literals), by the
+ * function of the session_totals_in_sql migration, under the sessions' locks: a `listed` session
+ * (every new row of it in this batch is among `rows`, see TotalsRows in batch-rows.ts) gets the
+ * totals of those rows, found by key, inserted as its row or merged into its stored row when the
+ * stored row decides every value; any other is recomputed from all its stored rows by the same
+ * aggregate (guardtrace_session_totals). Run after the batch's rows are written.
  */
-export const recomputeSessions = (projectIds: string, ids: string, fresh: string) => `
-WITH d AS (
-  SELECT * FROM json_to_recordset(${fresh}::json) AS d(${BATCH_TOTALS})
-),
-f AS (
-  SELECT d.* FROM d WHERE NOT EXISTS (SELECT 1 FROM sessions x WHERE x.project_id = d.project_id AND x.id = d.id)
-),
-inserted AS (
-  INSERT INTO sessions (${FRESH_SESSION_COLUMNS}, updated_at)
-  SELECT ${FRESH_SESSION_COLUMNS}, now() FROM f
-),
-m AS (
-  SELECT d.project_id, d.id,
-    -- First values by start time: the stored one came from a span at or after started_at.
-    CASE WHEN d.agent_at IS NULL THEN x.agent_name
-      WHEN x.agent_name IS NULL OR d.agent_at < x.started_at THEN d.agent_name ELSE x.agent_name END AS agent_name,
-    CASE WHEN d.service_at IS NULL THEN x.service_name
-      WHEN x.service_name IS NULL OR d.service_at < x.started_at THEN d.service_name ELSE x.service_name END AS service_name,
-    CASE WHEN d.user_any THEN d.user_one ELSE x.user_id END AS user_id,
-    least(x.started_at, d.started_at) AS started_at,
-    greatest(x.ended_at, d.ended_at) AS ended_at,
-    CASE WHEN d.outcome_attr_at IS NOT NULL THEN d.outcome_attr
-      WHEN d.derived_outcome IS NULL THEN x.outcome
-      WHEN x.outcome IS NULL THEN d.derived_outcome
-      ELSE x.outcome END AS outcome,
-    x.span_count + d.span_count AS span_count,
-    x.tool_call_count + d.tool_call_count AS tool_call_count,
-    x.attempt_count + d.attempt_count AS attempt_count,
-    x.failed_attempt_count + d.failed_attempt_count AS failed_attempt_count,
-    x.model_call_count + d.model_call_count AS model_call_count,
-    x.input_tokens + d.input_tokens AS input_tokens,
-    x.output_tokens + d.output_tokens AS output_tokens,
-    x.repair_tokens + d.repair_tokens AS repair_tokens,
-    -- The weight rule (sessionSamplingWeight, @guardtrace/semconv): a failure anywhere keeps it at 1.
-    CASE WHEN d.batch_failure THEN 1 ELSE x.sampling_weight END AS sampling_weight
-  FROM d JOIN sessions x ON x.project_id = d.project_id AND x.id = d.id
-  WHERE d.mergeable
-    -- Each value is decided by the stored row: the same either way, or the batch's is earlier than every stored span.
-    AND (d.agent_at IS NULL OR x.agent_name IS NULL OR x.agent_name = d.agent_name OR d.agent_at < x.started_at)
-    AND (d.service_at IS NULL OR x.service_name IS NULL OR x.service_name = d.service_name OR d.service_at < x.started_at)
-    -- Users: every user value of the batch is the stored one (or none is stored).
-    AND (NOT d.user_any OR (d.user_one IS NOT NULL AND (x.user_id IS NULL OR x.user_id = d.user_one)))
-    -- Outcome: the batch's attribute is the stored outcome or later than every stored span; without one, the
-    -- stored outcome stays whether it came from an attribute or from the escalated > failed > success rule.
-    AND CASE WHEN d.outcome_attr_at IS NOT NULL THEN d.outcome_attr = x.outcome OR d.outcome_attr_at > x.ended_at
-      WHEN d.derived_outcome IS NULL OR x.outcome IS NULL OR x.outcome = 'escalated' THEN true
-      WHEN x.outcome = 'failed' THEN NOT d.escalated
-      WHEN x.outcome = 'success' THEN NOT d.escalated AND NOT d.root_error
-      ELSE true END
-    -- Weight: a batch failure decides it (1); a batch with no weight leaves the stored one; any
-    -- other weight depends on every process's (smallest positive, else 0): recomputed.
-    AND (d.batch_failure OR d.batch_weight IS NULL)
-),
-merged AS (
-  UPDATE sessions x SET agent_name = m.agent_name, service_name = m.service_name, user_id = m.user_id,
-    started_at = m.started_at, ended_at = m.ended_at, outcome = m.outcome, span_count = m.span_count,
-    tool_call_count = m.tool_call_count, attempt_count = m.attempt_count, failed_attempt_count = m.failed_attempt_count,
-    model_call_count = m.model_call_count, input_tokens = m.input_tokens, output_tokens = m.output_tokens,
-    repair_tokens = m.repair_tokens, sampling_weight = m.sampling_weight, updated_at = now()
-  FROM m WHERE x.project_id = m.project_id AND x.id = m.id
-),
-t AS (
-  SELECT DISTINCT t.project_id, t.id FROM unnest(${projectIds}::uuid[], ${ids}::text[]) AS t(project_id, id)
-  WHERE NOT EXISTS (SELECT 1 FROM f WHERE f.project_id = t.project_id AND f.id = t.id)
-    AND NOT EXISTS (SELECT 1 FROM m WHERE m.project_id = t.project_id AND m.id = t.id)
-),
-sp AS (
-  SELECT s.project_id, s.session_id AS id,
-    min(s.start_time) AS started_at,
-    max(${ts('s.end_time_unix_nano')}) AS ended_at,
-    count(*)::int AS span_count,
-    (array_agg(s.attributes->>'gen_ai.agent.name' ORDER BY s.start_time)
-      FILTER (WHERE s.attributes ? 'gen_ai.agent.name'))[1] AS agent_name,
-    (array_agg(s.service_name ORDER BY s.start_time) FILTER (WHERE s.service_name IS NOT NULL))[1] AS service_name,
-    coalesce(
-      (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.user.id'))[1],
-      (array_agg(s.attributes->>'user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'user.id'))[1],
-      (array_agg(s.attributes->>'ai.telemetry.metadata.userId' ORDER BY s.start_time)
-        FILTER (WHERE s.attributes ? 'ai.telemetry.metadata.userId'))[1]
-    ) AS user_id,
-    (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC)
-      FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
-    min(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
-      THEN nullif(greatest((s.attributes->>'guardtrace.sampling.weight')::float8, 0), 0) END) AS kept_weight,
-    bool_or(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
-      THEN (s.attributes->>'guardtrace.sampling.weight')::float8 <= 0 END) AS dropped_weight,
-    bool_or(s.parent_span_id IS NULL AND s.status_code = 2) AS root_error,
-    bool_or(s.parent_span_id IS NULL) AS has_root
-  FROM spans s JOIN t ON s.project_id = t.project_id AND s.session_id = t.id
-  GROUP BY s.project_id, s.session_id
-),
-tc AS (
-  SELECT d.project_id, d.session_id AS id, count(*)::int AS n, bool_or(d.decision = 'escalate_human') AS escalated
-  FROM tool_calls d JOIN t ON d.project_id = t.project_id AND d.session_id = t.id
-  GROUP BY d.project_id, d.session_id
-),
-at AS (
-  SELECT d.project_id, d.session_id AS id, count(*)::int AS n,
-    (count(*) FILTER (WHERE d.outcome IS DISTINCT FROM 'success'))::int AS failed,
-    bool_or(d.decision = 'escalate_human') AS escalated
-  FROM attempts d JOIN t ON d.project_id = t.project_id AND d.session_id = t.id
-  GROUP BY d.project_id, d.session_id
-),
-mc AS (
-  SELECT d.project_id, d.session_id AS id, count(*)::int AS n,
-    sum(d.input_tokens)::bigint AS input_tokens, sum(d.output_tokens)::bigint AS output_tokens,
-    coalesce(sum(d.input_tokens + d.output_tokens)
-      FILTER (WHERE d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL), 0)::bigint AS repair_tokens
-  FROM model_calls d JOIN t ON d.project_id = t.project_id AND d.session_id = t.id
-  GROUP BY d.project_id, d.session_id
-),
-upserted AS (
-  INSERT INTO sessions AS x (project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome,
-    span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens,
-    output_tokens, repair_tokens, sampling_weight, updated_at)
-  SELECT sp.project_id, sp.id, sp.agent_name, sp.service_name, sp.user_id, sp.started_at, sp.ended_at,
-    coalesce(sp.outcome_attr, CASE
-      WHEN coalesce(tc.escalated, false) OR coalesce(at.escalated, false) THEN 'escalated'
-      WHEN sp.root_error THEN 'failed'
-      WHEN sp.has_root THEN 'success' END),
-    sp.span_count, coalesce(tc.n, 0), coalesce(at.n, 0), coalesce(at.failed, 0), coalesce(mc.n, 0),
-    coalesce(mc.input_tokens, 0), coalesce(mc.output_tokens, 0), coalesce(mc.repair_tokens, 0),
-    -- The weight rule (sessionSamplingWeight, @guardtrace/semconv): a failure anywhere keeps it at 1.
-    CASE WHEN coalesce(at.failed, 0) > 0 OR coalesce(tc.escalated, false) OR coalesce(at.escalated, false) OR sp.root_error
-      THEN 1 ELSE coalesce(sp.kept_weight, CASE WHEN sp.dropped_weight THEN 0 END, 1) END, now()
-  FROM sp
-  LEFT JOIN tc ON tc.project_id = sp.project_id AND tc.id = sp.id
-  LEFT JOIN at ON at.project_id = sp.project_id AND at.id = sp.id
-  LEFT JOIN mc ON mc.project_id = sp.project_id AND mc.id = sp.id
-  ON CONFLICT (project_id, id) DO UPDATE SET
-    agent_name = EXCLUDED.agent_name, service_name = EXCLUDED.service_name, user_id = EXCLUDED.user_id,
-    started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, outcome = EXCLUDED.outcome,
-    span_count = EXCLUDED.span_count, tool_call_count = EXCLUDED.tool_call_count,
-    attempt_count = EXCLUDED.attempt_count, failed_attempt_count = EXCLUDED.failed_attempt_count,
-    model_call_count = EXCLUDED.model_call_count, input_tokens = EXCLUDED.input_tokens,
-    output_tokens = EXCLUDED.output_tokens, repair_tokens = EXCLUDED.repair_tokens,
-    sampling_weight = EXCLUDED.sampling_weight, updated_at = now()
-)
-DELETE FROM sessions s USING t
-WHERE s.project_id = t.project_id AND s.id = t.id
-  AND NOT EXISTS (SELECT 1 FROM sp WHERE sp.project_id = t.project_id AND sp.id = t.id)`;
+export const updateSessions = (
+  projectIds: string,
+  ids: string,
+  listed: readonly boolean[],
+  rows: { sessions: readonly number[]; kinds: string; times: string; starts: string; traces: string; spans: string },
+) =>
+  `SELECT guardtrace_update_sessions(${projectIds}::uuid[], ${ids}::text[], ${boolArray(listed)}::boolean[],
+  '{${rows.sessions.join(',')}}'::int[], ${rows.kinds}::text[], ${rows.times}::timestamptz[], ${rows.starts}::timestamptz[],
+  ${rows.traces}::text[], ${rows.spans}::text[]) AS sessions`;
+
+/** Every total of these sessions recomputed from all their stored rows (guardtrace_refresh_sessions). */
+export const refreshSessions = (projectIds: string, ids: string) =>
+  `SELECT guardtrace_refresh_sessions(${projectIds}::uuid[], ${ids}::text[]) AS sessions`;
 
 /**
  * The analytics rollups (analytics_daily, analytics_cost_daily) of the touched sessions, by the
@@ -353,5 +207,5 @@ export const updateAnalytics = (
   listed: readonly boolean[],
   rows: { kinds: string; projects: string; traces: string; spans: string },
 ) =>
-  `SELECT guardtrace_update_analytics(${projectIds}::uuid[], ${ids}::text[], '{${listed.map((l) => (l ? 't' : 'f')).join(',')}}'::boolean[],
+  `SELECT guardtrace_update_analytics(${projectIds}::uuid[], ${ids}::text[], ${boolArray(listed)}::boolean[],
   ${rows.kinds}::text[], ${rows.projects}::uuid[], ${rows.traces}::text[], ${rows.spans}::text[]) AS analytics`;

@@ -19,13 +19,12 @@ import {
   EXISTING_SPANS,
   lockKeys,
   REKEY_SPANS,
-  recomputeSessions,
   rekeyDerived,
   SPANS,
-  quote,
   textArray,
   traceState,
   updateAnalytics,
+  updateSessions,
   upsertTracesAndLock,
 } from './sql.ts';
 
@@ -54,7 +53,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
       if (!traces.has(k)) traces.set(k, [job.projectId, p.traceId]);
       if (p.conv !== null && !batchSession.has(k)) batchSession.set(k, p.conv);
       const e = earliest.get(k);
-      if (e === undefined || p.facts.startNs < e.facts.startNs) earliest.set(k, p);
+      if (e === undefined || p.startNs < e.startNs) earliest.set(k, p);
     }
   }
   // 2. Wait for any other transaction writing these traces, then read what is stored for
@@ -115,9 +114,9 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
       touched.set(key(p, s), [p, s]);
     }
   }
-  // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and the
-  //    totals of the sessions this batch may be the first to write.
-  const { spanRows, derived, totals, analytics } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
+  // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and their
+  //    keys per session for the session totals and the analytics rollup.
+  const { spanRows, derived, sessions, totals, analytics } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
   // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
   // through the per-connection stages on the fallback path.
   const statements: string[] = [];
@@ -142,13 +141,8 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   //    their locks) the session totals; then the analytics rollup of those sessions (it reads
   //    their totals' sampling weight); then COMMIT. Values are inlined as literals (the
   //    simple protocol takes no parameters).
-  const fresh: Record<string, unknown>[] = [];
-  for (const [k, tot] of totals) {
-    if (!tot.exact) continue;
-    // Every span of it in this batch was stored already (a retry): its row is right as it is.
-    if (tot.spans === 0) touched.delete(k);
-    else fresh.push(tot.row());
-  }
+  // A listed session none of whose spans is new (a retry): its row is right as it is.
+  for (const [k, session] of sessions) if (session.listed && session.spans === 0) touched.delete(k);
   const sv = [...touched.values()];
   const insertAndLock = upsertTracesAndLock(
     textArray(traceRows.map((r) => r[0])),
@@ -157,14 +151,22 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
     textArray(traceRowStarts),
     textArray([...touched.keys()].map((k) => `s:${k}`)),
   );
-  const totalsSql = recomputeSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), quote(JSON.stringify(fresh)));
-  // The analytics rollup: a session's new rows are all listed on the direct path unless a
-  // re-key moved stored rows into or out of it (then it is replaced whole).
-  const rekeyed = new Set(rekey.flatMap(([p, t, s]) => [key(p, t), key(p, s)]));
+  // A session is listed (its new rows are all among the keys the batch lists, so its totals and
+  // rollup change by them alone) on the direct path unless a re-key moved stored rows into or out of it.
+  const listed = [...touched.keys()].map((k) => sessions.get(k)?.listed === true);
+  const position = new Map([...touched.keys()].map((k, i) => [k, i + 1]));
+  const totalsSql = updateSessions(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), listed, {
+    sessions: totals.sessions.map((k) => position.get(k) as number),
+    kinds: textArray(totals.kinds),
+    times: textArray(totals.times),
+    starts: textArray(totals.starts),
+    traces: textArray(totals.traces),
+    spans: textArray(totals.spans),
+  });
   const analyticsSql = updateAnalytics(
     textArray(sv.map((v) => v[0])),
     textArray(sv.map((v) => v[1])),
-    [...touched.keys()].map((k) => mode === 'direct' && !rekeyed.has(k)),
+    listed,
     {
       kinds: textArray(analytics.kinds),
       projects: textArray(analytics.projects),

@@ -14,7 +14,7 @@ import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { quote, recomputeSessions, textArray } from '../src/sql.ts';
+import { refreshSessions, textArray } from '../src/sql.ts';
 import { type Env, hex, one, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
@@ -50,7 +50,7 @@ async function expectTotalsAgree(sessionId: string) {
   const cols = 'user_id, span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens';
   const read = () => one(env.sql, `SELECT ${cols} FROM sessions WHERE project_id = $1 AND id = $2`, [env.projectId, sessionId]);
   const written = await read();
-  await env.sql.query(recomputeSessions(textArray([env.projectId]), textArray([sessionId]), quote('[]')));
+  await env.sql.query(refreshSessions(textArray([env.projectId]), textArray([sessionId])));
   expect(await read()).toEqual(written);
   return written;
 }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Normalizer } from '../src/normalize.ts';
 import { createPool } from '../src/pg.ts';
-import { quote, recomputeSessions, textArray } from '../src/sql.ts';
+import { refreshSessions, textArray } from '../src/sql.ts';
 import { Writer } from '../src/writer.ts';
 import { type Env, hex, jsonRequest, jsonSpan, random, sdkSession, setupDatabase } from './helpers.ts';
 
@@ -89,6 +89,6 @@ it('keeps every total equal to a recomputation when a session arrives span by sp
   // The values compete: several agents, users, outcomes and weights appear across the sessions.
   expect(new Set(written.map((r) => r.outcome)).size).toBeGreaterThan(1);
   expect(new Set(written.map((r) => r.user_id)).size).toBeGreaterThan(2);
-  await env.sql.query(recomputeSessions(textArray(ids.map(() => env.projectId)), textArray(ids), quote('[]')));
+  await env.sql.query(refreshSessions(textArray(ids.map(() => env.projectId)), textArray(ids)));
   expect(await read()).toEqual(written);
 }, 120_000);

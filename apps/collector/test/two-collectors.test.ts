@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { quote, recomputeSessions, textArray } from '../src/sql.ts';
+import { refreshSessions, textArray } from '../src/sql.ts';
 import { type Env, hex, jsonRequest, jsonSpan, sdkSession, setupDatabase, startCollectorProcess } from './helpers.ts';
 
 let env: Env;
@@ -124,6 +124,6 @@ it('stores each span once and keeps totals equal to a recomputation from raw spa
   const sent = new Map(sessionIds.map((id, i) => [id, { span_count: 24 + (i % 3 === 0 ? 1 : 0), tool_call_count: 3, attempt_count: 6 }]));
   for (const r of written) expect({ id: r.id, ...sent.get(r.id) }).toEqual({ id: r.id, span_count: r.span_count, tool_call_count: r.tool_call_count, attempt_count: r.attempt_count });
   // Every column, against the collector's full recomputation over the stored rows.
-  await env.sql.query(recomputeSessions(textArray(sessionIds.map(() => env.projectId)), textArray(sessionIds), quote('[]')));
+  await env.sql.query(refreshSessions(textArray(sessionIds.map(() => env.projectId)), textArray(sessionIds)));
   expect(await read()).toEqual(written);
 }, 180_000);

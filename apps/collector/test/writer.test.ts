@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Normalizer } from '../src/normalize.ts';
 import { createPool } from '../src/pg.ts';
-import { quote, recomputeSessions, textArray } from '../src/sql.ts';
+import { quote, refreshSessions, textArray } from '../src/sql.ts';
 import { Writer } from '../src/writer.ts';
 import { type Env, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
 
@@ -198,7 +198,7 @@ describe('Writer', () => {
     const users = new Map(written.map((r) => [r.id, r.user_id]));
     expect(users.get(ids[3] as string)).toBe('oi3');
     expect(users.get(ids[9] as string)).toBe('u9');
-    await env.sql.query(recomputeSessions(textArray(ids.map(() => env.projectId)), textArray(ids), quote('[]')));
+    await env.sql.query(refreshSessions(textArray(ids.map(() => env.projectId)), textArray(ids)));
     expect(await read()).toEqual(written);
   });
 

@@ -2,8 +2,9 @@
  * The weight a session is stored with, from what its processes said: each process's SDK writes
  * `guardtrace.sampling.weight` on its part's root span (1 when it saw a failure, 1/rate when it
  * keeps the session clean, 0 when it would drop it). One rule for everything that decides a
- * session's weight (the collector's batch totals, the seed's sessions); the collector's SQL
- * recompute (apps/collector/src/sql.ts) applies it in SQL and a test keeps the two equal.
+ * session's weight: the seed's sessions use it, and the collector's session totals apply it in
+ * SQL (`guardtrace_sampling_weight`, migration session_totals_in_sql), which
+ * apps/collector/test/session-totals.test.ts compares with this function on every case.
  *
  * - `failure`: a failed or rejected attempt, an escalation or a failed root span anywhere in
  *   the session: it is kept whatever the sampling, at 1.

@@ -35,6 +35,26 @@ async function catalog(url: string): Promise<string[]> {
   }
 }
 
+/**
+ * The project's own functions (not an extension's), each with its definition: only those
+ * prisma/unexpressible.sql defines are compared (the migrations hold more, e.g. the analytics
+ * rollup's, written once there).
+ */
+async function functions(url: string): Promise<Map<string, string>> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query<{ name: string; def: string }>(
+      `SELECT p.oid::regprocedure::text AS name, pg_get_functiondef(p.oid) AS def
+       FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`,
+    );
+    return new Map(rows.map((r) => [r.name, r.def]));
+  } finally {
+    await c.end();
+  }
+}
+
 async function createDb(serverUrl: string, name: string): Promise<string> {
   const c = new pg.Client({ connectionString: serverUrl });
   await c.connect();
@@ -64,6 +84,11 @@ it('prisma/schema.prisma and prisma/migrations describe the same database', asyn
     expect(a.length).toBeGreaterThan(50);
     // On failure: edit prisma/schema.prisma only, then `pnpm --filter @guardtrace/prisma-migrate new <name>`.
     expect(a).toEqual(b);
+    // The functions written in both places (the session totals' among them) have one definition.
+    const fa = await functions(viaMigrations);
+    const fb = await functions(viaSchema);
+    expect([...fb.keys()]).toContain('guardtrace_update_sessions(uuid[],text[],boolean[],integer[],text[],timestamp with time zone[],timestamp with time zone[],text[],text[])');
+    for (const [name, def] of fb) expect(fa.get(name), name).toBe(def);
   } finally {
     await server.stop();
   }
