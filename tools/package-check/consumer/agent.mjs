@@ -6,7 +6,9 @@ import { ATTR_GUARDTRACE_FAILURE_CLASS, FAILURE_CLASSES } from '@guardtrace/semc
 import { z } from 'zod';
 
 const [endpoint, apiKey, sessionId, serviceName] = process.argv.slice(2);
-const otel = setupGuardtrace({ endpoint, apiKey, serviceName, flushOnExit: false });
+// The test reads the session right after shutdown: wait for the collector's answer (the default
+// bound of 1 s gave up on a cold collector's first request on a busy CI machine, and the spans were never sent).
+const otel = setupGuardtrace({ endpoint, apiKey, serviceName, flushOnExit: false, shutdownTimeoutMillis: 30_000 });
 const gt = new Guardtrace({ tracer: otel.tracer });
 gt.tool({
   name: 'lookup_customer',

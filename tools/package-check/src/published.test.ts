@@ -206,7 +206,7 @@ describe('a consumer project outside the workspace', () => {
         expect(r.status, r.output).toBe(0);
         const printed = JSON.parse(r.output.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
         expect(printed).toEqual({ module: file.endsWith('.mjs') ? 'esm' : 'cjs', rejected: 'invalid_arguments', corrected: true, outcome: 'success', semconv: true });
-        // the exporter's shutdown returned after the collector acknowledged, i.e. after the commit
+        // the agent's shutdown waits (up to 30 s) for the collector's acknowledgement, i.e. the commit
         const { rows } = await sql.query(
           `SELECT agent_name, service_name, outcome, tool_call_count, attempt_count, failed_attempt_count
              FROM sessions WHERE project_id = $1 AND id = $2`,
