@@ -126,10 +126,11 @@ export function Debugger({
   const current = steps[sel.step - 1];
   const progress = tokensBefore[sel.step - 1];
   const treeIndex = sel.span ? (treeIndexOf.get(sel.span) ?? -1) : -1;
-  const shown = useDeferredValue(sel);
-  const shownStep = steps[shown.step - 1];
-  const shownIndex = shown.span ? (treeIndexOf.get(shown.span) ?? -1) : -1;
-  const shownNode = shown.view === 'tree' && shownIndex >= 0 ? spanTree?.[shownIndex] : undefined;
+  // null on the first render: the list and the keys come first, the detail pane a render later.
+  const shown = useDeferredValue<typeof sel | null>(sel, null);
+  const shownStep = shown ? steps[shown.step - 1] : undefined;
+  const shownIndex = shown?.span ? (treeIndexOf.get(shown.span) ?? -1) : -1;
+  const shownNode = shown?.view === 'tree' && shownIndex >= 0 ? spanTree?.[shownIndex] : undefined;
   const tab = 'rounded-md px-3 py-1 text-sm font-medium';
 
   return (
@@ -235,7 +236,7 @@ export function Debugger({
           )}
         </div>
         <section aria-label="Selected step" aria-busy={shown !== sel} data-testid="step-detail" className="min-w-0">
-          <StepDetail step={shownNode && shownNode.step === null ? null : shownStep} attempt={shown.attempt} treeNode={shownNode} />
+          {shown ? <StepDetail step={shownNode && shownNode.step === null ? null : shownStep} attempt={shown.attempt} treeNode={shownNode} /> : null}
         </section>
       </div>
       {help ? <HelpDialog onClose={() => setHelp(false)} /> : null}
