@@ -10,6 +10,11 @@ export default defineConfig({
   globalSetup: './global-setup.ts',
   // One system (collector + web + database) is shared by the test files; 1 worker keeps 2 cores calm.
   workers: 1,
+  // In CI, a test that fails is run once more and, if it then passes, reported as "flaky" in the
+  // log (not hidden): a clean-clone run on 2026-12-02 lost one test to the shared browser closing
+  // under it at the test's first step (8 ms, "Target page, context or browser has been closed"),
+  // an event outside any test's control. A test that fails twice still fails the run.
+  retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
   reporter: [['list']],
