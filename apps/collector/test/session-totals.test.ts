@@ -4,6 +4,7 @@
  * merged into it (the batch's rows read by key, not the session), any other is recomputed
  * whole, and on tables never analysed each listed row is found by key, as one index entry.
  */
+import { randomBytes } from 'node:crypto';
 import { sessionSamplingWeight } from '@guardtrace/semconv';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,7 @@ describe('session totals in SQL', () => {
   });
 
   it('merges a batch into a stored row that decides every value, and recomputes a session it cannot decide', async () => {
-    const sessionId = `totals_${Date.now().toString(36)}`;
+    const sessionId = `totals_${randomBytes(6).toString('hex')}`;
     await writer.submit(env.projectId, normalize(jsonRequest(sdkSession({ sessionId }).spans)));
     expect(await spanCount(sessionId)).toBe(8);
     // Make the stored row say 1,000 spans more than are stored: only a recomputation reads them.
@@ -86,7 +87,7 @@ describe('session totals in SQL', () => {
     explained.on('connect', (client) => client.on('notice', (n) => notices.push(String(n.message))));
     const own = new Writer(explained, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1, concurrency: 1 });
     try {
-      const sessionId = `plans_${Date.now().toString(36)}`;
+      const sessionId = `plans_${randomBytes(6).toString('hex')}`;
       for (let i = 0; i < 6; i++) {
         const turns = Array.from({ length: 5 }, () => sdkSession({ sessionId }).spans).flat();
         notices.length = 0;
