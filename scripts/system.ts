@@ -189,8 +189,11 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
       output,
     });
     children.push(collector);
-    // The standalone server, as in production (the web app's `start` script).
-    const web = startChild('web', [WEB_SERVE], {
+    // The standalone server, as in production (the web app's `start` script), with the same
+    // young generation as the collector: the replay of a 6,600-span session allocates tens of
+    // megabytes that live until the answer is sent, and 16 MiB semi-spaces copied them in
+    // scavenges (steps JSON p50 ~320 → ~240 ms, apps/web/bench/notes.md "Replay data route").
+    const web = startChild('web', ['--max-semi-space-size=64', WEB_SERVE], {
       cwd: path.join(ROOT, 'apps/web'),
       // The explorer's empty state tells agents this collector (unless a public URL was given).
       env: { GUARDTRACE_PUBLIC_COLLECTOR_URL: collectorUrl, ...baseEnv, PORT: String(opts.webPort), GUARDTRACE_WEB_HOST: host },

@@ -145,7 +145,7 @@ try {
 
   // The standalone web server, as its `start` script runs it.
   const webPort = await freePort();
-  const web = start([WEB_SERVE], { DATABASE_URL: db.url, PORT: String(webPort), GUARDTRACE_WEB_HOST: '127.0.0.1' }, path.join(ROOT, 'apps/web'));
+  const web = start(['--max-semi-space-size=64', WEB_SERVE], { DATABASE_URL: db.url, PORT: String(webPort), GUARDTRACE_WEB_HOST: '127.0.0.1' }, path.join(ROOT, 'apps/web'));
   children.push(web);
   const webUrl = `http://127.0.0.1:${webPort}`;
   await waitReady(`${webUrl}/sessions`, web);

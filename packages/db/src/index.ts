@@ -24,7 +24,7 @@ export type { Capability, InvitationRow, MemberProject, MemberRow, Role } from '
 export { AUDIT_ACTIONS, listAudit, recordAudit } from './audit.ts';
 export type { AuditAction, AuditActor, AuditEntryRow, AuditInput, Db } from './audit.ts';
 export { consumeSignInLink, createSignInLink, ensureOwner, SIGN_IN_LINK_TTL_MS, signInLinkPath } from './owner.ts';
-export { createPrisma, sql } from './client.ts';
+export { createPrisma, queryArrays, sql } from './client.ts';
 export type { PrismaClient, Sql } from './client.ts';
 export { refreshAnalyticsRollup } from './analytics.ts';
 export { API_KEY_CHANNEL, createApiKey, createProject, generateApiKey, hashApiKey, revokeApiKey } from './keys.ts';

@@ -1,14 +1,14 @@
 import 'server-only';
 import { type PrismaClient, type Sql, sql } from '@guardtrace/db';
-import { epochMs, isoOf, jsonColumns, previewOf } from './json-columns.ts';
+import { epochMs, isoOf, selectColumns, previewOf } from './row-columns.ts';
 import type { PreviewDto } from './session-types.ts';
 
 /**
- * A session's derived rows as the replay reads them, each table in one query answered as one
- * JSON text of positional arrays (json-columns.ts), instead of row objects mapped one by one:
- * for a 5,000-span session that mapping and its garbage were most of the server's time
- * (apps/web/bench/notes.md, "Replay"). Long values arrive cut to previews; timestamps as the
- * ISO strings the page shows (milliseconds, UTC, like `Date#toISOString`).
+ * A session's derived rows as the replay reads them, each table in one query of positional rows
+ * (row-columns.ts) instead of row objects mapped one by one through Prisma: for a 5,000-span
+ * session that mapping and its garbage were most of the server's time (apps/web/bench/notes.md,
+ * "Replay"). Long values arrive cut to previews; timestamps as the ISO strings the page shows
+ * (milliseconds, UTC, like `Date#toISOString`).
  */
 
 interface ToolCallRow {
@@ -106,7 +106,7 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
   const where = (table: Sql) => sql`FROM ${table} WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`;
   const [toolCalls, attempts, guardChecks, modelCalls] = await Promise.all([
     withIso<ToolCallRow>(
-      jsonColumns<Wire<ToolCallRow>>(
+      selectColumns<Wire<ToolCallRow>>(
         db,
         {
           traceId: sql`trace_id`,
@@ -132,7 +132,7 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
       ),
     ),
     withIso<AttemptRow>(
-      jsonColumns<Wire<AttemptRow>>(
+      selectColumns<Wire<AttemptRow>>(
         db,
         {
           traceId: sql`trace_id`,
@@ -159,7 +159,7 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
       ),
     ),
     withIso<GuardCheckRow>(
-      jsonColumns<Wire<GuardCheckRow>>(
+      selectColumns<Wire<GuardCheckRow>>(
         db,
         {
           traceId: sql`trace_id`,
@@ -180,7 +180,7 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
       ),
     ),
     withIso<ModelCallRow>(
-      jsonColumns<Wire<ModelCallRow>>(
+      selectColumns<Wire<ModelCallRow>>(
         db,
         {
           traceId: sql`trace_id`,
