@@ -8,7 +8,7 @@ import { type DiagLogger, DiagLogLevel, context, diag, trace } from '@openteleme
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Guardtrace } from './guardtrace.ts';
-import { setupGuardtrace } from './setup.ts';
+import { setupGuardtrace, UNSENT_WARNING_CODE } from './setup.ts';
 
 interface Received {
   path: string | undefined;
@@ -137,6 +137,10 @@ describe('setupGuardtrace', () => {
 
   it('bounds shutdown when the collector is down and reports the spans it could not send, once', async () => {
     const warnings = captureDiagWarnings();
+    const processWarnings: Error[] = [];
+    const onWarning = (w: Error) => processWarnings.push(w);
+    process.on('warning', onWarning);
+    closers.push(async () => process.off('warning', onWarning));
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
     const otel = setupGuardtrace({ endpoint, apiKey: 'k', serviceName: 's', register: false, flushOnExit: false, shutdownTimeoutMillis: 1000 });
     const gt = new Guardtrace({ tracer: otel.tracer });
@@ -151,6 +155,11 @@ describe('setupGuardtrace', () => {
     // invoke_agent, execute_tool, guardtrace.attempt, apply_guardrail schema
     expect(reports).toHaveLength(1);
     expect(reports[0]).toContain('4 spans');
+    // the same report as a process warning, seen without a diag logger
+    await new Promise((r) => setImmediate(r));
+    // (filtered by endpoint: the previous test's agent reports its own lost spans too)
+    const unsent = processWarnings.filter((w) => (w as Error & { code?: string }).code === UNSENT_WARNING_CODE && w.message.includes(endpoint));
+    expect(unsent.map((w) => w.message)).toEqual([expect.stringContaining(`4 spans could not be sent to ${endpoint}`)]);
   }, 20_000);
 
   it('exits within the shutdown bound when the collector is down and the host never calls shutdown', async () => {

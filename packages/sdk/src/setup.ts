@@ -48,6 +48,8 @@ export interface SpanProcessorOptions extends ExporterOptions {
 
 /** An agent's exit must not wait out the exporter's ~8 s of retries against a collector that is down; 1 s sends a final batch to a live one. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 1000;
+/** The code of the process warning for spans left unsent at shutdown (`process.on('warning')`). */
+export const UNSENT_WARNING_CODE = 'GUARDTRACE_SPANS_UNSENT';
 /** `ExportResultCode.SUCCESS` of `@opentelemetry/core` (a stable enum; core is not a dependency of ours). */
 const EXPORT_SUCCESS = 0;
 
@@ -131,7 +133,11 @@ class BoundedShutdownProcessor implements SpanProcessor {
     }
     const unsent = this.#ended - this.exporter.sent;
     if (unsent > 0) {
-      diag.warn(`guardtrace: ${unsent} ${unsent === 1 ? 'span' : 'spans'} could not be sent to ${this.endpoint} before shutdown (bound ${this.timeoutMs} ms)`);
+      const message = `guardtrace: ${unsent} ${unsent === 1 ? 'span' : 'spans'} could not be sent to ${this.endpoint} before shutdown (bound ${this.timeoutMs} ms; raise shutdownTimeoutMillis to wait longer)`;
+      diag.warn(message);
+      // Also a process warning: OpenTelemetry's diag logger is off unless the host set one, and
+      // lost spans should not go unnoticed (Node prints it on stderr; `--no-warnings` hides it).
+      globalThis.process?.emitWarning?.(message, { code: UNSENT_WARNING_CODE });
     }
   }
 }
