@@ -192,12 +192,19 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
   await openReplay(page, id, 6, { ended: true });
   // The page's HTML starts the steps request and the replay takes that response over: one request.
   const stepRequests: string[] = [];
+  // Next's router payloads (prefetches of linked pages carry `_rsc` or a prefetch header).
+  const routerPayloads: string[] = [];
   page.on('request', (r) => {
     if (new URL(r.url()).pathname.endsWith('/replay')) stepRequests.push(r.url());
+    if (new URL(r.url()).searchParams.has('_rsc') || r.headers()['next-router-prefetch']) routerPayloads.push(new URL(r.url()).pathname);
   });
   await page.reload();
   await expect(position(page)).toContainText('of 6');
   expect(stepRequests).toHaveLength(1);
+  // The frame's links (sessions, analytics, settings, "All sessions") render nothing ahead of a
+  // click: a prefetch would render those pages on the server while the steps are being built.
+  await page.waitForLoadState('networkidle');
+  expect(routerPayloads).toEqual([]);
   // That request came from the page's inline script (allowed by the page's nonce) and was taken over.
   const early = await page.evaluate(() =>
     Object.entries((window as unknown as { __guardtraceEarlyFetch?: Record<string, unknown> }).__guardtraceEarlyFetch ?? {}).map(([url, pending]) => [
