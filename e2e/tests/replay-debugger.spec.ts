@@ -203,8 +203,10 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
   expect(stepRequests).toHaveLength(1);
   // The frame's links (sessions, analytics, settings, "All sessions") render nothing ahead of a
   // click: a prefetch would render those pages on the server while the steps are being built.
+  // (The link to the next session with the same failure, /sessions/<id>, may prefetch: it is one
+  // light page, asked for once the steps are in.)
   await page.waitForLoadState('networkidle');
-  expect(routerPayloads).toEqual([]);
+  expect(routerPayloads.filter((p) => !p.startsWith('/sessions/'))).toEqual([]);
   // That request came from the page's inline script (allowed by the page's nonce) and was taken over.
   const early = await page.evaluate(() =>
     Object.entries((window as unknown as { __guardtraceEarlyFetch?: Record<string, unknown> }).__guardtraceEarlyFetch ?? {}).map(([url, pending]) => [
