@@ -15,7 +15,7 @@ import {
   ATTR_GUARDTRACE_FALLBACK_TOOL,
   ATTR_GUARDTRACE_RECONCILE_STATUS,
 } from '@guardtrace/semconv';
-import { epochMs, isoOf, selectColumns, previewOf } from './row-columns.ts';
+import { epochMs, isoOf, previewOf, selectArrays } from './row-columns.ts';
 import type { PreviewDto } from './session-types.ts';
 
 /** What the replay reads from a session's raw spans: the span's shape and the attributes the derived rows do not keep. */
@@ -71,7 +71,7 @@ export async function loadSpanFacts(
   previewChars: number,
 ): Promise<SpanFacts[]> {
   const attr = (name: string) => sql`attributes->>${name}`;
-  const rows = await selectColumns<Row>(
+  const { rows, at } = await selectArrays(
     db,
     {
       traceId: sql`trace_id`,
@@ -106,17 +106,35 @@ export async function loadSpanFacts(
         attributes->>${ATTR_GEN_AI_OUTPUT_MESSAGES} AS output) v
     WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
   );
-  // Converted in place: a copy of 6,000 rows was garbage the build paid for in scavenges.
-  const facts = rows as unknown as SpanFacts[];
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as Row;
-    const f = facts[i] as SpanFacts;
-    f.startedAt = isoOf(row.startedAt);
-    f.startNs = BigInt(row.startNs);
-    f.rejectionsLeft = num(row.rejectionsLeft);
-    f.latencyLeftMs = num(row.latencyLeftMs);
-    f.repairTokensLeft = num(row.repairTokensLeft);
-    f.deduplicated = row.deduplicated === 'true';
-  }
-  return facts;
+  // Each span an object literal of one shape (see selectArrays), its values converted on the way.
+  return rows.map(
+    (r): SpanFacts => ({
+      traceId: r[at.traceId] as Row['traceId'],
+      spanId: r[at.spanId] as Row['spanId'],
+      parentSpanId: r[at.parentSpanId] as Row['parentSpanId'],
+      name: r[at.name] as Row['name'],
+      serviceName: r[at.serviceName] as Row['serviceName'],
+      scopeName: r[at.scopeName] as Row['scopeName'],
+      startedAt: isoOf(r[at.startedAt] as Row['startedAt']),
+      startNs: BigInt(r[at.startNs] as Row['startNs']),
+      durationMs: r[at.durationMs] as Row['durationMs'],
+      statusCode: r[at.statusCode] as Row['statusCode'],
+      statusMessage: r[at.statusMessage] as Row['statusMessage'],
+      operation: r[at.operation] as Row['operation'],
+      agentName: r[at.agentName] as Row['agentName'],
+      rejectionsLeft: num(r[at.rejectionsLeft] as Row['rejectionsLeft']),
+      latencyLeftMs: num(r[at.latencyLeftMs] as Row['latencyLeftMs']),
+      repairTokensLeft: num(r[at.repairTokensLeft] as Row['repairTokensLeft']),
+      escalationReason: r[at.escalationReason] as Row['escalationReason'],
+      reconcileStatus: r[at.reconcileStatus] as Row['reconcileStatus'],
+      deduplicated: (r[at.deduplicated] as Row['deduplicated']) === 'true',
+      circuitState: r[at.circuitState] as Row['circuitState'],
+      fallbackTool: r[at.fallbackTool] as Row['fallbackTool'],
+      result: r[at.result] as Row['result'],
+      input: r[at.input] as Row['input'],
+      output: r[at.output] as Row['output'],
+      eventCount: r[at.eventCount] as Row['eventCount'],
+      linkCount: r[at.linkCount] as Row['linkCount'],
+    }),
+  );
 }
