@@ -84,7 +84,10 @@ describe('packed tarballs', () => {
 
 describe('a consumer project outside the workspace', () => {
   let db: TestDatabase;
-  let sql: pg.Pool;
+  // One client, not a pool: `Client#end()` resolves once the connection is closed, while a pool's
+  // `end()` can resolve first, and the database's shutdown then ended the connection under it
+  // (an uncaught 57P01 after every test had passed, once in a clean-clone run).
+  let sql: pg.Client;
   let collector: ChildProcess;
   let endpoint: string;
   let apiKey: string;
@@ -117,7 +120,8 @@ describe('a consumer project outside the workspace', () => {
     projectId = (await createProject(prisma, `consumer-${randomBytes(3).toString('hex')}`)).id;
     apiKey = (await createApiKey(prisma, projectId, 'consumer-test')).key;
     await prisma.$disconnect();
-    sql = new pg.Pool({ connectionString: db.url, max: 1 });
+    sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
     const port = await freePort();
     endpoint = `http://127.0.0.1:${port}`;
     collector = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
