@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
+import { createApiKey, createPrisma, createProject, createSignInLink, ensureOwner, signInLinkPath } from '@guardtrace/db';
 import { createTestDatabase, freePort } from '@guardtrace/db/dev';
 import { fileURLToPath } from 'node:url';
 import { request, SPANS_PER_SESSION, toProtobuf } from './payload.ts';
@@ -82,16 +82,19 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function send(url: string, opts: { method: string; headers?: Record<string, string>; body?: Buffer }): Promise<number> {
+function exchange(url: string, opts: { method: string; headers?: Record<string, string>; body?: Buffer }): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: opts.method, headers: opts.headers, agent }, (res) => {
       res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('end', () => resolve(res));
     });
     req.on('error', reject);
     req.end(opts.body);
   });
 }
+
+const send = async (url: string, opts: { method: string; headers?: Record<string, string>; body?: Buffer }): Promise<number> =>
+  (await exchange(url, opts)).statusCode ?? 0;
 
 /** `concurrency` loops calling `one` until `ms` have passed; returns how many calls succeeded. */
 async function loop(ms: number, concurrency: number, one: () => Promise<boolean>): Promise<number> {
@@ -109,6 +112,8 @@ const db = await createTestDatabase();
 const prisma = createPrisma(db.url, { max: 2 });
 const project = await createProject(prisma, 'footprint');
 const { key } = await createApiKey(prisma, project.id, 'footprint');
+// The pages need a signed-in user (a request without a session is sent to the sign-in page).
+const signIn = signInLinkPath((await createSignInLink(prisma, (await ensureOwner(prisma)).id)).token);
 await prisma.$disconnect();
 const children: ChildProcess[] = [];
 const rows: string[] = [];
@@ -150,12 +155,17 @@ try {
   const webUrl = `http://127.0.0.1:${webPort}`;
   await waitReady(`${webUrl}/sessions`, web);
   const wIdle = await measure(web.pid as number, () => sleep(IDLE_MS));
-  const pages = ['/sessions', '/analytics', '/settings', '/sessions?page=2'];
+  const signedIn = await exchange(`${webUrl}${signIn}`, { method: 'GET' });
+  const cookie = (signedIn.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
+  if (signedIn.statusCode !== 302 || !cookie) throw new Error(`sign-in link refused: HTTP ${signedIn.statusCode}`);
+  const pages = ['/sessions', '/analytics', '/settings', '/sessions?sort=tokens'];
   let p = 0;
   let views = 0;
   const wLoad = await measure(web.pid as number, async () => {
-    views = await loop(LOAD_MS, WEB_CONCURRENCY, async () => (await send(`${webUrl}${pages[p++ % pages.length]}`, { method: 'GET' })) === 200);
+    views = await loop(LOAD_MS, WEB_CONCURRENCY, async () => (await send(`${webUrl}${pages[p++ % pages.length]}`, { method: 'GET', headers: { cookie } })) === 200);
   });
+  // A page that answers anything but 200 (a redirect to sign-in) is not a page view.
+  if (views === 0) throw new Error('the web app served no page under load (every view answered other than 200)');
   rows.push(
     `| web (standalone) | ${wIdle.endMiB.toFixed(0)} MiB, ${wIdle.cores.toFixed(3)} cores | ${wLoad.peakMiB.toFixed(0)} MiB peak, ${wLoad.cores.toFixed(2)} cores | ${(views / (LOAD_MS / 1000)).toFixed(1)} pages/s (${WEB_CONCURRENCY} page views in flight over ${pages.join(', ')}) |`,
   );
