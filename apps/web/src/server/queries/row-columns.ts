@@ -20,7 +20,8 @@ function listOf(exprs: Sql[]): Sql {
  * The rows `SELECT <columns> <from>` (from: the FROM clause on, with its WHERE), in `orderBy`
  * when given, as positional arrays, with each column's position by its key (`at`). For the
  * largest reads, whose callers build each row's object as a literal (`{ traceId: r[at.traceId] }`):
- * V8 makes those at one fixed shape, ~20 times faster than keyed stores into a generic copy.
+ * V8 makes those at one fixed shape: ~15 times faster than keyed stores into a copy of a
+ * template in a microbenchmark of 6,629 rows × 26 columns (0.15 against 2.2 ms).
  */
 export async function selectArrays<K extends string>(
   db: PrismaClient,
