@@ -48,9 +48,12 @@ export async function getSessionDetail(
   if (!session) return null;
   const { toolCalls, attempts, guardChecks, modelCalls } = rows;
 
-  const facts = new Map<string, SpanFacts>(spans.map((s) => [key(s.traceId, s.spanId), s]));
-  const attemptKeys = new Set(attempts.map((a) => key(a.traceId, a.spanId)));
-  const checksByAttempt = new Map<string, GuardCheckDto[]>();
+  // Each row's key made once: a 6,629-span session looks its spans up ~40,000 times.
+  const spanKeys = spans.map((s) => key(s.traceId, s.spanId));
+  const facts = new Map<string, SpanFacts>();
+  for (const [i, s] of spans.entries()) facts.set(spanKeys[i] as string, s);
+  const attemptKeys = attempts.map((a) => key(a.traceId, a.spanId));
+  const checksByAttempt = new Map<string, GuardCheckDto[]>(attemptKeys.map((k) => [k, []]));
   // Guard decisions outside any attempt (another instrumentation's guardrail spans) are steps of their own.
   const guards: Unstepped<GuardStepDto>[] = [];
   for (const g of guardChecks) {
@@ -66,8 +69,8 @@ export async function getSessionDetail(
       startedAt: g.startedAt,
       durationUs: g.durationUs,
     };
-    const k = g.attemptSpanId ? key(g.traceId, g.attemptSpanId) : null;
-    if (k && attemptKeys.has(k)) checksByAttempt.set(k, [...(checksByAttempt.get(k) ?? []), check]);
+    const checks = g.attemptSpanId ? checksByAttempt.get(key(g.traceId, g.attemptSpanId)) : undefined;
+    if (checks) checks.push(check);
     else guards.push({ ...check, kind: 'guard', traceId: g.traceId });
   }
 
@@ -99,8 +102,9 @@ export async function getSessionDetail(
 
   const derived = new Set<string>([...toolCalls, ...guardChecks, ...modelCalls].map((r) => key(r.traceId, r.spanId)));
   const toolOfAttempt = new Map<string, string>();
-  for (const a of attempts) {
-    const f = facts.get(key(a.traceId, a.spanId));
+  for (const [i, a] of attempts.entries()) {
+    const k = attemptKeys[i] as string;
+    const f = facts.get(k);
     const attempt: AttemptDto = {
       spanId: a.spanId,
       number: a.number,
@@ -127,10 +131,10 @@ export async function getSessionDetail(
       arguments: a.arguments,
       errorType: a.errorType,
       failureReason: a.failureReason,
-      guardChecks: checksByAttempt.get(key(a.traceId, a.spanId)) ?? [],
+      guardChecks: checksByAttempt.get(k) ?? [],
       repairedByStep: null,
     };
-    derived.add(key(a.traceId, a.spanId));
+    derived.add(k);
     // An attempt whose tool-call span never arrived still shows, under a stand-in tool call.
     const parentKey = key(a.traceId, a.toolCallSpanId ?? a.spanId);
     let tool = tools.get(parentKey);
@@ -166,12 +170,13 @@ export async function getSessionDetail(
     };
   });
 
-  const roots = spans.filter((s) => isAgentRoot(s.name, s.operation));
-  const rootKeys = new Set(roots.map((r) => key(r.traceId, r.spanId)));
-  const depthOf = spanDepths(spans, rootKeys);
-  const raw: Unstepped<RawSpanStepDto>[] = spans
-    .filter((s) => !derived.has(key(s.traceId, s.spanId)) && !rootKeys.has(key(s.traceId, s.spanId)))
-    .map((s) => ({
+  const rootKeys = new Set(spanKeys.filter((_, i) => isAgentRoot((spans[i] as SpanFacts).name, (spans[i] as SpanFacts).operation)));
+  const depthOf = spanDepths(spans, spanKeys, rootKeys);
+  const raw: Unstepped<RawSpanStepDto>[] = [];
+  for (const [i, s] of spans.entries()) {
+    const k = spanKeys[i] as string;
+    if (derived.has(k) || rootKeys.has(k)) continue;
+    raw.push({
       kind: 'span',
       spanId: s.spanId,
       traceId: s.traceId,
@@ -182,10 +187,11 @@ export async function getSessionDetail(
       durationMs: s.durationMs,
       statusCode: s.statusCode,
       statusMessage: s.statusMessage,
-      depth: depthOf(key(s.traceId, s.spanId)),
+      depth: depthOf(k),
       eventCount: s.eventCount,
       linkCount: s.linkCount,
-    }));
+    });
+  }
 
   const sequences = new Map<string, StepSequence>();
   for (const r of [...toolCalls, ...modelCalls]) {
@@ -272,10 +278,11 @@ function standInToolCall(spanId: string, traceId: string, toolName: string, star
 /** Nesting of each span under its ancestors in this session (agent roots not counted). */
 function spanDepths(
   spans: { traceId: string; spanId: string; parentSpanId: string | null }[],
+  spanKeys: string[],
   rootKeys: Set<string>,
 ): (k: string) => number {
   const parentOf = new Map<string, string | null>();
-  for (const s of spans) parentOf.set(key(s.traceId, s.spanId), s.parentSpanId ? key(s.traceId, s.parentSpanId) : null);
+  for (const [i, s] of spans.entries()) parentOf.set(spanKeys[i] as string, s.parentSpanId ? key(s.traceId, s.parentSpanId) : null);
   return (k) => {
     let depth = 0;
     let parent = parentOf.get(k) ?? null;
