@@ -52,6 +52,7 @@ function sequenceEdges(sequences: Map<string, StepSequence>): { before: string; 
  * Steps in cause-and-effect order (see replay-order.ts), numbered from 1: a repair turn after the
  * call it repairs, a child after its parent, the SDK's steps in their recorded sequence (within
  * one counter, `sequences` keyed `traceId:spanId`), and only then start time and span id.
+ * The drafts themselves are numbered (their `step` is set) and returned in that order.
  */
 export function orderByChain(
   drafts: StepDraft[],
