@@ -70,7 +70,7 @@ class Heap {
  */
 export function orderSteps<T extends OrderNode>(nodes: T[], edges: OrderEdge[]): T[] {
   const index = new Map<string, number>();
-  for (const [i, n] of nodes.entries()) index.set(n.key, i);
+  for (let i = 0; i < nodes.length; i++) index.set((nodes[i] as T).key, i);
   const out: number[][] = nodes.map(() => []);
   const indegree = new Array<number>(nodes.length).fill(0);
   for (const e of edges) {
