@@ -23,9 +23,11 @@ describe('spanCopyHead', () => {
     expect(spans).toHaveLength(10);
     for (const span of spans) {
       shareJson(span.resource);
-      expect(spanCopyHead(span, '00000000-0000-4000-8000-000000000001')).toBe(
-        copyLine(spanRow(span, '00000000-0000-4000-8000-000000000001', ''), SPANS.head),
-      );
+      for (const role of [null, 'guard_check'] as const) {
+        expect(spanCopyHead(span, '00000000-0000-4000-8000-000000000001', role)).toBe(
+          copyLine(spanRow(span, '00000000-0000-4000-8000-000000000001', '', role), SPANS.head),
+        );
+      }
     }
   });
 });

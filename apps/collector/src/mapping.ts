@@ -5,7 +5,7 @@
  * Meaning, the same way whichever convention it came from.
  */
 import { copyField } from './copy.ts';
-import { interpret, type Meaning, type RejectedCall } from './conventions/index.ts';
+import { interpret, type Meaning, type RejectedCall, type SpanRole } from './conventions/index.ts';
 import type { NormSpan } from './span.ts';
 
 function durationMs(span: NormSpan): number {
@@ -165,8 +165,8 @@ function modelCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: 
   };
 }
 
-/** The raw `spans` row of a span. */
-export function spanRow(span: NormSpan, projectId: string, sessionId: string) {
+/** The raw `spans` row of a span; `role` is the derived row made of it (its meaning's role), if any. */
+export function spanRow(span: NormSpan, projectId: string, sessionId: string, role: SpanRole = null) {
   return {
     project_id: projectId,
     start_time: startTime(span),
@@ -187,6 +187,7 @@ export function spanRow(span: NormSpan, projectId: string, sessionId: string) {
     resource: span.resource,
     events: span.events,
     links: span.links,
+    role,
   };
 }
 
@@ -195,11 +196,11 @@ export function spanRow(span: NormSpan, projectId: string, sessionId: string) {
  * the same text as copyLine(spanRow(...), SPANS.head), built without the row object. Ids are
  * validated hex, times and numbers digits: only the free-text and JSON fields need escaping.
  */
-export function spanCopyHead(span: NormSpan, projectId: string): string {
+export function spanCopyHead(span: NormSpan, projectId: string, role: SpanRole = null): string {
   const parent = span.parentSpanId ?? '\\N';
   const events = span.events.length === 0 ? '[]' : copyField(span.events);
   const links = span.links.length === 0 ? '[]' : copyField(span.links);
-  return `${projectId}\t${startTime(span)}\t${span.traceId}\t${span.spanId}\t${parent}\t${copyField(span.name)}\t${span.kind}\t${span.startNs}\t${span.endNs}\t${span.statusCode}\t${copyField(span.statusMessage)}\t${copyField(span.serviceName)}\t${copyField(span.scopeName)}\t${copyField(span.scopeVersion)}\t${copyField(span.attributes)}\t${copyField(span.resource)}\t${events}\t${links}`;
+  return `${projectId}\t${startTime(span)}\t${span.traceId}\t${span.spanId}\t${parent}\t${copyField(span.name)}\t${span.kind}\t${span.startNs}\t${span.endNs}\t${span.statusCode}\t${copyField(span.statusMessage)}\t${copyField(span.serviceName)}\t${copyField(span.scopeName)}\t${copyField(span.scopeVersion)}\t${copyField(span.attributes)}\t${copyField(span.resource)}\t${events}\t${links}\t${role ?? '\\N'}`;
 }
 
 export type ToolCallRow = ReturnType<typeof toolCallRow>;

@@ -87,7 +87,7 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
   shareJson(span.resource);
   const m = interpret(span);
   const d = m === null ? null : deriveOne(span, m, projectId, '');
-  const lineStart = arena.put(spanCopyHead(span, projectId));
+  const lineStart = arena.put(spanCopyHead(span, projectId, m?.role ?? null));
   const buf = arena.buf;
   const lineEnd = arena.end;
   let derived: Target | null = null;

@@ -46,7 +46,7 @@ export const SPANS = target(
   'spans',
   `project_id, start_time, trace_id, span_id, parent_span_id, session_id, name, kind, start_time_unix_nano,
    end_time_unix_nano, status_code, status_message, service_name, scope_name, scope_version, attributes,
-   resource, events, links`,
+   resource, events, links, role`,
   ['trace_start'],
 );
 export const TOOL_CALLS = target(

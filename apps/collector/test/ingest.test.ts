@@ -65,6 +65,21 @@ describe('POST /v1/traces', () => {
       ['schema', 'fail', s.ids.a1, 14],
       ['schema', 'pass', s.ids.a2, expect.any(Number)],
     ]);
+    // Each span names the derived row made of it (the replay's steps skip guard-check spans by it); the root is raw only.
+    const roles = (
+      await env.sql.query(
+        `SELECT s.span_id, s.role, CASE
+           WHEN EXISTS (SELECT 1 FROM tool_calls d WHERE d.span_id = s.span_id) THEN 'tool_call'
+           WHEN EXISTS (SELECT 1 FROM attempts d WHERE d.span_id = s.span_id) THEN 'attempt'
+           WHEN EXISTS (SELECT 1 FROM guard_checks d WHERE d.span_id = s.span_id) THEN 'guard_check'
+           WHEN EXISTS (SELECT 1 FROM model_calls d WHERE d.span_id = s.span_id) THEN 'model_call' END AS made
+         FROM spans s WHERE s.session_id = $1`,
+        [s.sessionId],
+      )
+    ).rows;
+    expect(roles.filter((r) => r.role !== r.made)).toEqual([]);
+    expect(roles.filter((r) => r.role === null).map((r) => r.span_id)).toEqual([s.ids.root]);
+    expect(roles.filter((r) => r.role === 'guard_check')).toHaveLength(2);
     const repair = await one(env.sql, 'SELECT * FROM model_calls WHERE span_id = $1', [s.ids.repair]);
     expect(repair).toMatchObject({ model: 'gpt-4.1-mini', input_tokens: 4200, output_tokens: 80, repair_attempt_span_id: s.ids.a1, repair_failure_class: 'invalid_arguments' });
 

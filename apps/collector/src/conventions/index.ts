@@ -15,7 +15,7 @@ import * as otel from './otel.ts';
 import { str, text } from './read.ts';
 import * as vercel from './vercel-ai.ts';
 
-export type { Meaning, RejectedCall } from './meaning.ts';
+export type { Meaning, RejectedCall, SpanRole } from './meaning.ts';
 
 /** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */
 const LANGFUSE_SESSION_ID = 'langfuse.session.id';

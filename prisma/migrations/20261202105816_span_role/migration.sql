@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "spans" ADD COLUMN     "role" TEXT;
+
