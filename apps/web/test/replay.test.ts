@@ -2,6 +2,7 @@ import type { PrismaClient } from '@guardtrace/db';
 import { describe, expect, it } from 'vitest';
 import { getSessionDetail, PREVIEW_CHARS } from '../src/server/queries/session.ts';
 import { getPayload, PAYLOAD_CHARS } from '../src/server/queries/session-payload.ts';
+import { loadSpanFacts } from '../src/server/queries/session-spans.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject, seedSession, seedSessionRow, spanId } from './factories.ts';
@@ -286,6 +287,53 @@ describe('replay: large sessions and other instrumentations', () => {
     expect(detail!.steps.filter((x) => x.kind === 'model')).toHaveLength(calls);
     expect(detail!.steps.at(-1)!.step).toBe(2 * calls);
     expect(detail!.session.attemptCount).toBe(2 * calls);
+  });
+
+  it('reads the steps without guard-check spans and shows exactly what a read of every span shows', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const sessionId = `guarded-${spanId()}`;
+    const trace = spanId() + spanId();
+    const [root, tool, attempt, guard, query, model, guardrail] = Array.from({ length: 7 }, () => spanId());
+    // A span as the collector stores it: `role` names the row made of it. Times in microseconds from t0.
+    const span = (id: string, parent: string | null, us: number, name: string, role: string | null, attributes: object = {}) => {
+      const startNs = BigInt(t0.getTime()) * 1_000_000n + BigInt(us) * 1_000n;
+      return prisma.span.create({
+        data: { projectId: project.id, startTime: new Date(t0.getTime() + Math.floor(us / 1000)), traceStart: t0, traceId: trace, spanId: id, parentSpanId: parent, sessionId, name, role, startTimeUnixNano: startNs, endTimeUnixNano: startNs + 500_000n, attributes },
+      });
+    };
+    const base = { projectId: project.id, traceId: trace, sessionId };
+    await span(root!, null, 0, 'invoke_agent planner', null, { 'gen_ai.operation.name': 'invoke_agent' });
+    await span(tool!, root!, 10_000, 'execute_tool lookup', 'tool_call');
+    await prisma.toolCall.create({ data: { ...base, spanId: tool!, toolName: 'lookup', startedAt: at(10), durationMs: 2, outcome: 'success', attempts: 1 } });
+    await span(attempt!, tool!, 10_100, 'guardtrace.attempt', 'attempt');
+    await prisma.attempt.create({ data: { ...base, spanId: attempt!, toolCallSpanId: tool!, toolName: 'lookup', number: 1, startedAt: at(10), durationMs: 1, outcome: 'success' } });
+    // The SDK's guard check under its attempt, and a database query its precondition ran (raw).
+    await span(guard!, attempt!, 10_200, 'apply_guardrail exists', 'guard_check');
+    await prisma.guardCheck.create({ data: { ...base, spanId: guard!, attemptSpanId: attempt!, guardName: 'exists', stage: 'precondition', verdict: 'pass', startedAt: at(10), durationUs: 300 } });
+    await span(query!, guard!, 10_300, 'SELECT accounts', null);
+    // Another instrumentation's guardrail outside any attempt, in the same millisecond as a model
+    // turn that started 600 µs before it: only the spans' nanoseconds order the two.
+    await span(model!, root!, 20_100, 'chat gpt-test', 'model_call');
+    await prisma.modelCall.create({ data: { ...base, spanId: model!, parentSpanId: root!, model: 'gpt-test', startedAt: at(20), durationMs: 1, inputTokens: 5, outputTokens: 1 } });
+    await span(guardrail!, root!, 20_700, 'apply_guardrail moderation', 'guard_check');
+    await prisma.guardCheck.create({ data: { ...base, spanId: guardrail!, attemptSpanId: root!, guardName: 'moderation', verdict: 'fail', reason: 'flagged', startedAt: at(20), durationUs: 200 } });
+    await seedSessionRow(prisma, project.id, sessionId, { spanCount: 7, toolCallCount: 1, attemptCount: 1, modelCallCount: 1 });
+
+    const unread = (await loadSpanFacts(prisma, project.id, sessionId, PREVIEW_CHARS, { withoutGuardChecks: true })).map((s) => s.spanId);
+    expect(unread.sort()).toEqual([root, tool, attempt, query, model].sort());
+    const full = await getSessionDetail(prisma, project.id, sessionId);
+    const stepsOnly = await getSessionDetail(prisma, project.id, sessionId, { spanTree: false });
+    expect(stepsOnly!.steps).toEqual(full!.steps);
+    expect(stepsOnly!.escalations).toEqual(full!.escalations);
+    expect(full!.steps.map((x) => [x.kind, x.spanId])).toEqual([
+      ['tool', tool],
+      ['span', query],
+      ['model', model],
+      ['guard', guardrail],
+    ]);
+    // The query sits under the guard check, under its attempt, under the tool call.
+    expect(full!.steps.find((x) => x.spanId === query)).toMatchObject({ kind: 'span', depth: 3 });
   });
 
   it('builds the span tree depth first with events and links counted, and serves resource, events and links on demand', async () => {

@@ -58,10 +58,22 @@ type Row = Omit<SpanFacts, 'startNs' | 'startedAt' | 'rejectionsLeft' | 'latency
   deduplicated: string | null;
 };
 
+const empty = sql``;
 const num = (v: string | null) => (v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v));
 
+/** Which of the session's spans to read (default: all). */
+export interface SpanSelection {
+  /**
+   * Leave out the spans the collector made guard checks of (`spans.role`): their rows say what
+   * the replay's steps show of them. A 6,629-span session has 2,727 (apps/web/bench/notes.md).
+   */
+  withoutGuardChecks?: boolean;
+  /** Only these span ids (a follow-up read of a few). */
+  spanIds?: string[];
+}
+
 /**
- * Every span of the session, without its payloads: the database cuts each long value to a
+ * The session's spans, without their payloads: the database cuts each long value to a
  * preview of `previewChars`, so a 5,000-span session never ships its arguments and prompts.
  */
 export async function loadSpanFacts(
@@ -69,6 +81,7 @@ export async function loadSpanFacts(
   projectId: string,
   sessionId: string,
   previewChars: number,
+  selection: SpanSelection = {},
 ): Promise<SpanFacts[]> {
   const attr = (name: string) => sql`attributes->>${name}`;
   const { rows, at } = await selectArrays(
@@ -104,7 +117,9 @@ export async function loadSpanFacts(
     sql`FROM spans,
       LATERAL (SELECT attributes->>${ATTR_GEN_AI_TOOL_CALL_RESULT} AS result, attributes->>${ATTR_GEN_AI_INPUT_MESSAGES} AS input,
         attributes->>${ATTR_GEN_AI_OUTPUT_MESSAGES} AS output) v
-    WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
+    WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
+      ${selection.withoutGuardChecks ? sql`AND role IS DISTINCT FROM 'guard_check'` : empty}
+      ${selection.spanIds ? sql`AND span_id = ANY(${selection.spanIds}::text[])` : empty}`,
   );
   // Each span an object literal of one shape (see selectArrays), its values converted on the way.
   return rows.map(

@@ -40,10 +40,13 @@ export async function getSessionDetail(
   sessionId: string,
   opts: { spanTree?: boolean } = {},
 ): Promise<SessionDetailDto | null> {
+  // The steps alone need no guard-check span: their rows carry what the steps show (see below
+  // for the few that stand alone). The span tree shows every span.
+  const stepsOnly = opts.spanTree === false;
   const [session, rows, spans] = await Promise.all([
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
     loadSessionRows(db, projectId, sessionId, PREVIEW_CHARS, FEEDBACK_PREVIEW_CHARS),
-    loadSpanFacts(db, projectId, sessionId, PREVIEW_CHARS),
+    loadSpanFacts(db, projectId, sessionId, PREVIEW_CHARS, { withoutGuardChecks: stepsOnly }),
   ]);
   if (!session) return null;
   const { toolCalls, attempts, guardChecks, modelCalls } = rows;
@@ -73,6 +76,26 @@ export async function getSessionDetail(
     const checks = g.attemptSpanId ? checksByAttempt.get(key(g.traceId, g.attemptSpanId)) : undefined;
     if (checks) checks.push(check);
     else guards.push({ ...check, kind: 'guard', traceId: g.traceId });
+  }
+  // A guard check outside any attempt is a step, ordered by its span's parent and nanoseconds:
+  // read those few spans when the first read left them out.
+  const unread = guards.filter((g) => !facts.has(key(g.traceId, g.spanId)));
+  if (stepsOnly && unread.length > 0) {
+    const wanted = new Set(unread.map((g) => key(g.traceId, g.spanId)));
+    for (const s of await loadSpanFacts(db, projectId, sessionId, PREVIEW_CHARS, { spanIds: unread.map((g) => g.spanId) })) {
+      const k = key(s.traceId, s.spanId);
+      if (!wanted.has(k)) continue;
+      spans.push(s);
+      spanKeys.push(k);
+      facts.set(k, s);
+    }
+  }
+  // The parent of each guard-check span left unread (its check's attempt_span_id is its parent
+  // span id): a span under it keeps its depth.
+  const unreadParents = new Map<string, string>();
+  for (const g of guardChecks) {
+    const k = key(g.traceId, g.spanId);
+    if (g.attemptSpanId && !facts.has(k)) unreadParents.set(k, key(g.traceId, g.attemptSpanId));
   }
 
   const tools = new Map<string, Unstepped<ToolCallStepDto>>();
@@ -174,7 +197,7 @@ export async function getSessionDetail(
   });
 
   const rootKeys = new Set(spanKeys.filter((_, i) => isAgentRoot((spans[i] as SpanFacts).name, (spans[i] as SpanFacts).operation)));
-  const depthOf = spanDepths(spans, spanKeys, rootKeys);
+  const depthOf = spanDepths(spans, spanKeys, rootKeys, unreadParents);
   const raw: Unstepped<RawSpanStepDto>[] = [];
   for (let i = 0; i < spans.length; i++) {
     const s = spans[i] as SpanFacts;
@@ -208,7 +231,7 @@ export async function getSessionDetail(
   linkRepairs(steps, toolOfAttempt);
 
   const traceIds = new Set<string>();
-  for (const rows of [spans, toolCalls, modelCalls]) for (const r of rows) traceIds.add(r.traceId);
+  for (const rows of [spans, toolCalls, guardChecks, modelCalls]) for (const r of rows) traceIds.add(r.traceId);
   const header = headerOf(session, [...traceIds]);
 
   // The span tree is every span again: the replay loads it only when the tree view opens.
@@ -282,13 +305,14 @@ function standInToolCall(spanId: string, traceId: string, toolName: string, star
 
 // 8 levels of indentation: deeper trees stay readable instead of drifting off the page.
 
-/** Nesting of each span under its ancestors in this session (agent roots not counted). */
+/** Nesting of each span under its ancestors in this session (agent roots not counted); `unread`: parents of spans not read. */
 function spanDepths(
   spans: { traceId: string; spanId: string; parentSpanId: string | null }[],
   spanKeys: string[],
   rootKeys: Set<string>,
+  unread: Map<string, string>,
 ): (k: string) => number {
-  const parentOf = new Map<string, string | null>();
+  const parentOf = new Map<string, string | null>(unread);
   for (let i = 0; i < spans.length; i++) {
     const s = spans[i] as (typeof spans)[number];
     parentOf.set(spanKeys[i] as string, s.parentSpanId ? key(s.traceId, s.parentSpanId) : null);
