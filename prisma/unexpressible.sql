@@ -187,7 +187,8 @@ $fn$;
 -- (user_one, null when they differ or one is null), the outcome signals and the weight's parts.
 --
 -- First values are by start time (a span that has the key, whatever its value, null included);
--- the outcome attribute is the latest span's. Outcome: the attribute, else `escalated` (an
+-- the outcome attribute is the latest span's. Spans that start at the same instant are ordered by
+-- their value (nulls last), so a tie gives the same value in every recomputation. Outcome: the attribute, else `escalated` (an
 -- escalate_human decision), `failed` (a root span with status ERROR), `success` (a root span).
 -- It reads no table itself: one plan serves every call (plan_cache_mode).
 CREATE OR REPLACE FUNCTION guardtrace_session_totals(projects uuid[], ids text[], whole boolean, row_sessions int[],
@@ -211,21 +212,21 @@ sp AS (
     min(s.start_time) AS started_at,
     max(timestamptz 'epoch' + (s.end_time_unix_nano / 1000) * interval '1 microsecond') AS ended_at,
     count(*)::int AS span_count,
-    (array_agg(s.attributes->>'gen_ai.agent.name' ORDER BY s.start_time)
+    (array_agg(s.attributes->>'gen_ai.agent.name' ORDER BY s.start_time, s.attributes->>'gen_ai.agent.name')
       FILTER (WHERE s.attributes ? 'gen_ai.agent.name'))[1] AS agent_name,
     min(s.start_time) FILTER (WHERE s.attributes ? 'gen_ai.agent.name') AS agent_at,
-    (array_agg(s.service_name ORDER BY s.start_time) FILTER (WHERE s.service_name IS NOT NULL))[1] AS service_name,
+    (array_agg(s.service_name ORDER BY s.start_time, s.service_name) FILTER (WHERE s.service_name IS NOT NULL))[1] AS service_name,
     min(s.start_time) FILTER (WHERE s.service_name IS NOT NULL) AS service_at,
     -- Users: Guardtrace's own, else OpenTelemetry's user.id, else the Vercel AI SDK's.
-    (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time)
+    (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time, s.attributes->>'guardtrace.user.id')
       FILTER (WHERE s.attributes ? 'guardtrace.user.id'))[1] AS user_gt,
     bool_or(s.attributes ? 'guardtrace.user.id') AS user_gt_any,
-    (array_agg(s.attributes->>'user.id' ORDER BY s.start_time) FILTER (WHERE s.attributes ? 'user.id'))[1] AS user_otel,
+    (array_agg(s.attributes->>'user.id' ORDER BY s.start_time, s.attributes->>'user.id') FILTER (WHERE s.attributes ? 'user.id'))[1] AS user_otel,
     bool_or(s.attributes ? 'user.id') AS user_otel_any,
-    (array_agg(s.attributes->>'ai.telemetry.metadata.userId' ORDER BY s.start_time)
+    (array_agg(s.attributes->>'ai.telemetry.metadata.userId' ORDER BY s.start_time, s.attributes->>'ai.telemetry.metadata.userId')
       FILTER (WHERE s.attributes ? 'ai.telemetry.metadata.userId'))[1] AS user_ai,
     bool_or(s.attributes ? 'ai.telemetry.metadata.userId') AS user_ai_any,
-    (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC)
+    (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC, s.attributes->>'guardtrace.session.outcome')
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
     max(s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.session.outcome') AS outcome_attr_at,
     min(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'

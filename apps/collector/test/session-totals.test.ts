@@ -73,6 +73,28 @@ describe('session totals in SQL', () => {
     expect(await spanCount(sessionId)).toBe(25);
   });
 
+  it('decides a tie between spans that start at the same instant by value, whatever order they came in', async () => {
+    const startMs = Date.UTC(2026, 10, 30, 12);
+    const ids: string[] = [];
+    for (const order of [
+      ['svc-b', 'svc-a'],
+      ['svc-a', 'svc-b'],
+    ]) {
+      const sessionId = `ties_${randomBytes(6).toString('hex')}`;
+      ids.push(sessionId);
+      // One request per service: the second cannot be merged into the row (a tie), so the session is recomputed.
+      for (const service of order) {
+        const span = jsonSpan({ traceId: randomBytes(16).toString('hex'), name: 'turn', startMs, attrs: { 'gen_ai.conversation.id': sessionId, 'gen_ai.agent.name': `agent-${service}` } });
+        await writer.submit(env.projectId, normalize(jsonRequest([span], service)));
+      }
+    }
+    const { rows } = await env.sql.query('SELECT service_name, agent_name FROM sessions WHERE project_id = $1 AND id = ANY($2::text[])', [env.projectId, ids]);
+    expect(rows).toEqual([
+      { service_name: 'svc-a', agent_name: 'agent-svc-a' },
+      { service_name: 'svc-a', agent_name: 'agent-svc-a' },
+    ]);
+  });
+
   it('finds a batch’s rows by key on tables never analysed, one index entry each, never a range of the session', async () => {
     // auto_explain (a contrib module shipped with Postgres) reports the plans of the statements
     // inside the functions, with what each node really did.
