@@ -9,6 +9,15 @@ export function formatCompact(n: number): string {
   return Math.abs(n) < 10_000 ? integer.format(n) : compact.format(n);
 }
 
+/**
+ * The width of a proportional bar, in percent of the largest: at least 1% for any value above
+ * zero, so a small one stays visible, and none at all for zero.
+ */
+export function barPercent(value: number, max: number): number {
+  if (!(max > 0) || !(value > 0)) return 0;
+  return Math.min(100, Math.max(1, Math.round((100 * value) / max)));
+}
+
 /** 850 ms, 2.4 s, 3m 12s, 1h 05m. */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';

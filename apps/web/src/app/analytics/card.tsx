@@ -1,3 +1,5 @@
+import { barPercent } from '@/lib/format';
+
 /** A titled panel of the analytics page. */
 export function Card({ title, subtitle, children, id }: { title: string; subtitle?: string; children: React.ReactNode; id?: string }) {
   const headingId = id ? `${id}-title` : undefined;
@@ -22,7 +24,7 @@ export const NUM = 'px-3 py-2.5 text-right tabular-nums';
 
 /** A proportional bar for a table cell (decorative: the number beside it is the value). */
 export function Bar({ value, max, color = '#d97706' }: { value: number; max: number; color?: string }) {
-  const pct = max > 0 ? Math.max(1, Math.round((100 * value) / max)) : 0;
+  const pct = barPercent(value, max);
   return (
     <div className="h-2 w-full min-w-16 rounded bg-slate-100" aria-hidden="true">
       <div className="h-2 rounded" style={{ width: `${pct}%`, backgroundColor: color }} />
