@@ -219,8 +219,8 @@ describe('replay: what the runtime records', () => {
     });
     expect(e!.attempts[0]!.escalationReason).toBe('repeated_rejection');
     expect(detail!.escalations).toEqual([
-      { step: 1, attempt: 1, toolName: 'charge_card', decision: 'fail_reconcile', reason: null, failureClass: 'uncertain_side_effect' },
-      { step: 2, attempt: 1, toolName: 'send_email', decision: 'escalate_human', reason: 'repeated_rejection', failureClass: 'invalid_arguments' },
+      { step: 1, attempt: 1, toolName: 'charge_card', decision: 'fail_reconcile', reason: null, failureClass: 'uncertain_side_effect', reconcileStatus: 'committed' },
+      { step: 2, attempt: 1, toolName: 'send_email', decision: 'escalate_human', reason: 'repeated_rejection', failureClass: 'invalid_arguments', reconcileStatus: null },
     ]);
   });
 

@@ -123,10 +123,11 @@ export function escalationsOf(steps: TimelineStepDto[]): EscalationDto[] {
         decision: a.decision,
         reason: a.escalationReason ?? s.escalationReason ?? a.budgets.exhausted,
         failureClass: a.failureClass,
+        reconcileStatus: s.reconcileStatus,
       });
     }
     if (!hits.length && ((s.decision && ESCALATING.has(s.decision)) || s.escalationReason)) {
-      out.push({ step: s.step, attempt: null, toolName: s.toolName, decision: s.decision, reason: s.escalationReason, failureClass: s.failureClass });
+      out.push({ step: s.step, attempt: null, toolName: s.toolName, decision: s.decision, reason: s.escalationReason, failureClass: s.failureClass, reconcileStatus: s.reconcileStatus });
     }
   }
   return out;

@@ -206,6 +206,8 @@ export interface EscalationDto {
   decision: string | null;
   reason: string | null;
   failureClass: string | null;
+  /** The call's reconcile answer (`fail_reconcile`: the side effect's outcome was uncertain, so the tool's hook was asked). */
+  reconcileStatus: string | null;
 }
 
 export interface SessionDetailDto {

@@ -6,6 +6,20 @@ import { formatInt } from '@/lib/format';
 import type { EscalationDto } from '@/server/queries/session-types';
 import { useReplayContext } from './replay-context';
 
+/**
+ * Why a call escalated: the budget or repeat the SDK names; for a reconcile (no budget ran out: the
+ * side effect may have happened, so it is never retried) the tool's answer to "did it happen?".
+ */
+function escalationWhy(e: Pick<EscalationDto, 'reason' | 'decision' | 'reconcileStatus'>): string {
+  if (e.reason) return `because ${e.reason.replaceAll('_', ' ')}`;
+  if (e.decision === 'fail_reconcile') {
+    return e.reconcileStatus
+      ? `side effect uncertain, not retried; reconcile answered ${e.reconcileStatus.replaceAll('_', ' ')}`
+      : 'side effect uncertain, not retried; no reconcile answer recorded';
+  }
+  return 'no reason recorded';
+}
+
 /** Where and why the session escalated, each point a link to its step: the escalation's history. */
 export function Escalations({ escalations }: { escalations: EscalationDto[] }) {
   const { select } = useReplayContext();
@@ -29,7 +43,7 @@ export function Escalations({ escalations }: { escalations: EscalationDto[] }) {
             <span className="min-w-0 font-mono wrap-anywhere">{e.toolName}</span>
             {e.decision ? <span className="font-mono">→ {e.decision}</span> : null}
             {e.failureClass ? <FailureClassBadge failureClass={e.failureClass} /> : null}
-            <span data-testid="escalation-why">{e.reason ? `because ${e.reason.replaceAll('_', ' ')}` : 'no reason recorded'}</span>
+            <span data-testid="escalation-why">{escalationWhy(e)}</span>
           </li>
         ))}
       </ol>
