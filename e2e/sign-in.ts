@@ -10,7 +10,7 @@ import { type APIRequestContext, type BrowserContext, expect, request as playwri
 export const OWNER_STATE = path.join(import.meta.dirname, '.auth/owner.json');
 
 /** Opens a one-time sign-in link in the context: its session cookie is set, and the link is used up. */
-export async function signInWithLink(context: BrowserContext | APIRequestContext, link: string): Promise<void> {
+async function signInWithLink(context: BrowserContext | APIRequestContext, link: string): Promise<void> {
   const res = 'request' in context ? await context.request.get(link, { maxRedirects: 0 }) : await context.get(link, { maxRedirects: 0 });
   expect(res.status(), `sign-in link ${link}`).toBe(302);
   expect(res.headers().location ?? '').toMatch(/\/sessions$/);

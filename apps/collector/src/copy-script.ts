@@ -16,7 +16,7 @@ interface Connection {
 // CopyDone: 'c', length 4.
 const COPY_DONE = Buffer.from([0x63, 0, 0, 0, 4]);
 
-export class CopyScript implements pg.Submittable {
+class CopyScript implements pg.Submittable {
   /** Settles when the server is ready for the next query: resolved when every statement ran. */
   readonly done: Promise<void>;
   private resolve!: () => void;

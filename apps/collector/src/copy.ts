@@ -140,7 +140,7 @@ export class RowArena {
 }
 
 /** Rows (objects) as COPY text chunks, fields in `columns` order. */
-export function copyChunks(rows: readonly Record<string, unknown>[], columns: readonly string[]): Buffer[] {
+function copyChunks(rows: readonly Record<string, unknown>[], columns: readonly string[]): Buffer[] {
   const out = new CopyBuffer();
   for (const r of rows) {
     out.write(copyLine(r, columns));
@@ -150,7 +150,7 @@ export function copyChunks(rows: readonly Record<string, unknown>[], columns: re
 }
 
 /** COPY chunks of COPY text (fields in `columns` order) into `table`. */
-export async function copyBuffers(client: pg.PoolClient, table: string, chunks: readonly Buffer[], columns: readonly string[]): Promise<void> {
+async function copyBuffers(client: pg.PoolClient, table: string, chunks: readonly Buffer[], columns: readonly string[]): Promise<void> {
   if (chunks.length === 0) return;
   const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
   await pipeline(Readable.from(chunks), stream);

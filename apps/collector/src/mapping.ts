@@ -203,10 +203,10 @@ export function spanCopyHead(span: NormSpan, projectId: string, role: SpanRole =
   return `${projectId}\t${startTime(span)}\t${span.traceId}\t${span.spanId}\t${parent}\t${copyField(span.name)}\t${span.kind}\t${span.startNs}\t${span.endNs}\t${span.statusCode}\t${copyField(span.statusMessage)}\t${copyField(span.serviceName)}\t${copyField(span.scopeName)}\t${copyField(span.scopeVersion)}\t${copyField(span.attributes)}\t${copyField(span.resource)}\t${events}\t${links}\t${role ?? '\\N'}`;
 }
 
-export type ToolCallRow = ReturnType<typeof toolCallRow>;
-export type AttemptRow = ReturnType<typeof attemptRow>;
-export type GuardCheckRow = ReturnType<typeof guardCheckRow>;
-export type ModelCallRow = ReturnType<typeof modelCallRow>;
+type ToolCallRow = ReturnType<typeof toolCallRow>;
+type AttemptRow = ReturnType<typeof attemptRow>;
+type GuardCheckRow = ReturnType<typeof guardCheckRow>;
+type ModelCallRow = ReturnType<typeof modelCallRow>;
 
 /** Rows of one batch, by table. */
 export interface DerivedRows {

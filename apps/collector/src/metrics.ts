@@ -61,4 +61,4 @@ export function createMetrics() {
   };
 }
 
-export type Metrics = ReturnType<typeof createMetrics>;
+type Metrics = ReturnType<typeof createMetrics>;

@@ -16,7 +16,7 @@ export interface NormalizeLimits {
   maxItemsPerSpan: number;
 }
 
-export const DEFAULT_NORMALIZE_LIMITS: NormalizeLimits = {
+const DEFAULT_NORMALIZE_LIMITS: NormalizeLimits = {
   // 64 Ki characters: more than any tool-argument or feedback preview; beyond that it is a payload, not metadata.
   maxStringChars: 65_536,
   // 16 levels: GenAI attributes nest 2-3 deep; a bound keeps recursion (and stack) small on hostile input.
@@ -44,12 +44,12 @@ export class SpanError extends Error {
 // whole entry, e.g. attempts' project_id + failure_class + session_id); a longer value would fail
 // the whole transaction, so the span carrying it is rejected instead.
 // 1,024 bytes: session ids are UUIDs or short slugs (36-64 bytes); 16x that still fits an index entry.
-export const MAX_SESSION_ID_BYTES = 1_024;
+const MAX_SESSION_ID_BYTES = 1_024;
 // 256 bytes: failure classes are short enum-like names (the longest built-in is 21 characters).
-export const MAX_FAILURE_CLASS_BYTES = 256;
+const MAX_FAILURE_CLASS_BYTES = 256;
 // 1,024 bytes per JSON pointer of a failed check (guard_checks.failed_pointers, matched by the
 // replay's "next session with the same failure"): field paths are short; longer is not a field.
-export const MAX_POINTER_BYTES = 1_024;
+const MAX_POINTER_BYTES = 1_024;
 
 const ZERO32 = '0'.repeat(32);
 const ZERO16 = '0'.repeat(16);

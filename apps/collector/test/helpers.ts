@@ -100,7 +100,7 @@ export function random(seed: number): () => number {
 type Val = string | number | boolean | Val[] | { [k: string]: Val };
 
 /** OTLP JSON AnyValue of a JS value (ints as JSON numbers, like the OTel JS exporter). */
-export function anyValue(v: Val): object {
+function anyValue(v: Val): object {
   if (typeof v === 'string') return { stringValue: v };
   if (typeof v === 'boolean') return { boolValue: v };
   if (typeof v === 'number') return Number.isInteger(v) ? { intValue: v } : { doubleValue: v };

@@ -9,7 +9,7 @@ const checks = (verdict: 'pass' | 'fail', reason?: string) => [
 ];
 
 /** The demo agent's scenarios (issue 2), as derived rows. */
-export const SCENARIOS: Record<string, Scenario> = {
+const SCENARIOS: Record<string, Scenario> = {
   clean: {
     agentName: 'support-bot',
     outcome: 'success',

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createProject, type PrismaClient, refreshAnalyticsRollup } from '@guardtrace/db';
 
 /** Fresh ids, so test files and tests never collide and never truncate tables. */
-export const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 export const spanId = () => hex(8);
-export const traceId = () => hex(16);
+const traceId = () => hex(16);
 
 export async function seedProject(prisma: PrismaClient, name = `project-${hex(3)}`, createdAt?: Date) {
   const project = await createProject(prisma, name);
@@ -12,7 +12,7 @@ export async function seedProject(prisma: PrismaClient, name = `project-${hex(3)
   return project;
 }
 
-export interface GuardSeed {
+interface GuardSeed {
   guardName: string;
   stage?: string;
   verdict: 'pass' | 'fail';
@@ -47,7 +47,7 @@ export interface ToolCallSeed {
   sequence?: number;
 }
 
-export interface ModelCallSeed {
+interface ModelCallSeed {
   model?: string;
   atMs: number;
   inputTokens: number;

@@ -14,7 +14,7 @@ export const PKG = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '.
 const manifest = JSON.parse(readFileSync(path.join(PKG, 'package.json'), 'utf8')) as { bin: Record<string, string> };
 /** The bin as package.json declares it (TypeScript in the workspace, run through tsx). */
 export const BIN = path.join(PKG, manifest.bin['guardtrace-mcp']!);
-export const TAP = path.join(PKG, 'test/fixtures/tap.mjs');
+const TAP = path.join(PKG, 'test/fixtures/tap.mjs');
 /** The filesystem server's own bin file. */
 export const FS_SERVER = (() => {
   const require = createRequire(path.join(PKG, 'package.json'));
@@ -31,7 +31,7 @@ export function tempWorkspace(): string {
 }
 
 /** The JSON-RPC messages the upstream server received. */
-export function upstreamLog(file: string): { method?: string; params?: { name?: string; arguments?: unknown; _meta?: Record<string, unknown> } }[] {
+function upstreamLog(file: string): { method?: string; params?: { name?: string; arguments?: unknown; _meta?: Record<string, unknown> } }[] {
   let text = '';
   try {
     text = readFileSync(file, 'utf8');

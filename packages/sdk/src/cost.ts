@@ -10,7 +10,7 @@ export interface ReplayModel {
   perStepTokens: number;
 }
 
-export const SEED_REPLAY_MODEL: ReplayModel = { systemTokens: 4_000, perStepTokens: 2_000 };
+const SEED_REPLAY_MODEL: ReplayModel = { systemTokens: 4_000, perStepTokens: 2_000 };
 
 /** Input tokens of the model call at 1-based `step` of a session. */
 export function replayInputTokens(step: number, model: ReplayModel = SEED_REPLAY_MODEL): number {

@@ -32,7 +32,7 @@ export interface GuardtraceOptions {
   sampling?: { cleanSessionRate?: number | (() => number) };
 }
 
-export const realClock: Clock = {
+const realClock: Clock = {
   now: () => Date.now(),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   random: () => Math.random(),
@@ -44,7 +44,7 @@ export interface RegisteredTool extends ToolSpec {
 }
 
 /** Per-lock-resource holders, shared by every session of one Guardtrace instance. */
-export class LockTable {
+class LockTable {
   readonly #holders = new Map<string, string>();
   acquire(resource: string, holder: string): { ok: true } | { ok: false; holder: string } {
     const cur = this.#holders.get(resource);

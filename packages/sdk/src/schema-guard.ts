@@ -42,7 +42,7 @@ function strictOf(schema: z.ZodType, unknownKeys: 'reject' | 'strip'): z.ZodType
 const strictCache = new WeakMap<z.ZodType, z.ZodType>();
 const contractCache = new WeakMap<z.ZodType, string>();
 
-export function describeType(js: JsonSchema | undefined): string {
+function describeType(js: JsonSchema | undefined): string {
   if (!js) return 'any';
   if (js.enum) return `one of ${js.enum.map((v) => JSON.stringify(v)).join(' | ')}`;
   if (js.const !== undefined) return JSON.stringify(js.const);
@@ -107,7 +107,7 @@ function typeName(v: unknown): string {
 }
 
 /** What the model sent, short: `string ("644")`. */
-export function received(v: unknown): string {
+function received(v: unknown): string {
   if (v === undefined) return 'nothing';
   let json: string;
   try {

@@ -7,7 +7,6 @@
 import type { Context } from '@opentelemetry/api';
 import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_GUARDTRACE_SAMPLING_WEIGHT, OP_INVOKE_AGENT } from '@guardtrace/semconv';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-export { samplingWeight, sessionHash } from './sampling.ts';
 
 export interface TailSamplingOptions {
   /** Most sessions held at once before spans are forwarded unsampled (fail open). Default 1000. */

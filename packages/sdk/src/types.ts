@@ -1,4 +1,4 @@
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes } from '@opentelemetry/api';
 import type {
   Decision,
   EscalationReason,
@@ -233,4 +233,3 @@ export interface ModelCall {
   endTime?: number;
 }
 
-export type { Span };

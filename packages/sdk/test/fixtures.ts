@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Guardtrace } from '../src/guardtrace.ts';
 import type { ReconcileResult } from '../src/types.ts';
 
-export const createFileSchema = z.object({ path: z.string().min(1), content: z.string(), mode: z.number().int().default(0o644) });
+const createFileSchema = z.object({ path: z.string().min(1), content: z.string(), mode: z.number().int().default(0o644) });
 
 /** Registers the seeds' tools with scripted behaviour; returns counters a test can inspect. */
 export function registerSeedTools(gt: Guardtrace, script: { lookup?: () => unknown; charge?: () => unknown; reconcile?: () => ReconcileResult } = {}) {

@@ -14,7 +14,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const PRISMA6_CLI = path.join(here, '../node_modules/prisma/build/index.js');
 
 /** Schema text as Prisma 6 wants it: generators dropped, datasource given a url. */
-export function toPrisma6Schema(schema: string): string {
+function toPrisma6Schema(schema: string): string {
   const noGenerators = schema.replace(/generator\s+\w+\s*\{[^}]*\}/g, '');
   return noGenerators.replace(/datasource\s+(\w+)\s*\{([^}]*)\}/, (_m, name: string, body: string) => {
     const cleaned = body.replace(/^\s*url\s*=.*$/m, '');

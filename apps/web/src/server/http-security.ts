@@ -5,7 +5,7 @@
  */
 
 /** Methods the app answers: pages (GET, HEAD), server actions (POST). */
-export const ALLOWED_METHODS = ['GET', 'HEAD', 'POST'] as const;
+const ALLOWED_METHODS = ['GET', 'HEAD', 'POST'] as const;
 
 /**
  * The Content-Security-Policy of a page rendered with `nonce`: scripts only from this origin

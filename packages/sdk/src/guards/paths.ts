@@ -28,8 +28,3 @@ export function resolveInside(root: string, p: string): string | undefined {
   if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) return abs;
   return undefined;
 }
-
-/** Workspace-relative display path with forward slashes. */
-export function displayPath(root: string, abs: string): string {
-  return path.relative(realish(path.resolve(root)), abs).split(path.sep).join('/');
-}

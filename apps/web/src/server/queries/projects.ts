@@ -18,7 +18,7 @@ export interface ProjectSelection {
   unknownRequested: boolean;
 }
 
-export async function listProjects(db: PrismaClient, userId: string): Promise<ProjectDto[]> {
+async function listProjects(db: PrismaClient, userId: string): Promise<ProjectDto[]> {
   const rows = await projectsOf(db, userId);
   return rows.map((p) => ({ id: p.id, name: p.name, createdAt: p.createdAt.toISOString(), role: p.role }));
 }

@@ -54,7 +54,7 @@ export interface PreviewDto {
 }
 
 /** Every budget the runtime reported after an attempt; null when the span did not carry it. */
-export interface BudgetsDto {
+interface BudgetsDto {
   attemptsLeft: number | null;
   sessionRetriesLeft: number | null;
   rejectionsLeft: number | null;
@@ -71,7 +71,7 @@ export interface StepRefDto {
   toolName: string | null;
 }
 
-export interface ToolFlagsDto {
+interface ToolFlagsDto {
   readOnly: boolean | null;
   idempotent: boolean | null;
   destructive: boolean | null;

@@ -1,7 +1,7 @@
 import 'server-only';
 import { type AuditActor, createApiKey, type PrismaClient, recordAudit, revokeApiKey } from '@guardtrace/db';
 
-export interface ApiKeyDto {
+interface ApiKeyDto {
   id: string;
   name: string;
   /** First characters of the key, safe to show. */
