@@ -108,14 +108,16 @@ test('a Vercel AI SDK agent: the replay shows why its calls failed, the refused 
   await expect(invalid).toHaveAttribute('data-outcome', 'rejected');
   await expect(invalid.getByTestId('failure-reason')).toContainText(/^Invalid input for tool weather: Type validation failed/);
 
-  // Long ids and reasons wrap inside the page: nothing of the session sticks out sideways, on a wide and a narrow screen.
+  // Long ids and reasons wrap inside the page: nothing of the session, nor the top bar, sticks out sideways, on a wide and a narrow screen.
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow, 'horizontal overflow of the page').toBe(0);
   for (const width of [1280, 420]) {
     await page.setViewportSize({ width, height: 900 });
     const sticking = await page.evaluate(() =>
       Array.from(
-        document.querySelectorAll('[data-testid=session-header], [data-testid=session-header] *, [data-testid=timeline], [data-testid=timeline] *'),
+        document.querySelectorAll(
+          'header, header *, [data-testid=session-header], [data-testid=session-header] *, [data-testid=timeline], [data-testid=timeline] *',
+        ),
       )
         .filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
         .map((e) => `${e.tagName} ${e.getAttribute('data-testid') ?? e.getAttribute('class')}`),

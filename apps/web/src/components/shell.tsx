@@ -64,7 +64,9 @@ export function Shell({
   return (
     <>
       <header className="sticky top-0 z-10 border-b border-slate-800 bg-slate-900">
-        <div className="mx-auto flex h-14 max-w-7xl items-center gap-4 px-4 sm:gap-8 sm:px-6">
+        {/* Wraps on a narrow screen: the project picker and the account menu go to a second line
+            instead of past the right edge. */}
+        <div className="mx-auto flex min-h-14 max-w-7xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-2 sm:gap-x-8 sm:px-6">
           {/* No prefetch on the frame's links: each would render another page (analytics' queries
               included) on the server while this page's own data loads, on every page view. */}
           <Link href={hrefWith('/sessions', { project })} prefetch={false} className="flex items-center gap-2 text-white">
