@@ -186,6 +186,10 @@ test('a 200-character id and a 7-digit token count keep the page within the wind
   await expect(row).toContainText('1,235,567');
   const link = row.getByRole('link').first();
   expect((await link.boundingBox())?.width ?? 999).toBeLessThanOrEqual(260);
+  // Three lines of it at most (13 px type, 20 px lines), the whole id in its title and its text.
+  expect((await link.boundingBox())?.height ?? 999).toBeLessThanOrEqual(3 * 20 + 1);
+  await expect(link).toHaveAttribute('title', ids.long);
+  await expect(link).toHaveText(ids.long);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
 });
 

@@ -9,7 +9,7 @@ export function ClassBar({ counts, weight }: { counts: { failureClass: string; c
     .map((c) => `${classStyle(c.failureClass).label} ${formatInt(Math.round(c.count * weight))}`)
     .join(', ')}`;
   return (
-    <div role="img" aria-label={label} title={label} data-testid="class-bar" className="flex h-2.5 w-28 overflow-hidden rounded-full bg-slate-100">
+    <div role="img" aria-label={label} title={label} data-testid="class-bar" className="mt-1.5 flex h-2.5 w-28 overflow-hidden rounded-full bg-slate-100">
       {counts.map((c) => (
         <span
           key={c.failureClass}

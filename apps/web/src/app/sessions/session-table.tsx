@@ -139,10 +139,12 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
       className="relative cursor-pointer align-top hover:bg-slate-50 focus-within:bg-indigo-50 data-[selected]:bg-indigo-50"
     >
       <td className="px-3 py-3">
-        {/* The link stretches over the whole row (after:inset-0): a click anywhere on it opens the session. */}
+        {/* The link stretches over the whole row (after:inset-0): a click anywhere on it opens the session.
+            A long id shows its first three lines; the whole id is the link's text and its title. */}
         <Link
           href={hrefWith(`/sessions/${encodeURIComponent(s.id)}`, { project })}
-          className="block max-w-64 break-all font-mono text-[13px] font-medium text-indigo-700 after:absolute after:inset-0 hover:underline focus:outline-none"
+          title={s.id}
+          className="line-clamp-3 max-w-64 break-all font-mono text-[13px] font-medium text-indigo-700 after:absolute after:inset-0 hover:underline focus:outline-none"
         >
           {s.id}
         </Link>
@@ -178,7 +180,7 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
         {s.failedAttemptCount ? <div className="text-xs font-medium text-red-700">{scaled(s.failedAttemptCount, w)} failed</div> : null}
       </td>
       <td className={`${NUM} ${s.retryRate ? 'font-medium text-amber-700' : 'text-slate-500'}`}>{percent.format(s.retryRate)}</td>
-      <td className="px-3 py-3 align-middle">
+      <td className="px-3 py-3">
         <ClassBar counts={s.classCounts} weight={w} />
       </td>
       <td className={NUM}>
