@@ -159,6 +159,9 @@ try {
 
   const replayData = (id: string) => `/sessions/${encodeURIComponent(id)}/replay?project=${encodeURIComponent(system.projectId)}`;
   const q = (query: string) => `/sessions?q=${encodeURIComponent(query)}`;
+  // Analytics' default window (the last 30 UTC days), as its links to the explorer carry it.
+  const utcDay = (msAgo: number) => new Date(Date.now() - msAgo).toISOString().slice(0, 10);
+  const window30 = `started:>=${utcDay(29 * 86_400_000)} started:<=${utcDay(0)}`;
   const pages: { name: string; url: string }[] = [
     { name: 'explorer: /sessions (newest first)', url: '/sessions' },
     // Every other sortable column, in its first-click direction (the one the header links to).
@@ -171,6 +174,8 @@ try {
     { name: 'explorer: text, a word in many sessions (required)', url: q('required') },
     { name: 'explorer: text, a word in no attempt (sess_4242: ids only)', url: q('sess_4242') },
     { name: 'explorer: text + filters (class:transient fetch_fx)', url: q('class:transient fetch_fx') },
+    { name: 'explorer: an analytics segment (class, tool, 30-day window)', url: q(`class:invalid_arguments tool:read_file ${window30}`) },
+    { name: 'explorer: an analytics cost bucket (10K-20K tokens, 30-day window)', url: q(`tokens:>=10000 tokens:<20000 ${window30}`) },
     { name: `explorer: page ${LATER_PAGE + 1} (next links followed)`, url: await laterPage('/sessions', LATER_PAGE) },
     // The replay is a page (the header) and its steps as JSON, which the browser fetches at once
     // (the page's HTML requests them): both are measured, each against the target.

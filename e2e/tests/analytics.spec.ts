@@ -2,8 +2,9 @@
  * Analytics click-through: a session whose write call was rejected for invalid arguments and
  * fixed on the next attempt is sent to the collector over OTLP/HTTP; the analytics page shows
  * its tool × class segment (kept in the collector's daily rollup), the fixed rejection with its
- * feedback template, and the class's token share; a click on the segment lands on the sessions
- * explorer filtered by class and tool. The time window lives in the URL.
+ * feedback template, and the class's token share; a click on the segment, on the cost bucket of
+ * its tokens and on its day lands on the sessions explorer filtered by class and tool, by tokens,
+ * or by class and day, each within the page's window. The time window lives in the URL.
  */
 import { randomBytes } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
@@ -18,10 +19,11 @@ type Attr = string | number;
 const kv = (attrs: Record<string, Attr>) =>
   Object.entries(attrs).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } }));
 
-/** A Guardtrace-shaped session of one tool call: attempt 1 rejected (invalid arguments), attempt 2 fine, a repair turn. */
-async function sendSession(tool: string): Promise<void> {
+/** A Guardtrace-shaped session of one tool call: attempt 1 rejected (invalid arguments), attempt 2 fine, a repair turn. Returns its id. */
+async function sendSession(tool: string): Promise<string> {
   const traceId = hex(16);
-  const conv = { 'gen_ai.conversation.id': `e2e-analytics-${hex(4)}` };
+  const sessionId = `e2e-analytics-${hex(4)}`;
+  const conv = { 'gen_ai.conversation.id': sessionId };
   const [root, call, a1, a2, repair] = [hex(8), hex(8), hex(8), hex(8), hex(8)];
   let t = BigInt(Date.now() - 60_000) * 1_000_000n;
   const span = (spanId: string, parent: string, name: string, attrs: Record<string, Attr>) => {
@@ -54,6 +56,7 @@ async function sendSession(tool: string): Promise<void> {
     body: JSON.stringify({ resourceSpans: [{ resource: { attributes: kv({ 'service.name': 'e2e-analytics' }) }, scopeSpans: [{ scope: { name: 'e2e' }, spans }] }] }),
   });
   expect(res.status, await res.text()).toBe(200);
+  return sessionId;
 }
 
 /** The analytics page once the collector's rollup shows the tool's segment. */
@@ -67,9 +70,9 @@ async function openWithSegment(page: Page, tool: string, query = '') {
   return row;
 }
 
-test('a tool × class segment links to the sessions explorer filtered by class and tool', async ({ page }) => {
+test('a tool × class segment, a cost bucket and a day link to the sessions explorer, filtered and within the window', async ({ page }) => {
   const tool = `e2e_write_${hex(3)}`;
-  await sendSession(tool);
+  const sessionId = await sendSession(tool);
   const row = await openWithSegment(page, tool);
   await expect(row).toContainText('invalid arguments');
   await expect(row).toContainText('4,280');
@@ -81,13 +84,33 @@ test('a tool × class segment links to the sessions explorer filtered by class a
   // The class's token share, as a table (the chart's text alternative).
   await expect(page.getByTestId('class-row').and(page.locator('[data-class="invalid_arguments"]')).getByTestId('class-share')).toHaveText(/%$/);
 
+  // The page's window (the last 30 UTC days, as its heading says) goes with every link.
+  const [from, to] = ((await page.getByTestId('analytics-window').textContent()) ?? '').split(' to ').map((d) => d.trim().slice(0, 10));
+  const started = `started:>=${from} started:<=${to}`;
+
   await row.getByRole('link', { name: tool }).click();
   await expect(page).toHaveURL(/\/sessions\?/);
   const url = new URL(page.url());
   expect(url.pathname).toBe('/sessions');
   expect(url.searchParams.get('project')).toBe(project());
-  expect(url.searchParams.get('q')).toBe(`class:invalid_arguments tool:${tool}`);
+  expect(url.searchParams.get('q')).toBe(`class:invalid_arguments tool:${tool} ${started}`);
   expect(url.search).toContain(`q=class:invalid_arguments%20tool:${tool}`);
+  await expect(page.getByTestId('session-row').and(page.locator(`[data-session-id="${sessionId}"]`))).toHaveCount(1);
+
+  // The cost bucket of its 4,280 tokens: the explorer lists the sessions of 2,000 to 5,000 tokens started in the window.
+  await page.goBack();
+  await page.getByTestId('cost-bucket').and(page.locator('[data-min="2000"]')).getByTestId('cost-bucket-link').click();
+  await expect(page).toHaveURL(/\/sessions\?/);
+  expect(new URL(page.url()).searchParams.get('q')).toBe(`tokens:>=2000 tokens:<5000 ${started}`);
+  await expect(page.getByTestId('session-row').and(page.locator(`[data-session-id="${sessionId}"]`))).toHaveCount(1);
+  await expect(page.getByTestId('query-errors')).toHaveCount(0);
+
+  // Its day in the repair tokens' table: the sessions with an invalid_arguments repair that day.
+  await page.goBack();
+  await page.getByTestId('repair-days').getByText('Show as a table').click();
+  await page.getByTestId('repair-days-table').getByTestId('repair-day-link').last().click();
+  await expect(page).toHaveURL(/\/sessions\?/);
+  expect(new URL(page.url()).searchParams.get('q')).toMatch(/^class:\S+ started:\d{4}-\d{2}-\d{2}$/);
 });
 
 test('the time window is in the URL: presets, a custom from/to, and a clear message for a bad one', async ({ page }) => {

@@ -46,7 +46,7 @@ describe('analytics window in the URL', () => {
     expect(parseAnalyticsWindow({ from: '2024-01-01', to: '2026-01-01' }, now).error).toMatch(/spans 732 days; at most 366/);
   });
 
-  it('links a segment to the explorer filtered by class and tool', () => {
+  it('links a segment to the explorer filtered by class and tool, a cost bucket by tokens, and either to the window by start day', () => {
     const p = '3f0c0f5e-1111-4a4a-8b8b-000000000001';
     expect(explorerHref(p, { failureClass: 'invalid_arguments', tool: 'write_file' })).toBe(
       `/sessions?project=${p}&q=class:invalid_arguments%20tool:write_file`,
@@ -55,6 +55,17 @@ describe('analytics window in the URL', () => {
     expect(explorerHref(p, { failureClass: 'transient', tool: 'my tool:"x"' })).toBe(
       `/sessions?project=${p}&q=class:transient%20tool:%22my%20tool:%5C%22x%5C%22%22`,
     );
+    // A window and a cost bucket: the days the sessions started, both included; tokens from min up to (not including) max.
+    const days = { from: '2026-11-03', to: '2026-12-02' };
+    expect(explorerHref(p, { failureClass: 'transient', days })).toBe(
+      `/sessions?project=${p}&q=class:transient%20started:%3E%3D2026-11-03%20started:%3C%3D2026-12-02`,
+    );
+    expect(explorerHref(p, { tokens: { min: 10_000, max: 20_000 }, days: { from: '2026-12-02', to: '2026-12-02' } })).toBe(
+      `/sessions?project=${p}&q=tokens:%3E%3D10000%20tokens:%3C20000%20started:2026-12-02`,
+    );
+    // The first bucket has no lower bound worth writing, the last no upper one.
+    expect(explorerHref(p, { tokens: { min: 0, max: 1_000 } })).toBe(`/sessions?project=${p}&q=tokens:%3C1000`);
+    expect(explorerHref(p, { tokens: { min: 1_000_000, max: null } })).toBe(`/sessions?project=${p}&q=tokens:%3E%3D1000000`);
   });
 });
 

@@ -9,6 +9,8 @@ describe('parseSessionQuery', () => {
       classes: ['invalid_arguments'],
       tools: ['read_file'],
       attempts: [{ op: '>', value: 2 }],
+      tokens: [],
+      started: [],
       user: 'u_17',
       agent: 'x',
       status: 'escalated',
@@ -30,6 +32,28 @@ describe('parseSessionQuery', () => {
     ]);
   });
 
+  it('reads tokens: (thousands separators allowed) and started: (a UTC day) with every comparison', () => {
+    const p = parseSessionQuery('tokens:>=10000 tokens:<20,000 tokens:5_000_000_000 started:>=2026-11-03 started:<=2026-12-02 started:2026-02-28');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.tokens).toEqual([
+      { op: '>=', value: 10_000 },
+      { op: '<', value: 20_000 },
+      { op: '=', value: 5_000_000_000 },
+    ]);
+    expect(p.filters.started).toEqual([
+      { op: '>=', day: '2026-11-03' },
+      { op: '<=', day: '2026-12-02' },
+      { op: '=', day: '2026-02-28' },
+    ]);
+    expect(isFiltered(parseSessionQuery('tokens:>0'))).toBe(true);
+    expect(isFiltered(parseSessionQuery('started:2026-12-02'))).toBe(true);
+    const bad = (q: string) => parseSessionQuery(q).errors.map((e) => e.message);
+    expect(bad('tokens:lots')[0]).toMatch(/“tokens:” expects a whole number of tokens, optionally after >, >=, <, <= or = \(e\.g\. tokens:>=10000\) \(at column 1, “tokens:lots”\)/);
+    expect(bad('started:2026-02-30')[0]).toMatch(/“started:” expects a UTC day as YYYY-MM-DD/);
+    expect(bad('started:>yesterday')[0]).toMatch(/“started:” expects a UTC day as YYYY-MM-DD/);
+    expect(bad('started:2026-12-02T10:00')[0]).toMatch(/“started:” expects a UTC day/);
+  });
+
   it('keeps quoted values and quoted free text whole, colons included', () => {
     const p = parseSessionQuery('tool:"read file" "error: ENOENT"   plain  Class:transient');
     expect(p.errors).toEqual([]);
@@ -48,7 +72,7 @@ describe('parseSessionQuery', () => {
   it('an empty or blank query filters nothing', () => {
     for (const q of [undefined, null, '', '   ']) {
       const p = parseSessionQuery(q);
-      expect(p).toEqual({ filters: { classes: [], tools: [], attempts: [] }, text: '', terms: [], errors: [] });
+      expect(p).toEqual({ filters: { classes: [], tools: [], attempts: [], tokens: [], started: [] }, text: '', terms: [], errors: [] });
       expect(isFiltered(p)).toBe(false);
     }
   });
@@ -72,7 +96,7 @@ describe('parseSessionQuery', () => {
     expect(p.errors[0]).toMatchObject({ token: 'colour:red', at: 7 });
     expect(p.errors[0]?.message).toContain('Unknown filter “colour”');
     expect(p.errors[0]?.message).toContain('column 8');
-    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, user:, agent:, status:, sampling:');
+    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, tokens:, started:, user:, agent:, status:, sampling:');
   });
 
   it('rejects bad values with what was expected', () => {
@@ -92,7 +116,7 @@ describe('parseSessionQuery', () => {
 
   it('leaves bad tokens out of the filters and keeps the good ones', () => {
     const p = parseSessionQuery('class:nope tool:ok attempts:x');
-    expect(p.filters).toEqual({ classes: [], tools: ['ok'], attempts: [] });
+    expect(p.filters).toEqual({ classes: [], tools: ['ok'], attempts: [], tokens: [], started: [] });
     expect(p.errors.map((e) => e.at)).toEqual([0, 19]);
   });
 });

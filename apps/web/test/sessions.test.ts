@@ -124,6 +124,34 @@ describe('listSessions', () => {
     expect((await listSessions(prisma, project.id, { filters: { tools: ['read_file'] } })).total).toBe(2);
   });
 
+  it('filters by the session’s own tokens and by the UTC day it started, as analytics’ cost buckets and days count them', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const day = (iso: string) => new Date(iso);
+    // 9,999 / 10,000 / 19,999 / 20,000 tokens: the edges of the 10K-20K bucket ([10,000, 20,000)).
+    const tokens = (n: number) => [{ atMs: 0, inputTokens: n - 1, outputTokens: 1 }];
+    const below = await seedSession(prisma, project.id, { startedAt: day('2026-11-02T23:59:59.999Z'), modelCalls: tokens(9_999) });
+    const low = await seedSession(prisma, project.id, { startedAt: day('2026-11-03T00:00:00.000Z'), modelCalls: tokens(10_000) });
+    const high = await seedSession(prisma, project.id, { startedAt: day('2026-12-02T23:59:59.999Z'), modelCalls: tokens(19_999) });
+    const above = await seedSession(prisma, project.id, { startedAt: day('2026-12-03T00:00:00.000Z'), modelCalls: tokens(20_000), samplingWeight: 4 });
+
+    const ids = async (q: SessionListQuery) => (await listSessions(prisma, project.id, q)).rows.map((r) => r.id);
+    const bucket = { tokens: [{ op: '>=' as const, value: 10_000 }, { op: '<' as const, value: 20_000 }] };
+    expect(await ids({ filters: bucket })).toEqual([high.id, low.id]);
+    // Not scaled by the sampling weight: the ×4 session has 20,000 tokens of its own.
+    expect(await ids({ filters: { tokens: [{ op: '=', value: 20_000 }] } })).toEqual([above.id]);
+    expect(await ids({ filters: { tokens: [{ op: '>', value: 19_999 }] } })).toEqual([above.id]);
+    expect(await ids({ filters: { tokens: [{ op: '<=', value: 9_999 }] } })).toEqual([below.id]);
+
+    const window = { started: [{ op: '>=' as const, day: '2026-11-03' }, { op: '<=' as const, day: '2026-12-02' }] };
+    expect(await ids({ filters: window })).toEqual([high.id, low.id]);
+    expect(await ids({ filters: { started: [{ op: '=', day: '2026-11-02' }] } })).toEqual([below.id]);
+    expect(await ids({ filters: { started: [{ op: '>', day: '2026-12-02' }] } })).toEqual([above.id]);
+    expect(await ids({ filters: { started: [{ op: '<', day: '2026-11-03' }] } })).toEqual([below.id]);
+    expect(await ids({ filters: { ...bucket, started: [{ op: '=', day: '2026-11-03' }] } })).toEqual([low.id]);
+    expect((await listSessions(prisma, project.id, { filters: window })).total).toBe(2);
+  });
+
   it('finds free text in ids, agents and users, and through the trigram index in tool names, arguments and feedback', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -7,7 +7,7 @@ import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutco
  * Other pages link here with this form: keep it stable.
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'user', 'agent', 'status', 'sampling'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'user', 'agent', 'status', 'sampling'] as const;
 
 /**
  * Which sessions by their sampling decision: `kept` (the default) the stored ones, `pending`
@@ -27,6 +27,13 @@ export interface SessionQueryFilters {
   tools: string[];
   /** Comparisons on the session's recorded attempt count, all of which must hold. */
   attempts: { op: Comparison; value: number }[];
+  /**
+   * Comparisons on the session's own tokens (input + output, as recorded: not scaled by its
+   * sampling weight, as analytics' cost buckets count them), all of which must hold.
+   */
+  tokens: { op: Comparison; value: number }[];
+  /** Comparisons on the UTC day the session started (YYYY-MM-DD), all of which must hold. */
+  started: { op: Comparison; day: string }[];
   user?: string;
   agent?: string;
   status?: SessionOutcome;
@@ -101,10 +108,19 @@ function tokenize(q: string, errors: SessionQueryError[]): Token[] {
 }
 
 const COMPARISON = /^(>=|<=|>|<|=)?(\d{1,9})$/;
+// Tokens of one session can pass a billion; 15 digits stay exact in a double.
+const TOKENS = /^(>=|<=|>|<|=)?(\d{1,15})$/;
+const DAY = /^(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})$/;
+
+/** A real calendar day in YYYY-MM-DD (2026-02-30 is not one). */
+function isDay(d: string): boolean {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d;
+}
 
 /** Parses `q`; never throws. Bad tokens become errors and are left out of the filters. */
 export function parseSessionQuery(q: string | undefined | null): ParsedSessionQuery {
-  const filters: SessionQueryFilters = { classes: [], tools: [], attempts: [] };
+  const filters: SessionQueryFilters = { classes: [], tools: [], attempts: [], tokens: [], started: [] };
   const errors: SessionQueryError[] = [];
   const terms: string[] = [];
   const input = q ?? '';
@@ -152,6 +168,18 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else fail(t, `“attempts:” expects a whole number, optionally after >, >=, <, <= or = (e.g. attempts:>2)`);
         break;
       }
+      case 'tokens': {
+        const m = TOKENS.exec(t.value.replaceAll(',', '').replaceAll('_', ''));
+        if (m) filters.tokens.push({ op: (m[1] ?? '=') as Comparison, value: Number(m[2]) });
+        else fail(t, `“tokens:” expects a whole number of tokens, optionally after >, >=, <, <= or = (e.g. tokens:>=10000)`);
+        break;
+      }
+      case 'started': {
+        const m = DAY.exec(t.value);
+        if (m && isDay(m[2] as string)) filters.started.push({ op: (m[1] ?? '=') as Comparison, day: m[2] as string });
+        else fail(t, `“started:” expects a UTC day as YYYY-MM-DD, optionally after >, >=, <, <= or = (e.g. started:>=2026-11-03)`);
+        break;
+      }
       case 'status':
         if (filters.status !== undefined) fail(t, '“status:” is given twice; a session has one status');
         else if ((SESSION_OUTCOMES as readonly string[]).includes(t.value)) filters.status = t.value as SessionOutcome;
@@ -180,6 +208,8 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     f.classes.length > 0 ||
     f.tools.length > 0 ||
     f.attempts.length > 0 ||
+    f.tokens.length > 0 ||
+    f.started.length > 0 ||
     f.user !== undefined ||
     f.agent !== undefined ||
     f.status !== undefined ||

@@ -22,9 +22,22 @@ interface PanelProps {
 const LINK = 'font-medium text-slate-900 underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700';
 const UNKNOWN_TOOL = '(no stored attempt)';
 
-function SegmentLink({ project, tool, failureClass, children }: { project: string; tool?: string; failureClass?: string; children: React.ReactNode }) {
+/** A segment's sessions in the explorer: its tool and class, started in the page's window. */
+function SegmentLink({
+  project,
+  window,
+  tool,
+  failureClass,
+  children,
+}: {
+  project: string;
+  window: DayWindow;
+  tool?: string;
+  failureClass?: string;
+  children: React.ReactNode;
+}) {
   return (
-    <Link href={explorerHref(project, { tool, failureClass })} className={LINK} data-testid="segment-link">
+    <Link href={explorerHref(project, { tool, failureClass, days: window })} className={LINK} data-testid="segment-link">
       {children}
     </Link>
   );
@@ -62,7 +75,7 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
               {rows.map((r) => (
                 <tr key={`${r.tool}\u0000${r.failureClass}`} data-testid="tool-class-row" data-tool={r.tool} data-class={r.failureClass}>
                   <th scope="row" className={`${TD} max-w-64 break-all text-left font-normal`}>
-                    <SegmentLink project={project} tool={r.tool} failureClass={r.failureClass}>
+                    <SegmentLink project={project} window={window} tool={r.tool} failureClass={r.failureClass}>
                       {r.tool || UNKNOWN_TOOL}
                     </SegmentLink>
                   </th>
@@ -118,7 +131,7 @@ export async function ExhaustionPanel({ project, window }: PanelProps) {
                   <ul className="flex flex-wrap gap-x-3 gap-y-1">
                     {r.byClass.map((c) => (
                       <li key={c.failureClass || '-'} className="text-xs">
-                        <SegmentLink project={project} tool={r.tool} failureClass={c.failureClass}>
+                        <SegmentLink project={project} window={window} tool={r.tool} failureClass={c.failureClass}>
                           {c.failureClass ? classStyle(c.failureClass).label : 'no class'}
                         </SegmentLink>{' '}
                         <span className="tabular-nums text-slate-500">×{formatInt(c.exhausted)}</span>
@@ -164,7 +177,7 @@ export async function RejectionPanel({ project, window }: PanelProps) {
               {rows.map((r) => (
                 <tr key={`${r.tool}\u0000${r.failureClass}\u0000${r.template}`} data-testid="rejection-row" data-tool={r.tool} data-class={r.failureClass}>
                   <th scope="row" className={`${TD} max-w-48 break-all text-left font-normal`}>
-                    <SegmentLink project={project} tool={r.tool} failureClass={r.failureClass}>
+                    <SegmentLink project={project} window={window} tool={r.tool} failureClass={r.failureClass}>
                       {r.tool || UNKNOWN_TOOL}
                     </SegmentLink>
                   </th>
@@ -205,7 +218,7 @@ export async function ClassSharePanel({ project, window }: PanelProps) {
               {withTokens.map((r) => (
                 <Link
                   key={r.failureClass}
-                  href={explorerHref(project, { failureClass: r.failureClass })}
+                  href={explorerHref(project, { failureClass: r.failureClass, days: window })}
                   tabIndex={-1}
                   title={`${classStyle(r.failureClass).label}: ${pct(r.failedTokens, total)}`}
                   style={{ width: `${(100 * r.failedTokens) / total}%`, backgroundColor: classStyle(r.failureClass).color }}
@@ -227,7 +240,7 @@ export async function ClassSharePanel({ project, window }: PanelProps) {
               {rows.map((r) => (
                 <tr key={r.failureClass} data-testid="class-row" data-class={r.failureClass}>
                   <th scope="row" className={`${TD} text-left font-normal`}>
-                    <SegmentLink project={project} failureClass={r.failureClass}>
+                    <SegmentLink project={project} window={window} failureClass={r.failureClass}>
                       {classStyle(r.failureClass).label}
                     </SegmentLink>
                   </th>

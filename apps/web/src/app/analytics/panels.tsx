@@ -1,3 +1,5 @@
+import Link from 'next/link';
+import { explorerHref } from '@/lib/explorer-link';
 import { classStyle } from '@/lib/failure-classes';
 import { formatCompact, formatInt } from '@/lib/format';
 import { db } from '@/server/db';
@@ -35,6 +37,15 @@ export async function TotalsPanel({ project, window }: PanelProps) {
   );
 }
 
+/** Each day's bar segments in the explorer: sessions with an attempt of that class, started that day. */
+function explorerDayHrefs(project: string, days: { day: string }[], classes: string[]): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const { day } of days) {
+    out[day] = Object.fromEntries(classes.map((c) => [c, explorerHref(project, { failureClass: c, days: { from: day, to: day } })]));
+  }
+  return out;
+}
+
 export async function ChartPanel({ project, window }: PanelProps) {
   const days = await getRepairTokensByDay(db(), project, window);
   const classes = [...new Set(days.flatMap((d) => Object.keys(d.byClass)))].sort();
@@ -45,7 +56,7 @@ export async function ChartPanel({ project, window }: PanelProps) {
     <Card id="repair-days" title="Repair tokens per day" subtitle="Tokens of model turns that repaired a failed tool call, by failure class (UTC days).">
       {classes.length ? (
         <>
-          <RepairChart data={data} series={series} />
+          <RepairChart data={data} series={series} hrefs={explorerDayHrefs(project, days, classes)} />
           <details className="mt-3 text-sm">
             <summary className="cursor-pointer text-xs font-medium text-slate-600">Show as a table</summary>
             <table className="mt-2 min-w-full divide-y divide-slate-200" data-testid="repair-days-table">
@@ -63,7 +74,19 @@ export async function ChartPanel({ project, window }: PanelProps) {
                   <tr key={d.day}>
                     <th scope="row" className={`${TD} text-left font-normal`}>{d.day}</th>
                     {classes.map((c) => (
-                      <td key={c} className={NUM}>{formatInt(d.byClass[c] ?? 0)}</td>
+                      <td key={c} className={NUM}>
+                        {d.byClass[c] ? (
+                          <Link
+                            href={explorerHref(project, { failureClass: c, days: { from: d.day, to: d.day } })}
+                            className="underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700"
+                            data-testid="repair-day-link"
+                          >
+                            {formatInt(d.byClass[c])}
+                          </Link>
+                        ) : (
+                          '0'
+                        )}
+                      </td>
                     ))}
                   </tr>
                 ))}
@@ -106,7 +129,19 @@ export async function CostHistogramPanel({ project, window }: PanelProps) {
           <tbody>
             {buckets.map((b) => (
               <tr key={b.min} data-testid="cost-bucket" data-min={b.min}>
-                <th scope="row" className={`${TD} py-1.5 text-left font-normal tabular-nums`}>{bucketLabel(b.min, b.max)}</th>
+                <th scope="row" className={`${TD} py-1.5 text-left font-normal tabular-nums`}>
+                  {b.sessions > 0 ? (
+                    <Link
+                      href={explorerHref(project, { tokens: { min: b.min, max: b.max }, days: window })}
+                      className="underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700"
+                      data-testid="cost-bucket-link"
+                    >
+                      {bucketLabel(b.min, b.max)}
+                    </Link>
+                  ) : (
+                    bucketLabel(b.min, b.max)
+                  )}
+                </th>
                 <td className={`${NUM} py-1.5`}>{formatInt(b.sessions)}</td>
                 <td className={`${TD} py-1.5`}>
                   <Bar value={b.sessions} max={max} color="#475569" />

@@ -1,5 +1,6 @@
 'use client';
 
+import { useRouter } from 'next/navigation';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 
 export interface ChartSeries {
@@ -11,8 +12,21 @@ export interface ChartSeries {
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 const full = new Intl.NumberFormat('en-US');
 
-/** Stacked bars: repair tokens per day, one stack segment per failure class. */
-export function RepairChart({ data, series }: { data: Array<Record<string, string | number>>; series: ChartSeries[] }) {
+/**
+ * Stacked bars: repair tokens per day, one stack segment per failure class. A click on a segment
+ * opens the explorer at its day and class (`hrefs[day][class]`); the table under the chart has the
+ * same links for the keyboard.
+ */
+export function RepairChart({
+  data,
+  series,
+  hrefs,
+}: {
+  data: Array<Record<string, string | number>>;
+  series: ChartSeries[];
+  hrefs: Record<string, Record<string, string>>;
+}) {
+  const router = useRouter();
   return (
     <div data-testid="repair-chart" className="h-80 w-full">
       <BarChart responsive style={{ width: '100%', height: '100%' }} data={data} margin={{ top: 8, right: 8, left: 0, bottom: 0 }}>
@@ -39,6 +53,11 @@ export function RepairChart({ data, series }: { data: Array<Record<string, strin
             stackId="repair"
             fill={s.color}
             isAnimationActive={false}
+            cursor="pointer"
+            onClick={(entry: { payload?: Record<string, unknown> }) => {
+              const href = hrefs[String(entry.payload?.day)]?.[s.key];
+              if (href) router.push(href);
+            }}
             radius={i === series.length - 1 ? [3, 3, 0, 0] : 0}
           />
         ))}

@@ -59,7 +59,8 @@ export function QueryBar({
         ) : null}
       </form>
       <p id="session-query-help" className="mt-1.5 text-xs text-slate-500">
-        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts takes &gt;, &gt;=, &lt;, &lt;=); other words
+        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens and started take &gt;, &gt;=, &lt;, &lt;=;
+        started is a UTC day, YYYY-MM-DD); other words
         match session ids, agents, users, tool names, arguments and feedback. Quote values with spaces or colons. ↑/↓ select a
         session, Enter opens it.
       </p>

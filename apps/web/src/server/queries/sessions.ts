@@ -128,6 +128,24 @@ async function planTerm(db: PrismaClient, projectId: string, term: string, rare:
   return rows.length > rare ? { term, sessionsSeen: sessionIds.length } : { term, sessionIds, sessionsSeen: sessionIds.length };
 }
 
+/** The sessions whose start falls on the UTC day `day` compared by `op`, as a range on `started_at`. */
+function startedOn(op: Comparison, day: string): Sql {
+  const midnight = sql`(${day}::date::timestamp AT TIME ZONE 'UTC')`;
+  const nextMidnight = sql`((${day}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
+  switch (op) {
+    case '>=':
+      return sql`AND s.started_at >= ${midnight}`;
+    case '>':
+      return sql`AND s.started_at >= ${nextMidnight}`;
+    case '<':
+      return sql`AND s.started_at < ${midnight}`;
+    case '<=':
+      return sql`AND s.started_at < ${nextMidnight}`;
+    case '=':
+      return sql`AND s.started_at >= ${midnight} AND s.started_at < ${nextMidnight}`;
+  }
+}
+
 function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
   const parts: Sql[] = [sql`WHERE s.project_id = ${projectId}::uuid`];
   // A session held at weight 0 is one every process would drop, kept only until the collector's
@@ -138,6 +156,9 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   if (f.user !== undefined) parts.push(sql`AND coalesce(s.user_id, '') = ${f.user}::text`);
   if (f.agent !== undefined) parts.push(sql`AND coalesce(s.agent_name, '') = ${f.agent}::text`);
   for (const a of f.attempts ?? []) parts.push(sql`AND s.attempt_count ${COMPARE[a.op]} ${a.value}::int`);
+  for (const t of f.tokens ?? []) parts.push(sql`AND (s.input_tokens + s.output_tokens) ${COMPARE[t.op]} ${t.value}::bigint`);
+  // A day is [its midnight, the next midnight) in UTC: started:<=D keeps all of D, started:>D starts at D + 1.
+  for (const d of f.started ?? []) parts.push(startedOn(d.op, d.day));
   for (const c of f.classes ?? []) {
     parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a
       WHERE a.project_id = s.project_id AND a.failure_class = ${c}::text AND a.session_id = s.id)`);
@@ -189,7 +210,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   // One word and nothing else, already seen in more sessions than the cap: the total is "cap+"
   // without counting (which would check sessions one by one until past the cap).
   const f = query.filters ?? {};
-  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
+  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.tokens?.length || f.started?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
   const knownOverCap = !filtered && terms.length === 1 && (terms[0]?.sessionsSeen ?? 0) > countCap;
   const [countRows, fetched] = await Promise.all([
     // Counting stops at the cap: a broad filter over a big project costs no more than a page of it.
