@@ -111,6 +111,12 @@ test('a tool × class segment, a cost bucket and a day link to the sessions expl
   await page.getByTestId('repair-days-table').getByTestId('repair-day-link').last().click();
   await expect(page).toHaveURL(/\/sessions\?/);
   expect(new URL(page.url()).searchParams.get('q')).toMatch(/^class:\S+ started:\d{4}-\d{2}-\d{2}$/);
+
+  // The same from the chart: a click on today's bar segment.
+  await page.goBack();
+  await page.getByTestId('repair-chart').locator('.recharts-bar-rectangle path').last().click();
+  await expect(page).toHaveURL(/\/sessions\?/);
+  expect(new URL(page.url()).searchParams.get('q')).toMatch(new RegExp(`^class:\\S+ started:${to}$`));
 });
 
 test('the time window is in the URL: presets, a custom from/to, and a clear message for a bad one', async ({ page }) => {
