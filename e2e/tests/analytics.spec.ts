@@ -112,6 +112,12 @@ test('a tool × class segment, a cost bucket and a day link to the sessions expl
   await expect(page).toHaveURL(/\/sessions\?/);
   expect(new URL(page.url()).searchParams.get('q')).toMatch(/^class:\S+ started:\d{4}-\d{2}-\d{2}$/);
 
+  // The sessions the page counts: every session started in the window.
+  await page.goBack();
+  await page.getByTestId('stored-sessions-link').click();
+  await expect(page).toHaveURL(/\/sessions\?/);
+  expect(new URL(page.url()).searchParams.get('q')).toBe(started);
+
   // The same from the chart: a click on today's bar segment.
   await page.goBack();
   await page.getByTestId('repair-chart').locator('.recharts-bar-rectangle path').last().click();

@@ -18,8 +18,17 @@ interface PanelProps {
 export async function TotalsPanel({ project, window }: PanelProps) {
   const t = await sessionCosts(project, window);
   const share = t.tokens ? (100 * t.repairTokens) / t.tokens : 0;
+  const stored = (
+    <Link
+      href={explorerHref(project, { days: window })}
+      className="underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700"
+      data-testid="stored-sessions-link"
+    >
+      {formatInt(t.storedSessions)} stored
+    </Link>
+  );
   const stats = [
-    { label: 'Sessions (est.)', value: formatInt(t.estimatedSessions), hint: `${formatInt(t.storedSessions)} stored` },
+    { label: 'Sessions (est.)', value: formatInt(t.estimatedSessions), hint: stored },
     { label: 'Tokens (est.)', value: formatCompact(t.tokens), hint: 'input + output' },
     { label: 'Repair tokens (est.)', value: formatCompact(t.repairTokens), hint: 'turns that fixed a failed call' },
     { label: 'Repair share', value: `${share.toFixed(1)}%`, hint: 'of all tokens' },
