@@ -8,6 +8,9 @@ import { Bar, Card, Empty, NUM, TD, TH } from './card';
 import { RepairChart } from './repair-chart';
 import { sessionCosts } from './session-costs';
 
+// A link inside a figure: underlined lightly, so the figure still reads first.
+const QUIET_LINK = 'underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700';
+
 const dayLabel = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric' });
 
 interface PanelProps {
@@ -21,7 +24,7 @@ export async function TotalsPanel({ project, window }: PanelProps) {
   const stored = (
     <Link
       href={explorerHref(project, { days: window })}
-      className="underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700"
+      className={QUIET_LINK}
       data-testid="stored-sessions-link"
     >
       {formatInt(t.storedSessions)} stored
@@ -87,7 +90,7 @@ export async function ChartPanel({ project, window }: PanelProps) {
                         {d.byClass[c] ? (
                           <Link
                             href={explorerHref(project, { failureClass: c, days: { from: d.day, to: d.day } })}
-                            className="underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700"
+                            className={QUIET_LINK}
                             data-testid="repair-day-link"
                           >
                             {formatInt(d.byClass[c])}
@@ -142,7 +145,7 @@ export async function CostHistogramPanel({ project, window }: PanelProps) {
                   {b.sessions > 0 ? (
                     <Link
                       href={explorerHref(project, { tokens: { min: b.min, max: b.max }, days: window })}
-                      className="underline decoration-slate-300 underline-offset-2 hover:decoration-slate-700"
+                      className={QUIET_LINK}
                       data-testid="cost-bucket-link"
                     >
                       {bucketLabel(b.min, b.max)}
