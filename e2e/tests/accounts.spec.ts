@@ -336,7 +336,7 @@ test('sign out everywhere ends every session of the account; signing in with the
   await expect(p2).toHaveURL(/\/sign-in/);
   await first.close();
   await second.close();
-  (await signInWithPassword(browser, email)).close();
+  await (await signInWithPassword(browser, email)).close();
 });
 
 test('sign-in is throttled per IP, and per account whatever the IP', async ({ page }) => {
@@ -355,7 +355,7 @@ test('sign-in is throttled per IP, and per account whatever the IP', async ({ pa
   await expect(page).toHaveURL(/\/settings\?project=/);
   const project = new URL(page.url()).searchParams.get('project') as string;
   const email = `target-${rand()}@example.test`;
-  (await signUpFromInvitation(page.context().browser() as Browser, await invite(page, project, 'viewer'), email)).close();
+  await (await signUpFromInvitation(page.context().browser() as Browser, await invite(page, project, 'viewer'), email)).close();
   for (let i = 0; i < 10; i++) {
     expect((await post('/api/auth/sign-in/email', { email, password: 'guess guess guess' }, `127.0.0.${30 + Math.floor(i / 2)}`)).status).toBe(401);
   }
