@@ -191,6 +191,10 @@ test('a 200-character id and a 7-digit token count keep the page within the wind
   await expect(link).toHaveAttribute('title', ids.long);
   await expect(link).toHaveText(ids.long);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+  // The clamped link still stretches over its row: a click on the status cell, far from the id, opens the session.
+  const box = await row.boundingBox();
+  await row.click({ position: { x: (box?.width ?? 0) - 30, y: 12 } });
+  await expect(page).toHaveURL(new RegExp(`/sessions/${ids.long}\\?`));
 });
 
 test('a sampled session’s counts are shown scaled by its sampling weight, with thousands separators', async ({ page }) => {
