@@ -5,7 +5,7 @@
  * Meaning, the same way whichever convention it came from.
  */
 import { copyField } from './copy.ts';
-import { interpret, type Meaning, type RejectedCall, type SpanRole } from './conventions/index.ts';
+import { type EventCheck, eventChecks, interpret, type Meaning, type RejectedCall, type SpanRole } from './conventions/index.ts';
 import type { NormSpan } from './span.ts';
 
 function durationMs(span: NormSpan): number {
@@ -142,6 +142,32 @@ function guardCheckRow(span: NormSpan, m: Meaning, projectId: string, sessionId:
     failure_class: m.failureClass,
     duration_us: m.guardDurationUs ?? Number(span.endNs - span.startNs) / 1e3,
     failed_pointers: m.failedPointers,
+    guardrail_results: m.guardrailResults as object | null,
+  };
+}
+
+/**
+ * The guard-check row of the guardrail results a span that is no guardrail reports about one
+ * component (an in-process guardrail API without a span of its own): under that span, at the
+ * first result's time, no duration.
+ */
+function eventCheckRow(span: NormSpan, c: EventCheck, projectId: string, sessionId: string): GuardCheckRow {
+  return {
+    project_id: projectId,
+    trace_id: span.traceId,
+    span_id: c.spanId,
+    session_id: sessionId,
+    started_at: timestamp(c.timeNs),
+    attempt_span_id: span.spanId,
+    guard_name: c.guardName,
+    stage: null,
+    verdict: c.verdict,
+    reason: c.reason,
+    decision: null,
+    failure_class: null,
+    duration_us: 0,
+    failed_pointers: c.pointers,
+    guardrail_results: c.results,
   };
 }
 
@@ -238,8 +264,17 @@ export function rejectedRows(span: NormSpan, m: Meaning, projectId: string, sess
   return m.rejected === null ? null : m.rejected.map((r): Derived => ['attempts', rejectedAttemptRow(span, r, projectId, sessionId)]);
 }
 
+/** The guard-check rows of the guardrail result events on a span that is no guardrail span (rarely any). */
+export function guardEventRows(span: NormSpan, role: SpanRole, projectId: string, sessionId: string): Derived[] | null {
+  if (role === 'guard_check') return null;
+  const checks = eventChecks(span);
+  return checks === null ? null : checks.map((c): Derived => ['guardChecks', eventCheckRow(span, c, projectId, sessionId)]);
+}
+
 export function derive(span: NormSpan, projectId: string, sessionId: string, into: DerivedRows): void {
   const m = interpret(span);
+  const events = guardEventRows(span, m?.role ?? null, projectId, sessionId);
+  if (events) for (const x of events) (into[x[0]] as { session_id: string }[]).push(x[1]);
   if (m === null) return;
   const d = deriveOne(span, m, projectId, sessionId);
   (into[d[0]] as { session_id: string }[]).push(d[1]);

@@ -6,7 +6,7 @@
  */
 import { copyLine, RowArena, shareJson } from './copy.ts';
 import { interpret, sessionId } from './conventions/index.ts';
-import { type DerivedRows, deriveOne, rejectedRows, spanCopyHead } from './mapping.ts';
+import { type DerivedRows, deriveOne, guardEventRows, rejectedRows, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 
@@ -116,12 +116,15 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
     derivedStart,
     derivedEnd: arena.end,
     repair: derived === MODEL_CALLS && d !== null && isRepair(d[1] as RepairFields),
-    extra: m === null ? null : extraRows(span, m, projectId, arena),
+    extra: extraRows(span, m, projectId, arena),
   };
 }
 
-function extraRows(span: NormSpan, m: NonNullable<ReturnType<typeof interpret>>, projectId: string, arena: RowArena): ExtraRow[] | null {
-  const rows = rejectedRows(span, m, projectId, '');
+/** Rows beyond the span's own: refused tool calls it reports, guardrail results it carries. */
+function extraRows(span: NormSpan, m: ReturnType<typeof interpret>, projectId: string, arena: RowArena): ExtraRow[] | null {
+  const rejected = m === null ? null : rejectedRows(span, m, projectId, '');
+  const events = guardEventRows(span, m?.role ?? null, projectId, '');
+  const rows = rejected === null ? events : events === null ? rejected : [...rejected, ...events];
   if (rows === null) return null;
   return rows.map(([table, row]) => {
     const target = DERIVED_TARGET[table];

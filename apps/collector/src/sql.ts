@@ -64,7 +64,7 @@ export const ATTEMPTS = target(
 export const GUARD_CHECKS = target(
   'guard_checks',
   `project_id, trace_id, span_id, session_id, started_at, attempt_span_id, guard_name, stage, verdict, reason,
-   decision, failure_class, duration_us, failed_pointers`,
+   decision, failure_class, duration_us, failed_pointers, guardrail_results`,
 );
 export const MODEL_CALLS = target(
   'model_calls',

@@ -71,6 +71,39 @@ export const ATTR_GEN_AI_GUARDRAIL_VERDICT = 'gen_ai.guardrail.verdict' as const
 /** Human-readable reason of a failed guard (sanitized). @example 'File not found: componets/Button.tsx' */
 export const ATTR_GEN_AI_GUARDRAIL_REASON = 'gen_ai.guardrail.reason' as const;
 
+// ---------------------------------------------------------------- gen_ai.guardrail.* (merged)
+// The GenAI guardrail conventions merged in the OpenTelemetry GenAI semantic-conventions
+// repository (Development status, docs/gen-ai/gen-ai-guardrails.md): a `gen_ai.apply_guardrail.client`
+// span (operation `apply_guardrail`) and `gen_ai.guardrail.result` events, on that span or on the
+// span a dedicated in-process guardrail API ran under. Values are the provider's own: emitters
+// never translate them into allow/deny; the collector derives pass/fail only by the documented
+// table in docs/semantic-conventions.md ("Guardrail results").
+
+/** Event name of one result a guardrail reported (span event). @example 'gen_ai.guardrail.result' */
+export const EVENT_GEN_AI_GUARDRAIL_RESULT = 'gen_ai.guardrail.result' as const;
+/** Human-readable name of the guardrail service or component (span or result event). @example 'Amazon Bedrock Guardrails' */
+export const ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME = 'gen_ai.guardrail.component.name' as const;
+/** Identifier of the guardrail policy or configuration evaluated. @example 'gr-abc123' */
+export const ATTR_GEN_AI_GUARDRAIL_POLICY_ID = 'gen_ai.guardrail.policy.id' as const;
+/** Version of the guardrail policy or configuration evaluated. @example 'DRAFT' */
+export const ATTR_GEN_AI_GUARDRAIL_POLICY_VERSION = 'gen_ai.guardrail.policy.version' as const;
+/** Rule, filter or detector inside the policy that produced the result (result event). @example 'topic-policy-financial-advice' */
+export const ATTR_GEN_AI_GUARDRAIL_POLICY_RULE_ID = 'gen_ai.guardrail.policy.rule.id' as const;
+/** Provider-native name of the result field or kind. @example 'action' */
+export const ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE = 'gen_ai.guardrail.result.type' as const;
+/** Provider-native result value, as a string. @example 'GUARDRAIL_INTERVENED' */
+export const ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE = 'gen_ai.guardrail.result.value' as const;
+/** Human-readable explanation reported with the result (low cardinality, no user content). @example 'Prompt attack detected' */
+export const ATTR_GEN_AI_GUARDRAIL_RESULT_REASON = 'gen_ai.guardrail.result.reason' as const;
+/** Provider-native source or stage of the content evaluated. @example 'tool_input' */
+export const ATTR_GEN_AI_GUARDRAIL_SOURCE = 'gen_ai.guardrail.source' as const;
+/** Provider-native risk category of one result (result event). @example 'PROMPT_ATTACK' */
+export const ATTR_GEN_AI_GUARDRAIL_RISK_CATEGORY = 'gen_ai.guardrail.risk.category' as const;
+/** Provider-native risk, confidence or severity score, on the provider's scale (result event). @example 6 */
+export const ATTR_GEN_AI_GUARDRAIL_RISK_SCORE = 'gen_ai.guardrail.risk.score' as const;
+/** `gen_ai.guardrail.result.type` of Guardtrace's own guards: the guard's verdict, `pass` or `fail`. @example 'verdict' */
+export const GUARDRAIL_RESULT_TYPE_VERDICT = 'verdict' as const;
+
 // ---------------------------------------------------------------- guardtrace.*
 
 /** Schema version of the guardtrace.* attributes on a span. @example 1 */
@@ -161,8 +194,6 @@ export const ATTR_GUARDTRACE_STEP_SEQUENCE = 'guardtrace.step.sequence' as const
 
 /** `gen_ai.operation.name` of a guardrail run in semconv-genai#427. @example 'run_guardrail' */
 export const OP_RUN_GUARDRAIL = 'run_guardrail' as const;
-/** Guardrail name in semconv-genai#427. @example 'content_filter' */
-export const ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME = 'gen_ai.guardrail.component.name' as const;
 /** Guardrail decision in semconv-genai#427: `allow`, `deny`, `warn`, `modify`, `audit`. @example 'deny' */
 export const ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE = 'gen_ai.guardrail.verdict.type' as const;
 /** Human-readable reason of a guardrail decision in semconv-genai#427. @example 'email address in input' */

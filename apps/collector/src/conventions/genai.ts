@@ -1,7 +1,8 @@
 /**
  * OpenTelemetry GenAI semantic conventions: `gen_ai.operation.name` (`execute_tool`, `chat`...,
- * `apply_guardrail` and the proposed `run_guardrail`), tool, model and usage attributes, and the
- * guardrail proposals' decisions and findings (see docs/semantic-conventions.md, "Read from
+ * `apply_guardrail` and the proposed `run_guardrail`), tool, model and usage attributes, the
+ * merged guardrail convention's results (guardrail.ts), and the older guardrail proposals'
+ * decisions and findings (see docs/semantic-conventions.md, "Guardrail results" and "Read from
  * other emitters").
  */
 import {
@@ -40,6 +41,7 @@ import {
   OP_RUN_GUARDRAIL,
 } from '@guardtrace/semconv';
 import type { Attributes, NormSpan } from '../span.ts';
+import { eventPointers, NOT_DERIVED, onlyOwnVerdicts, reasonOf, spanResults, verdictOf } from './guardrail.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { bool, int, str, suffix, text } from './read.ts';
 
@@ -102,23 +104,37 @@ export function read(span: NormSpan, m: Meaning): void {
   }
 }
 
-/** Name, verdict and reason of a guardrail span, in any of the shapes above. */
+/**
+ * Name, verdict, reason and native results of a guardrail span, in any of the shapes above: the
+ * merged convention's results (guardrail.ts) decide the verdict by their table alone, and a span
+ * with results but no explicit pass/fail value is `unknown`, never guessed.
+ */
 function readGuardrail(span: NormSpan, m: Meaning): void {
   const a = span.attributes;
+  const results = spanResults(span);
   m.guardName =
     text(a, ATTR_GEN_AI_GUARDRAIL_NAME) ??
     text(a, ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME) ??
     text(a, ATTR_GEN_AI_GUARDIAN_NAME) ??
     suffix(span.name, OP_APPLY_GUARDRAIL) ??
-    suffix(span.name, OP_RUN_GUARDRAIL);
+    suffix(span.name, OP_RUN_GUARDRAIL) ??
+    results?.[0]?.component ??
+    null;
   // Guardtrace's own verdict is pass/fail already.
-  m.verdict = text(a, ATTR_GEN_AI_GUARDRAIL_VERDICT) ?? proposalVerdict(a);
+  const own = text(a, ATTR_GEN_AI_GUARDRAIL_VERDICT);
+  m.verdict = own ?? (results === null ? proposalVerdict(a) : (verdictOf(results) ?? proposalVerdict(a) ?? NOT_DERIVED));
   const reason =
     text(a, ATTR_GEN_AI_GUARDRAIL_REASON) ??
+    (results === null ? null : reasonOf(results)) ??
     text(a, ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON) ??
     text(a, ATTR_GEN_AI_SECURITY_DECISION_REASON);
   const found = violations(span);
   m.reason = found === null ? reason : reason === null ? found : `${reason} (${found})`;
+  if (results !== null) {
+    // Guardtrace's own results repeat its columns: not stored twice.
+    m.guardrailResults = own !== null && onlyOwnVerdicts(results) ? null : results;
+    m.failedPointers ??= eventPointers(span.events);
+  }
 }
 
 /** `fail` when any decision key denies or blocks (or `passed` is false), `pass` when one allows, else null. */

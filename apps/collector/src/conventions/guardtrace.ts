@@ -27,6 +27,7 @@ import {
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
 import type { NormSpan } from '../span.ts';
+import { pointers } from './guardrail.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { bool, int, num, text } from './read.ts';
 
@@ -93,23 +94,4 @@ function sequence(a: NormSpan['attributes']): number | null {
 /** The column is varchar(16): only a real span id fits. */
 function validSpanId(v: string | null): string | null {
   return v !== null && /^[0-9a-fA-F]{16}$/.test(v) ? v.toLowerCase() : null;
-}
-
-/** At most this many pointers per guard check: the SDK sends at most 16; more is not a hint any more. */
-const MAX_POINTERS = 16;
-
-/**
- * The JSON pointers of a failed check: string entries that are pointers (`''` or starting with
- * `/`; each within MAX_POINTER_BYTES, span-rules.ts rejects longer), first 16, without repeats.
- */
-function pointers(v: unknown): string[] | null {
-  const list = typeof v === 'string' ? [v] : Array.isArray(v) ? v : null;
-  if (list === null) return null;
-  const out: string[] = [];
-  for (const p of list) {
-    if (typeof p !== 'string' || (p !== '' && p[0] !== '/') || out.includes(p)) continue;
-    out.push(p);
-    if (out.length === MAX_POINTERS) break;
-  }
-  return out.length > 0 ? out : null;
 }

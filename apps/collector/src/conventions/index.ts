@@ -2,7 +2,8 @@
  * Which conventions a span follows, and what it means under them: each convention module reads
  * its own keys into one Meaning, in order of precedence (Guardtrace's, OpenTelemetry GenAI, the
  * Vercel AI SDK, OpenInference, OpenLLMetry; then OpenTelemetry's status and exceptions, then
- * the span's name). mapping.ts builds the rows from the Meaning alone.
+ * the span's name). mapping.ts builds the rows from the Meaning alone, and the guard checks of
+ * guardrail result events on spans that are no guardrail from eventChecks().
  */
 import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_USER_ID } from '@guardtrace/semconv';
 import type { NormSpan } from '../span.ts';
@@ -15,6 +16,7 @@ import * as otel from './otel.ts';
 import { str, text } from './read.ts';
 import * as vercel from './vercel-ai.ts';
 
+export { type EventCheck, eventChecks, type GuardrailResult } from './guardrail.ts';
 export type { Meaning, RejectedCall, SpanRole } from './meaning.ts';
 
 /** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */

@@ -4,6 +4,7 @@
  * and the one shape mapping.ts builds rows from. A module fills only fields still null, so
  * the order modules run in (conventions/index.ts) is the order of precedence.
  */
+import type { GuardrailResult } from './guardrail.ts';
 
 /** The derived row a span stands for, or null (kept raw only). */
 export type SpanRole = 'tool_call' | 'attempt' | 'guard_check' | 'model_call' | null;
@@ -51,6 +52,8 @@ export interface Meaning {
   guardDurationUs: number | null;
   /** JSON pointers (RFC 6901) of the argument fields a failed guard objects to. */
   failedPointers: string[] | null;
+  /** Provider-native results of a guardrail (merged GenAI guardrail convention), as reported. */
+  guardrailResults: GuardrailResult[] | null;
   // Model calls.
   model: string | null;
   provider: string | null;
@@ -93,6 +96,7 @@ export function newMeaning(): Meaning {
     reason: null,
     guardDurationUs: null,
     failedPointers: null,
+    guardrailResults: null,
     model: null,
     provider: null,
     inputTokens: null,
@@ -135,6 +139,7 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.reason = null;
   m.guardDurationUs = null;
   m.failedPointers = null;
+  m.guardrailResults = null;
   m.model = null;
   m.provider = null;
   m.inputTokens = null;

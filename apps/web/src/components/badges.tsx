@@ -48,6 +48,14 @@ export function FailureClassBadge({ failureClass, prefix }: { failureClass: stri
 
 export function VerdictBadge({ verdict }: { verdict: string }) {
   const pass = verdict === 'pass';
+  if (!pass && verdict !== 'fail') {
+    // The collector derives pass/fail only from an explicit value (docs/semantic-conventions.md, "Guardrail results").
+    return (
+      <span className={`${BASE} bg-slate-50 text-slate-700 ring-slate-200`} title="No explicit pass or fail value: read the guardrail's own result">
+        ? not derived
+      </span>
+    );
+  }
   return (
     <Badge className={pass ? 'bg-emerald-50 text-emerald-800 ring-emerald-200' : 'bg-red-50 text-red-800 ring-red-200'}>
       {pass ? '✓ pass' : '✗ fail'}

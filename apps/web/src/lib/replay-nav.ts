@@ -2,7 +2,7 @@
  * Stepping through a replay in the browser: which step and attempt a key leads to. Pure
  * functions over the loaded steps, so a step never waits for the server.
  */
-import type { AttemptDto, TimelineStepDto } from '@/server/queries/session-types';
+import type { AttemptDto, GuardCheckDto, TimelineStepDto } from '@/server/queries/session-types';
 
 export interface Position {
   /** 1-based step. */
@@ -16,11 +16,13 @@ function attemptsOf(s: TimelineStepDto | undefined): AttemptDto[] {
 }
 
 const isFailedAttempt = (a: AttemptDto) => a.outcome !== null && a.outcome !== 'success';
+const guardFailed = (g: GuardCheckDto) => g.verdict === 'fail';
 
 /** True when the step shows a failure: a failed attempt or call, a failed guard, an error span. */
 export function stepFailed(s: TimelineStepDto): boolean {
-  if (s.kind === 'tool') return s.attempts.some(isFailedAttempt) || (s.outcome !== null && s.outcome !== 'success');
-  if (s.kind === 'guard') return s.verdict !== 'pass';
+  if (s.kind === 'tool') return s.attempts.some(isFailedAttempt) || (s.outcome !== null && s.outcome !== 'success') || (s.guardChecks?.some(guardFailed) ?? false);
+  // A verdict not derived (`unknown`) is no failure: nothing explicit said so.
+  if (s.kind === 'guard') return guardFailed(s);
   if (s.kind === 'span') return s.statusCode === 2;
   return false;
 }
@@ -71,6 +73,7 @@ export function searchText(s: TimelineStepDto): string {
   if (s.kind === 'tool') {
     parts.push(s.toolName, s.callId, s.failureClass, s.failureReason, s.decision, s.idempotencyKey, s.arguments?.text);
     for (const a of s.attempts) parts.push(a.toolName, a.failureClass, a.failureReason, a.feedback?.text, a.arguments?.text, a.decision);
+    for (const g of s.guardChecks ?? []) parts.push(g.guardName, g.reason);
   } else if (s.kind === 'model') parts.push(s.model, s.provider, s.repairFailureClass, s.input?.text, s.output?.text);
   else if (s.kind === 'guard') parts.push(s.guardName, s.reason, s.failureClass);
   else parts.push(s.name, s.serviceName, s.statusMessage);

@@ -64,6 +64,7 @@ interface GuardCheckRow {
   decision: string | null;
   failureClass: string | null;
   failedPointers: unknown;
+  guardrailResults: unknown;
   startedAt: string;
   durationUs: number;
 }
@@ -172,6 +173,7 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
           decision: sql`decision`,
           failureClass: sql`failure_class`,
           failedPointers: sql`failed_pointers`,
+          guardrailResults: sql`guardrail_results`,
           startedAt: epochMs(sql`started_at`),
           durationUs: sql`duration_us`,
         },

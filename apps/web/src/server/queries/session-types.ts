@@ -12,6 +12,26 @@ export interface GuardCheckDto {
   failedPointers: string[];
   startedAt: string;
   durationUs: number;
+  /** Another instrumentation's guardrail results, in the provider's own values (empty for Guardtrace's guards). */
+  results: GuardrailResultDto[];
+}
+
+/**
+ * One result of a guardrail as the provider reported it (the merged OpenTelemetry GenAI guardrail
+ * convention, stored by the collector as it came): only the values it had.
+ */
+export interface GuardrailResultDto {
+  component?: string;
+  provider?: string;
+  policyId?: string;
+  policyVersion?: string;
+  ruleId?: string;
+  source?: string;
+  type?: string;
+  value?: string;
+  reason?: string;
+  riskCategory?: string;
+  riskScore?: number;
 }
 
 export interface AttemptDto {
@@ -104,6 +124,8 @@ export interface ToolCallStepDto {
   deduplicated: boolean;
   escalationReason: string | null;
   attempts: AttemptDto[];
+  /** Guardrails another instrumentation ran on this call itself (their spans or result events are under the call's span). */
+  guardChecks?: GuardCheckDto[];
 }
 
 export interface ModelCallStepDto {

@@ -7,6 +7,7 @@ import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
 import type {
   AttemptDto,
   GuardCheckDto,
+  GuardrailResultDto,
   GuardStepDto,
   ModelCallStepDto,
   RawSpanStepDto,
@@ -58,7 +59,9 @@ export async function getSessionDetail(
   for (let i = 0; i < spans.length; i++) facts.set(spanKeys[i] as string, spans[i] as SpanFacts);
   const attemptKeys = attempts.map((a) => key(a.traceId, a.spanId));
   const checksByAttempt = new Map<string, GuardCheckDto[]>(attemptKeys.map((k) => [k, []]));
-  // Guard decisions outside any attempt (another instrumentation's guardrail spans) are steps of their own.
+  // Another instrumentation's guardrails under a tool call's span belong to that call.
+  const checksByTool = new Map<string, GuardCheckDto[]>(toolCalls.map((t) => [key(t.traceId, t.spanId), []]));
+  // Guard decisions outside any attempt or call (e.g. guardrail spans under the agent) are steps of their own.
   const guards: Unstepped<GuardStepDto>[] = [];
   for (const g of guardChecks) {
     const check: GuardCheckDto = {
@@ -72,8 +75,10 @@ export async function getSessionDetail(
       failedPointers: pointerList(g.failedPointers),
       startedAt: g.startedAt,
       durationUs: g.durationUs,
+      results: resultList(g.guardrailResults),
     };
-    const checks = g.attemptSpanId ? checksByAttempt.get(key(g.traceId, g.attemptSpanId)) : undefined;
+    const parent = g.attemptSpanId ? key(g.traceId, g.attemptSpanId) : null;
+    const checks = parent === null ? undefined : (checksByAttempt.get(parent) ?? checksByTool.get(parent));
     if (checks) checks.push(check);
     else guards.push({ ...check, kind: 'guard', traceId: g.traceId });
   }
@@ -121,6 +126,7 @@ export async function getSessionDetail(
       deduplicated: f?.deduplicated ?? false,
       escalationReason: f?.escalationReason ?? null,
       attempts: [],
+      guardChecks: checksByTool.get(key(t.traceId, t.spanId)) ?? [],
     });
   }
 
@@ -335,4 +341,21 @@ function isAgentRoot(name: string, operation: string | null): boolean {
 /** The stored pointers of a failed check (a JSON array of strings), or none. */
 function pointerList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((p): p is string => typeof p === 'string') : [];
+}
+
+const RESULT_TEXT_KEYS = ['component', 'provider', 'policyId', 'policyVersion', 'ruleId', 'source', 'type', 'value', 'reason', 'riskCategory'] as const;
+
+/** The stored native results of a guardrail (guard_checks.guardrail_results), their known keys only. */
+function resultList(v: unknown): GuardrailResultDto[] {
+  if (!Array.isArray(v)) return [];
+  const out: GuardrailResultDto[] = [];
+  for (const r of v) {
+    if (r === null || typeof r !== 'object') continue;
+    const o = r as Record<string, unknown>;
+    const dto: GuardrailResultDto = {};
+    for (const k of RESULT_TEXT_KEYS) if (typeof o[k] === 'string') dto[k] = o[k];
+    if (typeof o.riskScore === 'number') dto.riskScore = o.riskScore;
+    out.push(dto);
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { FailureClassBadge, VerdictBadge } from '@/components/badges';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { GuardStepDto, ModelCallStepDto, RawSpanStepDto, StepRefDto } from '@/server/queries/session-types';
+import { GuardrailFacts } from './guardrail-facts';
 import { Payload } from './payload';
 import { useReplayContext } from './replay-context';
 import { SpanDetails } from './span-details';
@@ -49,7 +50,7 @@ export function ModelCallRow({ call }: { call: ModelCallStepDto }) {
 
 /** A guard decision that belongs to no attempt: its verdict and, when it failed, why (with its violations). */
 export function GuardRow({ check }: { check: GuardStepDto }) {
-  const failed = check.verdict !== 'pass';
+  const failed = check.verdict === 'fail';
   return (
     <div
       data-testid="guard-check"
@@ -73,6 +74,7 @@ export function GuardRow({ check }: { check: GuardStepDto }) {
           {check.reason}
         </p>
       ) : null}
+      <GuardrailFacts check={check} />
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { AttemptDiff } from './attempt-diff';
 import { AttemptTimeline } from './attempt-timeline';
 import { FailureReason } from './failure-reason';
 import { FixtureButton } from './fixture-button';
+import { GuardrailFacts } from './guardrail-facts';
 import { Payload } from './payload';
 import { useReplayContext } from './replay-context';
 import { SameFailureLinks } from './same-failure-links';
@@ -48,6 +49,7 @@ function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
                   <FailureClassBadge failureClass={g.failureClass} />
                 </span>
               ) : null}
+              <GuardrailFacts check={g} />
             </td>
             <td className="py-1.5 text-right tabular-nums text-slate-600">{formatMicros(g.durationUs)}</td>
           </tr>
@@ -306,12 +308,18 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
         </ol>
       ) : (
         <div className="space-y-2 px-4 py-3 text-xs text-slate-500">
-          <p>No attempts recorded: this tool call was not run through Guardtrace guards.</p>
+          {call.guardChecks?.length ? null : <p>No attempts recorded: this tool call was not run through Guardtrace guards.</p>}
           {call.arguments ? (
             <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={call.spanId} preview={call.arguments} />
           ) : null}
         </div>
       )}
+      {call.guardChecks?.length ? (
+        <div data-testid="call-guardrails" className="px-4 pb-3">
+          <h4 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-500">Guardrails on this call</h4>
+          <GuardTable checks={call.guardChecks} />
+        </div>
+      ) : null}
       {call.result ? (
         <div className="px-4 pb-3">
           <Payload label="Result" kind="result" traceId={call.traceId} spanId={call.spanId} preview={call.result} />

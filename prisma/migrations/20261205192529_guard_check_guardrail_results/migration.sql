@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "guard_checks" ADD COLUMN     "guardrail_results" JSONB;
+
