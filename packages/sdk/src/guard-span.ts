@@ -2,8 +2,14 @@ import type { Span } from '@opentelemetry/api';
 import {
   ATTR_ERROR_TYPE,
   ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME,
   ATTR_GEN_AI_GUARDRAIL_NAME,
+  ATTR_GEN_AI_GUARDRAIL_POLICY_ID,
   ATTR_GEN_AI_GUARDRAIL_REASON,
+  ATTR_GEN_AI_GUARDRAIL_RESULT_REASON,
+  ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE,
+  ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE,
+  ATTR_GEN_AI_GUARDRAIL_SOURCE,
   ATTR_GEN_AI_GUARDRAIL_VERDICT,
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GUARDTRACE_DECISION,
@@ -12,7 +18,9 @@ import {
   ATTR_GUARDTRACE_GUARD_DURATION_US,
   ATTR_GUARDTRACE_GUARD_POINTERS,
   ATTR_GUARDTRACE_GUARD_STAGE,
+  EVENT_GEN_AI_GUARDRAIL_RESULT,
   type FailureClass,
+  GUARDRAIL_RESULT_TYPE_VERDICT,
   type GuardStage,
   OP_APPLY_GUARDRAIL,
 } from '@guardtrace/semconv';
@@ -74,11 +82,28 @@ function guardThrew(name: string, err: unknown): GuardOutcome {
   return { pass: false, reason: `Guard ${name} threw: ${classifyError(err, {}).message}`, failureClass: 'guard_violation' };
 }
 
+/**
+ * The guard's result in the merged GenAI guardrail convention, beside Guardtrace's own keys: one
+ * `gen_ai.guardrail.result` event per guard span, short values only (the reason on a failure).
+ */
+function resultEvent(rt: Runtime, span: Span, name: string, stage: GuardStage, verdict: 'pass' | 'fail', reason?: string): void {
+  if (!span.isRecording()) return;
+  rt.telemetry.event(span, EVENT_GEN_AI_GUARDRAIL_RESULT, {
+    [ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME]: name,
+    [ATTR_GEN_AI_GUARDRAIL_POLICY_ID]: stage,
+    [ATTR_GEN_AI_GUARDRAIL_SOURCE]: stage === 'post_execution' ? 'tool_output' : 'tool_input',
+    [ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE]: GUARDRAIL_RESULT_TYPE_VERDICT,
+    [ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE]: verdict,
+    [ATTR_GEN_AI_GUARDRAIL_RESULT_REASON]: reason,
+  });
+}
+
 function finishGuard(rt: Runtime, span: Span, name: string, stage: GuardStage, t0: number, outcome: GuardOutcome, defaultClass: FailureClass): GuardRun {
   const durationUs = Math.max(0, Math.round((performance.now() - t0) * 1000));
   const record: GuardRecord = { name, stage, verdict: outcome.pass ? 'pass' : 'fail', durationUs };
   if (outcome.pass) {
     rt.telemetry.set(span, { [ATTR_GEN_AI_GUARDRAIL_VERDICT]: 'pass', [ATTR_GUARDTRACE_GUARD_DURATION_US]: durationUs });
+    resultEvent(rt, span, name, stage, 'pass');
     rt.telemetry.end(span);
     return { outcome, record };
   }
@@ -96,6 +121,7 @@ function finishGuard(rt: Runtime, span: Span, name: string, stage: GuardStage, t
     [ATTR_GUARDTRACE_GUARD_CANDIDATES]: outcome.candidates,
     [ATTR_GUARDTRACE_GUARD_POINTERS]: record.pointers,
   });
+  resultEvent(rt, span, name, stage, 'fail', record.reason);
   return { outcome, record, pending: { span, endTime: nowMs() }, failureClass };
 }
 

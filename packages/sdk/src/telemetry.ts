@@ -83,6 +83,14 @@ export class Telemetry {
     }
   }
 
+  event(span: Span, name: string, attrs: Attrs): void {
+    try {
+      span.addEvent(name, clean(attrs));
+    } catch (err) {
+      diag.warn('guardtrace: could not add an event', err);
+    }
+  }
+
   rename(span: Span, name: string): void {
     try {
       span.updateName(name);
