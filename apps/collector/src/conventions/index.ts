@@ -16,7 +16,7 @@ import * as otel from './otel.ts';
 import { str, text } from './read.ts';
 import * as vercel from './vercel-ai.ts';
 
-export { type EventCheck, eventChecks, type GuardrailResult } from './guardrail.ts';
+export { type EventCheck, eventChecks } from './guardrail.ts';
 export type { Meaning, RejectedCall, SpanRole } from './meaning.ts';
 
 /** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */
