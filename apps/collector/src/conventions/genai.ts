@@ -41,7 +41,7 @@ import {
   OP_RUN_GUARDRAIL,
 } from '@guardtrace/semconv';
 import type { Attributes, NormSpan } from '../span.ts';
-import { eventPointers, NOT_DERIVED, onlyOwnVerdicts, reasonOf, spanResults, verdictOf } from './guardrail.ts';
+import { eventPointers, NOT_DERIVED, onlyOwnResults, reasonOf, spanResults, verdictOf } from './guardrail.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { bool, int, str, suffix, text } from './read.ts';
 
@@ -111,7 +111,9 @@ export function read(span: NormSpan, m: Meaning): void {
  */
 function readGuardrail(span: NormSpan, m: Meaning): void {
   const a = span.attributes;
-  const results = spanResults(span);
+  // Guardtrace's own verdict is pass/fail already; its own result events repeat it (not read twice).
+  const own = text(a, ATTR_GEN_AI_GUARDRAIL_VERDICT);
+  const results = own !== null && onlyOwnResults(span) ? null : spanResults(span);
   m.guardName =
     text(a, ATTR_GEN_AI_GUARDRAIL_NAME) ??
     text(a, ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME) ??
@@ -120,8 +122,6 @@ function readGuardrail(span: NormSpan, m: Meaning): void {
     suffix(span.name, OP_RUN_GUARDRAIL) ??
     results?.[0]?.component ??
     null;
-  // Guardtrace's own verdict is pass/fail already.
-  const own = text(a, ATTR_GEN_AI_GUARDRAIL_VERDICT);
   m.verdict = own ?? (results === null ? proposalVerdict(a) : (verdictOf(results) ?? proposalVerdict(a) ?? NOT_DERIVED));
   const reason =
     text(a, ATTR_GEN_AI_GUARDRAIL_REASON) ??
@@ -131,8 +131,7 @@ function readGuardrail(span: NormSpan, m: Meaning): void {
   const found = violations(span);
   m.reason = found === null ? reason : reason === null ? found : `${reason} (${found})`;
   if (results !== null) {
-    // Guardtrace's own results repeat its columns: not stored twice.
-    m.guardrailResults = own !== null && onlyOwnVerdicts(results) ? null : results;
+    m.guardrailResults = results;
     m.failedPointers ??= eventPointers(span.events);
   }
 }

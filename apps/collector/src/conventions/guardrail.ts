@@ -78,42 +78,39 @@ const DERIVED: Record<string, Record<string, 'pass' | 'fail'>> = {
   [GUARDRAIL_RESULT_TYPE_VERDICT]: { fail: 'fail', pass: 'pass' },
 };
 
-function cut(v: string | null): string | undefined {
-  if (v === null) return undefined;
+function cut(v: string): string {
   return v.length > MAX_VALUE_CHARS ? `${v.slice(0, MAX_VALUE_CHARS)}…` : v;
+}
+
+type TextKey = Exclude<keyof GuardrailResult, 'riskScore'>;
+
+/** Sets `key` from attribute `attr` when `into` has no value yet and `a` has one (no undefined keys: the stored JSON holds only what was reported). */
+function put(into: GuardrailResult, key: TextKey, a: Attributes, attr: string): void {
+  if (into[key] !== undefined) return;
+  const v = text(a, attr);
+  if (v !== null) into[key] = cut(v);
 }
 
 /** The context keys of a result (who evaluated what, under which policy): `into` keeps what it has. */
 function context(a: Attributes, into: GuardrailResult): void {
-  into.component ??= cut(text(a, ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME));
-  into.provider ??= cut(text(a, ATTR_GEN_AI_PROVIDER_NAME));
-  into.policyId ??= cut(text(a, ATTR_GEN_AI_GUARDRAIL_POLICY_ID));
-  into.policyVersion ??= cut(text(a, ATTR_GEN_AI_GUARDRAIL_POLICY_VERSION));
-  into.ruleId ??= cut(text(a, ATTR_GEN_AI_GUARDRAIL_POLICY_RULE_ID));
-  into.source ??= cut(text(a, ATTR_GEN_AI_GUARDRAIL_SOURCE));
+  put(into, 'component', a, ATTR_GEN_AI_GUARDRAIL_COMPONENT_NAME);
+  put(into, 'provider', a, ATTR_GEN_AI_PROVIDER_NAME);
+  put(into, 'policyId', a, ATTR_GEN_AI_GUARDRAIL_POLICY_ID);
+  put(into, 'policyVersion', a, ATTR_GEN_AI_GUARDRAIL_POLICY_VERSION);
+  put(into, 'ruleId', a, ATTR_GEN_AI_GUARDRAIL_POLICY_RULE_ID);
+  put(into, 'source', a, ATTR_GEN_AI_GUARDRAIL_SOURCE);
 }
 
 /** The result keys of `a`, or null when it has none. */
 function outcome(a: Attributes): GuardrailResult | null {
-  const type = cut(text(a, ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE));
-  const value = cut(text(a, ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE));
-  const reason = cut(text(a, ATTR_GEN_AI_GUARDRAIL_RESULT_REASON));
-  const riskCategory = cut(text(a, ATTR_GEN_AI_GUARDRAIL_RISK_CATEGORY));
-  const riskScore = num(a, ATTR_GEN_AI_GUARDRAIL_RISK_SCORE);
-  if (type === undefined && value === undefined && reason === undefined && riskCategory === undefined && riskScore === null) return null;
   const r: GuardrailResult = {};
-  if (type !== undefined) r.type = type;
-  if (value !== undefined) r.value = value;
-  if (reason !== undefined) r.reason = reason;
-  if (riskCategory !== undefined) r.riskCategory = riskCategory;
-  if (riskScore !== null) r.riskScore = riskScore;
-  return r;
-}
-
-/** Drops the keys left undefined (the stored JSON holds only what the guardrail reported). */
-function compact(r: GuardrailResult): GuardrailResult {
-  for (const k of Object.keys(r) as (keyof GuardrailResult)[]) if (r[k] === undefined) delete r[k];
-  return r;
+  put(r, 'type', a, ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE);
+  put(r, 'value', a, ATTR_GEN_AI_GUARDRAIL_RESULT_VALUE);
+  put(r, 'reason', a, ATTR_GEN_AI_GUARDRAIL_RESULT_REASON);
+  put(r, 'riskCategory', a, ATTR_GEN_AI_GUARDRAIL_RISK_CATEGORY);
+  const score = num(a, ATTR_GEN_AI_GUARDRAIL_RISK_SCORE);
+  if (score !== null) r.riskScore = score;
+  return r.type === undefined && r.value === undefined && r.reason === undefined && r.riskCategory === undefined && score === null ? null : r;
 }
 
 /** One result of an event: its own keys, the span's context where the event has none. */
@@ -121,7 +118,7 @@ function eventResult(e: SpanEvent, base: Attributes | null): GuardrailResult {
   const r: GuardrailResult = outcome(e.attributes) ?? {};
   context(e.attributes, r);
   if (base) context(base, r);
-  return compact(r);
+  return r;
 }
 
 /**
@@ -135,7 +132,7 @@ export function spanResults(span: NormSpan): GuardrailResult[] | null {
   const own = outcome(a);
   if (own !== null) {
     context(a, own);
-    out = [compact(own)];
+    out = [own];
   }
   for (const e of span.events) {
     if (e.name !== EVENT_GEN_AI_GUARDRAIL_RESULT) continue;
@@ -164,9 +161,18 @@ export function reasonOf(results: GuardrailResult[]): string | null {
   return null;
 }
 
-/** Whether every result is Guardtrace's own verdict (the row's columns say it all already). */
-export function onlyOwnVerdicts(results: GuardrailResult[]): boolean {
-  return results.every((r) => r.type === GUARDRAIL_RESULT_TYPE_VERDICT && r.riskCategory === undefined && r.riskScore === undefined);
+/**
+ * Whether a span's merged-convention results are only Guardtrace's own verdict (its SDK writes
+ * one such event per guard span): its columns say it all already, so they are not read again.
+ */
+export function onlyOwnResults(span: NormSpan): boolean {
+  if (span.attributes[ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE] !== undefined) return false;
+  for (const e of span.events) {
+    if (e.name !== EVENT_GEN_AI_GUARDRAIL_RESULT) continue;
+    const a = e.attributes;
+    if (a[ATTR_GEN_AI_GUARDRAIL_RESULT_TYPE] !== GUARDRAIL_RESULT_TYPE_VERDICT || a[ATTR_GEN_AI_GUARDRAIL_RISK_CATEGORY] !== undefined || a[ATTR_GEN_AI_GUARDRAIL_RISK_SCORE] !== undefined) return false;
+  }
+  return true;
 }
 
 /** At most this many pointers per guard check (the SDK sends at most 16; more is not a hint any more). */
