@@ -6,7 +6,7 @@
  */
 import { copyLine, RowArena, shareJson } from './copy.ts';
 import { interpret, sessionId } from './conventions/index.ts';
-import { type DerivedRows, deriveOne, rejectedRows, spanCopyHead } from './mapping.ts';
+import { type DerivedRows, deriveOne, impliedRows, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 
@@ -121,7 +121,7 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
 }
 
 function extraRows(span: NormSpan, m: NonNullable<ReturnType<typeof interpret>>, projectId: string, arena: RowArena): ExtraRow[] | null {
-  const rows = rejectedRows(span, m, projectId, '');
+  const rows = impliedRows(span, m, projectId, '');
   if (rows === null) return null;
   return rows.map(([table, row]) => {
     const target = DERIVED_TARGET[table];

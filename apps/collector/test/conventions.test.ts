@@ -106,15 +106,19 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
 
     const attempts = (
       await env.sql.query(
-        'SELECT tool_name, outcome, failure_class, failure_reason, arguments, tool_call_span_id, number FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name',
+        'SELECT tool_name, outcome, failure_class, failure_reason, arguments, tool_call_span_id, number FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome',
         [env.projectId, sessionId],
       )
     ).rows;
-    expect(attempts).toHaveLength(2);
-    expect(attempts[0]).toMatchObject({ tool_name: 'weather', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Paris"}', tool_call_span_id: null, number: 1 });
-    expect(attempts[0].failure_reason).toMatch(/^Invalid input for tool weather: Type validation failed/);
-    expect(attempts[0].failure_reason).toContain('"city"');
-    expect(attempts[1]).toMatchObject({
+    expect(attempts).toHaveLength(3);
+    const toolSpan = await one(env.sql, "SELECT span_id FROM spans WHERE project_id = $1 AND session_id = $2 AND name = 'ai.toolCall'", [env.projectId, sessionId]);
+    // The tool that threw: its ai.toolCall span's one attempt, failed, of the class its error maps to (a 503: transient).
+    expect(attempts[0]).toMatchObject({ tool_name: 'weather', outcome: 'failed', failure_class: 'transient', arguments: '{"city":"Oslo"}', tool_call_span_id: toolSpan.span_id, number: 1 });
+    expect(attempts[0].failure_reason).toBe('Error: weather service answered 503 for Oslo');
+    expect(attempts[1]).toMatchObject({ tool_name: 'weather', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Paris"}', tool_call_span_id: null, number: 1 });
+    expect(attempts[1].failure_reason).toMatch(/^Invalid input for tool weather: Type validation failed/);
+    expect(attempts[1].failure_reason).toContain('"city"');
+    expect(attempts[2]).toMatchObject({
       tool_name: 'wether',
       outcome: 'rejected',
       failure_class: 'unknown_tool',
@@ -122,20 +126,28 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
       arguments: '{"city":"Paris"}',
     });
 
-    // The refused calls count in the analytics rollup as the attempts they are stored as.
+    // The refused calls and the thrown one count in the analytics rollup as the attempts they are stored as.
     const parts = (
       await env.sql.query(
-        'SELECT tool_name, failure_class, attempts, row_count FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name',
+        'SELECT tool_name, failure_class, attempts, failed_attempts, row_count FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, failure_class',
         [env.projectId, sessionId],
       )
     ).rows;
     expect(parts).toEqual([
-      { tool_name: 'weather', failure_class: 'invalid_arguments', attempts: 1, row_count: 1 },
-      { tool_name: 'wether', failure_class: 'unknown_tool', attempts: 1, row_count: 1 },
+      { tool_name: 'weather', failure_class: 'invalid_arguments', attempts: 1, failed_attempts: 1, row_count: 1 },
+      { tool_name: 'weather', failure_class: 'transient', attempts: 1, failed_attempts: 1, row_count: 1 },
+      { tool_name: 'wether', failure_class: 'unknown_tool', attempts: 1, failed_attempts: 1, row_count: 1 },
     ]);
 
-    const tool_ = await one(env.sql, 'SELECT tool_name, call_id, outcome, failure_reason, arguments FROM tool_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
-    expect(tool_).toEqual({ tool_name: 'weather', call_id: 'call_throws', outcome: 'failed', failure_reason: 'Error: weather service answered 503 for Oslo', arguments: '{"city":"Oslo"}' });
+    const tool_ = await one(env.sql, 'SELECT tool_name, call_id, outcome, failure_class, failure_reason, arguments FROM tool_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
+    expect(tool_).toEqual({
+      tool_name: 'weather',
+      call_id: 'call_throws',
+      outcome: 'failed',
+      failure_class: 'transient',
+      failure_reason: 'Error: weather service answered 503 for Oslo',
+      arguments: '{"city":"Oslo"}',
+    });
 
     const models = (await env.sql.query('SELECT model, provider, input_tokens, output_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY input_tokens', [env.projectId, sessionId])).rows;
     expect(models).toEqual([
@@ -144,7 +156,7 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
     ]);
 
     const totals = await expectTotalsAgree(sessionId);
-    expect(totals).toMatchObject({ user_id: userId, span_count: 4, tool_call_count: 1, attempt_count: 2, failed_attempt_count: 2, model_call_count: 2, input_tokens: '400' });
+    expect(totals).toMatchObject({ user_id: userId, span_count: 4, tool_call_count: 1, attempt_count: 3, failed_attempt_count: 3, model_call_count: 2, input_tokens: '400' });
   });
 
   it('reads the refused calls of streamText too (ai.streamText.doStream)', async () => {
@@ -254,7 +266,8 @@ describe('error status and exception events (OpenTelemetry general conventions)'
     const sessionId = `err_${hex(6)}`;
     const { tracer, done } = exportingTracer('failing-agent');
     const c = { 'gen_ai.conversation.id': sessionId };
-    const call = tracer.startSpan('execute_tool read_file', { attributes: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file' } });
+    // A call with its attempts as spans of their own says so, as the SDK does (guardtrace.attempt: attempts used).
+    const call = tracer.startSpan('execute_tool read_file', { attributes: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file', 'guardtrace.attempt': 1 } });
     const attempt = tracer.startSpan('guardtrace.attempt', { attributes: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'gen_ai.tool.name': 'read_file' } }, trace.setSpan(context.active(), call));
     attempt.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream 503' });
     attempt.end();
@@ -272,7 +285,11 @@ describe('error status and exception events (OpenTelemetry general conventions)'
       { tool_name: 'list', outcome: 'success', failure_reason: null },
       { tool_name: 'read_file', outcome: 'failed', failure_reason: "TypeError: Cannot read properties of undefined (reading 'path')" },
     ]);
-    const att = await one(env.sql, 'SELECT outcome, failure_reason, error_type FROM attempts WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
-    expect(att).toEqual({ outcome: 'failed', failure_reason: 'upstream 503', error_type: null });
+    const atts = (await env.sql.query('SELECT tool_name, outcome, failure_reason, error_type FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name', [env.projectId, sessionId])).rows;
+    expect(atts).toEqual([
+      // The call without attempt spans of its own: its one implied attempt, and no failure reason from a handled exception.
+      { tool_name: 'list', outcome: 'success', failure_reason: null, error_type: null },
+      { tool_name: 'read_file', outcome: 'failed', failure_reason: 'upstream 503', error_type: null },
+    ]);
   });
 });
