@@ -36,6 +36,20 @@ export function OutcomeBadge({ outcome }: { outcome: string | null }) {
   );
 }
 
+/**
+ * A session's outcome is its root span's (or the SDK's verdict); failed attempts inside it are
+ * shown beside it, so a session that "succeeded" around failures says so (the `has:errors` filter).
+ */
+export function ErrorsInsideBadge({ failedAttempts }: { failedAttempts: number }) {
+  if (failedAttempts <= 0) return null;
+  const n = failedAttempts === 1 ? '1 failed attempt' : `${failedAttempts.toLocaleString('en-US')} failed attempts`;
+  return (
+    <Badge className="bg-red-50 text-red-800 ring-red-200" testId="has-errors">
+      <span title={`${n} inside this session (has:errors)`}>⚠ with errors</span>
+    </Badge>
+  );
+}
+
 export function FailureClassBadge({ failureClass, prefix }: { failureClass: string; prefix?: string }) {
   const style = classStyle(failureClass);
   return (

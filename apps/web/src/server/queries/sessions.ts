@@ -153,6 +153,8 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   if (f.sampling === 'pending') parts.push(sql`AND s.sampling_weight = 0`);
   else if (f.sampling !== 'all') parts.push(sql`AND s.sampling_weight > 0`);
   if (f.status !== undefined) parts.push(sql`AND coalesce(s.outcome, '') = ${f.status}::text`);
+  // has:errors: a failed attempt (any instrumentation's: the collector stores each failed tool call as one) or a failed root.
+  if (f.has?.includes('errors')) parts.push(sql`AND (s.failed_attempt_count > 0 OR s.outcome = 'failed')`);
   if (f.user !== undefined) parts.push(sql`AND coalesce(s.user_id, '') = ${f.user}::text`);
   if (f.agent !== undefined) parts.push(sql`AND coalesce(s.agent_name, '') = ${f.agent}::text`);
   for (const a of f.attempts ?? []) parts.push(sql`AND s.attempt_count ${COMPARE[a.op]} ${a.value}::int`);
@@ -210,7 +212,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   // One word and nothing else, already seen in more sessions than the cap: the total is "cap+"
   // without counting (which would check sessions one by one until past the cap).
   const f = query.filters ?? {};
-  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.tokens?.length || f.started?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
+  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.tokens?.length || f.started?.length || f.has?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
   const knownOverCap = !filtered && terms.length === 1 && (terms[0]?.sessionsSeen ?? 0) > countCap;
   const [countRows, fetched] = await Promise.all([
     // Counting stops at the cap: a broad filter over a big project costs no more than a page of it.
