@@ -4,6 +4,7 @@
  * Postgres: the rows they become. Guardrail spans have no JS emitter yet: they are written
  * through the same OTel SDK in the shapes of the OpenTelemetry proposals (cited per case).
  */
+import { readFileSync } from 'node:fs';
 import { type Attributes, context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -291,5 +292,64 @@ describe('error status and exception events (OpenTelemetry general conventions)'
       { tool_name: 'list', outcome: 'success', failure_reason: null, error_type: null },
       { tool_name: 'read_file', outcome: 'failed', failure_reason: 'upstream 503', error_type: null },
     ]);
+  });
+});
+
+/**
+ * The payloads recorded from the real libraries (e2e/fixtures/recorded, README there), posted as
+ * recorded but under fresh trace ids: in each, one tool returned a result and one threw.
+ */
+describe('recorded payloads of other instrumentations', () => {
+  const REASON = 'Error: station LYN-04 is offline for maintenance';
+  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId']);
+  type Kv = { key: string; value: { stringValue?: string } };
+  type Rec = { resourceSpans: { scopeSpans: { spans: { traceId: string; attributes?: Kv[] }[] }[] }[] };
+
+  /** Posts the recording with new trace ids (and a tagged session id); returns the session id. */
+  async function post(name: string): Promise<string> {
+    const rec = JSON.parse(readFileSync(new URL(`../../../e2e/fixtures/recorded/${name}.otlp.json`, import.meta.url), 'utf8')) as Rec;
+    const tag = hex(4);
+    const traces = new Map<string, string>();
+    let session: string | null = null;
+    for (const rs of rec.resourceSpans)
+      for (const ss of rs.scopeSpans)
+        for (const s of ss.spans) {
+          s.traceId = traces.get(s.traceId) ?? traces.set(s.traceId, hex(16)).get(s.traceId) as string;
+          for (const a of s.attributes ?? []) if (SESSION_KEYS.has(a.key) && a.value.stringValue) session = a.value.stringValue = `${a.value.stringValue}-${tag}`;
+        }
+    const res = await app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` }, payload: JSON.stringify(rec) });
+    expect(res.statusCode, res.body).toBe(200);
+    return session ?? ([...traces.values()][0] as string);
+  }
+
+  const cases: [string, { tools: string[]; failedTool: string }][] = [
+    ['vercel-ai', { tools: ['forecast', 'station_readings'], failedTool: 'station_readings' }],
+    ['genai', { tools: ['DynamicStructuredTool', 'DynamicStructuredTool'], failedTool: 'DynamicStructuredTool' }],
+    ['openinference', { tools: ['forecast', 'station_readings'], failedTool: 'station_readings' }],
+    ['traceloop', { tools: ['DynamicStructuredTool', 'DynamicStructuredTool', 'station_lookup'], failedTool: 'DynamicStructuredTool' }],
+  ];
+  it.each(cases)('%s: each tool call is one attempt, the thrown one failed with tool_error, counted in the totals and the rollup', async (name, c) => {
+    const sessionId = await post(name);
+    const attempts = (
+      await env.sql.query(
+        `SELECT a.tool_name, a.number, a.outcome, a.failure_class, a.failure_reason, t.outcome AS call_outcome, t.failure_class AS call_class
+         FROM attempts a JOIN tool_calls t ON t.project_id = a.project_id AND t.trace_id = a.trace_id AND t.span_id = a.tool_call_span_id
+         WHERE a.project_id = $1 AND a.session_id = $2 ORDER BY a.outcome, a.tool_name`,
+        [env.projectId, sessionId],
+      )
+    ).rows;
+    expect(attempts.map((a) => a.tool_name).sort()).toEqual([...c.tools].sort());
+    expect(attempts.every((a) => a.number === 1)).toBe(true);
+    const failed = attempts.filter((a) => a.outcome === 'failed');
+    // OpenInference records LangChain's error text, stack trace included, as the exception's message.
+    expect(failed).toEqual([
+      { tool_name: c.failedTool, number: 1, outcome: 'failed', failure_class: 'tool_error', failure_reason: expect.stringContaining(REASON), call_outcome: 'failed', call_class: 'tool_error' },
+    ]);
+    expect(attempts.filter((a) => a.outcome === 'success')).toHaveLength(c.tools.length - 1);
+    const totals = await expectTotalsAgree(sessionId);
+    expect(totals).toMatchObject({ tool_call_count: c.tools.length, attempt_count: c.tools.length, failed_attempt_count: 1 });
+    expect(await one(env.sql, 'SELECT outcome FROM sessions WHERE project_id = $1 AND id = $2', [env.projectId, sessionId])).toEqual({ outcome: 'success' });
+    const parts = (await env.sql.query("SELECT failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class = 'tool_error'", [env.projectId, sessionId])).rows;
+    expect(parts).toEqual([{ failed_attempts: 1 }]);
   });
 });

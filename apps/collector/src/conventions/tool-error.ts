@@ -20,7 +20,7 @@ const TABLE: readonly (readonly [RegExp, FailureClass])[] = [
   ],
 ];
 
-export const TOOL_ERROR: FailureClass = 'tool_error';
+const TOOL_ERROR: FailureClass = 'tool_error';
 
 /** The class of a failed tool call from its error type and reason (either may be null). */
 export function toolFailureClass(errorType: string | null, reason: string | null): FailureClass {

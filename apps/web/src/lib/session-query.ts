@@ -14,8 +14,8 @@ export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'start
  * call, another instrumentation's failed tool call: see docs/semantic-conventions.md) or a root
  * span with status ERROR (outcome `failed`), whatever its outcome says.
  */
-export const SESSION_HAS = ['errors'] as const;
-export type SessionHas = (typeof SESSION_HAS)[number];
+const SESSION_HAS = ['errors'] as const;
+type SessionHas = (typeof SESSION_HAS)[number];
 
 /**
  * Which sessions by their sampling decision: `kept` (the default) the stored ones, `pending`
