@@ -48,7 +48,7 @@ function exportingTracer(service: string) {
 
 /** Totals written from the batch must equal the SQL recompute from the stored rows. */
 async function expectTotalsAgree(sessionId: string) {
-  const cols = 'user_id, span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens';
+  const cols = 'user_id, span_count, error_span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens';
   const read = () => one(env.sql, `SELECT ${cols} FROM sessions WHERE project_id = $1 AND id = $2`, [env.projectId, sessionId]);
   const written = await read();
   await env.sql.query(refreshSessions(textArray([env.projectId]), textArray([sessionId])));
@@ -157,7 +157,7 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
     ]);
 
     const totals = await expectTotalsAgree(sessionId);
-    expect(totals).toMatchObject({ user_id: userId, span_count: 4, tool_call_count: 1, attempt_count: 3, failed_attempt_count: 3, model_call_count: 2, input_tokens: '400' });
+    expect(totals).toMatchObject({ user_id: userId, span_count: 4, error_span_count: 1, tool_call_count: 1, attempt_count: 3, failed_attempt_count: 3, model_call_count: 2, input_tokens: '400' });
   });
 
   it('reads the refused calls of streamText too (ai.streamText.doStream)', async () => {
@@ -347,7 +347,7 @@ describe('recorded payloads of other instrumentations', () => {
     ]);
     expect(attempts.filter((a) => a.outcome === 'success')).toHaveLength(c.tools.length - 1);
     const totals = await expectTotalsAgree(sessionId);
-    expect(totals).toMatchObject({ tool_call_count: c.tools.length, attempt_count: c.tools.length, failed_attempt_count: 1 });
+    expect(totals).toMatchObject({ tool_call_count: c.tools.length, attempt_count: c.tools.length, failed_attempt_count: 1, error_span_count: 1 });
     expect(await one(env.sql, 'SELECT outcome FROM sessions WHERE project_id = $1 AND id = $2', [env.projectId, sessionId])).toEqual({ outcome: 'success' });
     const parts = (await env.sql.query("SELECT failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class = 'tool_error'", [env.projectId, sessionId])).rows;
     expect(parts).toEqual([{ failed_attempts: 1 }]);

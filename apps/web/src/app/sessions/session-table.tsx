@@ -189,9 +189,9 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
       </td>
       <td className="px-3 py-3">
         <OutcomeBadge outcome={s.outcome} />
-        {s.failedAttemptCount && s.outcome !== 'failed' ? (
+        {(s.failedAttemptCount || s.errorSpanCount) && s.outcome !== 'failed' ? (
           <div className="mt-1">
-            <ErrorsInsideBadge failedAttempts={s.failedAttemptCount} />
+            <ErrorsInsideBadge failedAttempts={s.failedAttemptCount} errorSpans={s.errorSpanCount} />
           </div>
         ) : null}
       </td>

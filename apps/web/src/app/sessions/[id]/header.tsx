@@ -22,7 +22,7 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
           {s.id}
         </h1>
         {s.outcome ? <OutcomeBadge outcome={s.outcome} /> : null}
-        {s.outcome !== 'failed' ? <ErrorsInsideBadge failedAttempts={s.failedAttemptCount} /> : null}
+        {s.outcome !== 'failed' ? <ErrorsInsideBadge failedAttempts={s.failedAttemptCount} errorSpans={s.errorSpanCount} /> : null}
         {/* A download of the raw spans (OTLP JSON): POST it to a collector with another project's key to import it. */}
         <a
           href={hrefWith(`/sessions/${encodeURIComponent(s.id)}/export`, { project })}
