@@ -185,6 +185,7 @@ $fn$;
 -- into a stored row needs: when each first or last value was seen (agent_at, service_at,
 -- outcome_attr_at), whether any user key was present and the one user all present keys agree on
 -- (user_one, null when they differ or one is null), the outcome signals and the weight's parts.
+-- error_span_count: the spans with status ERROR (has:errors in the explorer).
 --
 -- First values are by start time (a span that has the key, whatever its value, null included);
 -- the outcome attribute is the latest span's. Spans that start at the same instant are ordered by
@@ -194,7 +195,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION guardtrace_session_totals(projects uuid[], ids text[], whole boolean, row_sessions int[],
   row_kinds text[], row_times timestamptz[], row_starts timestamptz[], row_traces text[], row_spans text[])
 RETURNS TABLE (project_id uuid, id text, started_at timestamptz, ended_at timestamptz, span_count int,
-  agent_name text, agent_at timestamptz, service_name text, service_at timestamptz, user_id text, user_any boolean,
+  error_span_count int, agent_name text, agent_at timestamptz, service_name text, service_at timestamptz, user_id text, user_any boolean,
   user_one text, outcome_attr text, outcome_attr_at timestamptz, derived_outcome text, outcome text,
   tool_call_count int, attempt_count int, failed_attempt_count int, model_call_count int, input_tokens bigint,
   output_tokens bigint, repair_tokens bigint, escalated boolean, root_error boolean, failure boolean,
@@ -212,6 +213,7 @@ sp AS (
     min(s.start_time) AS started_at,
     max(timestamptz 'epoch' + (s.end_time_unix_nano / 1000) * interval '1 microsecond') AS ended_at,
     count(*)::int AS span_count,
+    (count(*) FILTER (WHERE s.status_code = 2))::int AS error_span_count,
     (array_agg(s.attributes->>'gen_ai.agent.name' ORDER BY s.start_time, s.attributes->>'gen_ai.agent.name')
       FILTER (WHERE s.attributes ? 'gen_ai.agent.name'))[1] AS agent_name,
     min(s.start_time) FILTER (WHERE s.attributes ? 'gen_ai.agent.name') AS agent_at,
@@ -263,7 +265,7 @@ v AS (
     coalesce(dr.failed_attempt_count, 0) > 0 OR coalesce(dr.escalated, false) OR sp.root_error AS failure
   FROM sp LEFT JOIN dr ON dr.project_id = sp.project_id AND dr.id = sp.id
 )
-SELECT v.project_id, v.id, v.started_at, v.ended_at, v.span_count, v.agent_name, v.agent_at, v.service_name,
+SELECT v.project_id, v.id, v.started_at, v.ended_at, v.span_count, v.error_span_count, v.agent_name, v.agent_at, v.service_name,
   v.service_at, coalesce(v.user_gt, v.user_otel, v.user_ai) AS user_id,
   v.user_gt_any OR v.user_otel_any OR v.user_ai_any AS user_any,
   CASE WHEN (NOT v.user_gt_any OR v.user_gt IS NOT NULL) AND (NOT v.user_otel_any OR v.user_otel IS NOT NULL)
@@ -320,6 +322,7 @@ m AS MATERIALIZED (
       WHEN x.outcome IS NULL THEN b.derived_outcome
       ELSE x.outcome END AS outcome,
     x.span_count + b.span_count AS span_count,
+    x.error_span_count + b.error_span_count AS error_span_count,
     x.tool_call_count + b.tool_call_count AS tool_call_count,
     x.attempt_count + b.attempt_count AS attempt_count,
     x.failed_attempt_count + b.failed_attempt_count AS failed_attempt_count,
@@ -353,6 +356,7 @@ m AS MATERIALIZED (
 merged AS (
   UPDATE sessions x SET agent_name = m.agent_name, service_name = m.service_name, user_id = m.user_id,
     started_at = m.started_at, ended_at = m.ended_at, outcome = m.outcome, span_count = m.span_count,
+    error_span_count = m.error_span_count,
     tool_call_count = m.tool_call_count, attempt_count = m.attempt_count, failed_attempt_count = m.failed_attempt_count,
     model_call_count = m.model_call_count, input_tokens = m.input_tokens, output_tokens = m.output_tokens,
     repair_tokens = m.repair_tokens, sampling_weight = m.sampling_weight, updated_at = now()
@@ -373,19 +377,19 @@ whole AS MATERIALIZED (
 ),
 upserted AS (
   INSERT INTO sessions AS x (project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome,
-    span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens,
+    span_count, error_span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens,
     output_tokens, repair_tokens, sampling_weight, updated_at)
   SELECT v.project_id, v.id, v.agent_name, v.service_name, v.user_id, v.started_at, v.ended_at, v.outcome,
-    v.span_count, v.tool_call_count, v.attempt_count, v.failed_attempt_count, v.model_call_count, v.input_tokens,
+    v.span_count, v.error_span_count, v.tool_call_count, v.attempt_count, v.failed_attempt_count, v.model_call_count, v.input_tokens,
     v.output_tokens, v.repair_tokens, v.sampling_weight, now()
   FROM (
     SELECT b.project_id, b.id, b.agent_name, b.service_name, b.user_id, b.started_at, b.ended_at, b.outcome,
-      b.span_count, b.tool_call_count, b.attempt_count, b.failed_attempt_count, b.model_call_count, b.input_tokens,
+      b.span_count, b.error_span_count, b.tool_call_count, b.attempt_count, b.failed_attempt_count, b.model_call_count, b.input_tokens,
       b.output_tokens, b.repair_tokens, b.sampling_weight
     FROM b WHERE NOT b.stored
     UNION ALL
     SELECT whole.project_id, whole.id, whole.agent_name, whole.service_name, whole.user_id, whole.started_at,
-      whole.ended_at, whole.outcome, whole.span_count, whole.tool_call_count, whole.attempt_count,
+      whole.ended_at, whole.outcome, whole.span_count, whole.error_span_count, whole.tool_call_count, whole.attempt_count,
       whole.failed_attempt_count, whole.model_call_count, whole.input_tokens, whole.output_tokens, whole.repair_tokens,
       whole.sampling_weight
     FROM whole
@@ -393,7 +397,7 @@ upserted AS (
   ON CONFLICT (project_id, id) DO UPDATE SET
     agent_name = EXCLUDED.agent_name, service_name = EXCLUDED.service_name, user_id = EXCLUDED.user_id,
     started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at, outcome = EXCLUDED.outcome,
-    span_count = EXCLUDED.span_count, tool_call_count = EXCLUDED.tool_call_count,
+    span_count = EXCLUDED.span_count, error_span_count = EXCLUDED.error_span_count, tool_call_count = EXCLUDED.tool_call_count,
     attempt_count = EXCLUDED.attempt_count, failed_attempt_count = EXCLUDED.failed_attempt_count,
     model_call_count = EXCLUDED.model_call_count, input_tokens = EXCLUDED.input_tokens,
     output_tokens = EXCLUDED.output_tokens, repair_tokens = EXCLUDED.repair_tokens,

@@ -5,7 +5,7 @@
  * Meaning, the same way whichever convention it came from.
  */
 import { copyField } from './copy.ts';
-import { type EventCheck, eventChecks, interpret, type Meaning, type RejectedCall, type SpanRole } from './conventions/index.ts';
+import { type EventCheck, eventChecks, type ImpliedAttempt, interpret, type Meaning, type SpanRole } from './conventions/index.ts';
 import type { NormSpan } from './span.ts';
 
 function durationMs(span: NormSpan): number {
@@ -96,22 +96,23 @@ function attemptRow(span: NormSpan, m: Meaning, projectId: string, sessionId: st
 }
 
 /**
- * The attempt row of a tool call the instrumented library refused without a span of its own:
- * one rejected attempt, at the time of the span that reported it, under no tool call span (the
- * web app shows it under a stand-in tool call).
+ * The attempt row of an attempt a span implies (conventions/meaning.ts ImpliedAttempt): a tool
+ * call the instrumented library refused without a span of its own (one rejected attempt, at the
+ * time of the span that reported it, under no tool call span: the web app shows it under a
+ * stand-in tool call), or another instrumentation's tool call's one attempt (its time, under it).
  */
-function rejectedAttemptRow(span: NormSpan, r: RejectedCall, projectId: string, sessionId: string): AttemptRow {
+function impliedAttemptRow(span: NormSpan, r: ImpliedAttempt, projectId: string, sessionId: string): AttemptRow {
   return {
     project_id: projectId,
     trace_id: span.traceId,
     span_id: r.spanId,
     session_id: sessionId,
     started_at: startTime(span),
-    tool_call_span_id: null,
+    tool_call_span_id: r.toolCallSpanId,
     tool_name: r.toolName,
     number: 1,
-    duration_ms: 0,
-    outcome: 'rejected',
+    duration_ms: r.toolCallSpanId === null ? 0 : durationMs(span),
+    outcome: r.outcome,
     failure_class: r.failureClass,
     decision: null,
     feedback: null,
@@ -120,7 +121,7 @@ function rejectedAttemptRow(span: NormSpan, r: RejectedCall, projectId: string, 
     session_retries_left: null,
     budget_exhausted: null,
     arguments: r.arguments,
-    error_type: null,
+    error_type: r.errorType,
     failure_reason: r.reason,
   };
 }
@@ -259,9 +260,9 @@ export function deriveOne(span: NormSpan, m: Meaning, projectId: string, session
   }
 }
 
-/** The attempt rows of the refused tool calls a span reports (rarely any). */
-export function rejectedRows(span: NormSpan, m: Meaning, projectId: string, sessionId: string): Derived[] | null {
-  return m.rejected === null ? null : m.rejected.map((r): Derived => ['attempts', rejectedAttemptRow(span, r, projectId, sessionId)]);
+/** The attempt rows a span implies (refused calls it reports, another instrumentation's tool call's own attempt). */
+export function impliedRows(span: NormSpan, m: Meaning, projectId: string, sessionId: string): Derived[] | null {
+  return m.implied === null ? null : m.implied.map((r): Derived => ['attempts', impliedAttemptRow(span, r, projectId, sessionId)]);
 }
 
 /** The guard-check rows of the guardrail result events on a span that is no guardrail span (rarely any). */
@@ -278,6 +279,6 @@ export function derive(span: NormSpan, projectId: string, sessionId: string, int
   if (m === null) return;
   const d = deriveOne(span, m, projectId, sessionId);
   (into[d[0]] as { session_id: string }[]).push(d[1]);
-  const extra = rejectedRows(span, m, projectId, sessionId);
+  const extra = impliedRows(span, m, projectId, sessionId);
   if (extra) for (const x of extra) (into[x[0]] as { session_id: string }[]).push(x[1]);
 }

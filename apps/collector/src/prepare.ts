@@ -6,7 +6,7 @@
  */
 import { copyLine, RowArena, shareJson } from './copy.ts';
 import { interpret, sessionId } from './conventions/index.ts';
-import { type DerivedRows, deriveOne, guardEventRows, rejectedRows, spanCopyHead } from './mapping.ts';
+import { type DerivedRows, deriveOne, guardEventRows, impliedRows, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 
@@ -120,11 +120,11 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
   };
 }
 
-/** Rows beyond the span's own: refused tool calls it reports, guardrail results it carries. */
+/** Rows beyond the span's own: attempts it implies (refused calls, another instrumentation's tool call), guardrail results it carries. */
 function extraRows(span: NormSpan, m: ReturnType<typeof interpret>, projectId: string, arena: RowArena): ExtraRow[] | null {
-  const rejected = m === null ? null : rejectedRows(span, m, projectId, '');
+  const implied = m === null ? null : impliedRows(span, m, projectId, '');
   const events = guardEventRows(span, m?.role ?? null, projectId, '');
-  const rows = rejected === null ? events : events === null ? rejected : [...rejected, ...events];
+  const rows = implied === null ? events : events === null ? implied : [...implied, ...events];
   if (rows === null) return null;
   return rows.map(([table, row]) => {
     const target = DERIVED_TARGET[table];

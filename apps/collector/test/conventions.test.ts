@@ -4,6 +4,7 @@
  * Postgres: the rows they become. Guardrail spans have no JS emitter yet: they are written
  * through the same OTel SDK in the shapes of the OpenTelemetry proposals (cited per case).
  */
+import { readFileSync } from 'node:fs';
 import { type Attributes, context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -47,7 +48,7 @@ function exportingTracer(service: string) {
 
 /** Totals written from the batch must equal the SQL recompute from the stored rows. */
 async function expectTotalsAgree(sessionId: string) {
-  const cols = 'user_id, span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens';
+  const cols = 'user_id, span_count, error_span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens';
   const read = () => one(env.sql, `SELECT ${cols} FROM sessions WHERE project_id = $1 AND id = $2`, [env.projectId, sessionId]);
   const written = await read();
   await env.sql.query(refreshSessions(textArray([env.projectId]), textArray([sessionId])));
@@ -106,15 +107,19 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
 
     const attempts = (
       await env.sql.query(
-        'SELECT tool_name, outcome, failure_class, failure_reason, arguments, tool_call_span_id, number FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name',
+        'SELECT tool_name, outcome, failure_class, failure_reason, arguments, tool_call_span_id, number FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome',
         [env.projectId, sessionId],
       )
     ).rows;
-    expect(attempts).toHaveLength(2);
-    expect(attempts[0]).toMatchObject({ tool_name: 'weather', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Paris"}', tool_call_span_id: null, number: 1 });
-    expect(attempts[0].failure_reason).toMatch(/^Invalid input for tool weather: Type validation failed/);
-    expect(attempts[0].failure_reason).toContain('"city"');
-    expect(attempts[1]).toMatchObject({
+    expect(attempts).toHaveLength(3);
+    const toolSpan = await one(env.sql, "SELECT span_id FROM spans WHERE project_id = $1 AND session_id = $2 AND name = 'ai.toolCall'", [env.projectId, sessionId]);
+    // The tool that threw: its ai.toolCall span's one attempt, failed, of the class its error maps to (a 503: transient).
+    expect(attempts[0]).toMatchObject({ tool_name: 'weather', outcome: 'failed', failure_class: 'transient', arguments: '{"city":"Oslo"}', tool_call_span_id: toolSpan.span_id, number: 1 });
+    expect(attempts[0].failure_reason).toBe('Error: weather service answered 503 for Oslo');
+    expect(attempts[1]).toMatchObject({ tool_name: 'weather', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Paris"}', tool_call_span_id: null, number: 1 });
+    expect(attempts[1].failure_reason).toMatch(/^Invalid input for tool weather: Type validation failed/);
+    expect(attempts[1].failure_reason).toContain('"city"');
+    expect(attempts[2]).toMatchObject({
       tool_name: 'wether',
       outcome: 'rejected',
       failure_class: 'unknown_tool',
@@ -122,20 +127,28 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
       arguments: '{"city":"Paris"}',
     });
 
-    // The refused calls count in the analytics rollup as the attempts they are stored as.
+    // The refused calls and the thrown one count in the analytics rollup as the attempts they are stored as.
     const parts = (
       await env.sql.query(
-        'SELECT tool_name, failure_class, attempts, row_count FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name',
+        'SELECT tool_name, failure_class, attempts, failed_attempts, row_count FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, failure_class',
         [env.projectId, sessionId],
       )
     ).rows;
     expect(parts).toEqual([
-      { tool_name: 'weather', failure_class: 'invalid_arguments', attempts: 1, row_count: 1 },
-      { tool_name: 'wether', failure_class: 'unknown_tool', attempts: 1, row_count: 1 },
+      { tool_name: 'weather', failure_class: 'invalid_arguments', attempts: 1, failed_attempts: 1, row_count: 1 },
+      { tool_name: 'weather', failure_class: 'transient', attempts: 1, failed_attempts: 1, row_count: 1 },
+      { tool_name: 'wether', failure_class: 'unknown_tool', attempts: 1, failed_attempts: 1, row_count: 1 },
     ]);
 
-    const tool_ = await one(env.sql, 'SELECT tool_name, call_id, outcome, failure_reason, arguments FROM tool_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
-    expect(tool_).toEqual({ tool_name: 'weather', call_id: 'call_throws', outcome: 'failed', failure_reason: 'Error: weather service answered 503 for Oslo', arguments: '{"city":"Oslo"}' });
+    const tool_ = await one(env.sql, 'SELECT tool_name, call_id, outcome, failure_class, failure_reason, arguments FROM tool_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
+    expect(tool_).toEqual({
+      tool_name: 'weather',
+      call_id: 'call_throws',
+      outcome: 'failed',
+      failure_class: 'transient',
+      failure_reason: 'Error: weather service answered 503 for Oslo',
+      arguments: '{"city":"Oslo"}',
+    });
 
     const models = (await env.sql.query('SELECT model, provider, input_tokens, output_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY input_tokens', [env.projectId, sessionId])).rows;
     expect(models).toEqual([
@@ -144,7 +157,7 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
     ]);
 
     const totals = await expectTotalsAgree(sessionId);
-    expect(totals).toMatchObject({ user_id: userId, span_count: 4, tool_call_count: 1, attempt_count: 2, failed_attempt_count: 2, model_call_count: 2, input_tokens: '400' });
+    expect(totals).toMatchObject({ user_id: userId, span_count: 4, error_span_count: 1, tool_call_count: 1, attempt_count: 3, failed_attempt_count: 3, model_call_count: 2, input_tokens: '400' });
   });
 
   it('reads the refused calls of streamText too (ai.streamText.doStream)', async () => {
@@ -254,7 +267,8 @@ describe('error status and exception events (OpenTelemetry general conventions)'
     const sessionId = `err_${hex(6)}`;
     const { tracer, done } = exportingTracer('failing-agent');
     const c = { 'gen_ai.conversation.id': sessionId };
-    const call = tracer.startSpan('execute_tool read_file', { attributes: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file' } });
+    // A call with its attempts as spans of their own says so, as the SDK does (guardtrace.attempt: attempts used).
+    const call = tracer.startSpan('execute_tool read_file', { attributes: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file', 'guardtrace.attempt': 1 } });
     const attempt = tracer.startSpan('guardtrace.attempt', { attributes: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'gen_ai.tool.name': 'read_file' } }, trace.setSpan(context.active(), call));
     attempt.setStatus({ code: SpanStatusCode.ERROR, message: 'upstream 503' });
     attempt.end();
@@ -272,7 +286,70 @@ describe('error status and exception events (OpenTelemetry general conventions)'
       { tool_name: 'list', outcome: 'success', failure_reason: null },
       { tool_name: 'read_file', outcome: 'failed', failure_reason: "TypeError: Cannot read properties of undefined (reading 'path')" },
     ]);
-    const att = await one(env.sql, 'SELECT outcome, failure_reason, error_type FROM attempts WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId]);
-    expect(att).toEqual({ outcome: 'failed', failure_reason: 'upstream 503', error_type: null });
+    const atts = (await env.sql.query('SELECT tool_name, outcome, failure_reason, error_type FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name', [env.projectId, sessionId])).rows;
+    expect(atts).toEqual([
+      // The call without attempt spans of its own: its one implied attempt, and no failure reason from a handled exception.
+      { tool_name: 'list', outcome: 'success', failure_reason: null, error_type: null },
+      { tool_name: 'read_file', outcome: 'failed', failure_reason: 'upstream 503', error_type: null },
+    ]);
+  });
+});
+
+/**
+ * The payloads recorded from the real libraries (e2e/fixtures/recorded, README there), posted as
+ * recorded but under fresh trace ids: in each, one tool returned a result and one threw.
+ */
+describe('recorded payloads of other instrumentations', () => {
+  const REASON = 'Error: station LYN-04 is offline for maintenance';
+  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId']);
+  type Kv = { key: string; value: { stringValue?: string } };
+  type Rec = { resourceSpans: { scopeSpans: { spans: { traceId: string; attributes?: Kv[] }[] }[] }[] };
+
+  /** Posts the recording with new trace ids (and a tagged session id); returns the session id. */
+  async function post(name: string): Promise<string> {
+    const rec = JSON.parse(readFileSync(new URL(`../../../e2e/fixtures/recorded/${name}.otlp.json`, import.meta.url), 'utf8')) as Rec;
+    const tag = hex(4);
+    const traces = new Map<string, string>();
+    let session: string | null = null;
+    for (const rs of rec.resourceSpans)
+      for (const ss of rs.scopeSpans)
+        for (const s of ss.spans) {
+          s.traceId = traces.get(s.traceId) ?? traces.set(s.traceId, hex(16)).get(s.traceId) as string;
+          for (const a of s.attributes ?? []) if (SESSION_KEYS.has(a.key) && a.value.stringValue) session = a.value.stringValue = `${a.value.stringValue}-${tag}`;
+        }
+    const res = await app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` }, payload: JSON.stringify(rec) });
+    expect(res.statusCode, res.body).toBe(200);
+    return session ?? ([...traces.values()][0] as string);
+  }
+
+  const cases: [string, { tools: string[]; failedTool: string }][] = [
+    ['vercel-ai', { tools: ['forecast', 'station_readings'], failedTool: 'station_readings' }],
+    ['genai', { tools: ['DynamicStructuredTool', 'DynamicStructuredTool'], failedTool: 'DynamicStructuredTool' }],
+    ['openinference', { tools: ['forecast', 'station_readings'], failedTool: 'station_readings' }],
+    ['traceloop', { tools: ['DynamicStructuredTool', 'DynamicStructuredTool', 'station_lookup'], failedTool: 'DynamicStructuredTool' }],
+  ];
+  it.each(cases)('%s: each tool call is one attempt, the thrown one failed with tool_error, counted in the totals and the rollup', async (name, c) => {
+    const sessionId = await post(name);
+    const attempts = (
+      await env.sql.query(
+        `SELECT a.tool_name, a.number, a.outcome, a.failure_class, a.failure_reason, t.outcome AS call_outcome, t.failure_class AS call_class
+         FROM attempts a JOIN tool_calls t ON t.project_id = a.project_id AND t.trace_id = a.trace_id AND t.span_id = a.tool_call_span_id
+         WHERE a.project_id = $1 AND a.session_id = $2 ORDER BY a.outcome, a.tool_name`,
+        [env.projectId, sessionId],
+      )
+    ).rows;
+    expect(attempts.map((a) => a.tool_name).sort()).toEqual([...c.tools].sort());
+    expect(attempts.every((a) => a.number === 1)).toBe(true);
+    const failed = attempts.filter((a) => a.outcome === 'failed');
+    // OpenInference records LangChain's error text, stack trace included, as the exception's message.
+    expect(failed).toEqual([
+      { tool_name: c.failedTool, number: 1, outcome: 'failed', failure_class: 'tool_error', failure_reason: expect.stringContaining(REASON), call_outcome: 'failed', call_class: 'tool_error' },
+    ]);
+    expect(attempts.filter((a) => a.outcome === 'success')).toHaveLength(c.tools.length - 1);
+    const totals = await expectTotalsAgree(sessionId);
+    expect(totals).toMatchObject({ tool_call_count: c.tools.length, attempt_count: c.tools.length, failed_attempt_count: 1, error_span_count: 1 });
+    expect(await one(env.sql, 'SELECT outcome FROM sessions WHERE project_id = $1 AND id = $2', [env.projectId, sessionId])).toEqual({ outcome: 'success' });
+    const parts = (await env.sql.query("SELECT failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class = 'tool_error'", [env.projectId, sessionId])).rows;
+    expect(parts).toEqual([{ failed_attempts: 1 }]);
   });
 });

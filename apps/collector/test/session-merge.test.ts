@@ -81,14 +81,16 @@ it('keeps every total equal to a recomputation when a session arrives span by sp
   }
   for (const r of requests) await writer.submit(env.projectId, normalize(jsonRequest(r.spans, r.service)));
 
-  const cols = `id, agent_name, service_name, user_id, started_at, ended_at, outcome, span_count, tool_call_count, attempt_count,
-    failed_attempt_count, model_call_count, input_tokens, output_tokens, repair_tokens, sampling_weight`;
+  const cols = `id, agent_name, service_name, user_id, started_at, ended_at, outcome, span_count, error_span_count, tool_call_count,
+    attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens, repair_tokens, sampling_weight`;
   const read = async () => (await env.sql.query(`SELECT ${cols} FROM sessions WHERE id = ANY($1) ORDER BY id`, [ids])).rows;
   const written = await read();
   expect(written).toHaveLength(12);
   // The values compete: several agents, users, outcomes and weights appear across the sessions.
   expect(new Set(written.map((r) => r.outcome)).size).toBeGreaterThan(1);
   expect(new Set(written.map((r) => r.user_id)).size).toBeGreaterThan(2);
+  // Error spans, merged batch by batch, as counted again from all the stored spans.
+  expect(written.some((r) => r.error_span_count > 1)).toBe(true);
   await env.sql.query(refreshSessions(textArray(ids.map(() => env.projectId)), textArray(ids)));
   expect(await read()).toEqual(written);
 }, 120_000);

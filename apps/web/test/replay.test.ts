@@ -257,6 +257,34 @@ describe('replay: what the runtime records', () => {
   });
 });
 
+describe("replay: other instrumentations' content", () => {
+  it('reads the prompt, output and tool result each convention writes, first key present and not empty first', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, { startedAt: t0, toolCalls: [{ toolName: 't', atMs: 5, attempts: [{ outcome: 'success' }] }] });
+    const trace = s.traceId;
+    const spans: [string, Record<string, unknown>][] = [
+      // Vercel AI SDK: a step that only called tools has no text, so its tool calls are its output.
+      ['vercel', { 'ai.prompt.messages': '[{"role":"user","content":"hi"}]', 'ai.response.text': '', 'ai.response.toolCalls': '[{"toolName":"t"}]', 'ai.toolCall.result': '{"ok":1}' }],
+      ['openinference', { 'input.value': '{"messages":[]}', 'output.value': '{"generations":[]}' }],
+      ['traceloop', { 'traceloop.entity.output': '{"station":"LYN-01"}' }],
+      ['genai', { 'gen_ai.input.messages': '[1]', 'input.value': 'no', 'gen_ai.output.messages': '[2]', 'gen_ai.tool.call.result': 'r' }],
+    ];
+    const ids = new Map(spans.map(([k]) => [k, spanId()]));
+    for (const [i, [k, attrs]] of spans.entries()) await rawSpan(prisma, project.id, s.id, trace, ids.get(k) as string, 100 + i, attrs);
+    const facts = new Map((await loadSpanFacts(prisma, project.id, s.id, 200)).map((f) => [f.spanId, f]));
+    const of = (k: string) => facts.get(ids.get(k) as string);
+    expect(of('vercel')).toMatchObject({ input: { text: '[{"role":"user","content":"hi"}]' }, output: { text: '[{"toolName":"t"}]' }, result: { text: '{"ok":1}' } });
+    expect(of('openinference')).toMatchObject({ input: { text: '{"messages":[]}' }, output: { text: '{"generations":[]}' }, result: { text: '{"generations":[]}' } });
+    expect(of('traceloop')).toMatchObject({ input: null, output: null, result: { text: '{"station":"LYN-01"}' } });
+    expect(of('genai')).toMatchObject({ input: { text: '[1]' }, output: { text: '[2]' }, result: { text: 'r' } });
+    const payload = (kind: 'input' | 'output' | 'result', k: string) => getPayload(prisma, project.id, s.id, { kind, traceId: trace, spanId: ids.get(k) as string, full: true });
+    expect((await payload('output', 'vercel'))?.value).toBe('[{"toolName":"t"}]');
+    expect((await payload('result', 'traceloop'))?.value).toBe('{"station":"LYN-01"}');
+    expect((await payload('input', 'openinference'))?.value).toBe('{"messages":[]}');
+  });
+});
+
 describe('replay: large sessions and other instrumentations', () => {
   it('loads a 5,000-span session whole: every tool call, attempt and model call, no cap', async () => {
     const prisma = db.prisma();

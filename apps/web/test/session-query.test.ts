@@ -89,6 +89,14 @@ describe('parseSessionQuery', () => {
     expect(bad('sampling:kept sampling:pending')[0]).toMatch(/“sampling:” is given twice/);
   });
 
+  it('reads has:errors, and names what else has: takes', () => {
+    const p = parseSessionQuery('has:errors class:tool_error has:errors');
+    expect(p.filters.has).toEqual(['errors']);
+    expect(p.filters.classes).toEqual(['tool_error']);
+    expect(isFiltered(parseSessionQuery('has:errors'))).toBe(true);
+    expect(parseSessionQuery('has:bugs').errors[0]?.message).toMatch(/Unknown “has:” value “bugs”: expected one of errors \(at column 1/);
+  });
+
   it('names an unknown key with its position and the keys it expects', () => {
     const p = parseSessionQuery('tool:x colour:red');
     expect(p.filters.tools).toEqual(['x']);
@@ -96,7 +104,7 @@ describe('parseSessionQuery', () => {
     expect(p.errors[0]).toMatchObject({ token: 'colour:red', at: 7 });
     expect(p.errors[0]?.message).toContain('Unknown filter “colour”');
     expect(p.errors[0]?.message).toContain('column 8');
-    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, tokens:, started:, user:, agent:, status:, sampling:');
+    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, tokens:, started:, user:, agent:, status:, sampling:, has:');
   });
 
   it('rejects bad values with what was expected', () => {

@@ -107,6 +107,14 @@ describe('listSessions', () => {
     expect(await ids({ filters: { classes: ['invalid_arguments'] } })).toEqual([escalated.id, invalid.id]);
     expect(await ids({ filters: { classes: ['invalid_arguments', 'transient'] } })).toEqual([escalated.id]);
     expect(await ids({ filters: { classes: ['fatal'] } })).toEqual([]);
+    // has:errors: failed attempts inside, whatever the outcome says (`invalid` succeeded after a rejection).
+    expect(await ids({ filters: { has: ['errors'] } })).toEqual([escalated.id, invalid.id]);
+    expect(await ids({ filters: { has: ['errors'], status: 'success' } })).toEqual([invalid.id]);
+    // ...or error spans inside (a failed model call, a chain), with no failed attempt.
+    const where = { projectId_id: { projectId: project.id, id: clean.id } };
+    await prisma.session.update({ where, data: { errorSpanCount: 1 } });
+    expect(await ids({ filters: { has: ['errors'], status: 'success' } })).toEqual([invalid.id, clean.id]);
+    await prisma.session.update({ where, data: { errorSpanCount: 0 } });
     expect(await ids({ filters: { tools: ['read_file'] } })).toEqual([escalated.id, invalid.id]);
     expect(await ids({ filters: { tools: ['read_file', 'list_dir'] } })).toEqual([invalid.id]);
     expect(await ids({ filters: { tools: ['read'] } })).toEqual([]);

@@ -20,6 +20,9 @@ export const DEFAULT_POLICY: PolicyTable = {
   // Credentials, configuration: stop.
   fatal: { retries: 0, decision: 'abort', onExhausted: 'abort' },
   budget_exhausted: { retries: 0, decision: 'escalate_human', onExhausted: 'escalate_human' },
+  // An error no other class names (the collector's class for other instrumentations' failed
+  // tools; the SDK's own classifier never gives it): report it back and replan, as guard_violation.
+  tool_error: { retries: 0, decision: 'replan', onExhausted: 'replan' },
 };
 
 /** 200 ms base doubles to ~1.6 s by the 4th retry; 10 s ceiling keeps one wait inside the 30 s latency budget. */

@@ -18,6 +18,13 @@ export const FAILURE_CLASSES = [
   'fatal',
   /** A budget ran out. */
   'budget_exhausted',
+  /**
+   * A tool threw or reported an error that no other class names: what the collector gives a
+   * failed tool call of another instrumentation (no `guardtrace.*` attributes) whose error it
+   * cannot map to a class above (see docs/semantic-conventions.md, "Failed tool calls of other
+   * instrumentations").
+   */
+  'tool_error',
 ] as const;
 export type FailureClass = (typeof FAILURE_CLASSES)[number];
 

@@ -117,4 +117,5 @@ export type {
   ReconcileStatus,
   CircuitState,
 } from './enums.ts';
+export { MODEL_INPUT_KEYS, MODEL_OUTPUT_KEYS, TOOL_RESULT_KEYS } from './content.ts';
 export { sessionSamplingWeight } from './sampling.ts';

@@ -133,28 +133,69 @@ describe('Vercel AI SDK refused tool calls', () => {
 
   it('become rejected calls with their class, arguments and the SDK text, under stable ids', () => {
     const s = step([{ role: 'user', content: [] }, assistant, results]);
-    const rejected = interpret(s)?.rejected;
+    const rejected = interpret(s)?.implied;
+    const common = { toolCallSpanId: null, outcome: 'rejected', errorType: null };
     expect(rejected?.map(({ spanId: _, ...r }) => r)).toEqual([
-      { toolName: 'weather', callId: 'c1', arguments: '{"town":"Paris"}', failureClass: 'invalid_arguments', reason: 'Invalid input for tool weather: Type validation failed: ...' },
-      { toolName: 'wether', callId: 'c2', arguments: '{"city":"Paris"}', failureClass: 'unknown_tool', reason: "Model tried to call unavailable tool 'wether'. Available tools: weather." },
+      { ...common, toolName: 'weather', callId: 'c1', arguments: '{"town":"Paris"}', failureClass: 'invalid_arguments', reason: 'Invalid input for tool weather: Type validation failed: ...' },
+      { ...common, toolName: 'wether', callId: 'c2', arguments: '{"city":"Paris"}', failureClass: 'unknown_tool', reason: "Model tried to call unavailable tool 'wether'. Available tools: weather." },
     ]);
     expect(rejected?.every((r) => /^[0-9a-f]{16}$/.test(r.spanId))).toBe(true);
-    expect(interpret(s)?.rejected?.map((r) => r.spanId)).toEqual(rejected?.map((r) => r.spanId));
+    expect(interpret(s)?.implied?.map((r) => r.spanId)).toEqual(rejected?.map((r) => r.spanId));
   });
 
   it('are read once: on the step right after them, not again from later steps', () => {
     const later = step([{ role: 'user', content: [] }, assistant, results, { role: 'assistant', content: [{ type: 'text', text: 'sorry' }] }, { role: 'user', content: [] }]);
-    expect(interpret(later)?.rejected).toBeNull();
+    expect(interpret(later)?.implied).toBeNull();
   });
 
   it('are skipped when the messages are truncated or not the SDK shape', () => {
     const json = JSON.stringify([assistant, results]);
-    expect(interpret(step(`${json.slice(0, 200)}…[TRUNCATED:900 chars]`))?.rejected).toBeNull();
-    expect(interpret(step('{"error-text":1}'))?.rejected).toBeNull();
+    expect(interpret(step(`${json.slice(0, 200)}…[TRUNCATED:900 chars]`))?.implied).toBeNull();
+    expect(interpret(step('{"error-text":1}'))?.implied).toBeNull();
     // Hostile shapes: wrong types anywhere, and nesting deeper than JSON.parse can take.
     const odd = [null, 5, { role: 'assistant', content: 'x' }, { role: 'tool', content: [null, 7, { type: 'tool-result', output: 'error-text' }, { type: 'tool-result', output: { type: 'error-text', value: 9 } }] }];
-    expect(interpret(step(odd))?.rejected).toBeNull();
+    expect(interpret(step(odd))?.implied).toBeNull();
     const deep = `${'['.repeat(200_000)}"error-text"${']'.repeat(200_000)}`;
-    expect(interpret(step(deep))?.rejected).toBeNull();
+    expect(interpret(step(deep))?.implied).toBeNull();
+  });
+});
+
+describe("another instrumentation's tool call", () => {
+  const failed = { statusCode: 2, statusMessage: 'boom' };
+  const shapes: [string, string, Attributes][] = [
+    ['OpenTelemetry GenAI', 'execute_tool search', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'search' }],
+    ['Vercel AI SDK', 'ai.toolCall', { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'search' }],
+    ['OpenInference', 'search', { 'openinference.span.kind': 'TOOL', 'tool.name': 'search' }],
+    ['OpenLLMetry', 'search.tool', { 'traceloop.span.kind': 'tool', 'traceloop.entity.name': 'search' }],
+  ];
+  it.each(shapes)('%s: implies its one attempt, failed with tool_error when it failed, success otherwise', (_, name, attrs) => {
+    const bad = span(name, attrs, failed);
+    const m = interpret(bad);
+    expect(m?.role).toBe('tool_call');
+    expect(m?.failureClass).toBe('tool_error');
+    const [own, ...more] = m?.implied ?? [];
+    expect(more).toEqual([]);
+    expect(own).toMatchObject({ toolCallSpanId: bad.spanId, toolName: 'search', outcome: 'failed', failureClass: 'tool_error', reason: 'boom' });
+    expect(own?.spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(own?.spanId).not.toBe(bad.spanId);
+    const good = interpret(span(name, attrs));
+    expect(good?.implied).toEqual([expect.objectContaining({ outcome: 'success', failureClass: null, reason: null })]);
+  });
+
+  it("Guardtrace's own calls imply nothing: their attempts are spans of their own", () => {
+    const own = span('execute_tool search', { 'gen_ai.operation.name': 'execute_tool', 'guardtrace.attempt': 2, 'guardtrace.outcome': 'failed' }, failed);
+    expect(interpret(own)?.implied).toBeNull();
+  });
+
+  it('takes a mapped class when the error is recognisable (error.type, exception, status message)', () => {
+    const cls = (attrs: Attributes, more: Partial<NormSpan>) => interpret(span('execute_tool t', { 'gen_ai.operation.name': 'execute_tool', ...attrs }, { statusCode: 2, ...more }))?.failureClass;
+    expect(cls({ 'error.type': 'TimeoutError' }, {})).toBe('transient');
+    expect(cls({}, { statusMessage: 'upstream answered 503' })).toBe('transient');
+    expect(cls({}, { events: [event('exception', { 'exception.type': 'Error', 'exception.message': "ENOENT: no such file or directory, open 'a.txt'" })] })).toBe('missing_resource');
+    expect(cls({}, { statusMessage: 'Received tool input did not match expected schema' })).toBe('invalid_arguments');
+    expect(cls({}, { statusMessage: '401 Unauthorized' })).toBe('fatal');
+    expect(cls({}, { statusMessage: 'EACCES: permission denied' })).toBe('guard_violation');
+    expect(cls({}, { statusMessage: 'station closed for maintenance' })).toBe('tool_error');
+    expect(cls({}, {})).toBe('tool_error');
   });
 });

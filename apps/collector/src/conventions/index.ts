@@ -5,19 +5,20 @@
  * the span's name). mapping.ts builds the rows from the Meaning alone, and the guard checks of
  * guardrail result events on spans that are no guardrail from eventChecks().
  */
-import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_USER_ID } from '@guardtrace/semconv';
+import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_USER_ID } from '@guardtrace/semconv';
 import type { NormSpan } from '../span.ts';
 import * as genai from './genai.ts';
 import * as guardtrace from './guardtrace.ts';
-import { type Meaning, newMeaning, resetMeaning, type SpanRole } from './meaning.ts';
+import { type ImpliedAttempt, type Meaning, newMeaning, resetMeaning, type SpanRole } from './meaning.ts';
 import * as openinference from './openinference.ts';
 import * as openllmetry from './openllmetry.ts';
 import * as otel from './otel.ts';
-import { str, text } from './read.ts';
+import { derivedSpanId, str, text } from './read.ts';
+import { toolFailureClass } from './tool-error.ts';
 import * as vercel from './vercel-ai.ts';
 
 export { type EventCheck, eventChecks } from './guardrail.ts';
-export type { Meaning, RejectedCall, SpanRole } from './meaning.ts';
+export type { ImpliedAttempt, Meaning, SpanRole } from './meaning.ts';
 
 /** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */
 const LANGFUSE_SESSION_ID = 'langfuse.session.id';
@@ -75,7 +76,7 @@ const current = newMeaning();
 /**
  * What the span means, or null when it stands for no row (kept raw only). The Meaning is
  * reused by the next call: build the rows from it before interpreting another span (its
- * `rejected` list is the span's own).
+ * `implied` list is the span's own).
  */
 export function interpret(span: NormSpan): Meaning | null {
   const role = classify(span);
@@ -90,12 +91,20 @@ export function interpret(span: NormSpan): Meaning | null {
   const failed = otel.failed(span);
   switch (role) {
     case 'tool_call':
+      // Guardtrace's own calls say how many attempts they took (each its own span); any other
+      // instrumentation's call ran once: its one attempt is implied, so it counts like ours.
+      if (m.attempt === null && m.outcome === null) impliedAttempt(span, m, failed);
+      else {
+        m.outcome ??= failed ? 'failed' : 'success';
+        if (failed || m.outcome !== 'success') m.failureReason = otel.failureReason(span);
+      }
+      m.toolName ??= span.name;
+      break;
     case 'attempt':
-      m.toolName ??= role === 'tool_call' ? span.name : null;
       m.outcome ??= failed ? 'failed' : 'success';
       if (failed || m.outcome !== 'success') {
         m.failureReason = otel.failureReason(span);
-        if (role === 'attempt') m.errorType ??= otel.exceptionType(span);
+        m.errorType ??= otel.exceptionType(span);
       }
       break;
     case 'guard_check':
@@ -104,4 +113,33 @@ export function interpret(span: NormSpan): Meaning | null {
       break;
   }
   return m;
+}
+
+/**
+ * The one attempt of another instrumentation's tool call (OpenTelemetry GenAI `execute_tool`, the
+ * Vercel AI SDK's `ai.toolCall`, OpenInference's TOOL, OpenLLMetry's tool): attempt 1 under the
+ * call, its outcome the span's status; failed, its class from the error (tool-error.ts), also set
+ * on the call. Added after any refused calls the span reports.
+ */
+function impliedAttempt(span: NormSpan, m: Meaning, failed: boolean): void {
+  m.outcome = failed ? 'failed' : 'success';
+  let errorType: string | null = null;
+  if (failed) {
+    m.failureReason = otel.failureReason(span);
+    errorType = text(span.attributes, ATTR_ERROR_TYPE) ?? otel.exceptionType(span);
+    m.failureClass ??= toolFailureClass(errorType, m.failureReason);
+  }
+  const own: ImpliedAttempt = {
+    spanId: derivedSpanId(span, 'attempt'),
+    toolCallSpanId: span.spanId,
+    toolName: m.toolName ?? span.name,
+    callId: m.callId,
+    arguments: m.arguments,
+    outcome: m.outcome,
+    failureClass: m.failureClass,
+    reason: m.failureReason,
+    errorType,
+  };
+  if (m.implied === null) m.implied = [own];
+  else m.implied.push(own);
 }

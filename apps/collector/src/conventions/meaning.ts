@@ -9,15 +9,25 @@ import type { GuardrailResult } from './guardrail.ts';
 /** The derived row a span stands for, or null (kept raw only). */
 export type SpanRole = 'tool_call' | 'attempt' | 'guard_check' | 'model_call' | null;
 
-/** A tool call the instrumented library refused before running it (no span of its own). */
-export interface RejectedCall {
-  /** A stable 16-hex id for the row: derived from the span that reported it and the call id. */
+/**
+ * An attempt a span implies without a `guardtrace.attempt` span of its own: a tool call the
+ * instrumented library refused before running it (reported by a later span: the Vercel AI SDK),
+ * or the one attempt of another instrumentation's tool call span (every foreign tool call ran
+ * once: attempt 1, its outcome and failure class those of the call).
+ */
+export interface ImpliedAttempt {
+  /** A stable 16-hex id for the row: derived from the span that implies it and the call id. */
   spanId: string;
+  /** The tool call span it is an attempt of; null for a refused call (it has none). */
+  toolCallSpanId: string | null;
   toolName: string;
   callId: string | null;
   arguments: string | null;
-  failureClass: string;
-  reason: string;
+  /** `rejected` (refused before running), `failed` or `success`. */
+  outcome: string;
+  failureClass: string | null;
+  reason: string | null;
+  errorType: string | null;
 }
 
 export interface Meaning {
@@ -61,8 +71,8 @@ export interface Meaning {
   outputTokens: number | null;
   repairAttemptSpanId: string | null;
   repairFailureClass: string | null;
-  /** Tool calls refused by the library that this span reports (Vercel AI SDK). */
-  rejected: RejectedCall[] | null;
+  /** Attempts this span implies (see ImpliedAttempt): refused calls it reports, or its own one attempt. */
+  implied: ImpliedAttempt[] | null;
   /** A tool call's or model turn's place in its session (guardtrace.step.sequence), 1 and up. */
   stepSequence: number | null;
 }
@@ -103,7 +113,7 @@ export function newMeaning(): Meaning {
     outputTokens: null,
     repairAttemptSpanId: null,
     repairFailureClass: null,
-    rejected: null,
+    implied: null,
     stepSequence: null,
   };
 }
@@ -146,7 +156,7 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.outputTokens = null;
   m.repairAttemptSpanId = null;
   m.repairFailureClass = null;
-  m.rejected = null;
+  m.implied = null;
   m.stepSequence = null;
   return m;
 }

@@ -1,4 +1,5 @@
 /** Typed reads of span attributes, shared by every convention module. */
+import { createHash } from 'node:crypto';
 import type { Attributes } from '../span.ts';
 
 export function str(attrs: Attributes, key: string): string | null {
@@ -40,4 +41,9 @@ export function suffix(name: string, prefix: string): string | null {
   if (!name.startsWith(prefix)) return null;
   const rest = name.slice(prefix.length).trim();
   return rest === '' ? null : rest;
+}
+
+/** A span id for a row with no span of its own: the same for the same report, so a resent span adds nothing. */
+export function derivedSpanId(span: { traceId: string; spanId: string }, discriminator: string): string {
+  return createHash('sha256').update(`${span.traceId}/${span.spanId}/${discriminator}`).digest('hex').slice(0, 16);
 }

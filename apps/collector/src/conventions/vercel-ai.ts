@@ -11,11 +11,10 @@
  * Those results are read here, from the messages after the last assistant message (so each is
  * read once, on the step right after it), and become rejected attempts.
  */
-import { createHash } from 'node:crypto';
 import type { FailureClass } from '@guardtrace/semconv';
 import type { Attributes, NormSpan } from '../span.ts';
-import type { Meaning, RejectedCall, SpanRole } from './meaning.ts';
-import { int, str, text } from './read.ts';
+import type { ImpliedAttempt, Meaning, SpanRole } from './meaning.ts';
+import { derivedSpanId, int, str, text } from './read.ts';
 
 const OPERATION_ID = 'ai.operationId';
 const TOOL_CALL = 'ai.toolCall';
@@ -69,7 +68,7 @@ export function read(span: NormSpan, m: Meaning): void {
     m.inputTokens ??= int(a, USAGE_INPUT) ?? int(a, USAGE_PROMPT);
     m.outputTokens ??= int(a, USAGE_OUTPUT) ?? int(a, USAGE_COMPLETION);
     const messages = a[PROMPT_MESSAGES];
-    if (typeof messages === 'string' && messages.includes('"error-text"')) m.rejected = rejectedCalls(span, messages);
+    if (typeof messages === 'string' && messages.includes('"error-text"')) m.implied = rejectedCalls(span, messages);
   }
 }
 
@@ -86,7 +85,7 @@ interface Message {
 }
 
 /** The refused tool calls answered in the trailing tool messages of a prompt, or null. */
-function rejectedCalls(span: NormSpan, json: string): RejectedCall[] | null {
+function rejectedCalls(span: NormSpan, json: string): ImpliedAttempt[] | null {
   let messages: unknown;
   try {
     messages = JSON.parse(json);
@@ -100,7 +99,7 @@ function rejectedCalls(span: NormSpan, json: string): RejectedCall[] | null {
   if (last < 0) return null;
   const calls = new Map<string, Part>();
   for (const part of parts(messages[last] as Message)) if (part.type === 'tool-call' && typeof part.toolCallId === 'string') calls.set(part.toolCallId, part);
-  const out: RejectedCall[] = [];
+  const out: ImpliedAttempt[] = [];
   for (let i = last + 1; i < messages.length; i++) {
     const msg = messages[i] as Message | null;
     if (msg?.role !== 'tool') continue;
@@ -116,7 +115,7 @@ function parts(msg: Message | null): Part[] {
   return msg !== null && Array.isArray(msg.content) ? (msg.content.filter((p) => p !== null && typeof p === 'object') as Part[]) : [];
 }
 
-function rejection(span: NormSpan, part: Part, calls: Map<string, Part>): RejectedCall | null {
+function rejection(span: NormSpan, part: Part, calls: Map<string, Part>): ImpliedAttempt | null {
   if (part.type !== 'tool-result' || part.output?.type !== 'error-text' || typeof part.output.value !== 'string') return null;
   const reason = part.output.value;
   const invalid = INVALID_INPUT.exec(reason);
@@ -127,15 +126,13 @@ function rejection(span: NormSpan, part: Part, calls: Map<string, Part>): Reject
   const toolName = typeof part.toolName === 'string' ? part.toolName : ((invalid ?? unknown) as RegExpExecArray)[1] as string;
   return {
     spanId: derivedSpanId(span, callId ?? reason),
+    toolCallSpanId: null,
     toolName,
     callId,
     arguments: call === undefined || call.input === undefined ? null : typeof call.input === 'string' ? call.input : JSON.stringify(call.input),
+    outcome: 'rejected',
     failureClass: invalid !== null ? INVALID_ARGUMENTS : UNKNOWN_TOOL,
     reason,
+    errorType: null,
   };
-}
-
-/** A span id for a row with no span of its own: the same for the same report, so a resent span adds nothing. */
-function derivedSpanId(span: NormSpan, callId: string): string {
-  return createHash('sha256').update(`${span.traceId}/${span.spanId}/${callId}`).digest('hex').slice(0, 16);
 }

@@ -36,6 +36,23 @@ export function OutcomeBadge({ outcome }: { outcome: string | null }) {
   );
 }
 
+const count = (n: number, one: string) => `${n.toLocaleString('en-US')} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * A session's outcome is its root span's (or the SDK's verdict); failed attempts and error spans
+ * inside it are shown beside it, so a session that "succeeded" around failures says so (the
+ * explorer's `has:errors`).
+ */
+export function ErrorsInsideBadge({ failedAttempts, errorSpans }: { failedAttempts: number; errorSpans: number }) {
+  if (failedAttempts <= 0 && errorSpans <= 0) return null;
+  const what = `${count(failedAttempts, 'failed attempt')} and ${count(errorSpans, 'span')} with status ERROR inside this session (has:errors)`;
+  return (
+    <Badge className="bg-red-50 text-red-800 ring-red-200" testId="has-errors">
+      <span title={what}>⚠ with errors</span>
+    </Badge>
+  );
+}
+
 export function FailureClassBadge({ failureClass, prefix }: { failureClass: string; prefix?: string }) {
   const style = classStyle(failureClass);
   return (

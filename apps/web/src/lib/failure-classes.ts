@@ -21,6 +21,7 @@ const STYLES: Record<FailureClass, ClassStyle> = {
   },
   fatal: { label: 'fatal', badge: 'bg-red-100 text-red-900 ring-red-300', color: '#991b1b' },
   budget_exhausted: { label: 'budget exhausted', badge: 'bg-stone-100 text-stone-800 ring-stone-300', color: '#57534e' },
+  tool_error: { label: 'tool error', badge: 'bg-orange-50 text-orange-800 ring-orange-200', color: '#ea580c' },
 };
 
 /** Classes the SDK does not know yet (newer SDKs, other instrumentations) still get a style. */

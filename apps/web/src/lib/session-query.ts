@@ -7,7 +7,15 @@ import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutco
  * Other pages link here with this form: keep it stable.
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'user', 'agent', 'status', 'sampling'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'user', 'agent', 'status', 'sampling', 'has'] as const;
+
+/**
+ * What a session may be asked to have (`has:`): `errors`, a failed attempt (the SDK's, a refused
+ * call, another instrumentation's failed tool call: see docs/semantic-conventions.md) or a root
+ * span with status ERROR (outcome `failed`), whatever its outcome says.
+ */
+const SESSION_HAS = ['errors'] as const;
+type SessionHas = (typeof SESSION_HAS)[number];
 
 /**
  * Which sessions by their sampling decision: `kept` (the default) the stored ones, `pending`
@@ -39,6 +47,8 @@ export interface SessionQueryFilters {
   status?: SessionOutcome;
   /** Unset: `kept`. */
   sampling?: SamplingView;
+  /** Each must hold (see SESSION_HAS). */
+  has?: SessionHas[];
 }
 
 export interface SessionQueryError {
@@ -190,6 +200,12 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else if ((SAMPLING_VIEWS as readonly string[]).includes(t.value)) filters.sampling = t.value as SamplingView;
         else fail(t, `Unknown sampling decision “${t.value}”: expected one of ${SAMPLING_VIEWS.join(', ')}`);
         break;
+      case 'has':
+        if ((SESSION_HAS as readonly string[]).includes(t.value)) {
+          filters.has ??= [];
+          if (!filters.has.includes(t.value as SessionHas)) filters.has.push(t.value as SessionHas);
+        } else fail(t, `Unknown “has:” value “${t.value}”: expected one of ${SESSION_HAS.join(', ')}`);
+        break;
       case 'user':
       case 'agent':
         if (filters[key] !== undefined) fail(t, `“${key}:” is given twice; a session has one ${key}`);
@@ -213,6 +229,7 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     f.user !== undefined ||
     f.agent !== undefined ||
     f.status !== undefined ||
+    (f.has?.length ?? 0) > 0 ||
     (f.sampling !== undefined && f.sampling !== 'kept')
   );
 }

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import { OutcomeBadge } from '@/components/badges';
+import { ErrorsInsideBadge, OutcomeBadge } from '@/components/badges';
 import { CursorPagination } from '@/components/pagination';
 import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
@@ -189,6 +189,11 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
       </td>
       <td className="px-3 py-3">
         <OutcomeBadge outcome={s.outcome} />
+        {(s.failedAttemptCount || s.errorSpanCount) && s.outcome !== 'failed' ? (
+          <div className="mt-1">
+            <ErrorsInsideBadge failedAttempts={s.failedAttemptCount} errorSpans={s.errorSpanCount} />
+          </div>
+        ) : null}
       </td>
     </tr>
   );

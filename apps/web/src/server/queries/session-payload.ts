@@ -1,6 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
-import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_TOOL_CALL_RESULT } from '@guardtrace/semconv';
+import { MODEL_INPUT_KEYS, MODEL_OUTPUT_KEYS, TOOL_RESULT_KEYS } from '@guardtrace/semconv';
+import { firstAttribute } from './session-spans.ts';
 
 /** Values the replay loads on demand, one at a time. */
 export const PAYLOAD_KINDS = ['arguments', 'feedback', 'result', 'input', 'output', 'span'] as const;
@@ -16,10 +17,11 @@ export interface PayloadDto {
   truncated: boolean;
 }
 
-const ATTRIBUTE_OF = {
-  result: ATTR_GEN_AI_TOOL_CALL_RESULT,
-  input: ATTR_GEN_AI_INPUT_MESSAGES,
-  output: ATTR_GEN_AI_OUTPUT_MESSAGES,
+/** Where each kind of content is, in each convention (semconv's content.ts). */
+const ATTRIBUTES_OF = {
+  result: TOOL_RESULT_KEYS,
+  input: MODEL_INPUT_KEYS,
+  output: MODEL_OUTPUT_KEYS,
 } as const;
 
 /**
@@ -44,7 +46,7 @@ export async function getPayload(
     if (span) text = JSON.stringify(span, null, 2);
   } else {
     const rows = await db.$queryRaw<{ v: string | null }[]>`
-      SELECT attributes->>${ATTRIBUTE_OF[q.kind]} AS v FROM spans
+      SELECT ${firstAttribute(ATTRIBUTES_OF[q.kind])} AS v FROM spans
       WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId} AND trace_id = ${q.traceId} AND span_id = ${q.spanId}
       LIMIT 1`;
     text = rows[0]?.v ?? null;

@@ -1,11 +1,8 @@
 import 'server-only';
-import { type PrismaClient, sql } from '@guardtrace/db';
+import { type PrismaClient, type Sql, sql } from '@guardtrace/db';
 import {
   ATTR_GEN_AI_AGENT_NAME,
-  ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_OPERATION_NAME,
-  ATTR_GEN_AI_OUTPUT_MESSAGES,
-  ATTR_GEN_AI_TOOL_CALL_RESULT,
   ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS,
   ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT,
   ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT,
@@ -14,6 +11,9 @@ import {
   ATTR_GUARDTRACE_ESCALATION_REASON,
   ATTR_GUARDTRACE_FALLBACK_TOOL,
   ATTR_GUARDTRACE_RECONCILE_STATUS,
+  MODEL_INPUT_KEYS,
+  MODEL_OUTPUT_KEYS,
+  TOOL_RESULT_KEYS,
 } from '@guardtrace/semconv';
 import { epochMs, isoOf, previewOf, selectArrays } from './row-columns.ts';
 import type { PreviewDto } from './session-types.ts';
@@ -59,6 +59,15 @@ type Row = Omit<SpanFacts, 'startNs' | 'startedAt' | 'rejectionsLeft' | 'latency
 };
 
 const empty = sql``;
+
+/**
+ * The first of `keys` that the span has, not empty (each convention's content key: semconv's
+ * content.ts); `attrs` names the span's attributes column.
+ */
+export function firstAttribute(keys: readonly string[], attrs: Sql = sql`attributes`): Sql {
+  const each = keys.map((k) => sql`nullif(${attrs}->>${k}, '')`);
+  return sql`coalesce(${each.slice(1).reduce((acc, p) => sql`${acc}, ${p}`, each[0] ?? sql`NULL`)})`;
+}
 const num = (v: string | null) => (v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v));
 
 /** Which of the session's spans to read (default: all). */
@@ -115,8 +124,8 @@ export async function loadSpanFacts(
       linkCount: sql`CASE WHEN jsonb_typeof(links) = 'array' THEN jsonb_array_length(links) ELSE 0 END`,
     },
     sql`FROM spans,
-      LATERAL (SELECT attributes->>${ATTR_GEN_AI_TOOL_CALL_RESULT} AS result, attributes->>${ATTR_GEN_AI_INPUT_MESSAGES} AS input,
-        attributes->>${ATTR_GEN_AI_OUTPUT_MESSAGES} AS output) v
+      LATERAL (SELECT ${firstAttribute(TOOL_RESULT_KEYS)} AS result, ${firstAttribute(MODEL_INPUT_KEYS)} AS input,
+        ${firstAttribute(MODEL_OUTPUT_KEYS)} AS output) v
     WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       ${selection.withoutGuardChecks ? sql`AND role IS DISTINCT FROM 'guard_check'` : empty}
       ${selection.spanIds ? sql`AND span_id = ANY(${selection.spanIds}::text[])` : empty}`,

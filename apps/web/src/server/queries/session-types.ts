@@ -193,6 +193,8 @@ export interface SessionHeaderDto {
   toolCallCount: number;
   attemptCount: number;
   failedAttemptCount: number;
+  /** Spans with status ERROR, of any instrumentation. */
+  errorSpanCount: number;
   modelCallCount: number;
   inputTokens: number;
   outputTokens: number;

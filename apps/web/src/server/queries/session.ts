@@ -260,6 +260,7 @@ function headerOf(session: SessionRow, traceIds: string[]): SessionHeaderDto {
     toolCallCount: session.toolCallCount,
     attemptCount: session.attemptCount,
     failedAttemptCount: session.failedAttemptCount,
+    errorSpanCount: session.errorSpanCount,
     modelCallCount: session.modelCallCount,
     inputTokens: Number(session.inputTokens),
     outputTokens: Number(session.outputTokens),

@@ -44,6 +44,8 @@ export interface SessionRowDto {
   toolCallCount: number;
   attemptCount: number;
   failedAttemptCount: number;
+  /** Spans with status ERROR, of any instrumentation (not scaled: a fact of this session). */
+  errorSpanCount: number;
   modelCallCount: number;
   /** Input + output tokens of every model call. */
   tokens: number;
@@ -86,6 +88,7 @@ interface SessionRow {
   tool_call_count: number;
   attempt_count: number;
   failed_attempt_count: number;
+  error_span_count: number;
   model_call_count: number;
   input_tokens: bigint;
   output_tokens: bigint;
@@ -153,6 +156,8 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   if (f.sampling === 'pending') parts.push(sql`AND s.sampling_weight = 0`);
   else if (f.sampling !== 'all') parts.push(sql`AND s.sampling_weight > 0`);
   if (f.status !== undefined) parts.push(sql`AND coalesce(s.outcome, '') = ${f.status}::text`);
+  // has:errors: a failed attempt (any instrumentation's: the collector stores each failed tool call as one) or a failed root.
+  if (f.has?.includes('errors')) parts.push(sql`AND (s.failed_attempt_count > 0 OR s.error_span_count > 0 OR s.outcome = 'failed')`);
   if (f.user !== undefined) parts.push(sql`AND coalesce(s.user_id, '') = ${f.user}::text`);
   if (f.agent !== undefined) parts.push(sql`AND coalesce(s.agent_name, '') = ${f.agent}::text`);
   for (const a of f.attempts ?? []) parts.push(sql`AND s.attempt_count ${COMPARE[a.op]} ${a.value}::int`);
@@ -210,7 +215,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   // One word and nothing else, already seen in more sessions than the cap: the total is "cap+"
   // without counting (which would check sessions one by one until past the cap).
   const f = query.filters ?? {};
-  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.tokens?.length || f.started?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
+  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.tokens?.length || f.started?.length || f.has?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
   const knownOverCap = !filtered && terms.length === 1 && (terms[0]?.sessionsSeen ?? 0) > countCap;
   const [countRows, fetched] = await Promise.all([
     // Counting stops at the cap: a broad filter over a big project costs no more than a page of it.
@@ -219,7 +224,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
       : db.$queryRaw<{ n: bigint }[]>`SELECT count(*)::bigint AS n FROM (SELECT 1 FROM sessions s ${where} LIMIT ${countCap + 1}) m`,
     db.$queryRaw<SessionRow[]>`
       SELECT s.id, s.agent_name, s.service_name, s.user_id, s.started_at, s.ended_at, s.outcome,
-             s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.model_call_count,
+             s.tool_call_count, s.attempt_count, s.failed_attempt_count, s.error_span_count, s.model_call_count,
              s.input_tokens, s.output_tokens, s.repair_tokens, s.sampling_weight,
              (${expr})::text AS sort_value
       FROM sessions s ${where} ${cursor ? keysetCondition(cursor, dir, forward) : sql``}
@@ -267,6 +272,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
         toolCallCount: toolCalls,
         attemptCount: attempts,
         failedAttemptCount: Number(r.failed_attempt_count),
+        errorSpanCount: Number(r.error_span_count),
         modelCallCount: Number(r.model_call_count),
         tokens: Number(r.input_tokens) + Number(r.output_tokens),
         repairTokens: Number(r.repair_tokens),

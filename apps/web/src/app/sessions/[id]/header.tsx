@@ -1,4 +1,4 @@
-import { OutcomeBadge } from '@/components/badges';
+import { ErrorsInsideBadge, OutcomeBadge } from '@/components/badges';
 import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import type { SessionHeaderDto } from '@/server/queries/session-types';
@@ -22,6 +22,7 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
           {s.id}
         </h1>
         {s.outcome ? <OutcomeBadge outcome={s.outcome} /> : null}
+        {s.outcome !== 'failed' ? <ErrorsInsideBadge failedAttempts={s.failedAttemptCount} errorSpans={s.errorSpanCount} /> : null}
         {/* A download of the raw spans (OTLP JSON): POST it to a collector with another project's key to import it. */}
         <a
           href={hrefWith(`/sessions/${encodeURIComponent(s.id)}/export`, { project })}
@@ -52,11 +53,12 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
         <Stat label="Spans" value={formatInt(s.spanCount)} testId="session-spans" />
         <Stat label="Model calls" value={formatInt(s.modelCallCount)} />
         <Stat label="Tool calls" value={formatInt(s.toolCallCount)} />
-        <Stat label="Attempts" value={formatInt(s.attemptCount)} />
+        <Stat label="Attempts" value={formatInt(s.attemptCount)} testId="session-attempts" />
         <Stat
           label="Failed attempts"
           value={formatInt(s.failedAttemptCount)}
           tone={s.failedAttemptCount ? 'text-red-700' : undefined}
+          testId="session-failed-attempts"
         />
         <Stat label="Tokens in / out" value={`${formatInt(s.inputTokens)} / ${formatInt(s.outputTokens)}`} />
         <Stat
