@@ -167,5 +167,24 @@ test('an account signed in by link sets a password from the account menu, signs 
   await expect(form.getByRole('status')).toHaveText(`Password saved: sign in as ${person.email} with it, in any browser.`);
   const changed = await signInWithPassword(browser, person.email, second);
   await changed.close();
+
+  // Guessing the current password from a signed-in browser has the account's budget of sign-in
+  // failures (10 in 15 minutes): then even the right one is refused for the rest of the window.
+  const storedHash = async () => (await prisma.authAccount.findFirstOrThrow({ where: { userId: person.id, providerId: 'credential' } })).password;
+  const kept = await storedHash();
+  const counted = () => prisma.authRateLimit.findUnique({ where: { key: `account|${person.email}` } }).then((r) => r?.count ?? 0);
+  const tryChange = async (currentPassword: string) => {
+    await form.getByLabel('Current password').fill(currentPassword);
+    await form.getByLabel('New password', { exact: true }).fill(first);
+    await form.getByLabel('New password again').fill(first);
+    await form.getByRole('button', { name: 'Change password' }).click();
+  };
+  for (let i = 1; i <= 10; i++) {
+    await tryChange(`wrong guess number ${i}`);
+    await expect.poll(counted).toBe(i);
+  }
+  await tryChange(second);
+  await expect(form.getByRole('alert')).toHaveText(/^Too many wrong passwords for this account: try again in 15 minutes\.$/);
+  expect(await storedHash()).toBe(kept);
   await context.close();
 });

@@ -7,6 +7,7 @@ import { headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { auth, currentAccount } from './accounts';
 import type { ActionState } from './action-guard';
+import { accountLocked, countFailure } from './auth-config';
 import { db } from './db';
 
 /** Ends this browser's session (deleted in Postgres, cookie cleared). */
@@ -45,7 +46,16 @@ export async function setPasswordAction(_prev: ActionState, form: FormData): Pro
   try {
     if (await hasPassword(db(), account.id)) {
       if (!current) return { ok: false, message: 'Type your current password to change it.' };
-      await auth().api.changePassword({ body: { currentPassword: current, newPassword: next, revokeOtherSessions: false }, headers: h });
+      // Server actions pass no per-IP limiter: the account's own budget of wrong passwords bounds guessing.
+      const email = account.email.toLowerCase();
+      const wait = await accountLocked(db(), email);
+      if (wait !== null) return { ok: false, message: `Too many wrong passwords for this account: try again in ${Math.ceil(wait / 60)} minutes.` };
+      try {
+        await auth().api.changePassword({ body: { currentPassword: current, newPassword: next, revokeOtherSessions: false }, headers: h });
+      } catch (err) {
+        if (isAPIError(err) && (err.body as { code?: unknown } | undefined)?.code === 'INVALID_PASSWORD') await countFailure(db(), email);
+        throw err;
+      }
     } else {
       await auth().api.setPassword({ body: { newPassword: next }, headers: h });
     }
