@@ -11,7 +11,7 @@ const ERRORS: Record<string, string> = {
   link: 'That sign-in link is unknown, used or expired: links work once, within 30 minutes. Get a new one as below, or ask an owner.',
 };
 
-const CODE = 'rounded bg-slate-100 px-1 py-0.5 font-mono text-[11px] text-slate-800 break-all';
+const CODE = 'rounded bg-slate-100 px-1 py-0.5 font-mono text-[11px] text-slate-800 break-words';
 
 /** How the install's owner gets in without a password: a new one-time link, from the command line. */
 function NewLinkHelp() {
