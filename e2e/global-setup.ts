@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '@guardtrace/db/dev';
@@ -13,6 +14,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   rmSync(logFile, { force: true });
   // Revoking a key in the UI must bite within a second here (the collector caches key lookups).
   process.env.COLLECTOR_KEY_CACHE_TTL_MS = '1000';
+  // The cookie secret, known to the tests: a spec that starts a web server of its own on this
+  // database signs in with the shared server's session cookies (first-request-replay.spec.ts).
+  process.env.GUARDTRACE_AUTH_SECRET ||= randomBytes(32).toString('base64url');
   const system = await startSystem({
     throwaway: true,
     collectorPort: await freePort(),

@@ -33,7 +33,7 @@ const lines = [
   'Guardtrace is running.',
   `  Web app:        ${system.webUrl}/sessions`,
   `  Sign in:        ${system.signInUrl}`,
-  `                  (once, within 30 minutes, as ${system.ownerEmail}; restart for a new link)`,
+  `                  (once, within 30 minutes, as ${system.ownerEmail}; a new one: npm run sign-in-link)`,
   `  OTLP endpoint:  ${system.collectorUrl}/v1/traces`,
 ];
 if (system.createdApiKey) {

@@ -19,7 +19,7 @@ import {
   revokeApiKey,
   signInLinkPath,
 } from '@guardtrace/db';
-import { createTestDatabase, type Database, ensureDatabase } from '@guardtrace/db/dev';
+import { createTestDatabase, type Database, ensureDatabase, startAuthSecret } from '@guardtrace/db/dev';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The collector's production build (apps/collector/scripts/build.mjs). */
@@ -146,8 +146,10 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   process.on('exit', killAll);
 
   let db: Database | { url: string; close(): Promise<void> };
+  /** npm start's database (embedded or DATABASE_URL), not a throwaway one. */
+  let kept: Database | undefined;
   if (opts.throwaway) db = await createTestDatabase();
-  else db = await ensureDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, log });
+  else db = kept = await ensureDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, log });
   const prisma = createPrisma(db.url, { max: 2 });
 
   const stop = async () => {
@@ -174,9 +176,11 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     for (const built of [COLLECTOR_MAIN, WEB_SERVE]) {
       if (!fs.existsSync(built)) throw new Error(`${built} is missing: run \`pnpm turbo run build\` first`);
     }
-    // The secret that signs session cookies: GUARDTRACE_AUTH_SECRET, else one for this run (on
-    // loopback, signing in again after a restart is the price; the link printed makes it cheap).
-    const authSecret = process.env.GUARDTRACE_AUTH_SECRET || randomBytes(32).toString('base64url');
+    // The secret that signs session cookies: GUARDTRACE_AUTH_SECRET, else the one kept in the data
+    // folder (made by the first start), so a restart signs nobody out; a throwaway database's
+    // system (tests) makes one for the run.
+    const explicitSecret = process.env.GUARDTRACE_AUTH_SECRET || undefined;
+    const authSecret = kept ? (await startAuthSecret(kept, explicitSecret)).secret : (explicitSecret ?? randomBytes(32).toString('base64url'));
     const baseEnv = { ...process.env, DATABASE_URL: db.url, NEXT_TELEMETRY_DISABLED: '1', GUARDTRACE_AUTH_SECRET: authSecret };
     const collectorUrl = `http://${host}:${opts.collectorPort}`;
     const webUrl = `http://${host}:${opts.webPort}`;

@@ -13,7 +13,15 @@ interface ArrayPool {
   config: pg.PoolConfig;
   pool: pg.Pool | null;
 }
-const arrayPools = new WeakMap<PrismaClient, ArrayPool>();
+/**
+ * Where a client made by createPrisma keeps its ArrayPool: on the client itself, under a key
+ * shared by every copy of this module in the process (`Symbol.for`). A module-level map would
+ * be one per copy, and Next's production build holds this module twice (the route handlers'
+ * graph and the pages' graph): a client made by one copy was then unknown to the other's
+ * queryArrays, for the life of the process.
+ */
+const ARRAY_POOL = Symbol.for('guardtrace.db.queryArrays.pool');
+type WithArrayPool = PrismaClient & { [ARRAY_POOL]?: ArrayPool };
 
 /** A Prisma client over node-postgres (driver adapter; no native query engine). */
 export function createPrisma(connectionString: string, opts: { max?: number } = {}): PrismaClient {
@@ -22,7 +30,8 @@ export function createPrisma(connectionString: string, opts: { max?: number } = 
   const adapter = new PrismaPg({ connectionString, max });
   const client = new PrismaClient({ adapter });
   const own: ArrayPool = { config: { connectionString, max }, pool: null };
-  arrayPools.set(client, own);
+  // Not enumerable: it stays out of what inspects or spreads the client.
+  Object.defineProperty(client, ARRAY_POOL, { value: own });
   const disconnect = client.$disconnect.bind(client);
   // `$disconnect()` ends queryArrays' connections too; a later call opens new ones, as Prisma does.
   client.$disconnect = async () => {
@@ -44,7 +53,8 @@ export function createPrisma(connectionString: string, opts: { max?: number } = 
  * as the client's, so Prisma's connections and its adapter stay as they are.
  */
 export async function queryArrays(db: PrismaClient, query: Sql): Promise<unknown[][]> {
-  const own = arrayPools.get(db);
+  // Its own property only: an object derived from a client (Object.create) is not that client.
+  const own = Object.hasOwn(db, ARRAY_POOL) ? (db as WithArrayPool)[ARRAY_POOL] : undefined;
   if (!own) throw new Error('queryArrays: the client was not made by createPrisma (no connection settings to query with)');
   if (!own.pool) {
     own.pool = new pg.Pool(own.config);

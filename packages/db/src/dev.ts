@@ -18,6 +18,7 @@ import {
 import { migrate, readMigrations } from './migrate.ts';
 import { maintainSpanPartitions } from './partitions.ts';
 import { prepareDatabase } from './database.ts';
+import { keptAuthSecret } from './auth-secret.ts';
 
 export {
   collationClause,
@@ -37,6 +38,10 @@ export interface Database {
   url: string;
   /** Where the database came from, for start-up logs. */
   source: 'DATABASE_URL' | 'embedded';
+  /** The embedded cluster's data folder (unset with DATABASE_URL). */
+  dataDir?: string;
+  /** Embedded: whether this process started the server (close() then stops it). */
+  owned?: boolean;
   close(): Promise<void>;
 }
 
@@ -64,12 +69,22 @@ export async function ensureDatabase(opts: {
         ? `started embedded Postgres on port ${pgServer.port} (${dataDir})`
         : `reusing embedded Postgres already running on port ${pgServer.port}`,
     );
-    db = { url, source: 'embedded', close: () => pgServer.stop() };
+    db = { url, source: 'embedded', dataDir: path.resolve(dataDir), owned: pgServer.owned, close: () => pgServer.stop() };
   }
   if (opts.migrate !== false) {
     await prepareDatabase(db.url, { log: opts.log, now: opts.now, dataDir: db.source === 'embedded' ? dataDir : undefined });
   }
   return db;
+}
+
+/**
+ * The secret that signs `npm start`'s session cookies: GUARDTRACE_AUTH_SECRET (`explicit`) when
+ * set, else the one kept in the embedded database's data folder (`<data folder>/auth-secret`, made
+ * by the first start; with DATABASE_URL in `.guardtrace/auth-secret`), so a restart keeps everyone
+ * signed in. Written after the cluster exists (initdb wants an empty folder); Postgres ignores it.
+ */
+export function startAuthSecret(db: Database, explicit?: string) {
+  return keptAuthSecret({ explicit, folder: db.dataDir ?? path.dirname(DEFAULT_DATA_DIR) });
 }
 
 export interface TestDatabase {

@@ -23,7 +23,7 @@ export {
 export type { Capability, InvitationRow, MemberProject, MemberRow, Role } from './access.ts';
 export { AUDIT_ACTIONS, listAudit, recordAudit } from './audit.ts';
 export type { AuditAction, AuditActor, AuditEntryRow, AuditInput, Db } from './audit.ts';
-export { consumeSignInLink, createSignInLink, ensureOwner, SIGN_IN_LINK_TTL_MS, signInLinkPath } from './owner.ts';
+export { consumeSignInLink, createSignInLink, ensureOwner, hasPassword, ownerHasPassword, SIGN_IN_LINK_TTL_MS, signInLinkPath } from './owner.ts';
 export { createPrisma, queryArrays, sql } from './client.ts';
 export type { PrismaClient, Sql } from './client.ts';
 export { refreshAnalyticsRollup } from './analytics.ts';

@@ -28,10 +28,7 @@ export async function ensureOwner(prisma: PrismaClient, email?: string): Promise
   if (email !== undefined && !EMAIL.test(email)) throw new RangeError(`"${email}" is not an email address (expected name@host)`);
   return prisma.$transaction(async (tx) => {
     let user = email ? await tx.authUser.findUnique({ where: { email: email.toLowerCase() } }) : null;
-    if (!user && !email) {
-      const owner = await tx.projectMember.findFirst({ where: { role: 'owner' }, orderBy: [{ project: { createdAt: 'asc' } }, { createdAt: 'asc' }], include: { user: true } });
-      user = owner?.user ?? (await tx.authUser.findFirst({ orderBy: { createdAt: 'asc' } }));
-    }
+    if (!user && !email) user = await installOwner(tx);
     let created = false;
     if (!user) {
       const address = (email ?? 'owner@localhost').toLowerCase();
@@ -48,6 +45,28 @@ export async function ensureOwner(prisma: PrismaClient, email?: string): Promise
     }
     return { id: user.id, email: user.email, created };
   });
+}
+
+/** The install's owner: the first owner of the oldest project, else the oldest account (null: none yet). */
+function installOwner(db: Db) {
+  return db.projectMember
+    .findFirst({ where: { role: 'owner' }, orderBy: [{ project: { createdAt: 'asc' } }, { createdAt: 'asc' }], include: { user: true } })
+    .then(async (owner) => owner?.user ?? (await db.authUser.findFirst({ orderBy: { createdAt: 'asc' } })));
+}
+
+/**
+ * Whether the install's owner (the account `npm start` and sign-in-link sign in) can sign in
+ * with a password. False on an install without accounts, or whose owner came in by link only:
+ * the sign-in page then says how to get a new link.
+ */
+export async function ownerHasPassword(db: Db): Promise<boolean> {
+  const owner = await installOwner(db);
+  return owner ? hasPassword(db, owner.id) : false;
+}
+
+/** Whether the account can sign in with a password (better-auth's `credential` account holds one). */
+export async function hasPassword(db: Db, userId: string): Promise<boolean> {
+  return (await db.authAccount.count({ where: { userId, providerId: 'credential', password: { not: null } } })) > 0;
 }
 
 const linkIdentifier = (token: string) => LINK_PREFIX + createHash('sha256').update(token, 'utf8').digest('hex');

@@ -46,6 +46,20 @@ it('reports a SQL error with its message, and refuses a client it did not make',
   await expect(queryArrays(foreign, sql`SELECT 1`)).rejects.toThrow(/not made by createPrisma/);
 });
 
+it('serves a client made by another copy of this module (Next’s production build holds two)', async () => {
+  // A second instance of the module, as a bundler's second graph has: its own module-level state.
+  const second = '../src/client.ts?second-graph';
+  const copy = (await import(/* @vite-ignore */ second)) as typeof import('../src/client.ts');
+  expect(copy.queryArrays).not.toBe(queryArrays);
+  const other = copy.createPrisma(db.url, { max: 1 });
+  try {
+    expect(await queryArrays(other, sql`SELECT 41 + 1`)).toEqual([[42]]);
+    expect(await copy.queryArrays(prisma, sql`SELECT 'both ways'`)).toEqual([['both ways']]);
+  } finally {
+    await other.$disconnect();
+  }
+});
+
 it('closes its connections on $disconnect, and opens new ones when used again', async () => {
   const own = createPrisma(db.url, { max: 1 });
   const pidOf = async () => (await queryArrays(own, sql`SELECT pg_backend_pid()`))[0]?.[0];

@@ -5,7 +5,7 @@ import { Menu } from './menu';
 
 const ITEM = 'block w-full px-3 py-2 text-left hover:bg-slate-50';
 
-/** The signed-in account: its projects, sign out here or on every device. */
+/** The signed-in account: its projects, its password, sign out here or on every device. */
 export async function AccountMenu() {
   const account = await currentAccount();
   if (!account) return null;
@@ -22,6 +22,9 @@ export async function AccountMenu() {
       <div className="absolute right-0 z-20 mt-1 w-56 rounded-md border border-slate-200 bg-white py-1 text-sm text-slate-800 shadow-lg">
         <Link href="/projects" className={ITEM}>
           Projects
+        </Link>
+        <Link href="/account" className={ITEM}>
+          Password
         </Link>
         <form action={signOut}>
           <button type="submit" className={ITEM}>

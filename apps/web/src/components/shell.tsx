@@ -5,8 +5,8 @@ import { AccountMenu } from './account-menu';
 import { Menu } from './menu';
 import type { ProjectDto, ProjectSelection } from '@/server/queries/projects';
 
-/** `projects` is reached from the account menu and the project picker, not the top bar. */
-type Section = 'sessions' | 'analytics' | 'settings' | 'projects';
+/** `projects` and `account` are reached from the account menu (and the project picker), not the top bar. */
+type Section = 'sessions' | 'analytics' | 'settings' | 'projects' | 'account';
 
 const NAV: { section: Section; label: string; href: string }[] = [
   { section: 'sessions', label: 'Sessions', href: '/sessions' },
@@ -95,7 +95,7 @@ export function Shell({
         </div>
       </header>
       <main className="mx-auto max-w-7xl px-4 py-8 sm:px-6">
-        {selection.current || section === 'projects' ? children : <NoProject />}
+        {selection.current || section === 'projects' || section === 'account' ? children : <NoProject />}
       </main>
     </>
   );

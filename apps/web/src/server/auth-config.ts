@@ -21,18 +21,20 @@ import { hashPassword, verifyPassword } from './password';
 
 
 // Per account: 10 failed sign-ins in 15 minutes lock that email out for the rest of the window,
-// whatever the IP (a slow spread-out guessing run); counters live in auth_rate_limits.
+// whatever the IP (a slow spread-out guessing run); counters live in auth_rate_limits. Wrong
+// current passwords given to change one count too (account-actions.ts): same guess, same budget.
 const ACCOUNT_WINDOW_MS = 15 * 60 * 1000;
 const ACCOUNT_MAX_FAILURES = 10;
 
-async function accountLocked(db: PrismaClient, email: string): Promise<number | null> {
+/** Seconds until the account may try a password again, or null when it may now. */
+export async function accountLocked(db: PrismaClient, email: string): Promise<number | null> {
   const row = await db.authRateLimit.findUnique({ where: { key: `account|${email}` } });
   if (!row || row.count < ACCOUNT_MAX_FAILURES) return null;
   const until = Number(row.lastRequest) + ACCOUNT_WINDOW_MS;
   return until > Date.now() ? Math.ceil((until - Date.now()) / 1000) : null;
 }
 
-async function countFailure(db: PrismaClient, email: string): Promise<void> {
+export async function countFailure(db: PrismaClient, email: string): Promise<void> {
   const now = BigInt(Date.now());
   const windowStart = now - BigInt(ACCOUNT_WINDOW_MS);
   // One statement: concurrent failures each count (a read-then-write would lose some).
