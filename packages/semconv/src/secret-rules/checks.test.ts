@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { basicCredential, iban, luhn } from './checks.ts';
-import { isSecretName, replaceNamedValues, replaceShapes, SHAPE_RULES } from './index.ts';
+import { isSecretName, replaceNamedValues, replaceShapes, SHAPE_RULES, shapePrecheck } from './index.ts';
 
 describe('checks', () => {
   it('IBAN: country length and mod 97; a changed digit or another length fails', () => {
@@ -34,5 +34,18 @@ describe('names and shapes (the corpus tests of both consumers cover the rest)',
     expect(replaceShapes('ALTER USER scott IDENTIFIED BY tiger42;', SHAPE_RULES, mark)).toBe('ALTER USER scott IDENTIFIED BY <sql_password>;');
     expect(replaceShapes('IBAN DE89 3704 0044 0532 0130 00, ref DE88 3704 0044 0532 0130 00', SHAPE_RULES, mark)).toBe('IBAN <iban>, ref DE88 3704 0044 0532 0130 00');
     expect(replaceNamedValues('SECRET_KEY_BASE=abc123\nSECRET_KEY=$SECRET_KEY', '<name>')).toBe('SECRET_KEY_BASE=<name>\nSECRET_KEY=$SECRET_KEY');
+  });
+
+  it('the pre-check passes every string a rule matches, also right after a raw JSON escape', () => {
+    const maybe = shapePrecheck(SHAPE_RULES);
+    // Raw JSON text cut inside a literal: `\n` is two characters, and `nAKIA…` or `npassword`
+    // has no word boundary; the rules match there, so the pre-check must pass it.
+    for (const raw of [String.raw`{"log":"ok\nAKIAIOSFODNN7EXAMPLE`, String.raw`{"log":"x\tpassword 'Hunter2-x'`, String.raw`{"n":"\r4111 1111 1111 1111`]) {
+      expect(replaceShapes(raw, SHAPE_RULES, () => '<x>'), raw).toContain('<x>');
+      expect(maybe(raw), raw).toBe(true);
+    }
+    for (const plain of ['src/components/Button.tsx', String.raw`C:\Users\dev\notes.txt`, 'Please reset your password using the link we sent.']) {
+      expect(maybe(plain), plain).toBe(false);
+    }
   });
 });

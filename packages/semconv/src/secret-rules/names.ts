@@ -58,7 +58,7 @@ export function hasSecretWord(s: string): boolean {
  * quotes), `dq`, `sq` or `bare`.
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key|auth(?:orization)?|cookie|credentials?|dsn|signature|sig)(?:[_.-]?(?:${QUALIFIERS}))?)` +
+  `(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key|auth(?:orization)?|cookie|credentials?|dsn|signature|sig)(?:[_.-]?(?:${QUALIFIERS}))?)` +
   String.raw`(?<sep>\\?["']?\s*[:=]\s*)(?:\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|"(?<dq>(?:[^"\\\n]|\\.)*)"|'(?<sq>[^'\n]*)'|(?<bare>(?![[{\\])[^\s&;,"'<>)}\]]+))`;
 const NAMED_VALUE = new RegExp(`(?<![A-Za-z0-9_.-])${NAMED_VALUE_SOURCE}`, 'gi');
 /** The same, also right after a JSON escape (`\npassword=…` in raw JSON text): slower, so only for text with a backslash. */
