@@ -46,8 +46,10 @@ export function boundedDrain(app: FastifyInstance, opts: DrainOptions): () => Pr
     const limit = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), opts.limitMs);
     });
-    // A close that fails (a pool that will not end) still ends the drain; the caller logs it.
+    // A close that fails (a pool that will not end) before the limit ends the drain: the caller
+    // logs it. One that fails after the limit is moot (the process exits), not unhandled.
     const closed = app.close().then(() => true as const);
+    closed.catch(() => {});
     const drained = await Promise.race([closed, limit]).finally(() => clearTimeout(timer));
     if (drained) return { drained: true, cut: 0 };
     const written: Promise<unknown>[] = [];
