@@ -6,7 +6,7 @@ import { defineConfig } from 'tsdown';
  * `dist/` when the package is packed.
  */
 export default defineConfig({
-  entry: { index: 'src/index.ts', mcp: 'src/mcp.ts' },
+  entry: { index: 'src/index.ts', mcp: 'src/mcp.ts', 'secret-rules': 'src/secret-rules/index.ts' },
   format: ['esm', 'cjs'],
   // no Node imports here: the web app's client components import these names too
   platform: 'neutral',

@@ -9,7 +9,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { asText, ORDINARY_PAYLOADS, SECRET_SHAPES } from '@guardtrace/secret-corpus';
@@ -55,19 +54,28 @@ function spans(texts: string[]): NormSpan[] {
   return new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json')).spans;
 }
 
-/** The previous redactor, from git; null when git or the commit is not there. */
+/**
+ * The previous redactor, from git; null when git or the commit is not there. Its rules module
+ * comes along when it had one (`redact-rules.ts` from 2026-12; `@guardtrace/semconv/secret-rules`
+ * since issue 26, resolved from this workspace when the copy sits beside the current source).
+ */
 async function before(): Promise<{ redactor: SpanRedactor; cleanup: () => void } | null> {
   const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-  let source: string;
-  try {
-    source = execFileSync('git', ['show', `${REDACT_BEFORE}:apps/collector/src/redact.ts`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  } catch {
-    return null;
-  }
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'redact-before-'));
-  const file = path.join(dir, 'redact.ts');
-  writeFileSync(file, source);
-  const mod = (await import(pathToFileURL(file).href)) as { Redactor: new () => SpanRedactor };
+  const show = (file: string) => {
+    try {
+      return execFileSync('git', ['show', `${REDACT_BEFORE}:apps/collector/src/${file}`], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      return null;
+    }
+  };
+  const source = show('redact.ts');
+  if (source === null) return null;
+  // Inside the app, so that a workspace import in the old source resolves as it did.
+  const dir = mkdtempSync(path.join(root, 'apps/collector/bench/.redact-before-'));
+  writeFileSync(path.join(dir, 'redact.ts'), source);
+  const rules = show('redact-rules.ts');
+  if (rules !== null) writeFileSync(path.join(dir, 'redact-rules.ts'), rules);
+  const mod = (await import(pathToFileURL(path.join(dir, 'redact.ts')).href)) as { Redactor: new () => SpanRedactor };
   return { redactor: new mod.Redactor(), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

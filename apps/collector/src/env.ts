@@ -48,6 +48,10 @@ const schema = z.object({
   COLLECTOR_MAX_DISCARD_BYTES: int(DEFAULT_LIMITS.maxDiscardBytes),
   COLLECTOR_DB_TIMEOUT_MS: int(DEFAULT_LIMITS.dbTimeoutMs, 100),
   COLLECTOR_SAMPLING_DECISION_WAIT_MS: int(DEFAULT_LIMITS.samplingDecisionWaitMs),
+  // 30 s: a third of systemd's default TimeoutStopSec (90 s), so the drain ends (and answers what
+  // is left 503) well before systemd's SIGKILL; and the default body timeout (30 s), so a slow
+  // body that arrived just before SIGTERM is usually read to its end rather than cut.
+  COLLECTOR_DRAIN_TIMEOUT_SECONDS: int(30, 1),
   GUARDTRACE_REDACT_DEFAULTS: bool(true),
   /** Comma-separated regexes matched (case-insensitive) against attribute keys. */
   GUARDTRACE_REDACT_KEYS: z
@@ -94,6 +98,8 @@ export interface CollectorEnv {
   migrateOnStart: boolean;
   logLevel: string;
   retentionDays?: number;
+  /** How long a SIGTERM/SIGINT drain may take before what is unanswered gets 503 (src/drain.ts). */
+  drainTimeoutMs: number;
   limits: Limits;
   redaction: RedactionOptions;
 }
@@ -122,6 +128,7 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
     migrateOnStart: e.GUARDTRACE_MIGRATE_ON_START,
     logLevel: e.LOG_LEVEL,
     retentionDays: e.GUARDTRACE_RETENTION_DAYS,
+    drainTimeoutMs: e.COLLECTOR_DRAIN_TIMEOUT_SECONDS * 1000,
     limits: {
       maxBodyBytes: e.COLLECTOR_MAX_BODY_BYTES,
       maxInFlightBytes: e.COLLECTOR_MAX_INFLIGHT_BYTES,

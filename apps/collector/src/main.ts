@@ -1,6 +1,7 @@
 /** Process entry: env -> database (DATABASE_URL, migrated) -> app -> listen; signals drain. */
 import { applyRetention, maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
 import { buildApp } from './app.ts';
+import { boundedDrain } from './drain.ts';
 import { parseEnv } from './env.ts';
 
 async function main(): Promise<void> {
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
   // Hourly: a retention set in the app applies within the hour; a run with nothing to delete is a few index lookups.
   const retention = setInterval(retain, 60 * 60 * 1000);
   retention.unref();
+  const drain = boundedDrain(app, { limitMs: env.drainTimeoutMs, retryAfterSeconds: env.limits.retryAfterSeconds });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) {
@@ -51,19 +53,21 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
-    app.log.info({ signal }, 'shutting down: draining in-flight requests');
+    app.log.info({ signal, limitSeconds: env.drainTimeoutMs / 1000 }, 'shutting down: draining in-flight requests');
     clearInterval(maintenance);
     clearInterval(retention);
     try {
-      await app.close();
+      const { drained, cut } = await drain();
+      // Cut at the limit: nothing those requests sent was acknowledged; their clients retry.
+      if (!drained) app.log.warn({ cut, limitSeconds: env.drainTimeoutMs / 1000 }, 'drain limit reached: unanswered requests answered 503');
       process.exit(0);
     } catch (err) {
       console.error(err);
       process.exit(1);
     }
   };
-  // We own shutdown: drain first, then exit 0 (no other SIGINT/SIGTERM handler may exit
-  // while requests are still draining).
+  // We own shutdown: drain first (within COLLECTOR_DRAIN_TIMEOUT_SECONDS), then exit 0 (no
+  // other SIGINT/SIGTERM handler may exit while requests are still draining).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.removeAllListeners(signal);
     process.on(signal, () => void stop(signal));

@@ -1,16 +1,18 @@
 /**
  * Redaction before storage. Three kinds of rules: names whose value is secret (attribute keys,
  * JSON keys, query parameters, config lines: `password`, `userPassword`, `api_token`,
- * `Authorization`), value patterns found inside any string (vendor tokens, cloud keys, JWTs,
- * private keys, passwords in URLs, Luhn-valid card numbers), and decoding: JSON text escaped
- * inside a JSON string (up to 3 layers) and base64 text (how OTLP carries `bytesValue`) are
- * read as what they encode. What is removed is replaced by a visible marker,
- * `[REDACTED:<rule>]`, never dropped silently.
+ * `Authorization`, `SECRET_KEY_BASE`), value shapes found inside any string (vendor tokens,
+ * cloud keys, JWTs, private keys, passwords in URLs, log lines and SQL, Luhn-valid card numbers,
+ * IBANs), and decoding: JSON text escaped inside a JSON string (up to 3 layers) and base64
+ * text (how OTLP carries `bytesValue`) are read as what they encode. What is removed is
+ * replaced by a visible marker, `[REDACTED:<rule>]`, never dropped silently. The names and
+ * shapes are `@guardtrace/semconv/secret-rules`, the same rules the SDK's sanitizer applies.
  */
-import { DEFAULT_VALUE_RULES, hasSecretWord, isSecretName, NAMED_VALUE, type ValueRule } from './redact-rules.ts';
+import { hasSecretWord, isSecretName, replaceNamedValues, replaceShapes, SHAPE_RULES, type ShapeRule, shapePrecheck } from '@guardtrace/semconv/secret-rules';
 import type { AttrValue, Attributes, NormSpan } from './span.ts';
 
-export type { ValueRule } from './redact-rules.ts';
+/** A value rule: the built-in shapes, and those `GUARDTRACE_REDACT_VALUES` adds. */
+export type ValueRule = ShapeRule;
 
 export interface RedactionOptions {
   /** Keep the built-in rules (default true). */
@@ -26,6 +28,7 @@ const MIN_SECRET_CHARS = 8;
 /** Layers of encoding looked through (JSON in a JSON string, base64 of either). */
 const MAX_DEPTH = 3;
 const SECRET_NAME_MARKER = '[REDACTED:sensitive_key]';
+const marker = (rule: ValueRule) => `[REDACTED:${rule.name}]`;
 /** A JSON string literal (the quotes included). */
 const JSON_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 /** A whole string that may be base64 (bytesValue arrives as base64 in both encodings). */
@@ -39,39 +42,22 @@ function isText(s: string): boolean {
   }
   return true;
 }
-/**
- * Values after a secret name that are not secrets: literals, code (`= await ...`,
- * `= process.env.X`), placeholders (`$DB_PASSWORD`, `${TOKEN}`, `<token>`, `***`) and types.
- */
-const NOT_A_VALUE =
-  /^(?:true|false|null|none|nil|undefined|await|new|this|self|string|number|boolean|required|optional|\*+|x{3,}|\.{3}|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[sd]|\{\{.*\}\}|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts)\b.*)$/i;
-
-/** An authorization value whose credentials a value rule already replaced. */
-const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)(?:\s+\[REDACTED:[a-z0-9_]+\])?$/i;
 
 export class Redactor {
   private readonly keyPatterns: RegExp[];
   private readonly defaults: boolean;
   private readonly rules: ValueRule[];
-  /**
-   * Alternations of every rule, one of the case-sensitive ones and one of the rest: a cheap
-   * "could anything match" pre-check (case-sensitive matching is several times faster).
-   */
-  private readonly any: RegExp[];
+  /** Whether any rule could match a string: most strings need no replacement pass. */
+  private readonly any: (s: string) => boolean;
 
   constructor(opts: RedactionOptions = {}) {
     this.defaults = opts.defaults !== false;
     this.keyPatterns = opts.keyPatterns ?? [];
-    this.rules = [...(this.defaults ? DEFAULT_VALUE_RULES : []), ...(opts.valueRules ?? [])].map((r) => ({
+    this.rules = [...(this.defaults ? SHAPE_RULES : []), ...(opts.valueRules ?? [])].map((r) => ({
       ...r,
       pattern: r.pattern.global ? r.pattern : new RegExp(r.pattern.source, `${r.pattern.flags}g`),
     }));
-    const alternation = (rules: ValueRule[], flags: string) =>
-      // Named groups are renamed away: two rules may use the same name.
-      new RegExp(rules.map((r) => `(?:${r.pattern.source.replace(/\(\?<[A-Za-z][A-Za-z0-9]*>/g, '(')})`).join('|'), flags);
-    const exact = this.rules.filter((r) => !r.pattern.ignoreCase);
-    const folded = this.rules.filter((r) => r.pattern.ignoreCase);
-    this.any = [...(exact.length ? [alternation(exact, '')] : []), ...(folded.length ? [alternation(folded, 'i')] : [])];
+    this.any = shapePrecheck(this.rules);
   }
 
   /** Redact a span in place: attributes, resource, events, links, names, status message. */
@@ -128,48 +114,11 @@ export class Redactor {
     if (s.length < MIN_SECRET_CHARS) return s;
     let out = s;
     if (depth < MAX_DEPTH && out.includes('\\')) out = this.escapedJson(out, depth);
-    if (this.any.some((re) => re.test(out))) out = this.patterns(out);
+    if (this.any(out)) out = replaceShapes(out, this.rules, marker);
     // A name meets its value at `=` or `:`: strings with neither skip the name pass.
-    if (this.defaults && (out.includes('=') || out.includes(':')) && hasSecretWord(out)) out = this.namedValues(out);
+    if (this.defaults && (out.includes('=') || out.includes(':')) && hasSecretWord(out)) out = replaceNamedValues(out, SECRET_NAME_MARKER);
     if (depth < MAX_DEPTH && out.length <= MAX_BASE64_CHARS && BASE64.test(out)) out = this.base64(out, depth);
     return out;
-  }
-
-  private patterns(s: string): string {
-    let out = s;
-    for (const rule of this.rules) {
-      rule.pattern.lastIndex = 0;
-      out = out.replace(rule.pattern, (...args) => {
-        const match = args[0] as string;
-        if (rule.check && !rule.check(match)) return match;
-        const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
-        const secret = typeof groups === 'object' && groups ? groups.secret : undefined;
-        const marker = `[REDACTED:${rule.name}]`;
-        if (secret === undefined) return marker;
-        const at = match.lastIndexOf(secret);
-        return match.slice(0, at) + marker + match.slice(at + secret.length);
-      });
-    }
-    return out;
-  }
-
-  /** `name=value`, `name: value`, `"name": "value"` where the name is a secret's. */
-  private namedValues(s: string): string {
-    NAMED_VALUE.lastIndex = 0;
-    return s.replace(NAMED_VALUE, (...args) => {
-      const match = args[0] as string;
-      const g = args[args.length - 1] as Record<string, string | undefined>;
-      const name = g.name as string;
-      const value = g.edq ?? g.dq ?? g.sq ?? g.bare ?? '';
-      if (!value || value.startsWith('[REDACTED') || ALREADY_REDACTED.test(value) || NOT_A_VALUE.test(value) || !isSecretName(name)) return match;
-      // Keep the name, the separator and the quotes: only the value goes.
-      const head = name.length + (g.sep as string).length;
-      const rest = match.slice(head);
-      const open = g.edq !== undefined || g.dq !== undefined ? rest.indexOf('"') + 1 : g.sq !== undefined ? 1 : 0;
-      // A number or literal after a quoted name is JSON: the marker is quoted to keep it valid.
-      const q = g.bare === undefined ? '' : (g.sep as string).startsWith('\\"') ? '\\"' : (g.sep as string).startsWith('"') ? '"' : '';
-      return match.slice(0, head) + rest.slice(0, open) + q + SECRET_NAME_MARKER + q + rest.slice(open + value.length);
-    });
   }
 
   /** JSON string literals with escapes, decoded, redacted and written back when changed. */

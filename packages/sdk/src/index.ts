@@ -13,7 +13,7 @@ export { GuardViolation, TransientFailure, FeedbackRequired, Fatal, ToolTimeout 
 export { DEFAULT_POLICY, DEFAULT_BACKOFF } from './policy.ts';
 export { DEFAULT_BUDGETS } from './budgets.ts';
 export type { Budgets, BudgetOverrides } from './budgets.ts';
-export { sanitizeFeedback } from './sanitize.ts';
+export { redactSecrets, sanitizeFeedback } from './sanitize.ts';
 export type { SanitizeOptions } from './sanitize.ts';
 export { idempotencyKey, MemoryIdempotencyStore } from './idempotency.ts';
 export type { IdempotencyStore, IdempotencyEntry } from './idempotency.ts';

@@ -36,6 +36,7 @@ function externalImports(entry: string): Set<string> {
 // Each of these is plain ECMAScript with no Node-only import of its own.
 const MAIN_ENTRY_DEPENDENCIES = [
   '@guardtrace/semconv',
+  '@guardtrace/semconv/secret-rules',
   '@noble/hashes/sha2.js',
   '@noble/hashes/utils.js',
   '@opentelemetry/api',

@@ -72,3 +72,37 @@ export function grouped(digits: string, sep: string): string {
 
 export const b64 = (s: string) => Buffer.from(s).toString('base64');
 export const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+/** ISO 7064 mod 97 of an IBAN's characters (letters as 10..35). */
+function mod97(s: string): number {
+  let rest = 0;
+  for (const ch of s) {
+    const v = Number.parseInt(ch, 36);
+    rest = (v > 9 ? rest * 100 + v : rest * 10 + v) % 97;
+  }
+  return rest;
+}
+
+/**
+ * An IBAN of `country` whose BBAN follows `template` (`A` a letter, `9` a digit, anything else
+ * itself), with correct check digits: valid in form, generated from the seed.
+ */
+export function ibanNumber(seed: string, country: string, template: string): string {
+  const letters = fake(`${seed}-a`, template.length, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ');
+  const digits = fake(`${seed}-9`, template.length, '0123456789');
+  const bban = [...template].map((c, i) => (c === 'A' ? letters[i] : c === '9' ? digits[i] : c)).join('');
+  const check = 98 - mod97(`${bban}${country}00`);
+  return `${country}${String(check).padStart(2, '0')}${bban}`;
+}
+
+/** The same IBAN with its check digits off by one: a code of the same form that is not an IBAN. */
+export function nonIbanNumber(seed: string, country: string, template: string): string {
+  const valid = ibanNumber(seed, country, template);
+  const check = (Number(valid.slice(2, 4)) % 97) + 1;
+  return `${country}${String(check).padStart(2, '0')}${valid.slice(4)}`;
+}
+
+/** An IBAN printed in groups of four, as on an invoice. */
+export function ibanPrinted(compact: string): string {
+  return compact.replace(/(.{4})(?=.)/g, '$1 ');
+}

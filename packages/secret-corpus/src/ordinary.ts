@@ -3,7 +3,7 @@
  * None is a secret; a redactor that changes one has a false positive.
  */
 import { createHash } from 'node:crypto';
-import { b64, fake, grouped, LOWER_HEX, nonLuhnNumber } from './fake.ts';
+import { b64, fake, grouped, ibanPrinted, LOWER_HEX, nonIbanNumber, nonLuhnNumber } from './fake.ts';
 
 export interface OrdinaryPayload {
   id: string;
@@ -77,7 +77,8 @@ add('long-number', [
   '1764504000123456789',
   '9007199254740993',
   'tracking 1Z999AA10123456784',
-  'IBAN DE89 3704 0044 0532 0130 00',
+  // the documented example IBAN with its check digits changed: not an account (issue 26)
+  'IBAN DE88 3704 0044 0532 0130 00',
 ]);
 add('text', [
   'Please reset your password using the link we sent.',
@@ -155,6 +156,46 @@ add('base64', [
   `data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==`,
   b64('hello world, this is a note'),
   b64(JSON.stringify({ page: 2, sort: 'desc' })),
+]);
+
+add('iban-like', [
+  // Codes of an IBAN's form whose check digits fail, product codes, and text about IBANs.
+  ...n(4).map((i) => `ref ${nonIbanNumber(`ni${i}`, 'DE', '999999999999999999')}`),
+  ...n(3).map((i) => `account ${ibanPrinted(nonIbanNumber(`nig${i}`, 'GB', 'AAAA99999999999999'))}`),
+  'SKU AB12CDEF3456789XYZ in stock',
+  'part number FR12 3456 7890 (rev B)',
+  'Enter your IBAN (e.g. DE followed by 20 digits).',
+  'serial GB00 0000 0000 0000 0000 00',
+]);
+add('sql-role', [
+  'ALTER ROLE app SET search_path = app, public',
+  'CREATE ROLE readonly NOLOGIN',
+  "ALTER USER bob VALID UNTIL 'infinity'",
+  'ALTER ROLE bob PASSWORD NULL',
+  'GRANT SELECT ON ALL TABLES IN SCHEMA public TO readonly',
+  'UPDATE users SET password_changed_at = now() WHERE id = $1',
+  'SELECT rolname, rolpassword IS NOT NULL AS has_password FROM pg_authid',
+  'CREATE USER app IDENTIFIED EXTERNALLY',
+  "SELECT user, host FROM mysql.user WHERE plugin = 'caching_sha2_password'",
+  'ALTER USER app IDENTIFIED BY ?',
+]);
+add('log-auth', [
+  "login failed for user 'bob': wrong password",
+  'password reset requested for alice@example.com',
+  "user 'carol' changed her password at 09:12",
+  'authentication with password disabled, use SSO',
+  'level=warn msg="password expired" user=dave',
+  "login failed for user 'erin' with password '***'",
+  'Invalid password: expected at least 12 characters',
+  "sshd: Failed password for invalid user admin from 203.0.113.9 port 52114",
+]);
+add('env-config', [
+  'PASSWORD_MIN_LENGTH=12',
+  'TOKEN_TTL_SECONDS=3600',
+  'SECRET_KEY=$SECRET_KEY',
+  'PUBLIC_KEY_BASE64_URL=https://keys.example.com/jwks.json',
+  'SECRET_KEY_BASE_PATH=/run/secrets',
+  'SECRET_NAME=prod/db',
 ]);
 
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

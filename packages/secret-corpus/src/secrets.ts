@@ -3,7 +3,7 @@
  * form and useless in fact. A shape is either free text that holds the secret (`text`), or a
  * key whose value is the secret (`key`): a password is only a secret because of its name.
  */
-import { ALNUM, b64, b64url, BASE64, fake, grouped, LOWER_HEX, luhnNumber, UPPER_DIGITS, URLSAFE } from './fake.ts';
+import { ALNUM, b64, b64url, BASE64, fake, grouped, ibanNumber, ibanPrinted, LOWER_HEX, luhnNumber, UPPER_DIGITS, URLSAFE } from './fake.ts';
 
 export type SecretKind =
   | 'cloud'
@@ -16,7 +16,10 @@ export type SecretKind =
   | 'header'
   | 'key-name'
   | 'card'
-  | 'env';
+  | 'env'
+  | 'iban'
+  | 'log-password'
+  | 'sql-password';
 
 export interface SecretShape {
   id: string;
@@ -271,6 +274,81 @@ for (const [id, prefix, len, sep] of [
   inText(id, 'card', printed, `charged card ${printed} exp 12/29`);
 }
 
+// --- Issue 26: application secrets in .env text and JSON, under their framework's name -----
+{
+  const rails = f('rails-skb', 128, LOWER_HEX);
+  inText('env-secret-key-base', 'env', rails, `RAILS_ENV=production\nSECRET_KEY_BASE=${rails}\nRAILS_LOG_TO_STDOUT=1\n`);
+  const yaml = f('rails-yaml', 96, LOWER_HEX);
+  inText('yaml-secret-key-base', 'env', yaml, `production:\n  secret_key_base: ${yaml}\n`);
+  const django = `${f('django', 40, URLSAFE)}x7`;
+  inText('env-django-secret-key', 'env', django, `DEBUG=0\nSECRET_KEY=${django}\nALLOWED_HOSTS=app.example.com`);
+  const quoted = f('django-export', 50, ALNUM);
+  inText('env-export-quoted-secret-key', 'env', quoted, `export DJANGO_SECRET_KEY="${quoted}"`);
+  const laravel = b64(f('laravel', 32));
+  inText('env-laravel-app-key', 'env', laravel, `APP_ENV=production\nAPP_KEY=base64:${laravel}\nAPP_DEBUG=false`);
+  const nextauth = b64(f('nextauth', 32));
+  inText('env-nextauth-secret', 'env', nextauth, `NEXTAUTH_URL=https://app.example.com\nNEXTAUTH_SECRET=${nextauth}`);
+  const hmac = f('hmac-key', 64, LOWER_HEX);
+  inText('env-hmac-key', 'env', hmac, `WEBHOOK_HMAC_KEY=${hmac}`);
+}
+for (const key of ['secret_value', 'secretValue', 'client_secret_value', 'SecretString', 'secret_key_base', 'SECRET_KEY', 'password_value', 'token_value', 'api_key_value', 'passcode', 'secret_data']) {
+  keyed(`key-${key}`, 'password-json', key, `${f(`key26-${key}`, 18)}!4`);
+}
+
+// --- IBANs: several countries, printed in groups and compact -------------------------------
+for (const [id, country, template, printed] of [
+  ['iban-de-spaced', 'DE', '999999999999999999', true],
+  ['iban-de-compact', 'DE', '999999999999999999', false],
+  ['iban-gb-spaced', 'GB', 'AAAA99999999999999', true],
+  ['iban-fr-compact', 'FR', '9999999999AAAAAAAAAAA99', false],
+  ['iban-nl-spaced', 'NL', 'AAAA9999999999', true],
+  ['iban-es-compact', 'ES', '99999999999999999999', false],
+  ['iban-it-spaced', 'IT', 'A9999999999AAAAAAAAAAAA', true],
+  ['iban-ch-compact', 'CH', '99999AAAAAAAAAAAA', false],
+  ['iban-pl-spaced', 'PL', '999999999999999999999999', true],
+  ['iban-no-compact', 'NO', '99999999999', false],
+] as const) {
+  const compact = ibanNumber(id, country, template);
+  const shown = printed ? ibanPrinted(compact) : compact;
+  inText(id, 'iban', shown, `Please wire 1,250.00 EUR to IBAN ${shown} by Friday.`);
+}
+{
+  const compact = ibanNumber('iban-json', 'BE', '999999999999');
+  inText('iban-json-field', 'iban', compact, JSON.stringify({ beneficiary: 'ACME GmbH', account: compact, amount: 1250 }));
+}
+
+// --- Passwords in log lines -----------------------------------------------------------------
+for (const [id, template] of [
+  ['log-login-failed-single', (p: string) => `2026-12-01T10:00:00Z WARN login failed for user 'bob' with password '${p}' from 203.0.113.7`],
+  ['log-with-password-double', (p: string) => `auth error: user "alice" with password "${p}" rejected`],
+  ['log-password-equals', (p: string) => `connecting to db as svc with password=${p} (attempt 2)`],
+  ['log-pwd-colon', (p: string) => `retrying login user: ops pwd: ${p}`],
+  ['log-password-is', (p: string) => `temporary password is '${p}', change it at first login`],
+  ['log-passwd-quoted', (p: string) => `useradd: set passwd "${p}" for deploy`],
+  ['log-using-password', (p: string) => `ssh: Authentication failed using password '${p}'`],
+] as const) {
+  const p = `${f(id, 14)}Q7`;
+  inText(id, 'log-password', p, template(p));
+}
+
+// --- Passwords in SQL -------------------------------------------------------------------------
+for (const [id, template] of [
+  ['sql-alter-role-password', (p: string) => `ALTER ROLE app_user WITH LOGIN PASSWORD '${p}';`],
+  ['sql-create-user-encrypted', (p: string) => `CREATE USER reporter WITH ENCRYPTED PASSWORD '${p}';`],
+  ['sql-create-role-login', (p: string) => `create role etl login password '${p}' valid until '2030-01-01';`],
+  ['sql-alter-user-password', (p: string) => `ALTER USER analytics PASSWORD '${p}'`],
+  ['sql-mysql-identified-by', (p: string) => `ALTER USER 'app'@'%' IDENTIFIED BY '${p}';`],
+  ['sql-mysql-identified-with', (p: string) => `CREATE USER 'svc'@'localhost' IDENTIFIED WITH caching_sha2_password BY '${p}';`],
+  ['sql-oracle-identified-bare', (p: string) => `ALTER USER scott IDENTIFIED BY ${p};`],
+  ['sql-oracle-identified-quoted', (p: string) => `CREATE USER app IDENTIFIED BY "${p}" DEFAULT TABLESPACE users;`],
+  ['sql-set-password-for', (p: string) => `SET PASSWORD FOR 'app'@'localhost' = '${p}';`],
+  ['sql-set-password-function', (p: string) => `SET PASSWORD = PASSWORD('${p}');`],
+  ['sql-mssql-create-login', (p: string) => `CREATE LOGIN svc_app WITH PASSWORD = '${p}', CHECK_POLICY = ON;`],
+] as const) {
+  const p = `${f(id, 14)}Z3`;
+  inText(id, 'sql-password', p, template(p));
+}
+
 export const SECRET_SHAPES: readonly SecretShape[] = shapes;
 
 /** The shape as free text: its text, or `key=secret` for a named secret. */
@@ -292,5 +370,6 @@ export function fragments(s: SecretShape): string[] {
   }
   const digits = s.secret.replace(/[ -]/g, '');
   if (s.kind === 'card' && digits !== s.secret) out.push(digits);
+  if (s.kind === 'iban' && s.secret.includes(' ')) out.push(s.secret.replace(/ /g, ''));
   return out;
 }

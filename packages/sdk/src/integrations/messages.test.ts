@@ -110,7 +110,7 @@ describe('successful results entering the model context', () => {
       expect(text).not.toContain(KEY);
       expect(text).not.toContain(TOKEN);
     }
-    expect(JSON.parse(openai.messages[0]!.content)).toEqual({ region: 'eu', env: 'line1\n[REDACTED KEY]', nested: [{ auth: 'Bearer [REDACTED]' }] });
+    expect(JSON.parse(openai.messages[0]!.content)).toEqual({ region: 'eu', env: 'line1\n[REDACTED KEY]', nested: [{ auth: 'Bearer [REDACTED KEY]' }] });
     expect(openai.messages[1]?.content).toBe('region=eu\naws_key [REDACTED KEY]');
     // the host's own program still gets the real value
     expect(openai.results[0]).toMatchObject({ ok: true, value: { env: `line1\n${KEY}` } });

@@ -1,0 +1,77 @@
+/**
+ * One set of secret rules, two consumers: the collector's redactor (before storage) and the
+ * SDK's sanitizer (before a model or a span sees a value) both apply
+ * `@guardtrace/semconv/secret-rules`. Here they read the same corpus and must agree exactly:
+ * with each consumer's marker written as one token, their outputs are the same text, so a
+ * rule cannot drift in one of them without failing this test. (Base64 of text, how OTLP
+ * carries `bytesValue`, is the collector's alone: the SDK never sees OTLP bytes.)
+ */
+import { redactSecrets } from '@guardtrace/sdk';
+import { SHAPE_RULES } from '@guardtrace/semconv/secret-rules';
+import { asText, fragments, ORDINARY_PAYLOADS, SECRET_SHAPES, type SecretShape } from '@guardtrace/secret-corpus';
+import { describe, expect, it } from 'vitest';
+import { Redactor } from './redact.ts';
+
+const collector = new Redactor();
+/** `[REDACTED:<rule>]` (collector) and `[REDACTED]`, `[REDACTED KEY]`, … (SDK) as one token. */
+const MARK = /\[REDACTED(?::[a-z0-9_]+| [A-Z ]+)?\]/g;
+const norm = (s: string) => s.replace(MARK, '[R]');
+
+/** The string forms both consumers read: the text, JSON of it, JSON in a JSON string. */
+function forms(s: SecretShape): [string, string][] {
+  const json = JSON.stringify(s.key ? { [s.key]: s.secret } : { note: asText(s) });
+  return [
+    ['text', asText(s)],
+    ['json', json],
+    ['json-in-json', JSON.stringify({ args: JSON.stringify({ request: json }) })],
+  ];
+}
+
+describe('the collector and the SDK redact the same secrets', () => {
+  it('share one rule list', async () => {
+    const redact = await import('@guardtrace/semconv/secret-rules');
+    expect(redact.SHAPE_RULES).toBe(SHAPE_RULES);
+    expect(SHAPE_RULES.map((r) => r.name)).toContain('iban');
+  });
+
+  it(`the ${SECRET_SHAPES.length} secret shapes, as text, JSON and JSON in JSON: the same output`, () => {
+    const differ: string[] = [];
+    const leaks: string[] = [];
+    for (const shape of SECRET_SHAPES) {
+      for (const [form, input] of forms(shape)) {
+        const c = collector.text(input);
+        const s = redactSecrets(input);
+        if (norm(c) !== norm(s)) differ.push(`${shape.id} (${form}):\n  collector ${c}\n  sdk       ${s}`);
+        for (const f of fragments(shape)) {
+          if (c.includes(f)) leaks.push(`collector ${shape.id} (${form})`);
+          if (s.includes(f)) leaks.push(`sdk ${shape.id} (${form})`);
+        }
+      }
+    }
+    expect(differ).toEqual([]);
+    expect(leaks).toEqual([]);
+  });
+
+  it('the secret names, as attribute keys (collector) and object keys (SDK): both take the value', () => {
+    for (const shape of SECRET_SHAPES.filter((s) => s.key)) {
+      const key = shape.key as string;
+      const attrs = { [key]: shape.secret };
+      collector.attributes(attrs);
+      // The collector replaces the whole value; the SDK keeps a scheme whose credential a shape took (`Bearer [REDACTED]`).
+      const outs = [String(attrs[key]), String(redactSecrets({ [key]: shape.secret })[key])];
+      for (const out of outs) {
+        expect(norm(out), shape.id).toMatch(/^(?:\w+ )?\[R\]$/);
+        for (const f of fragments(shape)) expect(out, shape.id).not.toContain(f);
+      }
+    }
+  });
+
+  it(`the ${ORDINARY_PAYLOADS.length} ordinary payloads: the same output (the same false positives)`, () => {
+    const differ = ORDINARY_PAYLOADS.flatMap((p) =>
+      [p.text, JSON.stringify({ text: p.text })].filter((t) => norm(collector.text(t)) !== norm(redactSecrets(t))).map((t) => `${p.id}: ${t}`),
+    );
+    expect(differ).toEqual([]);
+    const changed = ORDINARY_PAYLOADS.filter((p) => redactSecrets(p.text) !== p.text).map((p) => p.id);
+    expect(changed).toEqual(ORDINARY_PAYLOADS.filter((p) => collector.text(p.text) !== p.text).map((p) => p.id));
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * `@guardtrace/semconv/secret-rules`: the one definition of what a secret is, used by the
+ * SDK's sanitizer (before a model or a span sees a value) and the collector's redactor
+ * (before anything is stored). Secret names (`password`, `userPassword`, `SECRET_KEY_BASE`,
+ * `secret_value`) and secret shapes (vendor tokens, cloud keys, JWTs, private keys, passwords
+ * in URLs, log lines and SQL, cards and IBANs that pass their check). Each consumer chooses
+ * its marker; the rules and the way they are applied are here. No Node imports.
+ */
+import { type ShapeRule, START_CONDITIONS } from './shapes.ts';
+
+export { basicCredential, iban, luhn } from './checks.ts';
+export { hasSecretWord, isPlaceholder, isSecretName, replaceNamedValues } from './names.ts';
+export { SHAPE_RULES, type ShapeRule } from './shapes.ts';
+
+/**
+ * Every match of each rule in `s`, in the rules' order, replaced by `marker(rule)`: the whole
+ * match, or only its `secret` group when the rule has one. A match whose check fails is kept.
+ */
+export function replaceShapes(s: string, rules: readonly ShapeRule[], marker: (rule: ShapeRule) => string): string {
+  let out = s;
+  for (const rule of rules) {
+    rule.pattern.lastIndex = 0;
+    out = out.replace(rule.pattern, (...args) => {
+      const match = args[0] as string;
+      const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
+      const secret = typeof groups === 'object' && groups ? groups.secret : undefined;
+      if (rule.check && !rule.check(match, secret)) return match;
+      const m = marker(rule);
+      if (secret === undefined) return m;
+      const at = match.lastIndexOf(secret);
+      return match.slice(0, at) + m + match.slice(at + secret.length);
+    });
+  }
+  return out;
+}
+
+/**
+ * A cheap "could any rule match" test: the alternation of every rule, one regex of the
+ * case-sensitive ones and one of the rest (case-sensitive matching is several times faster),
+ * each rule with the plain form of its start condition: an alternation of rules that begin
+ * with "or right after a JSON escape" lookbehinds scans about twice as slowly. A shape that
+ * starts right after an escape (`\nAKIA…` in raw JSON text) is still seen: a string with a
+ * backslash is tested a second time with each escape's letter read as a space. A string it
+ * rejects needs no replaceShapes.
+ */
+export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boolean {
+  const plain = (source: string) => {
+    let out = source;
+    for (const [full, simple] of START_CONDITIONS) out = out.replaceAll(full, simple);
+    // Named groups are renamed away: two rules may use the same name.
+    return out.replace(/\(\?<([A-Za-z][A-Za-z0-9]*)>/g, '(');
+  };
+  const one = (rs: readonly ShapeRule[], flags: string) => new RegExp(rs.map((r) => `(?:${plain(r.pattern.source)})`).join('|'), flags);
+  const exact = rules.filter((r) => !r.pattern.ignoreCase);
+  const folded = rules.filter((r) => r.pattern.ignoreCase);
+  const any = [...(exact.length ? [one(exact, '')] : []), ...(folded.length ? [one(folded, 'i')] : [])];
+  const test = (s: string) => any.some((r) => r.test(s));
+  return (s) => test(s) || (s.includes('\\') && test(s.replace(ESCAPE_LETTER, '\\ ')));
+}
+
+/** The letter of a JSON escape that a shape may follow (`\n`, `\r`, `\t`, `\b`, `\f`). */
+const ESCAPE_LETTER = /\\[nrtbf]/g;

@@ -1,0 +1,105 @@
+/**
+ * Secret names: a name (attribute key, JSON key, query parameter, config or .env line) whose
+ * value is a secret whatever it looks like, and how to find `name=value` pairs in free text.
+ */
+
+/**
+ * Words after a secret word that still name the secret: `secret_value`, `SECRET_KEY_BASE`,
+ * `client_secret_value`, AWS's `SecretString`, `token_b64`. (`password_hash`, `password_policy`,
+ * `secret_name`, `token_count` are not among them: they name something else.)
+ */
+const QUALIFIERS = 'value|val|base|b64|base64|hex|raw|plain|plaintext|str|string|data|bytes';
+
+/**
+ * A name whose value is a secret, tested on the name lower-cased with everything but letters
+ * and digits removed (`userPassword`, `user_password`, `X-User-Password` all end in
+ * `password`). The name must end in the word (or the word and a qualifier above):
+ * `input_tokens` and `password_policy` are kept.
+ */
+const SECRET_NAME = new RegExp(
+  '(?:password|passwd|passphrase|passcode|pwd|(?:^|smtp|db|user|admin|root|mail)pass|secret|' +
+    '(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
+    '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt)key|^appkey|' +
+    `authorization|^auth|cookie|credentials?|connectionstring|dsn|signature|^sig)(?:${QUALIFIERS})?$`,
+);
+
+const nameCache = new Map<string, boolean>();
+
+/** True when `name` (an attribute key, a JSON key, a query parameter, a config key) names a secret. */
+export function isSecretName(name: string): boolean {
+  let hit = nameCache.get(name);
+  if (hit === undefined) {
+    hit = SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+    // Names repeat across spans: remember them, up to a bound (any name is allowed in).
+    if (nameCache.size > 50_000) nameCache.clear();
+    nameCache.set(name, hit);
+  }
+  return hit;
+}
+
+const SECRET_WORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cookie', 'credential', 'dsn', 'sig', 'connectionstring'];
+
+/**
+ * Whether `s` holds any of the words a secret name ends in: strings without one skip the
+ * name-based pass. (Lower-casing once and searching for each word is several times faster
+ * than one case-insensitive alternation.)
+ */
+export function hasSecretWord(s: string): boolean {
+  const lower = s.toLowerCase();
+  for (const w of SECRET_WORDS) if (lower.includes(w)) return true;
+  return false;
+}
+
+/**
+ * `name=value`, `name: value`, `"name": "value"` (also JSON-escaped, `\"name\":\"value\"`):
+ * the value of a name in free text (query strings, config and .env lines, headers, JSON). The
+ * name is then checked with isSecretName; a value that opens an object or array is left to
+ * the pass over its own parts. Groups: `name`, `sep`, and the value as `edq` (escaped double
+ * quotes), `dq`, `sq` or `bare`.
+ */
+const NAMED_VALUE_SOURCE =
+  `(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key|auth(?:orization)?|cookie|credentials?|dsn|signature|sig)(?:[_.-]?(?:${QUALIFIERS}))?)` +
+  String.raw`(?<sep>\\?["']?\s*[:=]\s*)(?:\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|"(?<dq>(?:[^"\\\n]|\\.)*)"|'(?<sq>[^'\n]*)'|(?<bare>(?![[{\\])[^\s&;,"'<>)}\]]+))`;
+const NAMED_VALUE = new RegExp(`(?<![A-Za-z0-9_.-])${NAMED_VALUE_SOURCE}`, 'gi');
+/** The same, also right after a JSON escape (`\npassword=…` in raw JSON text): slower, so only for text with a backslash. */
+const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))${NAMED_VALUE_SOURCE}`, 'gi');
+
+/**
+ * Values that are not secrets where a secret could stand: literals, code (`= await ...`,
+ * `= process.env.X`), placeholders (`$DB_PASSWORD`, `${TOKEN}`, `<token>`, `***`, `%s`,
+ * `{{x}}`, SQL parameters `?`, `$1`, `:name`), types, and the scheme word of an
+ * `Authorization` value whose credential another rule took.
+ */
+const PLACEHOLDER =
+  /^(?:true|false|null|none|nil|undefined|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%[sd]|\{\{.*\}\}|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts)\b.*)$/i;
+
+/** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
+export function isPlaceholder(value: string): boolean {
+  return PLACEHOLDER.test(value);
+}
+
+/** An authorization value whose credential a shape rule already replaced (`Bearer [REDACTED…]`). */
+const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)?\s*\[REDACTED/i;
+
+/**
+ * Every `name=value` in `s` whose name is a secret's, with the value replaced by `marker`.
+ * The name, the separator and the quotes stay; a number or literal under a quoted name is JSON,
+ * so the marker is quoted to keep it valid.
+ */
+export function replaceNamedValues(s: string, marker: string): string {
+  const re = s.includes('\\') ? NAMED_VALUE_AFTER_ESCAPE : NAMED_VALUE;
+  re.lastIndex = 0;
+  return s.replace(re, (...args) => {
+    const match = args[0] as string;
+    const g = args[args.length - 1] as Record<string, string | undefined>;
+    const name = g.name as string;
+    const sep = g.sep as string;
+    const value = g.edq ?? g.dq ?? g.sq ?? g.bare ?? '';
+    if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value) || !isSecretName(name)) return match;
+    const head = name.length + sep.length;
+    const rest = match.slice(head);
+    const open = g.edq !== undefined || g.dq !== undefined ? rest.indexOf('"') + 1 : g.sq !== undefined ? 1 : 0;
+    const q = g.bare === undefined ? '' : sep.startsWith('\\"') ? '\\"' : sep.startsWith('"') ? '"' : '';
+    return match.slice(0, head) + rest.slice(0, open) + q + marker + q + rest.slice(open + value.length);
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * Secret shapes: secrets found by their form anywhere in a string, whatever name they sit
+ * under. Each rule has a name (the collector writes `[REDACTED:<name>]`), a global regex and
+ * an optional second look at the match. Order matters: a rule sees what earlier ones left.
+ */
+import { basicCredential, iban, luhn } from './checks.ts';
+import { isPlaceholder } from './names.ts';
+
+export interface ShapeRule {
+  name: string;
+  /** Global regex; a named group `secret` limits the replacement to that part of the match. */
+  pattern: RegExp;
+  /** A second look at a match (e.g. the Luhn check of a card number): false keeps it. */
+  check?: (match: string, secret: string | undefined) => boolean;
+}
+
+/**
+ * Where a shape may start: not inside a word, or right after a JSON escape (`\n`, `\t`, ...):
+ * in the raw text `\nAKIA…` both `n` and `A` are word characters.
+ */
+const AT = String.raw`(?:\b|(?<=\\[nrtbf]))`;
+/** The same, also after `_` (`key_ghp_…`), as vendor prefixes start mid-identifier. */
+const AT_ALNUM = String.raw`(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))`;
+/** Where a card number may start: not after a word character, a dot or a dash (`v1.4111…`). */
+const AT_NUMBER = String.raw`(?:(?<![\w.-])|(?<=\\[nrtbf]))`;
+/**
+ * The start conditions above, each with its plain form (the same without "right after a JSON
+ * escape"): the "could anything match" pre-check (index.ts) uses the plain forms, which scan
+ * about twice as fast, and reads escapes as spaces instead.
+ */
+export const START_CONDITIONS: readonly (readonly [string, string])[] = [
+  [AT, String.raw`\b`],
+  [AT_ALNUM, '(?<![A-Za-z0-9])'],
+  [AT_NUMBER, String.raw`(?<![\w.-])`],
+];
+/** A quoted value after a keyword: the quote is consumed, the group `secret` is what it encloses. */
+const QUOTED = String.raw`['"](?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?="))`;
+
+/** Vendor token shapes, recognisable by their prefix and length alone. */
+const VENDOR_TOKENS = [
+  'sk-(?:ant-(?:api|admin|sid)\\d\\d-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}',
+  'gh[pousr]_[A-Za-z0-9]{30,}',
+  'github_pat_[A-Za-z0-9_]{40,}',
+  'gl(?:pat|dt|rt|ptt|ft|cbt|oas)-[A-Za-z0-9_-]{20,}',
+  'GR1348941[A-Za-z0-9_-]{20,}',
+  'xox[abposre]-[A-Za-z0-9-]{10,}',
+  'xapp-\\d-[A-Za-z0-9-]{20,}',
+  '(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}',
+  'whsec_[A-Za-z0-9+/=]{24,}',
+  'AIza[0-9A-Za-z_-]{35}',
+  'GOCSPX-[A-Za-z0-9_-]{20,}',
+  'ya29\\.[A-Za-z0-9_-]{20,}',
+  'hf_[A-Za-z0-9]{30,}',
+  'gsk_[A-Za-z0-9]{40,}',
+  'r8_[A-Za-z0-9]{30,}',
+  'pplx-[A-Za-z0-9]{40,}',
+  'xai-[A-Za-z0-9]{60,}',
+  'npm_[A-Za-z0-9]{36}',
+  'pypi-AgE[A-Za-z0-9_-]{50,}',
+  'SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{16,}',
+  'SK[0-9a-f]{32}',
+  'key-[0-9a-f]{32}',
+  'shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}',
+  'lin_api_[A-Za-z0-9]{40}',
+  'ntn_[A-Za-z0-9]{40,}',
+  'PMAK-[a-f0-9]{24}-[a-f0-9]{34}',
+  'glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}',
+  'glc_[A-Za-z0-9+/]{32,}={0,2}',
+  'NRAK-[A-Z0-9]{27}',
+  'sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}',
+  'sk\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}',
+  'AGE-SECRET-KEY-1[0-9A-Z]{58}',
+  'do[por]_v1_[a-f0-9]{64}',
+  'hv[sb]\\.[A-Za-z0-9_-]{24,}',
+  '[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{60,}',
+  'pul-[a-f0-9]{40}',
+  'dp\\.(?:st|ct|sa|scim|audit)\\.[A-Za-z0-9_.-]{40,}',
+  'fo1_[A-Za-z0-9_-]{40,}',
+  'tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{20,}',
+  'sbp_[a-f0-9]{40}',
+  'dapi[a-f0-9]{32}',
+  'dckr_pat_[A-Za-z0-9_-]{27,}',
+  'gt_[A-Za-z0-9_-]{30,}',
+  // Discord bot token and Azure AD client secret: three dotted parts, and `~` after `Q`.
+  '[MN][A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}',
+  '[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}',
+];
+
+/** The value after a password keyword in a log line or SQL is a secret unless it is a placeholder. */
+const notPlaceholder = (_: string, secret: string | undefined) => secret === undefined || !isPlaceholder(secret);
+
+const re = (source: string, flags = 'g') => new RegExp(source, flags);
+
+export const SHAPE_RULES: readonly ShapeRule[] = [
+  {
+    name: 'private_key',
+    pattern:
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=")|$)|PuTTY-User-Key-File-\d:[\s\S]*?(?:Private-MAC: [0-9a-f]+|(?=")|$)/g,
+  },
+  // Before `Token <value>` (below), which would take the digits before the colon and leave the rest.
+  { name: 'telegram_bot_token', pattern: re(String.raw`${AT}\d{8,10}:AA[A-Za-z0-9_-]{33}`) },
+  { name: 'jwt', pattern: re(String.raw`${AT}eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`) },
+  // Access key ids (AKIA, ASIA temporary) and the other IAM unique-id prefixes.
+  { name: 'aws_access_key_id', pattern: re(String.raw`${AT}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b`) },
+  { name: 'api_key', pattern: re(`${AT_ALNUM}(?:${VENDOR_TOKENS.join('|')})`) },
+  { name: 'webhook_url', pattern: /hooks\.slack\.com\/services\/(?<secret>[A-Za-z0-9/]{20,})|discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g },
+  // After the vendor shapes, so that `token ghp_…` names the key it is. A credential after the
+  // scheme has a digit: "Bearer bonds", "Token usage" are English.
+  { name: 'bearer_token', pattern: re(String.raw`${AT}(?:Bearer|bearer|Token)\s+(?<secret>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{8,}=*)`) },
+  { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential },
+  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`) },
+  // A header whose whole value is a credential, up to the end of the line (or of a JSON string).
+  {
+    name: 'credential_header',
+    pattern: re(
+      String.raw`${AT}(?:(?:set-)?cookie\s*:\s*|(?:proxy-)?authorization\s*:\s*(?!(?:\w+\s+)?\[REDACTED)(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)\s+)?)(?!\[REDACTED)(?<secret>[^\s"\\][^\r\n"\\]*)`,
+      'gi',
+    ),
+  },
+  {
+    name: 'card_number',
+    pattern: re(
+      String.raw`${AT_NUMBER}(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|3[068]\d{2}|35\d{2}|6(?:011|5\d{2}|4[4-9]\d|2\d{2}))(?:[ -]?\d){9,15}(?!\w|\.\d)`,
+    ),
+    check: luhn,
+  },
+  // Printed in groups of four (the last one shorter) or written compact; the country's length
+  // and the mod-97 check keep order numbers and product codes of the same form.
+  {
+    name: 'iban',
+    pattern: re(String.raw`${AT_ALNUM}[A-Z]{2}\d{2}(?:(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?|[A-Z0-9]{11,30})(?![A-Za-z0-9])`),
+    check: iban,
+  },
+  // A quoted password after its keyword: log lines (`login failed … with password '…'`,
+  // `password is "…"`) and SQL (`ALTER ROLE … PASSWORD '…'`, `CREATE USER … WITH ENCRYPTED
+  // PASSWORD '…'`, `CREATE LOGIN … WITH PASSWORD = '…'`).
+  {
+    name: 'quoted_password',
+    pattern: re(String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase|code)|pwd)\s+(?:(?:is|was|of|set\s+to|changed\s+to|reset\s+to)\s+|=\s*)?${QUOTED}`, 'gi'),
+    check: notPlaceholder,
+  },
+  // SQL that sets a password without the word before its value: MySQL/Oracle `IDENTIFIED BY`
+  // (quoted, or bare after CREATE/ALTER USER as Oracle allows), `SET PASSWORD … = '…'`,
+  // MySQL's old `PASSWORD('…')`.
+  {
+    name: 'sql_password',
+    pattern: re(
+      String.raw`\b(?:IDENTIFIED(?:\s+WITH\s+['"${'`'}]?\w+['"${'`'}]?)?\s+BY(?:\s+PASSWORD)?\s*(?:['"]|(?<=\b(?:CREATE|ALTER)\s+(?:USER|ROLE|LOGIN)\b[^;\n]{1,160}))|SET\s+PASSWORD(?:\s+FOR\s+[^=;\n]{1,80}?)?\s*=\s*(?:PASSWORD\s*\(\s*)?['"]|PASSWORD\s*\(\s*['"])` +
+        String.raw`(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?=")|(?<=\s)[^\s'"();,]+)`,
+      'gi',
+    ),
+    check: notPlaceholder,
+  },
+];
