@@ -53,7 +53,7 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
     <Card
       id="tool-class"
       title="Where failed attempts cost tokens"
-      subtitle="Tool × failure class, ranked by the tokens of the model turns that repaired its failed attempts (scaled by sampling weight). Sessions are counted once per day."
+      subtitle="Tool × failure class, ranked by the tokens of the model turns that repaired its failed attempts (scaled by sampling weight). Sessions: distinct sessions in the range, each counted once."
     >
       {rows.length === 0 ? (
         <Empty>No failed attempts in this range.</Empty>
