@@ -269,7 +269,7 @@ export const schema: GuardSpec = { name: 'schema', stage: 'schema' };
 export const logical = (tool: ToolDef): GuardSpec =>
   tool.external ? { name: 'rate_limit', stage: 'logical' } : { name: tool.readOnly ? 'file_exists' : 'path_injection', stage: 'logical' };
 export const clean = (tool: ToolDef): AttemptSpec => ({ outcome: 'success', decision: 'proceed', guards: post(tool, [schema, logical(tool)]) });
-export const post = (tool: ToolDef, g: GuardSpec[]): GuardSpec[] =>
+const post = (tool: ToolDef, g: GuardSpec[]): GuardSpec[] =>
   tool.name === 'write_file' || tool.name === 'create_file' ? [...g, { name: 'typecheck', stage: 'post_execution' }] : g;
 
 /** One tool call of `scenario` (with the model turns around it that the scenario needs). */

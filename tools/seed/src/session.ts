@@ -8,7 +8,7 @@ import { msToNs, type SpanGroup } from './otlp.ts';
 import type { Convention, Expected, SessionPlan } from './plan.ts';
 import { Rng } from './random.ts';
 
-export type { Convention, Expected, SessionPlan } from './plan.ts';
+export type { Convention, Expected } from './plan.ts';
 
 export interface GeneratedSession {
   plan: SessionPlan;

@@ -182,25 +182,30 @@ export async function getRetryExhaustion(db: PrismaClient, projectId: string, w:
     .slice(0, TOP);
 }
 
-/** Rejections with feedback of one tool, class and feedback template, and how many worked. */
+/** Rejections of one tool, class and feedback template, and how many their corrections fixed. */
 export interface RejectionDto {
   tool: string;
   failureClass: string;
   template: string;
+  /** Failed attempts whose feedback went back to the model (see README, "Analytics"). */
   rejections: number;
-  /** Rejections whose next attempt of the same call succeeded. */
+  /**
+   * Rejections whose correction succeeded at once: the same call's next attempt, or the first call
+   * the model made after its repair turn (the replay's "→ corrected call" link, stored by the collector).
+   */
   fixed: number;
 }
 
 /** Rejection effectiveness per tool, class and feedback template, most rejections first. */
 export async function getRejectionEffectiveness(db: PrismaClient, projectId: string, w: DayWindow): Promise<RejectionDto[]> {
+  // From the session parts (a partial index holds those with rejections): the collector keeps each
+  // session's fixed count there as it links corrections, under that session's lock only.
   const rows = await db.$queryRaw<{ tool: string; cls: string; template: string; rejections: number; fixed: number }[]>`
     SELECT tool_name AS tool, failure_class AS cls, feedback_template AS template,
       sum(rejections)::int AS rejections, sum(rejections_fixed)::int AS fixed
-    FROM analytics_daily
-    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND rejections <> 0
+    FROM analytics_session_parts
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND rejections > 0
     GROUP BY 1, 2, 3
-    HAVING sum(rejections) > 0
     ORDER BY 4 DESC, 5 DESC, 1, 2, 3
     LIMIT ${TOP}`;
   return rows.map((r) => ({
