@@ -155,6 +155,31 @@ describe('replay: cause and effect', () => {
     ]);
   });
 
+  it("links another instrumentation's failed call to the model's next turn and the call it made (no repair attribute)", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        { toolName: 'search_files', atMs: 100, attempts: [{ outcome: 'failed', failureClass: 'tool_error', failureReason: 'TimeoutError' }] },
+        { toolName: 'search_files', atMs: 300, attempts: [{ outcome: 'success' }] },
+      ],
+      modelCalls: [
+        { atMs: 0, inputTokens: 10, outputTokens: 1 },
+        { atMs: 200, inputTokens: 10, outputTokens: 1 },
+      ],
+    });
+    const steps = (await getSessionDetail(prisma, project.id, s.id))!.steps;
+    expect(steps.map((x) => x.kind)).toEqual(['model', 'tool', 'model', 'tool']);
+    expect((steps[1] as ToolCallStepDto).attempts[0]?.repairedByStep).toBe(3);
+    expect((steps[2] as ModelCallStepDto).repairs).toEqual({ step: 2, attempt: 1, toolName: 'search_files' });
+    expect((steps[2] as ModelCallStepDto).corrected).toEqual({ step: 4, attempt: 1, toolName: 'search_files' });
+    expect((steps[0] as ModelCallStepDto).repairs).toBeNull();
+    expect(await getRejectionEffectiveness(prisma, project.id, { from: '2026-01-01', to: '2026-12-31' })).toEqual([
+      { tool: 'search_files', failureClass: 'tool_error', template: '', rejections: 1, fixed: 1 },
+    ]);
+  });
+
   it('orders steps of the same millisecond by their recorded sequence, not by kind or span id', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);
