@@ -26,6 +26,15 @@ CREATE INDEX "model_calls_repair_span_idx" ON "model_calls"("span_id")
 CREATE INDEX "model_calls_repair_attempt_idx" ON "model_calls"("repair_attempt_span_id")
   WHERE "repair_attempt_span_id" IS NOT NULL;
 
+-- A session's rejections (failed attempts whose feedback went back to the model): the ones
+-- guardtrace_link_corrections relinks (migration rejection_fixed_by_correction).
+CREATE INDEX "attempts_rejections_idx" ON "attempts"("project_id", "session_id")
+  WHERE ("decision" IN ('reject_with_feedback', 'replan') OR ("decision" IS NULL AND "outcome" IS DISTINCT FROM 'success'));
+-- Rejection effectiveness over a window (analytics), read from the session parts that hold rejections.
+CREATE INDEX "analytics_session_parts_rejections_idx" ON "analytics_session_parts"("project_id", "day")
+  INCLUDE ("tool_name", "failure_class", "feedback_template", "rejections", "rejections_fixed")
+  WHERE "rejections" > 0;
+
 -- The explorer's free text: one trigram index over each session's text (session_search), kept
 -- by statement triggers on attempts, instead of one over every attempt: a term is then
 -- matched once per session, and counting matching sessions reads each session once.

@@ -108,7 +108,7 @@ try {
   const seconds = result.ms / 1000;
   console.log(
     `seeded ${result.sessions} sessions (${result.spans} spans, ${result.requests} requests, ${result.retries} retried) ` +
-      `into ${endpoint} in ${seconds.toFixed(1)} s: ${Math.round(result.sessions / seconds)} sessions/s, ${Math.round(result.spans / seconds)} spans/s`,
+      `into ${endpoint} in ${seconds.toFixed(1)} s: ${Math.round(result.sessions / seconds)} sessions/s, ${Math.round(result.spans / seconds)} spans/s; ${result.largeSessions} large sessions (~5,000 spans each)`,
   );
 } catch (err) {
   bar?.stop();

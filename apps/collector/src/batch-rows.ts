@@ -16,11 +16,20 @@ export interface BatchRows {
    * The sessions the batch writes rows of, by `project/session`: whether they are `listed` (every
    * new row of theirs is in `totals`: not re-keyed, on the direct path) and how many new spans they get.
    */
-  sessions: Map<string, { listed: boolean; spans: number }>;
+  sessions: Map<string, SessionBatch>;
   /** The batch's new rows the session totals count, by key (guardtrace_session_totals). */
   totals: TotalsRows;
   /** The batch's rows the analytics rollup counts (sql.ts, updateAnalytics). */
   analytics: AnalyticsRows;
+}
+
+/** What a batch brings to one session. */
+interface SessionBatch {
+  listed: boolean;
+  spans: number;
+  /** The earliest start of its new spans (timestamptz text), null with none. */
+  since: string | null;
+  sinceNs: bigint;
 }
 
 /**
@@ -94,7 +103,7 @@ export function batchRows(
   /** Each session's last COPY field and the line end, made once; and each trace's for its span rows. */
   const tails = new Map<string, string>();
   const spanTails = new Map<string, [string, string]>();
-  const sessions = new Map<string, { listed: boolean; spans: number }>();
+  const sessions = new Map<string, SessionBatch>();
   const totals = new TotalsRows();
   const analytics = new AnalyticsRows();
   for (const job of jobs) {
@@ -105,7 +114,7 @@ export function batchRows(
       let session = sessions.get(sessionKey);
       if (session === undefined) {
         // Re-keyed sessions (already touched) have stored rows moved into or out of them: not listed.
-        session = { listed: listable && !touched.has(sessionKey), spans: 0 };
+        session = { listed: listable && !touched.has(sessionKey), spans: 0, since: null, sinceNs: 0n };
         sessions.set(sessionKey, session);
         touched.set(sessionKey, [job.projectId, sessionId]);
       }
@@ -118,6 +127,10 @@ export function batchRows(
       if (existing.has(spanKey)) continue;
       existing.add(spanKey);
       session.spans++;
+      if (session.since === null || p.startNs < session.sinceNs) {
+        session.since = p.startTime;
+        session.sinceNs = p.startNs;
+      }
       const start = traceStart.get(traceKey);
       if (session.listed) totals.add(sessionKey, 's', p.startTime, start, p.traceId, p.spanId);
       // (Spans of one trace may name different conversations: the tail is remade when the session changes.)

@@ -209,3 +209,12 @@ export const updateAnalytics = (
 ) =>
   `SELECT guardtrace_update_analytics(${projectIds}::uuid[], ${ids}::text[], ${boolArray(listed)}::boolean[],
   ${rows.kinds}::text[], ${rows.projects}::uuid[], ${rows.traces}::text[], ${rows.spans}::text[]) AS analytics`;
+
+/**
+ * Each rejection of the touched sessions linked to the call that corrects it, after the rollup
+ * (guardtrace_link_corrections, migration rejection_fixed_by_correction): the replay and analytics'
+ * "Fixed next" read the same stored link. `sinces` (timestamptz[] literal): the earliest start of
+ * each session's new spans, NULL to relink a session whole.
+ */
+export const linkCorrections = (projectIds: string, ids: string, sinces: string) =>
+  `SELECT guardtrace_link_corrections(${projectIds}::uuid[], ${ids}::text[], ${sinces}::timestamptz[]) AS links`;

@@ -9,7 +9,8 @@
  * Round trips: BEGIN with the trace locks and the trace index lookup; for traces seen before
  * only, the stored-span check (and a re-key when a conversation id shows up late); then one
  * query of a COPY per table with rows (their data sent along with it), the trace index,
- * session locks, session totals, the analytics rollup and COMMIT (copy-script.ts).
+ * session locks, session totals, the analytics rollup, the rejections' corrections and COMMIT
+ * (copy-script.ts).
  */
 import type pg from 'pg';
 import { batchRows } from './batch-rows.ts';
@@ -17,6 +18,7 @@ import { runCopyScript } from './copy-script.ts';
 import { key, type Prepared } from './prepare.ts';
 import {
   EXISTING_SPANS,
+  linkCorrections,
   lockKeys,
   REKEY_SPANS,
   rekeyDerived,
@@ -139,8 +141,8 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   //    index and taking the locks of the touched sessions; then (its own statement, whose
   //    snapshot sees the rows of other writers of these sessions, committed before we got
   //    their locks) the session totals; then the analytics rollup of those sessions (it reads
-  //    their totals' sampling weight); then COMMIT. Values are inlined as literals (the
-  //    simple protocol takes no parameters).
+  //    their totals' sampling weight); then their rejections' corrections; then COMMIT.
+  //    Values are inlined as literals (the simple protocol takes no parameters).
   // A listed session none of whose spans is new (a retry): its row is right as it is.
   for (const [k, session] of sessions) if (session.listed && session.spans === 0) touched.delete(k);
   const sv = [...touched.values()];
@@ -174,6 +176,10 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
       spans: textArray(analytics.spans),
     },
   );
-  statements.push(insertAndLock, totalsSql, analyticsSql, 'COMMIT');
+  // Then each rejection's correction linked, and the rollup's fixed counts moved with it: from
+  // the batch's earliest new span on for a listed session, whole for any other.
+  const sinces = [...touched.keys()].map((k, i) => (listed[i] ? (sessions.get(k)?.since ?? null) : null));
+  const linksSql = linkCorrections(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), textArray(sinces));
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, 'COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
 }

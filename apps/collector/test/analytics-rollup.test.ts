@@ -47,13 +47,64 @@ const template = (f: string | null) =>
     .trim()
     .slice(0, 160);
 
+/** A failed attempt whose feedback went back to the model (the rule the README states). */
+const isRejection = (a: { decision: string | null; outcome: string | null }) =>
+  a.decision === 'reject_with_feedback' || a.decision === 'replan' || (a.decision === null && a.outcome !== 'success');
+
+/**
+ * Whether each rejection was fixed, by the README's rule, recomputed in JavaScript from the rows:
+ * the same call's next attempt, else the first call started at or after its repair turn (the
+ * recorded one, or with no decision recorded the first model call after it); fixed when that
+ * attempt (the call's first, or the call itself without attempts) succeeded. Unlinked: absent.
+ */
+async function fixedByLink(projectId: string): Promise<Map<string, boolean>> {
+  const q = async (sql: string) => (await env.sql.query(sql, [projectId])).rows;
+  const attempts = await q(
+    `SELECT session_id, span_id, coalesce(tool_call_span_id, span_id) AS call, tool_call_span_id, number, started_at, outcome, decision
+     FROM attempts WHERE project_id = $1`,
+  );
+  const calls = await q('SELECT session_id, span_id, started_at, outcome FROM tool_calls WHERE project_id = $1');
+  const models = await q('SELECT session_id, span_id, started_at, repair_attempt_span_id FROM model_calls WHERE project_id = $1');
+  const t = (d: Date) => d.getTime();
+  const first = <T extends { started_at: Date; span_id: string }>(rows: T[]) =>
+    [...rows].sort((a, b) => t(a.started_at) - t(b.started_at) || (a.span_id < b.span_id ? -1 : 1))[0];
+  const out = new Map<string, boolean>();
+  for (const r of attempts) {
+    if (!isRejection(r)) continue;
+    const same = attempts.filter((n) => n.session_id === r.session_id && n.tool_call_span_id === r.tool_call_span_id && r.tool_call_span_id && n.number === r.number + 1);
+    if (same[0]) {
+      out.set(r.span_id, same[0].outcome === 'success');
+      continue;
+    }
+    const mine = models.filter((m) => m.session_id === r.session_id);
+    const turn =
+      first(mine.filter((m) => m.repair_attempt_span_id === r.span_id)) ??
+      (r.decision === null ? first(mine.filter((m) => t(m.started_at) > t(r.started_at))) : undefined);
+    if (!turn) continue;
+    const after = [
+      ...calls.filter((c) => c.session_id === r.session_id && t(c.started_at) >= t(turn.started_at) && c.span_id !== r.tool_call_span_id),
+      ...attempts
+        .filter((y) => y.session_id === r.session_id && t(y.started_at) >= t(turn.started_at) && y.call !== r.tool_call_span_id)
+        .map((y) => ({ span_id: y.call as string, started_at: y.started_at as Date })),
+    ];
+    const corrected = first(after);
+    if (!corrected) continue;
+    const firstAttempt = attempts
+      .filter((y) => y.session_id === r.session_id && y.call === corrected.span_id)
+      .sort((a, b) => a.number - b.number || t(a.started_at) - t(b.started_at))[0];
+    const outcome = firstAttempt ? firstAttempt.outcome : calls.find((c) => c.session_id === r.session_id && c.span_id === corrected.span_id)?.outcome;
+    out.set(r.span_id, outcome === 'success');
+  }
+  return out;
+}
+
 /** The rollup recomputed in JavaScript from the derived rows of a project. */
 async function recompute(projectId: string): Promise<Map<string, Metrics>> {
   const attempts = (
     await env.sql.query(
-      `SELECT a.session_id, a.span_id, a.tool_call_span_id, a.number,
+      `SELECT a.session_id, a.span_id, a.tool_call_span_id, a.number, a.started_at,
          to_char(a.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(a.tool_name, c.tool_name) AS tool_name,
-         a.outcome, a.failure_class, a.decision, a.feedback, a.budget_exhausted
+         a.outcome, a.failure_class, a.decision, a.feedback, a.budget_exhausted, a.fixed
        FROM attempts a LEFT JOIN tool_calls c ON c.project_id = a.project_id AND c.trace_id = a.trace_id
          AND c.span_id = a.tool_call_span_id
        WHERE a.project_id = $1`,
@@ -69,6 +120,7 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
       [projectId],
     )
   ).rows;
+  const fixed = await fixedByLink(projectId);
   const out = new Map<string, Metrics>();
   const seen = new Set<string>();
   const add = (session: string, k: string, m: Partial<Metrics>) => {
@@ -83,15 +135,14 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
   const keyOf = (a: (typeof attempts)[number]) =>
     [a.day, a.tool_name ?? '', a.failure_class ?? '', template(a.feedback)].join('|');
   for (const a of attempts) {
-    const rejected = a.decision === 'reject_with_feedback';
-    const next = attempts.find(
-      (n) => n.session_id === a.session_id && n.tool_call_span_id === a.tool_call_span_id && n.number === a.number + 1,
-    );
+    const rejected = isRejection(a);
+    // The stored flag is what the replay shows: it must be the rule's.
+    expect(a.fixed ?? null, `attempt ${a.span_id}`).toBe(rejected ? (fixed.get(a.span_id) ?? null) : null);
     add(a.session_id, keyOf(a), {
       attempts: 1,
       failed: a.outcome === 'success' ? 0 : 1,
       rejections: rejected ? 1 : 0,
-      fixed: rejected && next?.outcome === 'success' ? 1 : 0,
+      fixed: rejected && fixed.get(a.span_id) === true ? 1 : 0,
       exhausted: a.budget_exhausted ? 1 : 0,
     });
   }
@@ -108,9 +159,15 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
 /** The stored rollup of a project (rows that came back to all zeros left out). */
 async function rollup(projectId: string): Promise<Map<string, Metrics>> {
   const { rows } = await env.sql.query(
-    `SELECT to_char(day, 'YYYY-MM-DD') AS day, tool_name, failure_class, feedback_template, attempts, failed_attempts,
-       rejections, rejections_fixed, retry_exhausted, sessions, failed_tokens
-     FROM analytics_daily WHERE project_id = $1`,
+    `SELECT to_char(r.day, 'YYYY-MM-DD') AS day, r.tool_name, r.failure_class, r.feedback_template, r.attempts, r.failed_attempts,
+       r.rejections, coalesce(p.fixed, 0)::int AS rejections_fixed, r.retry_exhausted, r.sessions, r.failed_tokens
+     FROM analytics_daily r
+     -- Whether a rejection was fixed is kept in the session parts only (the link step's).
+     LEFT JOIN (SELECT project_id, day, tool_name, failure_class, feedback_template, sum(rejections_fixed) AS fixed
+       FROM analytics_session_parts GROUP BY 1, 2, 3, 4, 5) p
+       ON p.project_id = r.project_id AND p.day = r.day AND p.tool_name = r.tool_name AND p.failure_class = r.failure_class
+         AND p.feedback_template = r.feedback_template
+     WHERE r.project_id = $1`,
     [projectId],
   );
   const out = new Map<string, Metrics>();

@@ -142,6 +142,37 @@ describe('analytics panels', () => {
     ]);
   });
 
+  it('counts each session once per segment and class, whatever its feedback templates and days', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    // One session, three failures of one tool under two feedback templates.
+    await seedSession(prisma, project.id, {
+      startedAt: daysAgo(2),
+      toolCalls: [
+        call('write_file', [rejected('invalid_arguments', 'Missing required field "content"'), ok]),
+        call('write_file', [rejected('invalid_arguments', 'Missing required field "path"'), ok]),
+        call('write_file', [rejected('invalid_arguments', 'Expected at most 3 files, got 12'), ok]),
+      ],
+    });
+    const one = { tool: 'write_file', failureClass: 'invalid_arguments', failedTokens: 0, failedAttempts: 3, sessions: 1 };
+    expect(await getToolClassCosts(prisma, project.id, month)).toEqual([one]);
+    expect(await getClassShares(prisma, project.id, month)).toEqual([{ failureClass: 'invalid_arguments', failedTokens: 0, failedAttempts: 3, sessions: 1 }]);
+    // A second session: 2. It starts before midnight and fails on both days: once in a window of both.
+    await seedSession(prisma, project.id, {
+      startedAt: daysAgo(4, 23),
+      toolCalls: [
+        { toolName: 'write_file', atMs: 0, attempts: [rejected('invalid_arguments', 'Missing required field "mode"')] },
+        { toolName: 'write_file', atMs: 2 * 3_600_000, attempts: [rejected('invalid_arguments', 'Expected at most 3 files, got 9')] },
+      ],
+    });
+    expect(await getToolClassCosts(prisma, project.id, month)).toEqual([{ ...one, failedAttempts: 5, sessions: 2 }]);
+    expect((await getClassShares(prisma, project.id, month))[0]?.sessions).toBe(2);
+    // A window of the second session's later day alone holds it once, and not the first session.
+    const later = { from: '2026-11-26', to: '2026-11-26' };
+    expect((await getToolClassCosts(prisma, project.id, later))[0]).toMatchObject({ failedAttempts: 1, sessions: 1 });
+    expect((await getClassShares(prisma, project.id, later))[0]).toMatchObject({ failedAttempts: 1, sessions: 1 });
+  });
+
   it('ranks tools by retry exhaustion, with the classes of the exhausted calls', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

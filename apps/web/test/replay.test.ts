@@ -1,5 +1,6 @@
-import type { PrismaClient } from '@guardtrace/db';
+import { type PrismaClient, refreshAnalyticsRollup } from '@guardtrace/db';
 import { describe, expect, it } from 'vitest';
+import { getRejectionEffectiveness } from '../src/server/queries/analytics.ts';
 import { getSessionDetail, PREVIEW_CHARS } from '../src/server/queries/session.ts';
 import { getPayload, PAYLOAD_CHARS } from '../src/server/queries/session-payload.ts';
 import { loadSpanFacts } from '../src/server/queries/session-spans.ts';
@@ -60,6 +61,8 @@ async function repairTurn(prisma: PrismaClient, projectId: string, sessionId: st
       repairFailureClass: 'unknown_tool',
     },
   });
+  // Written without the collector: link the session's rejections as its write transaction would.
+  await refreshAnalyticsRollup(prisma, projectId, [sessionId]);
   return id;
 }
 
@@ -124,6 +127,57 @@ describe('replay: cause and effect', () => {
     const turn = detail!.steps[model] as ModelCallStepDto;
     expect(turn.repairs?.toolName).toBe('search');
     expect(turn.corrected?.toolName).toBe(names[model + 1]);
+  });
+
+  it('shows the corrected call analytics counts: another tool name, a new call, a correction that failed again', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        { toolName: 'search_codebase', atMs: 100, attempts: [{ outcome: 'rejected', failureClass: 'unknown_tool', decision: 'reject_with_feedback', feedback: 'Did you mean "search_files"?' }] },
+        { toolName: 'search_files', atMs: 300, attempts: [{ outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'reject_with_feedback', feedback: 'Missing "query"' }] },
+        { toolName: 'search_files', atMs: 500, attempts: [{ outcome: 'success' }] },
+      ],
+      modelCalls: [
+        { atMs: 200, inputTokens: 10, outputTokens: 1, repairs: [0, 0] },
+        { atMs: 400, inputTokens: 10, outputTokens: 1, repairs: [1, 0] },
+      ],
+    });
+    const steps = (await getSessionDetail(prisma, project.id, s.id))!.steps;
+    expect(steps.map((x) => (x.kind === 'tool' ? x.toolName : x.kind))).toEqual(['search_codebase', 'model', 'search_files', 'model', 'search_files']);
+    expect((steps[1] as ModelCallStepDto).corrected).toEqual({ step: 3, attempt: 1, toolName: 'search_files' });
+    expect((steps[3] as ModelCallStepDto).corrected).toEqual({ step: 5, attempt: 1, toolName: 'search_files' });
+    // The same links, counted: the first correction failed again, the second worked.
+    expect(await getRejectionEffectiveness(prisma, project.id, { from: '2026-01-01', to: '2026-12-31' })).toEqual([
+      { tool: 'search_files', failureClass: 'invalid_arguments', template: 'Missing "…"', rejections: 1, fixed: 1 },
+      { tool: 'search_codebase', failureClass: 'unknown_tool', template: 'Did you mean "…"?', rejections: 1, fixed: 0 },
+    ]);
+  });
+
+  it("links another instrumentation's failed call to the model's next turn and the call it made (no repair attribute)", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        { toolName: 'search_files', atMs: 100, attempts: [{ outcome: 'failed', failureClass: 'tool_error', failureReason: 'TimeoutError' }] },
+        { toolName: 'search_files', atMs: 300, attempts: [{ outcome: 'success' }] },
+      ],
+      modelCalls: [
+        { atMs: 0, inputTokens: 10, outputTokens: 1 },
+        { atMs: 200, inputTokens: 10, outputTokens: 1 },
+      ],
+    });
+    const steps = (await getSessionDetail(prisma, project.id, s.id))!.steps;
+    expect(steps.map((x) => x.kind)).toEqual(['model', 'tool', 'model', 'tool']);
+    expect((steps[1] as ToolCallStepDto).attempts[0]?.repairedByStep).toBe(3);
+    expect((steps[2] as ModelCallStepDto).repairs).toEqual({ step: 2, attempt: 1, toolName: 'search_files' });
+    expect((steps[2] as ModelCallStepDto).corrected).toEqual({ step: 4, attempt: 1, toolName: 'search_files' });
+    expect((steps[0] as ModelCallStepDto).repairs).toBeNull();
+    expect(await getRejectionEffectiveness(prisma, project.id, { from: '2026-01-01', to: '2026-12-31' })).toEqual([
+      { tool: 'search_files', failureClass: 'tool_error', template: '', rejections: 1, fixed: 1 },
+    ]);
   });
 
   it('orders steps of the same millisecond by their recorded sequence, not by kind or span id', async () => {

@@ -153,12 +153,12 @@ async function expireSessions(
            RETURNING p.*
          ), ad AS (
            UPDATE analytics_daily r SET attempts = r.attempts - d.attempts, failed_attempts = r.failed_attempts - d.failed_attempts,
-             rejections = r.rejections - d.rejections, rejections_fixed = r.rejections_fixed - d.rejections_fixed,
+             rejections = r.rejections - d.rejections,
              retry_exhausted = r.retry_exhausted - d.retry_exhausted, sessions = r.sessions - d.sessions,
              failed_tokens = r.failed_tokens - d.failed_tokens
            FROM (
              SELECT project_id, day, tool_name, failure_class, feedback_template, sum(attempts) AS attempts,
-               sum(failed_attempts) AS failed_attempts, sum(rejections) AS rejections, sum(rejections_fixed) AS rejections_fixed,
+               sum(failed_attempts) AS failed_attempts, sum(rejections) AS rejections,
                sum(retry_exhausted) AS retry_exhausted, count(*) AS sessions, sum(failed_tokens) AS failed_tokens
              FROM ap GROUP BY 1, 2, 3, 4, 5
            ) d

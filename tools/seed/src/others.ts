@@ -31,7 +31,7 @@ import {
 } from '@guardtrace/semconv';
 import { type Attrs, type SpanGroup, TraceBuilder } from './otlp.ts';
 import type { Rng } from './random.ts';
-import type { SessionPlan } from './session.ts';
+import type { SessionPlan } from './plan.ts';
 import { TOOLS, type ToolDef } from './tools.ts';
 
 const NODE_RESOURCE = { 'telemetry.sdk.language': 'nodejs', 'telemetry.sdk.name': 'opentelemetry' };
@@ -53,6 +53,7 @@ export function vercelAiSession(plan: SessionPlan, r: Rng): SpanGroup[] {
   let t = 1;
   let inTotal = 0;
   let outTotal = 0;
+  let failed: ToolDef | null = null;
   for (let s = 0; s < steps; s++) {
     const input = 1500 + 900 * s;
     const output = r.int(20, 200);
@@ -74,8 +75,10 @@ export function vercelAiSession(plan: SessionPlan, r: Rng): SpanGroup[] {
     plan.expected.outputTokens += output;
     t += dur + 2;
     if (s === steps - 1) break;
-    const tool = pickTool(r);
+    // After a tool error the model reads it and calls the tool again (a new call id): the correction.
+    const tool: ToolDef = failed ?? pickTool(r);
     const fail = r.chance(0.3);
+    failed = fail ? tool : null;
     const tdur = r.int(5, 400);
     b.add({
       name: 'ai.toolCall', parent: root, atMs: t, durMs: tdur,
@@ -107,6 +110,7 @@ export function otelGenAiSession(plan: SessionPlan, r: Rng): SpanGroup[] {
   const conv = { [ATTR_GEN_AI_CONVERSATION_ID]: plan.sessionId };
   let t = 1;
   const turns = r.int(2, 4);
+  let failed: ToolDef | null = null;
   for (let i = 0; i < turns; i++) {
     const input = 2000 + 1200 * i;
     const output = r.int(20, 250);
@@ -120,7 +124,7 @@ export function otelGenAiSession(plan: SessionPlan, r: Rng): SpanGroup[] {
     plan.expected.outputTokens += output;
     t += dur + 2;
     if (i === turns - 1) break;
-    const tool = pickTool(r);
+    const tool: ToolDef = failed ?? pickTool(r);
     const deny = r.chance(0.2);
     b.add({
       name: `${OP_APPLY_GUARDRAIL} content-policy`, parent: root, atMs: t, durMs: 3,
@@ -129,6 +133,7 @@ export function otelGenAiSession(plan: SessionPlan, r: Rng): SpanGroup[] {
     t += 4;
     if (deny) continue;
     const fail = r.chance(0.25);
+    failed = fail ? tool : null;
     const tdur = r.int(5, 600);
     b.add({
       name: `${OP_EXECUTE_TOOL} ${tool.name}`, parent: root, atMs: t, durMs: tdur,
@@ -151,6 +156,7 @@ export function openInferenceSession(plan: SessionPlan, r: Rng): SpanGroup[] {
   const ids = { 'session.id': plan.sessionId, 'user.id': plan.userId };
   let t = 1;
   const turns = r.int(2, 3);
+  let failed: ToolDef | null = null;
   for (let i = 0; i < turns; i++) {
     const prompt = 1800 + 1000 * i;
     const completion = r.int(20, 180);
@@ -164,8 +170,9 @@ export function openInferenceSession(plan: SessionPlan, r: Rng): SpanGroup[] {
     plan.expected.outputTokens += completion;
     t += dur + 2;
     if (i === turns - 1) break;
-    const tool = pickTool(r);
+    const tool: ToolDef = failed ?? pickTool(r);
     const fail = r.chance(0.25);
+    failed = fail ? tool : null;
     const tdur = r.int(5, 300);
     b.add({
       name: tool.name, parent: root, atMs: t, durMs: tdur,

@@ -33,6 +33,8 @@ export interface Progress {
 
 export interface SeedResult extends Progress {
   ms: number;
+  /** Large sessions (~5,000 spans, one in 10,000) among those sent. */
+  largeSessions: number;
 }
 
 /** The collector refused a request for good (bad key, bad payload): retrying cannot help. */
@@ -62,6 +64,7 @@ export async function sendSeed(opts: SendOptions): Promise<SeedResult> {
   const progress: Progress = { sessions: 0, spans: 0, requests: 0, retries: 0 };
   const t0 = performance.now();
   let next = 0;
+  let largeSessions = 0;
 
   /** The next request's body: whole sessions until the span budget is reached. */
   const nextBatch = (): { body: string; sessions: number; spans: number } | null => {
@@ -72,6 +75,7 @@ export async function sendSeed(opts: SendOptions): Promise<SeedResult> {
     while (next < opts.sessions && (sessions === 0 || spans < perRequest)) {
       const s = generateSession(opts, next++);
       opts.onSession?.(s);
+      if (s.plan.large) largeSessions++;
       for (const g of s.groups) {
         groups.push(g);
         spans += g.spans.length;
@@ -138,5 +142,5 @@ export async function sendSeed(opts: SendOptions): Promise<SeedResult> {
   } finally {
     agent.destroy();
   }
-  return { ...progress, ms: performance.now() - t0 };
+  return { ...progress, ms: performance.now() - t0, largeSessions };
 }

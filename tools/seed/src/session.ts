@@ -5,38 +5,10 @@
 import { guardtraceSession } from './guardtrace.ts';
 import { openInferenceSession, otelGenAiSession, vercelAiSession } from './others.ts';
 import { msToNs, type SpanGroup } from './otlp.ts';
+import type { Convention, Expected, SessionPlan } from './plan.ts';
 import { Rng } from './random.ts';
 
-export type Convention = 'guardtrace' | 'vercel-ai' | 'otel-genai' | 'openinference';
-
-/** What the collector's session row should say (fields left undefined are not predicted). */
-export interface Expected {
-  convention: Convention;
-  spans: number;
-  toolCalls: number;
-  attempts: number;
-  failedAttempts: number;
-  modelCalls: number;
-  inputTokens: number;
-  outputTokens: number;
-  repairTokens: number;
-  escalated: boolean;
-  outcome?: string | null;
-  agentName?: string | null;
-  userId?: string | null;
-  samplingWeight?: number;
-}
-
-export interface SessionPlan {
-  index: number;
-  sessionId: string;
-  traceId: string;
-  userId: string;
-  startNs: bigint;
-  /** Sampling weight of a clean session (the SDK keeps 1 in `cleanWeight` of them). */
-  cleanWeight: number;
-  expected: Expected;
-}
+export type { Convention, Expected } from './plan.ts';
 
 export interface GeneratedSession {
   plan: SessionPlan;
@@ -85,6 +57,7 @@ export function generateSession(opts: SeedOptions, index: number): GeneratedSess
     userId: `u_${r.int(1, 400)}`,
     startNs: msToNs(startMs),
     cleanWeight: r.chance(0.25) ? 4 : 1,
+    large: long,
     expected,
   };
   let groups: SpanGroup[];

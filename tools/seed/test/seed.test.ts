@@ -113,6 +113,13 @@ describe('pnpm seed', () => {
     expect(conventions.size).toBeGreaterThan(1);
     expect(await prisma.attempt.count({ where: { projectId, outcome: { not: 'success' } } })).toBeGreaterThan(0);
     expect(await prisma.modelCall.count({ where: { projectId, repairFailureClass: { not: null } } })).toBeGreaterThan(0);
+    // Corrections are their own calls after the repair turn: analytics' "Fixed next" counts some
+    // of the rejections as fixed (those whose correction succeeded), not none and not all.
+    const [fixes] = await prisma.$queryRaw<{ rejections: number; fixed: number }[]>`
+      SELECT sum(rejections)::int AS rejections, sum(rejections_fixed)::int AS fixed FROM analytics_session_parts
+      WHERE project_id = ${projectId}::uuid`;
+    expect(fixes?.fixed).toBeGreaterThan(0);
+    expect(fixes?.fixed).toBeLessThan(fixes?.rejections ?? 0);
   });
 
   it('is idempotent: sending the same run again adds nothing', async () => {

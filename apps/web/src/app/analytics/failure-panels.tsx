@@ -53,7 +53,7 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
     <Card
       id="tool-class"
       title="Where failed attempts cost tokens"
-      subtitle="Tool × failure class, ranked by the tokens of the model turns that repaired its failed attempts (scaled by sampling weight). Sessions are counted once per day."
+      subtitle="Tool × failure class, ranked by the tokens of the model turns that repaired its failed attempts (scaled by sampling weight). Sessions: distinct sessions in the range, each counted once."
     >
       {rows.length === 0 ? (
         <Empty>No failed attempts in this range.</Empty>
@@ -148,28 +148,34 @@ export async function ExhaustionPanel({ project, window }: PanelProps) {
   );
 }
 
-/** Share of rejections fixed on the next attempt, per tool, class and feedback template. */
+/** What "Fixed next" counts (README, "Analytics"): shown under the panel's title and on its column. */
+const FIXED_NEXT_HELP =
+  'Fixed next: the share whose correction succeeded at once: the same call\'s next attempt, or else the first call the model made after its repair turn (the replay\'s "corrected call" link), whatever its call id or tool name.';
+
+/** Share of rejections fixed by their correction, per tool, class and feedback template. */
 export async function RejectionPanel({ project, window }: PanelProps) {
   const rows = await getRejectionEffectiveness(db(), project, window);
   return (
     <Card
       id="rejections"
       title="Rejection effectiveness"
-      subtitle="Calls rejected with feedback, and the share whose next attempt succeeded, per tool, class and feedback template (quoted values and numbers masked)."
+      subtitle={`Failed attempts whose feedback went back to the model (rejected with feedback, replanned, or a failed tool call another instrumentation recorded), per tool, class and feedback template (quoted values and numbers masked). ${FIXED_NEXT_HELP}`}
     >
       {rows.length === 0 ? (
-        <Empty>No rejections with feedback in this range.</Empty>
+        <Empty>No rejections in this range.</Empty>
       ) : (
         <div className="overflow-x-auto">
           <table className="min-w-full divide-y divide-slate-200 text-sm">
-            <caption className="sr-only">Rejections with feedback and the share fixed on the next attempt</caption>
+            <caption className="sr-only">Rejections and the share their correction fixed</caption>
             <thead>
               <tr>
                 <th scope="col" className={TH}>Tool</th>
                 <th scope="col" className={TH}>Failure class</th>
                 <th scope="col" className={TH}>Feedback template</th>
                 <th scope="col" className={`${TH} text-right`}>Rejections</th>
-                <th scope="col" className={`${TH} text-right`}>Fixed next</th>
+                <th scope="col" className={`${TH} text-right`} title={FIXED_NEXT_HELP} data-testid="fixed-next-header">
+                  Fixed next
+                </th>
                 <th scope="col" className={`${TH} w-1/6`}><span className="sr-only">Share fixed, as a bar</span></th>
               </tr>
             </thead>

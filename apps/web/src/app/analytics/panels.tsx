@@ -33,7 +33,7 @@ export async function TotalsPanel({ project, window }: PanelProps) {
   const stats = [
     { label: 'Sessions (est.)', value: formatInt(t.estimatedSessions), hint: stored },
     { label: 'Tokens (est.)', value: formatCompact(t.tokens), hint: 'input + output' },
-    { label: 'Repair tokens (est.)', value: formatCompact(t.repairTokens), hint: 'turns that fixed a failed call' },
+    { label: 'Repair tokens (est.)', value: formatCompact(t.repairTokens), hint: 'model turns answering a failed call' },
     { label: 'Repair share', value: `${share.toFixed(1)}%`, hint: 'of all tokens' },
   ];
   return (

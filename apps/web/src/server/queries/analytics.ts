@@ -113,6 +113,7 @@ export interface ToolClassDto {
   /** Tokens of model turns that repaired failed attempts of this segment, scaled by sampling weight. */
   failedTokens: number;
   failedAttempts: number;
+  /** Distinct sessions with a failed attempt or repair turn of this segment in the window. */
   sessions: number;
 }
 
@@ -122,14 +123,23 @@ const TOP = 25;
 /** Tool × failure class, ranked by tokens spent on failed attempts (then failed attempts). */
 export async function getToolClassCosts(db: PrismaClient, projectId: string, w: DayWindow): Promise<ToolClassDto[]> {
   const rows = await db.$queryRaw<{ tool: string; cls: string; tokens: number; failed: number; sessions: number }[]>`
-    SELECT tool_name AS tool, failure_class AS cls, sum(failed_tokens)::float8 AS tokens,
-      sum(failed_attempts)::int AS failed, sum(sessions)::int AS sessions
-    FROM analytics_daily
-    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND failure_class <> ''
-    GROUP BY 1, 2
-    HAVING sum(failed_tokens) > 0.5 OR sum(failed_attempts) > 0
-    ORDER BY 3 DESC, 4 DESC, 1, 2
-    LIMIT ${TOP}`;
+    SELECT t.tool, t.cls, t.tokens, t.failed, (
+      -- Distinct sessions: once whatever the templates and days of its parts (analytics_daily counts
+      -- a session per part, which cannot be summed to that), from the parts' index alone.
+      SELECT count(DISTINCT p.session_id)::int FROM analytics_session_parts p
+      WHERE p.project_id = ${projectId}::uuid AND p.failure_class = t.cls AND p.tool_name = t.tool
+        AND p.day BETWEEN ${w.from}::date AND ${w.to}::date
+    ) AS sessions
+    FROM (
+      SELECT tool_name AS tool, failure_class AS cls, sum(failed_tokens)::float8 AS tokens, sum(failed_attempts)::int AS failed
+      FROM analytics_daily
+      WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND failure_class <> ''
+      GROUP BY 1, 2
+      HAVING sum(failed_tokens) > 0.5 OR sum(failed_attempts) > 0
+      ORDER BY 3 DESC, 4 DESC, 1, 2
+      LIMIT ${TOP}
+    ) t
+    ORDER BY t.tokens DESC, t.failed DESC, t.tool, t.cls`;
   return rows.map((r) => ({
     tool: r.tool,
     failureClass: r.cls,
@@ -172,25 +182,30 @@ export async function getRetryExhaustion(db: PrismaClient, projectId: string, w:
     .slice(0, TOP);
 }
 
-/** Rejections with feedback of one tool, class and feedback template, and how many worked. */
+/** Rejections of one tool, class and feedback template, and how many their corrections fixed. */
 export interface RejectionDto {
   tool: string;
   failureClass: string;
   template: string;
+  /** Failed attempts whose feedback went back to the model (see README, "Analytics"). */
   rejections: number;
-  /** Rejections whose next attempt of the same call succeeded. */
+  /**
+   * Rejections whose correction succeeded at once: the same call's next attempt, or the first call
+   * the model made after its repair turn (the replay's "→ corrected call" link, stored by the collector).
+   */
   fixed: number;
 }
 
 /** Rejection effectiveness per tool, class and feedback template, most rejections first. */
 export async function getRejectionEffectiveness(db: PrismaClient, projectId: string, w: DayWindow): Promise<RejectionDto[]> {
+  // From the session parts (a partial index holds those with rejections): the collector keeps each
+  // session's fixed count there as it links corrections, under that session's lock only.
   const rows = await db.$queryRaw<{ tool: string; cls: string; template: string; rejections: number; fixed: number }[]>`
     SELECT tool_name AS tool, failure_class AS cls, feedback_template AS template,
       sum(rejections)::int AS rejections, sum(rejections_fixed)::int AS fixed
-    FROM analytics_daily
-    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND rejections <> 0
+    FROM analytics_session_parts
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND rejections > 0
     GROUP BY 1, 2, 3
-    HAVING sum(rejections) > 0
     ORDER BY 4 DESC, 5 DESC, 1, 2, 3
     LIMIT ${TOP}`;
   return rows.map((r) => ({
@@ -257,15 +272,20 @@ export interface ClassShareDto {
   sessions: number;
 }
 
-/** Per failure class: tokens spent on its failed attempts, failed attempts, sessions. */
+/** Per failure class: tokens spent on its failed attempts, failed attempts, distinct sessions. */
 export async function getClassShares(db: PrismaClient, projectId: string, w: DayWindow): Promise<ClassShareDto[]> {
   const rows = await db.$queryRaw<{ cls: string; tokens: number; failed: number; sessions: number }[]>`
-    SELECT failure_class AS cls, sum(failed_tokens)::float8 AS tokens, sum(failed_attempts)::int AS failed,
-      sum(sessions)::int AS sessions
-    FROM analytics_daily
-    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND failure_class <> ''
-    GROUP BY 1
-    HAVING sum(failed_tokens) > 0.5 OR sum(failed_attempts) > 0
+    SELECT c.cls, c.tokens, c.failed, (
+      SELECT count(DISTINCT p.session_id)::int FROM analytics_session_parts p
+      WHERE p.project_id = ${projectId}::uuid AND p.failure_class = c.cls AND p.day BETWEEN ${w.from}::date AND ${w.to}::date
+    ) AS sessions
+    FROM (
+      SELECT failure_class AS cls, sum(failed_tokens)::float8 AS tokens, sum(failed_attempts)::int AS failed
+      FROM analytics_daily
+      WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date AND failure_class <> ''
+      GROUP BY 1
+      HAVING sum(failed_tokens) > 0.5 OR sum(failed_attempts) > 0
+    ) c
     ORDER BY 2 DESC, 3 DESC, 1`;
   return rows.map((r) => ({
     failureClass: r.cls,

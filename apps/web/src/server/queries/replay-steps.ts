@@ -5,7 +5,7 @@
  */
 import { orderSteps } from './replay-order.ts';
 import type { SpanFacts } from './session-spans.ts';
-import type { EscalationDto, SpanNodeDto, TimelineStepDto } from './session-types.ts';
+import type { AttemptDto, EscalationDto, ModelCallStepDto, SpanNodeDto, TimelineStepDto, ToolCallStepDto } from './session-types.ts';
 
 type Unstepped<T> = Omit<T, 'step'>;
 // Distributes over the union, so each kind keeps its own fields.
@@ -81,31 +81,60 @@ export function orderByChain(
   return orderSteps(nodes, edges).map((n, i) => Object.assign(n.draft, { step: i + 1 }) as TimelineStepDto);
 }
 
-/** Fills the repair links both ways: attempt → repairing turn → corrected call. */
-export function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string, string>): void {
+/**
+ * A rejection's repair link as the collector stored it (attempts.repair_span_id, correction_span_id,
+ * correction_attempt; guardtrace_link_corrections): the model turn that answered it and the call
+ * that corrects it. Analytics' "Fixed next" counts the same link, so the two never disagree.
+ */
+export interface RepairLink {
+  repairSpanId: string | null;
+  correctionSpanId: string | null;
+  correctionAttempt: number | null;
+}
+
+/**
+ * Fills the repair links both ways: attempt → repairing turn → corrected call. The turn is the one
+ * that names the attempt (guardtrace.repair.attempt_span_id) or the stored link's (another
+ * instrumentation's failed call: the model's next call); the corrected call is the stored link's,
+ * else the same call's next attempt (an attempt the link does not cover, such as a retry).
+ */
+export function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string, string>, links: Map<string, RepairLink> = new Map()): void {
   const stepOfKey = new Map(steps.map((s) => [key(s.traceId, s.spanId), s]));
+  // By span id alone: a link names spans of its session, whatever their trace.
+  const modelOfSpan = new Map<string, ModelCallStepDto>();
+  const toolOfSpan = new Map<string, ToolCallStepDto>();
+  for (const s of steps) {
+    if (s.kind === 'model' && !modelOfSpan.has(s.spanId)) modelOfSpan.set(s.spanId, s);
+    else if (s.kind === 'tool' && !toolOfSpan.has(s.spanId)) toolOfSpan.set(s.spanId, s);
+  }
+  const link = (m: ModelCallStepDto, tool: ToolCallStepDto, i: number) => {
+    const failed = tool.attempts[i] as AttemptDto;
+    failed.repairedByStep = m.step;
+    m.repairs = { step: tool.step, attempt: failed.number, toolName: failed.toolName ?? tool.toolName };
+    const stored = links.get(failed.spanId);
+    const corrected = stored?.correctionSpanId ? toolOfSpan.get(stored.correctionSpanId) : undefined;
+    if (corrected) {
+      const attempt = corrected.attempts.find((a) => a.number === stored?.correctionAttempt);
+      m.corrected = { step: corrected.step, attempt: stored?.correctionAttempt ?? null, toolName: attempt?.toolName ?? corrected.toolName };
+      return;
+    }
+    const next = stored ? undefined : tool.attempts[i + 1];
+    m.corrected = next ? { step: tool.step, attempt: next.number, toolName: next.toolName ?? tool.toolName } : null;
+  };
   for (const m of steps) {
     if (m.kind !== 'model' || !m.repairAttemptSpanId) continue;
     const tool = stepOfKey.get(toolOfAttempt.get(m.repairAttemptSpanId) ?? '');
     if (tool?.kind !== 'tool') continue;
     const i = tool.attempts.findIndex((a) => a.spanId === m.repairAttemptSpanId);
-    const failed = tool.attempts[i];
-    if (!failed) continue;
-    failed.repairedByStep = m.step;
-    m.repairs = { step: tool.step, attempt: failed.number, toolName: failed.toolName ?? tool.toolName };
-    // The correction is the same call's next attempt (a waiting call, maybe naming another tool),
-    // else the first tool call after the repair turn.
-    const next = tool.attempts[i + 1];
-    if (next) m.corrected = { step: tool.step, attempt: next.number, toolName: next.toolName ?? tool.toolName };
-    else {
-      // Searched in place: a copy of the rest of the steps per repair turn was 2.3 MB a 6,629-span build.
-      for (let j = m.step; j < steps.length; j++) {
-        const after = steps[j] as TimelineStepDto;
-        if (after.kind !== 'tool') continue;
-        m.corrected = { step: after.step, attempt: after.attempts[0]?.number ?? null, toolName: after.toolName };
-        break;
-      }
-    }
+    if (i >= 0) link(m, tool, i);
+  }
+  // Repair turns the collector inferred (no attribute names the attempt).
+  for (const tool of steps) {
+    if (tool.kind !== 'tool') continue;
+    tool.attempts.forEach((a, i) => {
+      const m = a.repairedByStep === null ? modelOfSpan.get(links.get(a.spanId)?.repairSpanId ?? '') : undefined;
+      if (m && !m.repairs) link(m, tool, i);
+    });
   }
 }
 

@@ -51,6 +51,10 @@ interface AttemptRow {
   arguments: PreviewDto | null;
   errorType: string | null;
   failureReason: string | null;
+  /** The stored repair link of a rejection (guardtrace_link_corrections): the replay shows it as analytics counts it. */
+  repairSpanId: string | null;
+  correctionSpanId: string | null;
+  correctionAttempt: number | null;
 }
 
 interface GuardCheckRow {
@@ -154,6 +158,9 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
           arguments: previewOf(sql`arguments`, previewChars),
           errorType: sql`error_type`,
           failureReason: sql`failure_reason`,
+          repairSpanId: sql`repair_span_id`,
+          correctionSpanId: sql`correction_span_id`,
+          correctionAttempt: sql`correction_attempt`,
         },
         where(sql`attempts`),
         sql`number, started_at, span_id`,

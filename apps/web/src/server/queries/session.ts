@@ -1,7 +1,7 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
-import { escalationsOf, linkRepairs, MAX_DEPTH, orderByChain, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
+import { escalationsOf, linkRepairs, MAX_DEPTH, orderByChain, type RepairLink, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
 import { loadSessionRows } from './session-rows.ts';
 import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
 import type {
@@ -133,8 +133,12 @@ export async function getSessionDetail(
   const derived = new Set<string>();
   for (const rows of [toolCalls, guardChecks, modelCalls]) for (const r of rows) derived.add(key(r.traceId, r.spanId));
   const toolOfAttempt = new Map<string, string>();
+  const repairLinks = new Map<string, RepairLink>();
   for (let i = 0; i < attempts.length; i++) {
     const a = attempts[i] as (typeof attempts)[number];
+    if (a.repairSpanId || a.correctionSpanId) {
+      repairLinks.set(a.spanId, { repairSpanId: a.repairSpanId, correctionSpanId: a.correctionSpanId, correctionAttempt: a.correctionAttempt });
+    }
     const k = attemptKeys[i] as string;
     const f = facts.get(k);
     const attempt: AttemptDto = {
@@ -234,7 +238,7 @@ export async function getSessionDetail(
     }
   }
   const steps = orderByChain([...models, ...guards, ...tools.values(), ...raw], facts, toolOfAttempt, sequences);
-  linkRepairs(steps, toolOfAttempt);
+  linkRepairs(steps, toolOfAttempt, repairLinks);
 
   const traceIds = new Set<string>();
   for (const rows of [spans, toolCalls, guardChecks, modelCalls]) for (const r of rows) traceIds.add(r.traceId);

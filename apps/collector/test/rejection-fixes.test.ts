@@ -1,0 +1,236 @@
+/**
+ * "Fixed next" through the real collector: raw OTLP in, the stored repair link of each rejection
+ * (attempts.repair_span_id / correction_span_id / fixed, read by the replay) and the analytics
+ * parts' fixed counts out. The corrected call is its own span with a new call id (as the AI SDK,
+ * OpenAI Agents and the SDK's instrument-only API record it), may name another tool, may come
+ * from another instrumentation, may fail again, and may arrive in a later batch.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Env, hex, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
+
+let env: Env;
+let app: FastifyInstance;
+let url: string;
+
+beforeAll(async () => {
+  env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
+  app = await setupApp(env);
+  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+});
+afterAll(async () => {
+  await app?.close();
+  await env?.close();
+});
+
+async function post(spans: Record<string, unknown>[], key: string): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(jsonRequest(spans)),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+/** One session's spans in the order they start (each span starts 3 ms after the one made before it). */
+class Session {
+  readonly traceId = hex(16);
+  readonly sessionId = `sess_${hex(6)}`;
+  readonly root = hex(8);
+  readonly spans: Record<string, unknown>[] = [];
+  private readonly conv = { 'gen_ai.conversation.id': this.sessionId };
+
+  constructor() {
+    this.spans.push(jsonSpan({ traceId: this.traceId, spanId: this.root, name: 'invoke_agent agent', attrs: { ...this.conv, 'gen_ai.operation.name': 'invoke_agent' } }));
+  }
+
+  /** A model turn; `repairs`: the attempt span it repairs (guardtrace.repair.attempt_span_id). */
+  chat(repairs?: string): string {
+    const spanId = hex(8);
+    const repair: Record<string, string> = repairs ? { 'guardtrace.repair.attempt_span_id': repairs, 'guardtrace.repair.failure_class': 'invalid_arguments' } : {};
+    this.spans.push(
+      jsonSpan({
+        traceId: this.traceId,
+        spanId,
+        parentSpanId: this.root,
+        name: 'chat gpt-4.1',
+        attrs: { ...this.conv, 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 10, ...repair },
+      }),
+    );
+    return spanId;
+  }
+
+  /** An SDK tool call of one attempt with a new call id: `{ call, attempt }` span ids. */
+  sdkCall(tool: string, a: { outcome: string; failureClass?: string; decision: string; feedback?: string }): { call: string; attempt: string } {
+    const call = hex(8);
+    const attempt = hex(8);
+    const callId = `call_${hex(4)}`;
+    const failed: Record<string, string> = a.failureClass ? { 'guardtrace.failure.class': a.failureClass, 'guardtrace.feedback': a.feedback ?? '' } : {};
+    this.spans.push(
+      jsonSpan({
+        traceId: this.traceId,
+        spanId: call,
+        parentSpanId: this.root,
+        name: `execute_tool ${tool}`,
+        attrs: { ...this.conv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.call.id': callId, 'guardtrace.outcome': a.outcome },
+      }),
+      jsonSpan({
+        traceId: this.traceId,
+        spanId: attempt,
+        parentSpanId: call,
+        name: 'guardtrace.attempt',
+        attrs: {
+          ...this.conv,
+          'gen_ai.operation.name': 'guardtrace.attempt',
+          'gen_ai.tool.call.id': callId,
+          'guardtrace.attempt': 1,
+          'guardtrace.outcome': a.outcome,
+          'guardtrace.decision': a.decision,
+          ...failed,
+        },
+      }),
+    );
+    return { call, attempt };
+  }
+
+  /** A plain OpenTelemetry GenAI execute_tool span (no guardtrace.* attributes), ERROR status when it failed. */
+  genAiTool(tool: string, failed: boolean): string {
+    const spanId = hex(8);
+    this.spans.push(
+      jsonSpan({
+        traceId: this.traceId,
+        spanId,
+        parentSpanId: this.root,
+        name: `execute_tool ${tool}`,
+        attrs: { ...this.conv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gen_ai.tool.call.id': `call_${hex(4)}`, ...(failed ? { 'error.type': 'TimeoutError' } : {}) },
+        status: failed ? 2 : 0,
+      }),
+    );
+    return spanId;
+  }
+}
+
+/** The stored link of an attempt. */
+async function link(projectId: string, spanId: string) {
+  const { rows } = await env.sql.query(
+    `SELECT repair_span_id AS repair, correction_span_id AS corrected, correction_attempt AS attempt, fixed
+     FROM attempts WHERE project_id = $1 AND span_id = $2`,
+    [projectId, spanId],
+  );
+  return rows[0];
+}
+
+/** Rejections and fixed ones per tool and class, from the analytics parts (what the page sums). */
+async function fixedNext(projectId: string): Promise<Record<string, [number, number]>> {
+  const { rows } = await env.sql.query(
+    `SELECT tool_name || '|' || failure_class AS k, sum(rejections)::int AS r, sum(rejections_fixed)::int AS f
+     FROM analytics_session_parts WHERE project_id = $1 AND rejections > 0 GROUP BY 1`,
+    [projectId],
+  );
+  return Object.fromEntries(rows.map((r) => [r.k, [r.r, r.f]]));
+}
+
+const rejected = (failureClass: string, feedback: string) => ({ outcome: 'rejected', failureClass, decision: 'reject_with_feedback', feedback });
+const ok = { outcome: 'success', decision: 'proceed' };
+
+describe('a rejection is fixed by the call that corrects it', () => {
+  it('counts a corrected call with a new call id, after the repair turn, as fixed', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const bad = s.sdkCall('write_file', rejected('invalid_arguments', 'Missing required field "content"'));
+    const repair = s.chat(bad.attempt);
+    const good = s.sdkCall('write_file', ok);
+    s.chat();
+    await post(s.spans, key);
+    expect(await link(projectId, bad.attempt)).toEqual({ repair, corrected: good.call, attempt: 1, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'write_file|invalid_arguments': [1, 1] });
+  });
+
+  it('counts a hallucinated tool corrected under its real name as fixed, under the hallucinated name', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const bad = s.sdkCall('search_codebase', rejected('unknown_tool', 'Unknown tool "search_codebase". Did you mean "search_files"?'));
+    s.chat(bad.attempt);
+    const good = s.sdkCall('search_files', ok);
+    await post(s.spans, key);
+    expect(await link(projectId, bad.attempt)).toMatchObject({ corrected: good.call, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'search_codebase|unknown_tool': [1, 1] });
+  });
+
+  it('does not count a correction that fails again; the second correction fixes the second rejection', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const first = s.sdkCall('write_file', rejected('invalid_arguments', 'Missing required field "content"'));
+    s.chat(first.attempt);
+    const second = s.sdkCall('write_file', rejected('invalid_arguments', 'Expected at most 3 files, got 12'));
+    s.chat(second.attempt);
+    const third = s.sdkCall('write_file', ok);
+    await post(s.spans, key);
+    expect(await link(projectId, first.attempt)).toMatchObject({ corrected: second.call, fixed: false });
+    expect(await link(projectId, second.attempt)).toMatchObject({ corrected: third.call, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'write_file|invalid_arguments': [2, 1] });
+    const { rows } = await env.sql.query(
+      `SELECT feedback_template AS t, rejections_fixed AS f FROM analytics_session_parts WHERE project_id = $1 AND rejections > 0 ORDER BY 1`,
+      [projectId],
+    );
+    expect(rows).toEqual([
+      { t: 'Expected at most N files, got N', f: 1 },
+      { t: 'Missing required field "…"', f: 0 },
+    ]);
+  });
+
+  it('moves the count when the correction arrives in a later batch, its attempt before its call span, once', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const bad = s.sdkCall('write_file', rejected('invalid_arguments', 'Missing required field "content"'));
+    s.chat(bad.attempt);
+    const good = s.sdkCall('write_file', ok);
+    const callSpan = s.spans.at(-2) as Record<string, unknown>;
+    const attemptSpan = s.spans.at(-1) as Record<string, unknown>;
+    const early = s.spans.slice(0, -2);
+    await post(early, key);
+    expect(await link(projectId, bad.attempt)).toMatchObject({ corrected: null, fixed: null });
+    expect(await fixedNext(projectId)).toEqual({ 'write_file|invalid_arguments': [1, 0] });
+    await post([attemptSpan], key);
+    expect(await link(projectId, bad.attempt)).toMatchObject({ corrected: good.call, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'write_file|invalid_arguments': [1, 1] });
+    await post([callSpan, attemptSpan], key);
+    await post(s.spans, key);
+    expect(await link(projectId, bad.attempt)).toMatchObject({ corrected: good.call, attempt: 1, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'write_file|invalid_arguments': [1, 1] });
+  });
+
+  // Waits on the mapping of failed foreign tool spans to attempts (class tool_error; issue 24, point 3,
+  // another branch): until then such a span is a tool call with no attempt, so no rejection. The
+  // link needs nothing more (checked by hand with the attempt row that mapping writes).
+  it.skip("links another instrumentation's failed execute_tool span to the model's next call (GenAI spans)", async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const failed = s.genAiTool('search_files', true);
+    const turn = s.chat();
+    const retried = s.genAiTool('search_files', false);
+    s.chat();
+    await post(s.spans, key);
+    // The failed span is an attempt (class tool_error) of its own call: its repair turn is the model's
+    // next call (no decision recorded), its correction the call that model call made.
+    const { rows } = await env.sql.query(
+      `SELECT span_id, failure_class, repair_span_id AS repair, correction_span_id AS corrected, fixed
+       FROM attempts WHERE project_id = $1 AND outcome IS DISTINCT FROM 'success'`,
+      [projectId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ repair: turn, corrected: retried, fixed: true });
+    expect(rows[0].span_id === failed || rows[0].corrected !== failed).toBe(true);
+    expect(await fixedNext(projectId)).toEqual({ [`search_files|${rows[0].failure_class}`]: [1, 1] });
+  });
+});
