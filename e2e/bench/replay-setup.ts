@@ -11,9 +11,11 @@ import { type Browser, type BrowserContext, chromium, type Page } from '@playwri
 import { type RunningSystem, startSystem } from '../../scripts/system.ts';
 import { runReplayAgent } from '../replay-agent.ts';
 
-// 720 cycles of 7 spans and the root: 5,041 spans (2,160 steps); 3 cycles: 9 steps.
+// 720 cycles of 7 spans and the root: 5,041 spans (2,880 steps); 3 cycles: 12 steps. A cycle is
+// 4 steps: a model turn, the waiting call's failed attempt, the repair turn, the corrected attempt.
 export const LARGE_CYCLES = 720;
 export const SMALL_CYCLES = 3;
+export const STEPS_PER_CYCLE = 4;
 const systemChromium = '/usr/bin/chromium';
 
 export interface ReplayBench {
@@ -59,7 +61,7 @@ export async function startReplayBench(opts: { build: boolean }): Promise<Replay
     for (;;) {
       await page.goto(url('large'));
       const text = await page.getByTestId('replay-position').textContent({ timeout: 30_000 }).catch(() => '');
-      if (text?.endsWith(`of ${(LARGE_CYCLES * 3).toLocaleString('en-US')}`)) break;
+      if (text?.endsWith(`of ${(LARGE_CYCLES * STEPS_PER_CYCLE).toLocaleString('en-US')}`)) break;
       if (Date.now() - started > 300_000) throw new Error(`${url('large')}: the whole session was not stored within 5 minutes (last seen: "${text}")`);
       await new Promise((r) => setTimeout(r, 500));
     }

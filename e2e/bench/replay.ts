@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { Page } from '@playwright/test';
-import { LARGE_CYCLES, SMALL_CYCLES, startReplayBench, timeSteps } from './replay-setup.ts';
+import { LARGE_CYCLES, SMALL_CYCLES, STEPS_PER_CYCLE, startReplayBench, timeSteps } from './replay-setup.ts';
 
 // 5 navigations a session: a median on a noisy shared 2-core machine in well under a minute.
 const RUNS = 5;
@@ -77,21 +77,21 @@ try {
   const steps = await timeSteps(page, STEPS);
   await page.goto(url('small'));
   await page.locator('[data-testid=step][data-current=true]').waitFor();
-  const smallSteps = await timeSteps(page, SMALL_CYCLES * 3 - 2);
+  const smallSteps = await timeSteps(page, SMALL_CYCLES * STEPS_PER_CYCLE - 2);
 
   const med = { small: quantile(interactive.small, 0.5), large: quantile(interactive.large, 0.5), reopened: quantile(interactive.reopened, 0.5) };
   const p95 = { selection: quantile(steps.selection, 0.95), detail: quantile(steps.detail, 0.95) };
   const spread = (xs: number[]) => `${quantile(xs, 0.5).toFixed(1)} / ${quantile(xs, 0.95).toFixed(1)} / ${Math.max(...xs).toFixed(1)} ms`;
   const rows = [
     {
-      benchmark: `replay, ${spans} spans (${(LARGE_CYCLES * 3).toLocaleString('en-US')} steps)`,
+      benchmark: `replay, ${spans} spans (${(LARGE_CYCLES * STEPS_PER_CYCLE).toLocaleString('en-US')} steps)`,
       metric: `opened after it changed (steps rebuilt): navigation to first key handled, median of ${RUNS} (min / max)`,
       value: `${med.large.toFixed(0)} ms (${Math.min(...interactive.large).toFixed(0)} / ${Math.max(...interactive.large).toFixed(0)})`,
       target: `<= ${INTERACTIVE_TARGET_MS} ms`,
       pass: med.large <= INTERACTIVE_TARGET_MS,
     },
     {
-      benchmark: `replay, ${spans} spans (${(LARGE_CYCLES * 3).toLocaleString('en-US')} steps)`,
+      benchmark: `replay, ${spans} spans (${(LARGE_CYCLES * STEPS_PER_CYCLE).toLocaleString('en-US')} steps)`,
       metric: `reopened unchanged (steps revalidated, 304): navigation to first key handled, median of ${RUNS} (min / max)`,
       value: `${med.reopened.toFixed(0)} ms (${Math.min(...interactive.reopened).toFixed(0)} / ${Math.max(...interactive.reopened).toFixed(0)})`,
       target: `<= ${INTERACTIVE_TARGET_MS} ms`,

@@ -1,18 +1,18 @@
 /**
  * The replay's structure over a session's steps: cause-and-effect order, the repair links both
- * ways, where the session escalated, and the span tree. Pure functions over the DTOs that
+ * ways, and the span tree. Pure functions over the DTOs that
  * session.ts builds from the stored rows.
  */
+import { stepKey } from './call-parts.ts';
 import { orderSteps } from './replay-order.ts';
 import type { SpanFacts } from './session-spans.ts';
-import type { EscalationDto, SpanNodeDto, TimelineStepDto } from './session-types.ts';
+import type { SpanNodeDto, TimelineStepDto } from './session-types.ts';
 
 type Unstepped<T> = Omit<T, 'step'>;
 // Distributes over the union, so each kind keeps its own fields.
 export type StepDraft = TimelineStepDto extends infer T ? (T extends TimelineStepDto ? Unstepped<T> : never) : never;
 
 const key = (traceId: string, spanId: string) => `${traceId}:${spanId}`;
-const ESCALATING = new Set(['escalate_human', 'fail_reconcile', 'abort']);
 /** Deepest nesting shown, in the timeline and (twice as deep) in the span tree. */
 export const MAX_DEPTH = 8;
 
@@ -62,7 +62,8 @@ export function orderByChain(
 ): TimelineStepDto[] {
   const edges = sequenceEdges(sequences);
   const nodes = drafts.map((d) => {
-    const k = key(d.traceId, d.spanId);
+    // A later part of a call (call-parts.ts) has a key of its own, and no span: its time is its first attempt's.
+    const k = stepKey(d);
     const fact = facts.get(k);
     const ms = BigInt(Date.parse(d.startedAt));
     const ns = fact?.startNs;
@@ -83,7 +84,7 @@ export function orderByChain(
 
 /** Fills the repair links both ways: attempt → repairing turn → corrected call. */
 export function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string, string>): void {
-  const stepOfKey = new Map(steps.map((s) => [key(s.traceId, s.spanId), s]));
+  const stepOfKey = new Map(steps.map((s) => [stepKey(s), s]));
   for (const m of steps) {
     if (m.kind !== 'model' || !m.repairAttemptSpanId) continue;
     const tool = stepOfKey.get(toolOfAttempt.get(m.repairAttemptSpanId) ?? '');
@@ -93,10 +94,11 @@ export function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string,
     if (!failed) continue;
     failed.repairedByStep = m.step;
     m.repairs = { step: tool.step, attempt: failed.number, toolName: failed.toolName ?? tool.toolName };
-    // The correction is the same call's next attempt (a waiting call, maybe naming another tool),
-    // else the first tool call after the repair turn.
-    const next = tool.attempts[i + 1];
-    if (next) m.corrected = { step: tool.step, attempt: next.number, toolName: next.toolName ?? tool.toolName };
+    // The correction is the same call's next attempt (a waiting call, maybe naming another tool:
+    // the first attempt of its next part), else the first tool call after the repair turn.
+    const nextPart = tool.part ? steps[(tool.part.steps[tool.part.index + 1] ?? 0) - 1] : undefined;
+    const [at, next] = tool.attempts[i + 1] ? [tool, tool.attempts[i + 1]] : nextPart?.kind === 'tool' ? [nextPart, nextPart.attempts[0]] : [tool, undefined];
+    if (next) m.corrected = { step: at.step, attempt: next.number, toolName: next.toolName ?? tool.toolName };
     else {
       // Searched in place: a copy of the rest of the steps per repair turn was 2.3 MB a 6,629-span build.
       for (let j = m.step; j < steps.length; j++) {
@@ -109,33 +111,11 @@ export function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string,
   }
 }
 
-/** Where and why the session escalated: each attempt or call whose decision handed it on. */
-export function escalationsOf(steps: TimelineStepDto[]): EscalationDto[] {
-  const out: EscalationDto[] = [];
-  for (const s of steps) {
-    if (s.kind !== 'tool') continue;
-    const hits = s.attempts.filter((a) => (a.decision && ESCALATING.has(a.decision)) || a.escalationReason);
-    for (const a of hits) {
-      out.push({
-        step: s.step,
-        attempt: a.number,
-        toolName: a.toolName ?? s.toolName,
-        decision: a.decision,
-        reason: a.escalationReason ?? s.escalationReason ?? a.budgets.exhausted,
-        failureClass: a.failureClass,
-        reconcileStatus: s.reconcileStatus,
-      });
-    }
-    if (!hits.length && ((s.decision && ESCALATING.has(s.decision)) || s.escalationReason)) {
-      out.push({ step: s.step, attempt: null, toolName: s.toolName, decision: s.decision, reason: s.escalationReason, failureClass: s.failureClass, reconcileStatus: s.reconcileStatus });
-    }
-  }
-  return out;
-}
-
 /** Every span, depth first under its parent (children in start order), with the step it is. */
 export function spanTree(spans: SpanFacts[], steps: TimelineStepDto[]): SpanNodeDto[] {
-  const stepOf = new Map(steps.map((s) => [key(s.traceId, s.spanId), s.step]));
+  // A call listed in parts is its first part's span.
+  const stepOf = new Map<string, number>();
+  for (const s of steps) if (!stepOf.has(key(s.traceId, s.spanId))) stepOf.set(key(s.traceId, s.spanId), s.step);
   const known = new Set(spans.map((s) => key(s.traceId, s.spanId)));
   const children = new Map<string, SpanFacts[]>();
   const tops: SpanFacts[] = [];
