@@ -52,7 +52,7 @@ export const Escalations = memo(function Escalations({ escalations, step }: { es
   return (
     <section data-testid="escalations" aria-label="Escalations" className="mb-3 rounded-lg border border-amber-300 bg-amber-50 px-3 py-1 text-xs text-amber-950">
       <div className="flex flex-wrap items-center gap-x-2">
-        <p data-testid="escalation-summary" className="flex min-w-0 flex-wrap items-center gap-x-1">
+        <p data-testid="escalation-summary" className="min-w-0">
           <span className="font-semibold">
             {formatInt(escalations.length)} escalation{escalations.length === 1 ? '' : 's'}:
           </span>{' '}
