@@ -52,7 +52,14 @@ const PACKAGES: Bench[] = [
     notes: 'bench/web-scale-notes.md',
   },
   // A package with more than one benchmark names each one's script and results file.
-  { name: '@guardtrace/e2e', dir: 'e2e', title: 'Replay in Chromium (5,000-span session)', script: 'bench:replay', results: 'bench/replay-results.json' },
+  {
+    name: '@guardtrace/e2e',
+    dir: 'e2e',
+    title: 'Replay in Chromium (5,000-span sessions)',
+    script: 'bench:replay',
+    results: 'bench/replay-results.json',
+    notes: 'bench/replay-notes.md',
+  },
   {
     name: '@guardtrace/collector',
     dir: 'apps/collector',

@@ -52,6 +52,8 @@ test('the non-idempotent charge that timed out is failed and reconciled, never r
   await expect(call.getByTestId('attempt')).toHaveCount(1);
   await expect(call).toContainText('fail_reconcile');
   // Where and why it escalated: no budget ran out; the tool's reconcile hook was asked whether the charge happened.
+  await expect(page.getByTestId('escalation-summary')).toContainText('sent to reconcile');
+  await page.getByTestId('escalations-toggle').click();
   const escalation = page.getByTestId('escalation').filter({ hasText: 'charge_card' });
   await expect(escalation.getByTestId('escalation-why')).toHaveText('side effect uncertain, not retried; reconcile answered committed');
 });

@@ -24,15 +24,19 @@ test('steps with the keyboard through a rejection, its feedback, the repair turn
   // assertion passed but the whole took 65 s, past the default 60 s. Time, not order, ran out.
   test.setTimeout(180_000);
   const id = `replay-keys-${randomBytes(4).toString('hex')}`;
-  // Three cycles with the SDK's budgets: the third failure escalates (two rejections per task),
-  // and its correction is a new call: 10 steps.
+  // Three cycles with the SDK's budgets: each of the first two is a model turn, the waiting call's
+  // failed attempt, the repair turn and the corrected attempt (the call's second part, after the
+  // turn that made it); the third failure escalates (two rejections per task), and its correction
+  // is a new call: 12 steps.
   await agent(id, 3);
-  await openReplay(page, id, 10, { ended: true });
+  await openReplay(page, id, 12, { ended: true });
 
-  // Where and why the session escalated, as a link.
+  // Where and why the session escalated: one line, its list on ask, each a link.
+  await expect(page.getByTestId('escalation-summary')).toHaveText('1 escalation: 1 budget exhausted (unknown tool)');
+  await page.getByTestId('escalations-toggle').click();
   const escalation = page.getByTestId('escalation');
   await expect(escalation).toHaveCount(1);
-  await expect(escalation).toContainText('Step 8 attempt #1');
+  await expect(escalation).toContainText('Step 10 attempt #1');
   await expect(escalation).toContainText('because rejections per task');
 
   // Opens on the first failure: the hallucinated tool name, attempt 1.
@@ -56,30 +60,35 @@ test('steps with the keyboard through a rejection, its feedback, the repair turn
   await expect(page).toHaveURL(/[?&]step=3(&|$)/);
   const chain = page.getByTestId('repair-chain');
   await expect(chain).toContainText('Repairs the failed step 2 attempt #1 (reed_file)');
-  await expect(chain).toContainText('corrected call: step 2 attempt #2 (read_file)');
+  await expect(chain).toContainText('corrected call: step 4 attempt #2 (read_file)');
   expect(await page.evaluate(() => history.length)).toBe(entries);
 
-  // A click pushes: the corrected attempt is selected, and Back returns to the repair turn.
+  // A click pushes: the corrected attempt (the call's second part, after the repair turn) is
+  // selected, the whole call shown; Back returns to the repair turn.
   await chain.getByRole('button', { name: /corrected call/ }).click();
-  await expect(selected(page)).toHaveAttribute('data-step', '2');
+  await expect(selected(page)).toHaveAttribute('data-step', '4');
+  await expect(selected(page)).toContainText('reed_file → read_file');
   await expect(page).toHaveURL(/[?&]attempt=2(&|$)/);
+  await expect(call.getByTestId('attempt')).toHaveCount(2);
   await expect(call.locator('[data-testid=attempt][data-number="2"]')).toHaveAttribute('data-selected', 'true');
   expect(await page.evaluate(() => history.length)).toBe(entries + 1);
   await page.goBack();
   await expect(selected(page)).toHaveAttribute('data-step', '3');
   await page.goForward();
-  await expect(selected(page)).toHaveAttribute('data-step', '2');
+  await expect(selected(page)).toHaveAttribute('data-step', '4');
 
-  // h / l: attempts of the call.
+  // h / l: attempts of the call, across its parts.
   await page.keyboard.press('h');
   await expect(page).toHaveURL(/[?&]attempt=1(&|$)/);
+  await expect(selected(page)).toHaveAttribute('data-step', '2');
   await expect(first).toHaveAttribute('data-selected', 'true');
   await page.keyboard.press('l');
   await expect(page).toHaveURL(/[?&]attempt=2(&|$)/);
+  await expect(selected(page)).toHaveAttribute('data-step', '4');
 
   // e / E: next and previous failure (the next cycle's missing field).
   await page.keyboard.press('e');
-  await expect(selected(page)).toHaveAttribute('data-step', '5');
+  await expect(selected(page)).toHaveAttribute('data-step', '6');
   await expect(page.getByTestId('tool-call').locator('[data-testid=attempt][data-number="1"]').getByTestId('failure-class').first()).toHaveAttribute('data-class', 'invalid_arguments');
   await page.keyboard.press('E');
   await expect(selected(page)).toHaveAttribute('data-step', '2');
@@ -92,7 +101,7 @@ test('steps with the keyboard through a rejection, its feedback, the repair turn
   await expect(page.getByTestId('match-count')).toHaveText('2 matches');
   await expect(selected(page)).toHaveAttribute('data-step', '2');
   await page.keyboard.press('Enter');
-  await expect(selected(page)).toHaveAttribute('data-step', '8');
+  await expect(selected(page)).toHaveAttribute('data-step', '10');
   await page.keyboard.press('Escape');
 
   // y: a link to this very step; opening it restores the selection.
@@ -101,15 +110,15 @@ test('steps with the keyboard through a rejection, its feedback, the repair turn
   const link = await page.evaluate(() => navigator.clipboard.readText());
   expect(link).toBe(page.url());
   await page.goto(link);
-  await expect(selected(page)).toHaveAttribute('data-step', '8');
-  await expect(position(page)).toHaveText('Step 8 of 10');
+  await expect(selected(page)).toHaveAttribute('data-step', '10');
+  await expect(position(page)).toHaveText('Step 10 of 12');
   // The escalated attempt: its budgets, the reason, and the repair turn's correction as a new call.
   const escalated = page.getByTestId('attempt');
   await expect(escalated).toHaveCount(1);
   await expect(escalated.getByTestId('escalation-reason')).toHaveText('escalated: rejections_per_task');
   await expect(escalated.getByTestId('budgets')).toContainText('rejections left0');
   await page.keyboard.press('j');
-  await expect(page.getByTestId('repair-chain')).toContainText('corrected call: step 10 attempt #1 (read_file)');
+  await expect(page.getByTestId('repair-chain')).toContainText('corrected call: step 12 attempt #1 (read_file)');
 
   // ?: the help, closed with Escape.
   await page.keyboard.press('?');
@@ -189,7 +198,7 @@ test("another instrumentation's session: a prompt on demand (preview, server-tru
 test('every control of the replay is reachable with Tab', async ({ page }) => {
   const id = `replay-tab-${randomBytes(4).toString('hex')}`;
   await agent(id, 2);
-  await openReplay(page, id, 6, { ended: true });
+  await openReplay(page, id, 8, { ended: true });
   // The page's HTML starts the steps request and the replay takes that response over: one request.
   const stepRequests: string[] = [];
   // Next's router payloads (prefetches of linked pages carry `_rsc` or a prefetch header).
@@ -199,7 +208,7 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
     if (new URL(r.url()).searchParams.has('_rsc') || r.headers()['next-router-prefetch']) routerPayloads.push(new URL(r.url()).pathname);
   });
   await page.reload();
-  await expect(position(page)).toContainText('of 6');
+  await expect(position(page)).toContainText('of 8');
   expect(stepRequests).toHaveLength(1);
   // The frame's links (sessions, analytics, settings, "All sessions") render nothing ahead of a
   // click: a prefetch would render those pages on the server while the steps are being built.
@@ -229,7 +238,7 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
 test('a reopened session costs a 304 while it is unchanged, and is rebuilt once a span arrives', async ({ page }) => {
   const id = `replay-etag-${randomBytes(4).toString('hex')}`;
   await agent(id, 1);
-  await openReplay(page, id, 3, { ended: true });
+  await openReplay(page, id, 4, { ended: true });
   const url = `/sessions/${id}/replay`;
   const first = await page.request.get(url);
   expect(first.status()).toBe(200);

@@ -8,9 +8,10 @@ import { expect, test } from '@playwright/test';
 import { runReplayAgent } from '../replay-agent.ts';
 import { openReplay, position, selected } from './replay-helpers.ts';
 
-// 720 fail-repair-correct cycles of 7 spans each, and the agent root: 5,041 spans, 2,160 steps.
+// 720 fail-repair-correct cycles of 7 spans each, and the agent root: 5,041 spans, 2,880 steps (a
+// cycle's model turn, failed attempt, repair turn and corrected attempt: the waiting call in two parts).
 const CYCLES = 720;
-const STEPS = CYCLES * 3;
+const STEPS = CYCLES * 4;
 
 test('a 5,000-span session: every step reachable, stepped with the keyboard, without overflow', async ({ page }) => {
   test.setTimeout(300_000);
@@ -50,9 +51,10 @@ test('a 5,000-span session: every step reachable, stepped with the keyboard, wit
   await page.keyboard.type(`f${CYCLES - 1}.ts`);
   await page.keyboard.press('Enter');
   await page.keyboard.press('Escape');
-  await expect(selected(page)).toHaveAttribute('data-step', String(STEPS - 1));
+  await expect(selected(page)).toHaveAttribute('data-step', String(STEPS - 2));
   await expect(selected(page)).toBeInViewport();
   await expect(page.getByTestId('tool-call').getByTestId('attempt')).toHaveCount(2);
+  await page.keyboard.press('j');
   await page.keyboard.press('j');
   await expect(position(page)).toHaveText(`Step ${STEPS.toLocaleString('en-US')} of ${STEPS.toLocaleString('en-US')}`);
   await page.keyboard.press('j');

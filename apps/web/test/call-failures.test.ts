@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffAttempts } from '@/lib/call-failures';
-import { pointerVerdicts } from '@/lib/json-diff';
+import { diffRows } from '@/lib/attempt-diff-rows';
 import type { AttemptDto, ToolCallStepDto } from '@/server/queries/session-types';
 
 const attempt = (n: number, toolName: string | null, args: string, failureClass: string | null, pointers: string[] = []): AttemptDto =>
@@ -19,25 +19,45 @@ const call = (attempts: AttemptDto[]): ToolCallStepDto => ({ toolName: 'search_f
 describe('diffAttempts', () => {
   it('diffs a call whose attempts name one tool by its arguments and their pointers', () => {
     const d = diffAttempts(call([attempt(1, null, '{"filepath":"a"}', 'invalid_arguments', ['/filepath']), attempt(2, null, '{"path":"a"}', null)]));
-    expect(d.map((x) => [x.args, x.failedPointers, x.passed])).toEqual([
-      [{ filepath: 'a' }, ['/filepath'], false],
-      [{ path: 'a' }, [], true],
+    expect(d.map((x) => [x.tool, x.args, x.failedPointers, x.toolFailed, x.passed])).toEqual([
+      ['search_files', { filepath: 'a' }, ['/filepath'], false, false],
+      ['search_files', { path: 'a' }, [], false, true],
+    ]);
+    const { rows } = diffRows(d[0]!, d[1]!);
+    expect(rows.map((r) => [r.field, r.pointer, r.kind, r.verdict])).toEqual([
+      ['argument', '/filepath', 'removed', 'fixed'],
+      ['argument', '/path', 'added', null],
     ]);
   });
 
-  it('diffs a hallucinated tool corrected to a real one as the calls the model made: the tool name is the failed field', () => {
+  it('one convention for paths: a hallucinated tool corrected to a real one is the tool field, fixed; the arguments keep their own pointers', () => {
     const d = diffAttempts(
       call([attempt(1, 'search_codebase', '{"query":"Button.tsx"}', 'unknown_tool'), attempt(2, 'search_files', '{"name":"Button.tsx"}', null)]),
     );
-    expect(d[0]).toMatchObject({ args: { tool: 'search_codebase', arguments: { query: 'Button.tsx' } }, failedPointers: ['/tool'] });
-    expect(d[1]).toMatchObject({ args: { tool: 'search_files', arguments: { name: 'Button.tsx' } }, failedPointers: [], passed: true });
-    // The verdict on the failed field: the tool name changed and the next attempt passed.
-    const [before, after] = d as [(typeof d)[0], (typeof d)[0]];
-    expect(pointerVerdicts(before, after).map((v) => [v.pointer, v.verdict])).toEqual([['/tool', 'fixed']]);
+    expect(d[0]).toMatchObject({ tool: 'search_codebase', args: { query: 'Button.tsx' }, failedPointers: [], toolFailed: true });
+    expect(d[1]).toMatchObject({ tool: 'search_files', args: { name: 'Button.tsx' }, failedPointers: [], toolFailed: false, passed: true });
+    const { rows, changes } = diffRows(d[0]!, d[1]!);
+    expect(rows.map((r) => [r.field, r.pointer, r.kind, r.failed, r.verdict])).toEqual([
+      ['tool', '', 'changed', true, 'fixed'],
+      ['argument', '/name', 'added', false, null],
+      ['argument', '/query', 'removed', false, null],
+    ]);
+    expect(changes).toBe(3);
   });
 
-  it('keeps argument pointers under /arguments when the tools differ', () => {
+  it('keeps argument pointers as the guards recorded them when the tools differ, and says when a renamed tool still fails', () => {
     const d = diffAttempts(call([attempt(1, 'write', '{"p":1}', 'invalid_arguments', ['/p']), attempt(2, 'write_file', '{"p":2}', null)]));
-    expect(d[0]?.failedPointers).toEqual(['/arguments/p']);
+    expect(d[0]?.failedPointers).toEqual(['/p']);
+    expect(diffRows(d[0]!, d[1]!).rows.map((r) => [r.field, r.pointer, r.verdict])).toEqual([
+      ['tool', '', null],
+      ['argument', '/p', 'fixed'],
+    ]);
+    const again = diffAttempts(call([attempt(1, 'grep_code', '{}', 'unknown_tool'), attempt(2, 'grep_files', '{}', 'unknown_tool')]));
+    expect(diffRows(again[0]!, again[1]!).rows.map((r) => [r.field, r.verdict])).toEqual([['tool', 'still-failing']]);
+    const same = diffAttempts(call([attempt(1, 'grep_code', '{"q":1}', 'unknown_tool'), attempt(2, 'grep_code', '{"q":2}', 'unknown_tool')]));
+    expect(diffRows(same[0]!, same[1]!).rows.map((r) => [r.field, r.kind, r.verdict])).toEqual([
+      ['tool', 'unchanged', 'changed-something-else'],
+      ['argument', 'changed', null],
+    ]);
   });
 });

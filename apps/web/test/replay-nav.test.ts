@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { moveAttempt, moveFailure, moveStep, searchSteps, searchText } from '../src/lib/replay-nav.ts';
+import { moveAttempt, moveFailure, moveStep, placeAttempt, searchSteps, searchText, wholeCall } from '../src/lib/replay-nav.ts';
 import { orderSteps } from '../src/server/queries/replay-order.ts';
 import type { AttemptDto, TimelineStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 
@@ -46,6 +46,8 @@ const tool = (step: number, toolName: string, attempts: AttemptDto[]): ToolCallS
   reconcileStatus: null,
   deduplicated: false,
   escalationReason: null,
+  toolNames: [],
+  part: null,
   attempts,
 });
 
@@ -68,6 +70,22 @@ describe('stepping in the browser', () => {
     expect(moveAttempt(steps, { step: 2, attempt: 1 }, 1)).toEqual({ step: 2, attempt: 2 });
     expect(moveAttempt(steps, { step: 2, attempt: 3 }, 1)).toEqual({ step: 2, attempt: 3 });
     expect(moveAttempt(steps, { step: 2, attempt: 1 }, -1)).toEqual({ step: 2, attempt: 1 });
+  });
+
+  it('h/l cross the parts of a call listed in parts (failed attempt → repair turn → corrected attempt), and the detail shows the call whole', () => {
+    const part = (steps: number[], index: number) => ({ index, count: steps.length, steps });
+    const failed = { ...tool(1, 'search_files', [attempt(1, 'rejected', 'unknown_tool')]), toolNames: ['search_codebase'], part: part([1, 3], 0) };
+    const turn = { ...steps[0]!, kind: 'model', step: 2 } as unknown as TimelineStepDto;
+    const fixed = { ...tool(3, 'search_files', [attempt(2, 'success')]), toolNames: ['search_codebase', 'search_files'], part: part([1, 3], 1) };
+    const list: TimelineStepDto[] = [failed, turn, fixed];
+    expect(moveAttempt(list, { step: 1, attempt: 1 }, 1)).toEqual({ step: 3, attempt: 2 });
+    expect(moveAttempt(list, { step: 3, attempt: 2 }, -1)).toEqual({ step: 1, attempt: 1 });
+    expect(moveAttempt(list, { step: 3, attempt: 2 }, 1)).toEqual({ step: 3, attempt: 2 });
+    expect(placeAttempt(list, 1, 2)).toEqual({ step: 3, attempt: 2 });
+    expect(placeAttempt(list, 3, 2)).toEqual({ step: 3, attempt: 2 });
+    const whole = wholeCall(list, fixed) as ToolCallStepDto;
+    expect([whole.step, whole.attempts.map((a) => a.number), whole.toolNames]).toEqual([3, [1, 2], ['search_codebase', 'search_files']]);
+    expect(wholeCall(list, steps[0]!)).toBe(steps[0]);
   });
 
   it('e/E go to the next and previous failed attempt, within the call first', () => {

@@ -45,6 +45,8 @@ const tool = (spanId: string): StepDraft => ({
   reconcileStatus: null,
   deduplicated: false,
   escalationReason: null,
+  toolNames: [],
+  part: null,
   attempts: [],
 });
 

@@ -6,7 +6,7 @@ import { getPayload, PAYLOAD_CHARS } from '../src/server/queries/session-payload
 import { loadSpanFacts } from '../src/server/queries/session-spans.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
-import { seedProject, seedSession, seedSessionRow, spanId } from './factories.ts';
+import { type AttemptSeed, seedProject, seedSession, seedSessionRow, spanId, type ToolCallSeed } from './factories.ts';
 
 const db = setupTestDatabase();
 const t0 = new Date('2026-11-21T09:00:00.000Z');
@@ -95,16 +95,21 @@ describe('replay: cause and effect', () => {
 
     const detail = await getSessionDetail(prisma, project.id, s.id);
     const steps = detail!.steps;
-    expect(steps.map((x) => (x.kind === 'tool' ? x.toolName : x.kind))).toEqual(['reed_file', 'model', 'write_file']);
+    // Cause → effect: the failed attempt, the repair turn, the corrected attempt (the waiting call's
+    // second part), each listed with the tools the model named so far.
+    expect(steps.map((x) => (x.kind === 'tool' ? x.toolNames.join(' → ') : x.kind))).toEqual(['reed_file', 'model', 'reed_file → read_file', 'write_file']);
     const model = steps[1] as ModelCallStepDto;
     expect(model.spanId).toBe(turn);
     expect(model.repairs).toEqual({ step: 1, attempt: 1, toolName: 'reed_file' });
-    expect(model.corrected).toEqual({ step: 1, attempt: 2, toolName: 'read_file' });
-    const call = steps[0] as ToolCallStepDto;
-    expect(call.attempts.map((a) => [a.number, a.toolName, a.repairedByStep])).toEqual([
-      [1, 'reed_file', 2],
-      [2, 'read_file', null],
-    ]);
+    expect(model.corrected).toEqual({ step: 3, attempt: 2, toolName: 'read_file' });
+    const [failed, , part2] = steps as ToolCallStepDto[];
+    expect([failed!.spanId, failed!.part]).toEqual([part2!.spanId, { index: 0, count: 2, steps: [1, 3] }]);
+    expect(part2!.part).toEqual({ index: 1, count: 2, steps: [1, 3] });
+    expect(failed!.attempts.map((a) => [a.number, a.toolName, a.repairedByStep])).toEqual([[1, 'reed_file', 2]]);
+    expect(part2!.attempts.map((a) => [a.number, a.toolName, a.repairedByStep])).toEqual([[2, 'read_file', null]]);
+    // The call's arguments stay on its first part; the span tree points at it.
+    expect(part2!.arguments).toBeNull();
+    expect((steps[3] as ToolCallStepDto).part).toBeNull();
   });
 
   it('links a repair turn to the next call when the correction is a new call, and orders same-millisecond ties by the chain', async () => {
@@ -273,9 +278,90 @@ describe('replay: what the runtime records', () => {
     });
     expect(e!.attempts[0]!.escalationReason).toBe('repeated_rejection');
     expect(detail!.escalations).toEqual([
-      { step: 1, attempt: 1, toolName: 'charge_card', decision: 'fail_reconcile', reason: null, failureClass: 'uncertain_side_effect', reconcileStatus: 'committed' },
-      { step: 2, attempt: 1, toolName: 'send_email', decision: 'escalate_human', reason: 'repeated_rejection', failureClass: 'invalid_arguments', reconcileStatus: null },
+      {
+        step: 1,
+        attempt: 1,
+        toolName: 'charge_card',
+        decision: 'fail_reconcile',
+        reason: null,
+        failureClass: 'uncertain_side_effect',
+        reconcileStatus: 'committed',
+        kind: 'reconcile',
+        why: 'side effect uncertain, not retried; reconcile answered committed',
+      },
+      {
+        step: 2,
+        attempt: 1,
+        toolName: 'send_email',
+        decision: 'escalate_human',
+        reason: 'repeated_rejection',
+        failureClass: 'invalid_arguments',
+        reconcileStatus: null,
+        kind: 'budget',
+        why: 'because repeated rejection',
+      },
     ]);
+  });
+
+  it('says why every escalation happened: the recorded reason, the budget, the failed guard, the error, the feedback, else class and decision', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const abort = (extra: Partial<AttemptSeed>): ToolCallSeed => ({
+      toolName: 'read_file',
+      atMs: 0,
+      attempts: [{ outcome: 'failed', failureClass: 'fatal', decision: 'abort', ...extra }],
+    });
+    const calls: ToolCallSeed[] = [
+      // A guard violation the runtime aborted on: the guard's reason.
+      {
+        toolName: 'read_file',
+        atMs: 0,
+        attempts: [
+          {
+            outcome: 'rejected',
+            failureClass: 'guard_violation',
+            decision: 'abort',
+            feedback: 'Paths outside the workspace are not allowed.',
+            guards: [
+              { guardName: 'schema', verdict: 'pass' },
+              { guardName: 'path_injection', verdict: 'fail', reason: 'path escapes the workspace', failureClass: 'guard_violation' },
+            ],
+          },
+        ],
+      },
+      // A fatal error with its message.
+      abort({ failureReason: 'Error: 401 Unauthorized (invalid API key)' }),
+      // A fatal error that only repeats its class as the message: the feedback says more.
+      abort({ failureReason: 'fatal', feedback: 'The API key was refused; ask an operator.' }),
+      // Nothing recorded beyond class and decision.
+      abort({}),
+      // A budget that ran out, with no escalation reason attribute.
+      {
+        toolName: 'fetch_fx_rate',
+        atMs: 0,
+        attempts: [
+          { outcome: 'failed', failureClass: 'transient', decision: 'retry_backoff', failureReason: '503 Service Unavailable' },
+          { outcome: 'failed', failureClass: 'budget_exhausted', decision: 'escalate_human', budgetExhausted: 'attempts_per_call', failureReason: '503 Service Unavailable' },
+        ],
+      },
+    ];
+    const s = await seedSession(prisma, project.id, { startedAt: t0, outcome: 'escalated', toolCalls: calls.map((c, i) => ({ ...c, atMs: i * 1000 })) });
+    // The error type alone (no message): named as the error.
+    await prisma.attempt.update({
+      where: { projectId_traceId_spanId: { projectId: project.id, traceId: s.traceId, spanId: s.attemptSpanIds[3]![0]! } },
+      data: { errorType: '401' },
+    });
+    const calls2 = await seedSession(prisma, project.id, { startedAt: t0, outcome: 'failed', toolCalls: [abort({})] });
+
+    const why = async (id: string) => (await getSessionDetail(prisma, project.id, id))!.escalations.map((e) => [e.step, e.kind, e.why]);
+    expect(await why(s.id)).toEqual([
+      [1, 'abort', 'aborted after a guard violation failure: path_injection: path escapes the workspace'],
+      [2, 'abort', 'aborted after a fatal failure: Error: 401 Unauthorized (invalid API key)'],
+      [3, 'abort', 'aborted after a fatal failure: feedback: “The API key was refused; ask an operator.”'],
+      [4, 'abort', 'aborted after a fatal failure: error 401'],
+      [5, 'budget', 'the attempts per call budget ran out (503 Service Unavailable)'],
+    ]);
+    expect(await why(calls2.id)).toEqual([[1, 'abort', 'aborted after a fatal failure (no message recorded)']]);
   });
 
   it('previews payloads in the page and serves them truncated, then whole, from the payload query, scoped by project', async () => {

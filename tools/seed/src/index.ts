@@ -1,3 +1,4 @@
+export { exportRequest } from './otlp.ts';
 export { generateSession } from './session.ts';
 export type { Convention, Expected, GeneratedSession, SeedOptions } from './session.ts';
 export { SeedError, sendSeed, tracesUrl } from './send.ts';

@@ -1,5 +1,5 @@
 /** What the replay reads about a call's failures: its signature, and its attempts as the diff takes them. */
-import type { DiffAttempt } from '@/app/sessions/[id]/attempt-diff';
+import type { DiffAttempt } from './attempt-diff-rows';
 import type { AttemptDto, ToolCallStepDto } from '@/server/queries/session-types';
 import { parseArguments } from './json-diff';
 
@@ -32,23 +32,19 @@ function passed(a: AttemptDto): boolean {
 }
 
 /**
- * The call's attempts as `AttemptDiff` takes them. When its attempts name different tools (a
- * hallucinated tool name corrected to a real one), each attempt is diffed as the call the model
- * made, `{ tool, arguments }`: the tool name is then a changed field like any other, an unknown
- * tool's failure points at `/tool`, and the arguments' own pointers sit under `/arguments`.
+ * The call's attempts as `AttemptDiff` takes them: the tool each named, its arguments and the
+ * pointers into them its failed checks recorded (paths are always into the arguments; the tool
+ * name is its own field: lib/attempt-diff-rows.ts). A hallucinated tool corrected to a real one
+ * shows as the tool field changed, its unknown-tool failure fixed.
  */
 export function diffAttempts(call: ToolCallStepDto): DiffAttempt[] {
-  const toolOf = (a: AttemptDto) => a.toolName ?? call.toolName;
-  const namesOtherTools = new Set(call.attempts.map(toolOf)).size > 1;
-  return call.attempts.map((a) => {
-    const args = parseArguments(a.arguments?.text ?? null);
-    const pointers = [...new Set(a.guardChecks.filter((g) => g.verdict === 'fail').flatMap((g) => g.failedPointers))];
-    const base = { attempt: a.number, failureClass: a.failureClass, passed: passed(a) };
-    if (!namesOtherTools) return { ...base, args, failedPointers: pointers };
-    return {
-      ...base,
-      args: { tool: toolOf(a), arguments: args },
-      failedPointers: [...(a.failureClass === 'unknown_tool' ? ['/tool'] : []), ...pointers.map((p) => `/arguments${p}`)],
-    };
-  });
+  return call.attempts.map((a) => ({
+    attempt: a.number,
+    tool: a.toolName ?? call.toolName,
+    args: parseArguments(a.arguments?.text ?? null),
+    failedPointers: [...new Set(a.guardChecks.filter((g) => g.verdict === 'fail').flatMap((g) => g.failedPointers))],
+    toolFailed: a.failureClass === 'unknown_tool',
+    failureClass: a.failureClass,
+    passed: passed(a),
+  }));
 }

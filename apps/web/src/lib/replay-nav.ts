@@ -38,15 +38,45 @@ export function moveStep(steps: TimelineStepDto[], pos: Position, delta: number)
   return { step, attempt: defaultAttempt(steps[step - 1]) };
 }
 
+/** The steps of a tool call's parts (call-parts.ts), or the step alone. */
+function partSteps(steps: TimelineStepDto[], s: TimelineStepDto | undefined): TimelineStepDto[] {
+  if (s?.kind !== 'tool' || !s.part) return s ? [s] : [];
+  return s.part.steps.map((n) => steps[n - 1]).filter((x): x is TimelineStepDto => x !== undefined);
+}
+
+/** Every attempt of the call `s` is (a part of), each with its step: the attempts of a call listed in parts, in order. */
+function callAttempts(steps: TimelineStepDto[], s: TimelineStepDto | undefined): Position[] {
+  return partSteps(steps, s).flatMap((p) => attemptsOf(p).map((a) => ({ step: p.step, attempt: a.number })));
+}
+
+/**
+ * The whole call a step is a part of: its first part's fields with every part's attempts (the
+ * detail pane shows the call whole: every attempt, the diff, the fixture). The step itself when
+ * it is not a part.
+ */
+export function wholeCall(steps: TimelineStepDto[], s: TimelineStepDto): TimelineStepDto {
+  if (s.kind !== 'tool' || !s.part) return s;
+  const parts = partSteps(steps, s);
+  const first = parts[0];
+  if (first?.kind !== 'tool') return s;
+  return { ...first, step: s.step, part: s.part, toolNames: s.toolNames, attempts: parts.flatMap(attemptsOf) };
+}
+
+/** Where attempt `attempt` of the call at `step` is: the part of the call that holds it (the same step when it is not listed in parts). */
+export function placeAttempt(steps: TimelineStepDto[], step: number, attempt: number | null): Position {
+  if (attempt === null) return { step, attempt };
+  return callAttempts(steps, steps[step - 1]).find((p) => p.attempt === attempt) ?? { step, attempt };
+}
+
+/** The previous / next attempt of the selected call, across its parts. */
 export function moveAttempt(steps: TimelineStepDto[], pos: Position, delta: number): Position {
-  const attempts = attemptsOf(steps[pos.step - 1]);
-  if (!attempts.length) return pos;
+  const all = callAttempts(steps, steps[pos.step - 1]);
+  if (!all.length) return pos;
   const i = Math.max(
-    attempts.findIndex((a) => a.number === pos.attempt),
+    all.findIndex((p) => p.step === pos.step && p.attempt === pos.attempt),
     0,
   );
-  const next = attempts[Math.min(Math.max(i + delta, 0), attempts.length - 1)];
-  return { step: pos.step, attempt: next?.number ?? pos.attempt };
+  return all[Math.min(Math.max(i + delta, 0), all.length - 1)] ?? pos;
 }
 
 /**

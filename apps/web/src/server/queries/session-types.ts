@@ -123,9 +123,26 @@ export interface ToolCallStepDto {
   /** True when the call was answered from the idempotency store instead of running again. */
   deduplicated: boolean;
   escalationReason: string | null;
+  /** The tools the model named in the attempts up to this step's last one, in order (`search_codebase`, `search_files`). */
+  toolNames: string[];
+  /**
+   * Set when the call is listed in parts (call-parts.ts): a model turn repaired one of its
+   * attempts and the call went on, so the list reads failed attempt → repair turn → corrected
+   * attempt. `attempts` then holds this part's attempts; the call's arguments and result are on
+   * its first part.
+   */
+  part: CallPartDto | null;
   attempts: AttemptDto[];
   /** Guardrails another instrumentation ran on this call itself (their spans or result events are under the call's span). */
   guardChecks?: GuardCheckDto[];
+}
+
+interface CallPartDto {
+  /** 0-based. */
+  index: number;
+  count: number;
+  /** The step of each part of the call, in order. */
+  steps: number[];
 }
 
 export interface ModelCallStepDto {
@@ -232,7 +249,14 @@ export interface EscalationDto {
   failureClass: string | null;
   /** The call's reconcile answer (`fail_reconcile`: the side effect's outcome was uncertain, so the tool's hook was asked). */
   reconcileStatus: string | null;
+  /** Why, in words, never empty (escalations.ts): the recorded reason, else the evidence the rows hold, else class and decision. */
+  why: string;
+  /** What kind of hand-off it was, for the summary line (escalations.ts). */
+  kind: EscalationKind;
 }
+
+/** A budget ran out; the runtime aborted (fatal, guard violation); a side effect went to reconcile; handed to a human otherwise. */
+export type EscalationKind = 'budget' | 'abort' | 'reconcile' | 'human';
 
 export interface SessionDetailDto {
   session: SessionHeaderDto;

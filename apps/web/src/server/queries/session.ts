@@ -1,7 +1,9 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
-import { escalationsOf, linkRepairs, MAX_DEPTH, orderByChain, type RepairLink, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
+import { numberParts, splitAtRepairs, stepKey } from './call-parts.ts';
+import { escalationsOf } from './escalations.ts';
+import { linkRepairs, MAX_DEPTH, orderByChain, type RepairLink, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
 import { loadSessionRows } from './session-rows.ts';
 import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
 import type {
@@ -125,6 +127,8 @@ export async function getSessionDetail(
       reconcileStatus: f?.reconcileStatus ?? null,
       deduplicated: f?.deduplicated ?? false,
       escalationReason: f?.escalationReason ?? null,
+      toolNames: [],
+      part: null,
       attempts: [],
       guardChecks: checksByTool.get(key(t.traceId, t.spanId)) ?? [],
     });
@@ -237,7 +241,13 @@ export async function getSessionDetail(
       if (s) sequences.set(key(r.traceId, r.spanId), s);
     }
   }
-  const steps = orderByChain([...models, ...guards, ...tools.values(), ...raw], facts, toolOfAttempt, sequences);
+  // A waiting call the model repaired is listed in parts (call-parts.ts): each attempt then belongs to its part's step.
+  const repaired = new Set<string>();
+  for (const m of models) if (m.repairAttemptSpanId) repaired.add(m.repairAttemptSpanId);
+  const toolSteps = splitAtRepairs([...tools.values()], repaired);
+  for (const t of toolSteps) if (t.part) for (const a of t.attempts) toolOfAttempt.set(a.spanId, stepKey(t));
+  const steps = orderByChain([...models, ...guards, ...toolSteps, ...raw], facts, toolOfAttempt, sequences);
+  numberParts(steps);
   linkRepairs(steps, toolOfAttempt, repairLinks);
 
   const traceIds = new Set<string>();
@@ -310,6 +320,8 @@ function standInToolCall(spanId: string, traceId: string, toolName: string, star
     reconcileStatus: null,
     deduplicated: false,
     escalationReason: null,
+    toolNames: [],
+    part: null,
     attempts: [],
   } satisfies Unstepped<ToolCallStepDto>;
 }

@@ -5,7 +5,7 @@ import { memo, useEffect, useRef } from 'react';
 import { classStyle } from '@/lib/failure-classes';
 import { formatDuration, formatInt } from '@/lib/format';
 import { stepFailed } from '@/lib/replay-nav';
-import type { TimelineStepDto } from '@/server/queries/session-types';
+import type { TimelineStepDto, ToolCallStepDto } from '@/server/queries/session-types';
 import { attemptColor } from './attempt-timeline';
 import type { Via } from './replay-context';
 
@@ -13,10 +13,16 @@ import type { Via } from './replay-context';
 export const ROW_HEIGHT = 44;
 
 export function stepLabel(s: TimelineStepDto): string {
-  if (s.kind === 'tool') return s.toolName;
+  // Every tool the model named up to this step: a hallucinated name shows beside its correction.
+  if (s.kind === 'tool') return s.toolNames.length ? s.toolNames.join(' → ') : s.toolName;
   if (s.kind === 'model') return s.model ?? 'model';
   if (s.kind === 'guard') return s.guardName;
   return s.name;
+}
+
+/** The decision a row shows: the call's, or for a part of a call (call-parts.ts) its last attempt's. */
+function rowDecision(s: ToolCallStepDto): string | null {
+  return s.part ? (s.attempts.at(-1)?.decision ?? null) : s.decision;
 }
 
 const KIND = { tool: 'tool', model: 'model', guard: 'guard', span: 'span' } as const;
@@ -73,8 +79,8 @@ const Row = memo(function Row({
           {s.attempts.length > 12 ? <span className="text-[10px] text-slate-500">+{formatInt(s.attempts.length - 12)}</span> : null}
         </span>
       ) : null}
-      {s.kind === 'tool' && s.decision ? (
-        <span className="hidden max-w-28 shrink-0 truncate font-mono text-[10px] text-slate-700 xl:inline">{s.decision}</span>
+      {s.kind === 'tool' && rowDecision(s) ? (
+        <span className="hidden max-w-28 shrink-0 truncate font-mono text-[10px] text-slate-700 xl:inline">{rowDecision(s)}</span>
       ) : null}
       {s.kind === 'model' ? (
         <span className={`shrink-0 text-[11px] tabular-nums ${s.repairFailureClass ? 'text-amber-700' : 'text-slate-500'}`}>
@@ -120,7 +126,7 @@ export function StepList({
           const s = steps[item.index] as TimelineStepDto;
           return (
             <div
-              key={`${s.kind}:${s.traceId}:${s.spanId}`}
+              key={`${s.kind}:${s.traceId}:${s.spanId}${s.kind === 'tool' && s.part ? `#${s.part.index}` : ''}`}
               style={{ position: 'absolute', top: 0, left: 0, width: '100%', height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
             >
               <Row s={s} current={s.step === current} match={matches.has(s.step)} onSelect={onSelect} />

@@ -139,6 +139,9 @@ function Attempt({
   const { select } = useReplayContext();
   const failed = a.outcome !== null && a.outcome !== 'success';
   const otherTool = a.toolName && a.toolName !== call.toolName ? a.toolName : null;
+  // The class once: an error type or a reason that only repeats it (or each other) is not printed again.
+  const errorType = a.errorType && a.errorType !== a.failureClass ? a.errorType : null;
+  const reason = a.failureReason && a.failureReason !== a.failureClass && a.failureReason !== a.errorType ? a.failureReason : null;
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
@@ -154,7 +157,7 @@ function Attempt({
         selected ? 'ring-2 ring-indigo-500' : ''
       }`}
     >
-      <div className="flex flex-wrap items-center gap-2">
+      <div data-testid="attempt-header" className="flex flex-wrap items-center gap-2">
         <button
           type="button"
           onClick={() => select(call.step, a.number, 'click')}
@@ -183,13 +186,17 @@ function Attempt({
             <span data-testid="escalation-reason">escalated: {a.escalationReason}</span>
           </FlagChip>
         ) : null}
-        {a.errorType ? <span className="min-w-0 font-mono text-xs text-red-700 wrap-anywhere">{a.errorType}</span> : null}
+        {errorType ? (
+          <span data-testid="error-type" className="min-w-0 font-mono text-xs text-red-700 wrap-anywhere">
+            {errorType}
+          </span>
+        ) : null}
         <span className="ml-auto flex items-center gap-3 text-xs text-slate-500 tabular-nums">
           {a.backoffMs !== null ? <span data-testid="backoff">backoff {formatDuration(a.backoffMs)}</span> : null}
           <span>{formatDuration(a.durationMs)}</span>
         </span>
       </div>
-      <FailureReason reason={a.failureReason} />
+      <FailureReason reason={reason} />
       <div className="mt-1">
         <Budgets a={a} />
       </div>
@@ -254,7 +261,7 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
           </span>
         </span>
       </div>
-      {call.failureReason ? (
+      {call.failureReason && call.failureReason !== call.failureClass ? (
         <div className="px-4 pt-1">
           <FailureReason reason={call.failureReason} />
         </div>

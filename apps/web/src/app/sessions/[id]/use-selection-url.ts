@@ -7,7 +7,7 @@ import type { Via } from './replay-context';
 
 type View = 'steps' | 'tree';
 
-interface Selection extends Position {
+export interface Selection extends Position {
   view: View;
   /** Span id selected in the span tree. */
   span: string | null;

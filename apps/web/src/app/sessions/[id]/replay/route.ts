@@ -6,17 +6,20 @@
  * The answer carries an ETag of the session's stored state (its row changes with every batch
  * the collector writes to it) and is revalidated on every use (`private, no-cache`): a browser
  * that opens the session again, unchanged, gets a 304 after one primary-key lookup instead of
- * the whole session rebuilt (hundreds of milliseconds at 5,000 spans).
+ * the whole session rebuilt (hundreds of milliseconds at 5,000 spans). Another browser (a shared
+ * link, a new tab) gets the answer kept for that version when one was built (replay-cache.ts).
  */
 import { db } from '@/server/db';
 import { getSessionDetail } from '@/server/queries/session';
 import type { ReplayStepsDto, ReplayTreeDto } from '@/server/queries/session-types';
+import { ReplayCache } from '@/server/replay-cache';
 import { refuse, sessionScope } from '@/server/session-route';
 import { replayEtag, sessionVersion } from '@/server/session-version';
 
 export const dynamic = 'force-dynamic';
 
 const PARTS = ['steps', 'tree'] as const;
+const cache = new ReplayCache();
 
 export async function GET(request: Request, ctx: { params: Promise<{ id: string }> }): Promise<Response> {
   const part = new URL(request.url).searchParams.get('part') ?? 'steps';
@@ -29,10 +32,14 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
   const etag = replayEtag(version, part);
   const headers = { etag, 'cache-control': 'private, no-cache' };
   if (ifNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-  const detail = await getSessionDetail(db(), scope.projectId, scope.sessionId, { spanTree: part === 'tree' });
-  if (!detail) return refuse(`no session ${scope.sessionId} in this project`, 404);
-  const body = part === 'tree' ? ({ spanTree: detail.spanTree } satisfies ReplayTreeDto) : ({ steps: detail.steps, escalations: detail.escalations } satisfies ReplayStepsDto);
-  return Response.json(body, { headers });
+  // Built once per version of the session, then sent as kept (replay-cache.ts).
+  const body = await cache.get(`${scope.projectId}\0${scope.sessionId}\0${part}`, etag, async () => {
+    const detail = await getSessionDetail(db(), scope.projectId, scope.sessionId, { spanTree: part === 'tree' });
+    if (!detail) return null;
+    return JSON.stringify(part === 'tree' ? ({ spanTree: detail.spanTree } satisfies ReplayTreeDto) : ({ steps: detail.steps, escalations: detail.escalations } satisfies ReplayStepsDto));
+  });
+  if (body === null) return refuse(`no session ${scope.sessionId} in this project`, 404);
+  return new Response(body, { headers: { ...headers, 'content-type': 'application/json' } });
 }
 
 /** Whether the request's If-None-Match lists `etag` (weak comparison, RFC 9110 13.1.2). */

@@ -1,0 +1,108 @@
+/**
+ * Where and why a session escalated, read from its steps (the stored rows as session.ts builds
+ * them). Every escalation says why: the reason the runtime recorded, else the budget that ran
+ * out, the reconcile answer, the failed guard's reason, the error, the feedback the model got;
+ * and when none of those was recorded, what is known (the failure class and the decision).
+ */
+import type { AttemptDto, EscalationDto, EscalationKind, TimelineStepDto, ToolCallStepDto } from './session-types.ts';
+
+const ESCALATING = new Set(['escalate_human', 'fail_reconcile', 'abort']);
+// The evidence quoted in one line of the escalation list: a sentence, not a stack trace.
+const EVIDENCE_CHARS = 160;
+
+const words = (s: string) => s.replaceAll('_', ' ');
+
+function clip(text: string): string {
+  const line = text.trim().split('\n')[0]?.trim() ?? '';
+  return line.length > EVIDENCE_CHARS ? `${line.slice(0, EVIDENCE_CHARS - 1)}…` : line;
+}
+
+/** What the decision did, in words (`abort` → "aborted"). */
+const DONE: Record<string, string> = {
+  abort: 'aborted',
+  escalate_human: 'handed to a human',
+  fail_reconcile: 'failed and reconciled',
+};
+
+/**
+ * The recorded evidence of why an attempt (or a call without attempts) failed, first found: a
+ * failed guard's reason, the error (reason, else its type), the feedback shown to the model.
+ */
+function evidenceOf(a: AttemptDto | null, call: ToolCallStepDto): string | null {
+  const guard = a?.guardChecks.find((g) => g.verdict !== 'pass' && g.reason);
+  if (guard?.reason) return `${guard.guardName}: ${clip(guard.reason)}`;
+  const failureClass = a ? a.failureClass : call.failureClass;
+  const reason = a ? a.failureReason : call.failureReason;
+  // A reason or error type that only repeats the class says nothing more.
+  const errorType = a?.errorType ?? null;
+  if (reason && reason !== failureClass) return reason === errorType ? `error ${clip(reason)}` : clip(reason);
+  if (errorType && errorType !== failureClass) return `error ${clip(errorType)}`;
+  if (a?.feedback?.text) return `feedback: “${clip(a.feedback.text)}”`;
+  return null;
+}
+
+/** Why the call escalated, as one phrase: never empty. */
+function escalationWhy(e: {
+  decision: string | null;
+  failureClass: string | null;
+  reason: string | null;
+  budgetExhausted: string | null;
+  reconcileStatus: string | null;
+  evidence: string | null;
+}): string {
+  if (e.reason) return `because ${words(e.reason)}${e.evidence ? ` (${e.evidence})` : ''}`;
+  if (e.budgetExhausted) return `the ${words(e.budgetExhausted)} budget ran out${e.evidence ? ` (${e.evidence})` : ''}`;
+  if (e.decision === 'fail_reconcile') {
+    return e.reconcileStatus
+      ? `side effect uncertain, not retried; reconcile answered ${words(e.reconcileStatus)}`
+      : 'side effect uncertain, not retried; no reconcile answer recorded';
+  }
+  const what = `${e.decision ? (DONE[e.decision] ?? words(e.decision)) : 'escalated'} after ${e.failureClass ? `a ${words(e.failureClass)} failure` : 'a failure of no recorded class'}`;
+  return e.evidence ? `${what}: ${e.evidence}` : `${what} (no message recorded)`;
+}
+
+// The escalation reasons (semconv ESCALATION_REASONS) that name a budget running out.
+const BUDGET_REASONS = new Set(['attempts_per_call', 'session_retries', 'rejections_per_task', 'added_latency', 'repair_tokens']);
+
+function kindOf(e: { decision: string | null; failureClass: string | null; reason: string | null; budgetExhausted: string | null }): EscalationKind {
+  if (e.budgetExhausted || e.failureClass === 'budget_exhausted' || (e.reason && BUDGET_REASONS.has(e.reason))) return 'budget';
+  if (e.decision === 'abort') return 'abort';
+  if (e.decision === 'fail_reconcile') return 'reconcile';
+  return 'human';
+}
+
+function escalation(step: ToolCallStepDto, a: AttemptDto | null): EscalationDto {
+  const facts = {
+    decision: a ? a.decision : step.decision,
+    failureClass: a ? a.failureClass : step.failureClass,
+    reason: (a ? a.escalationReason : null) ?? step.escalationReason,
+    budgetExhausted: a?.budgets.exhausted ?? null,
+    reconcileStatus: step.reconcileStatus,
+    evidence: evidenceOf(a, step),
+  };
+  return {
+    step: step.step,
+    attempt: a?.number ?? null,
+    toolName: a?.toolName ?? step.toolName,
+    decision: facts.decision,
+    reason: facts.reason,
+    failureClass: facts.failureClass,
+    reconcileStatus: facts.reconcileStatus,
+    why: escalationWhy(facts),
+    kind: kindOf(facts),
+  };
+}
+
+/** Where and why the session escalated: each attempt or call whose decision handed it on, in step order. */
+export function escalationsOf(steps: TimelineStepDto[]): EscalationDto[] {
+  const out: EscalationDto[] = [];
+  for (const s of steps) {
+    if (s.kind !== 'tool') continue;
+    const hits = s.attempts.filter((a) => (a.decision && ESCALATING.has(a.decision)) || a.escalationReason);
+    for (const a of hits) out.push(escalation(s, a));
+    // The call's own decision, on its last part (a call listed in parts escalates after its last attempt).
+    const last = !s.part || s.part.index === s.part.count - 1;
+    if (!hits.length && last && ((s.decision && ESCALATING.has(s.decision)) || s.escalationReason)) out.push(escalation(s, null));
+  }
+  return out;
+}
