@@ -69,7 +69,7 @@ export const GUARD_CHECKS = target(
 export const MODEL_CALLS = target(
   'model_calls',
   `project_id, trace_id, span_id, session_id, started_at, parent_span_id, model, provider, duration_ms,
-   input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class, step_sequence`,
+   input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class, step_sequence, cached_input_tokens`,
 );
 
 export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;

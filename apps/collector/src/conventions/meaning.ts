@@ -56,6 +56,8 @@ export interface Meaning {
   provider: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Input tokens served from the provider's prompt cache (part of inputTokens). */
+  cachedInputTokens: number | null;
   repairAttemptSpanId: string | null;
   repairFailureClass: string | null;
   /** Tool calls refused by the library that this span reports (Vercel AI SDK). */
@@ -97,6 +99,7 @@ export function newMeaning(): Meaning {
     provider: null,
     inputTokens: null,
     outputTokens: null,
+    cachedInputTokens: null,
     repairAttemptSpanId: null,
     repairFailureClass: null,
     rejected: null,
@@ -139,6 +142,7 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.provider = null;
   m.inputTokens = null;
   m.outputTokens = null;
+  m.cachedInputTokens = null;
   m.repairAttemptSpanId = null;
   m.repairFailureClass = null;
   m.rejected = null;
