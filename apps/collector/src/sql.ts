@@ -209,3 +209,12 @@ export const updateAnalytics = (
 ) =>
   `SELECT guardtrace_update_analytics(${projectIds}::uuid[], ${ids}::text[], ${boolArray(listed)}::boolean[],
   ${rows.kinds}::text[], ${rows.projects}::uuid[], ${rows.traces}::text[], ${rows.spans}::text[]) AS analytics`;
+
+/**
+ * The per-model rollup of repair turns (analytics_model_daily) of the touched sessions, by the
+ * function of the analytics_model_costs_function migration: each session's part recomputed whole
+ * from its stored rows. Run after the session totals (it reads their sampling weight), under the
+ * sessions' locks.
+ */
+export const updateModelCosts = (projectIds: string, ids: string) =>
+  `SELECT guardtrace_update_model_costs(${projectIds}::uuid[], ${ids}::text[]) AS model_costs`;

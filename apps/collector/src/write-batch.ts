@@ -24,6 +24,7 @@ import {
   textArray,
   traceState,
   updateAnalytics,
+  updateModelCosts,
   updateSessions,
   upsertTracesAndLock,
 } from './sql.ts';
@@ -174,6 +175,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
       spans: textArray(analytics.spans),
     },
   );
-  statements.push(insertAndLock, totalsSql, analyticsSql, 'COMMIT');
+  const modelCostsSql = updateModelCosts(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
+  statements.push(insertAndLock, totalsSql, analyticsSql, modelCostsSql, 'COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
 }
