@@ -60,15 +60,11 @@ export async function estimateSessionCosts(db: PrismaClient, projectId: string, 
   return out;
 }
 
-/** Estimated cost of the repair turns per tool and failure class, and per class alone. */
+/** Estimated cost of the repair turns per failure class and per tool ('' when unknown). */
 export interface RepairCostsDto {
-  /** Keyed `${tool}\u0000${failureClass}`. */
-  byToolClass: Map<string, CostDto>;
   byClass: Map<string, CostDto>;
   byTool: Map<string, CostDto>;
 }
-
-export const toolClassKey = (tool: string, failureClass: string) => `${tool}\u0000${failureClass}`;
 
 /**
  * The repair turns of the window (model calls that repaired a failed attempt), priced per model:
@@ -89,7 +85,6 @@ export async function getRepairCosts(db: PrismaClient, projectId: string, w: Day
   ]);
   const keyed = (f: (r: (typeof rows)[number]) => string) => byKey(rows.map((r) => ({ ...r, key: f(r) })), prices);
   return {
-    byToolClass: keyed((r) => toolClassKey(r.tool, r.cls)),
     byClass: keyed((r) => r.cls),
     byTool: keyed((r) => r.tool),
   };
