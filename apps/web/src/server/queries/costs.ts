@@ -89,24 +89,3 @@ export async function getRepairCosts(db: PrismaClient, projectId: string, w: Day
     byTool: keyed((r) => r.tool),
   };
 }
-
-/**
- * Every model call of the sessions started in the window (the sessions analytics' totals count),
- * priced, each scaled by its session's sampling weight. Read from the rows: all model calls of the
- * window's sessions through the session index (measured at 50,000 sessions: docs/benchmarks.md).
- */
-export async function getWindowSpend(db: PrismaClient, projectId: string, w: DayWindow, book?: PriceBook): Promise<CostDto> {
-  const [rows, prices] = await Promise.all([
-    db.$queryRaw<TokenRow[]>`
-      SELECT '' AS key, m.model, sum(m.input_tokens * s.sampling_weight)::float8 AS input,
-        sum(m.output_tokens * s.sampling_weight)::float8 AS output, sum(m.cached_input_tokens * s.sampling_weight)::float8 AS cached
-      FROM sessions s
-      JOIN model_calls m ON m.project_id = s.project_id AND m.session_id = s.id
-      WHERE s.project_id = ${projectId}::uuid
-        AND s.started_at >= ${w.from}::date::timestamp AT TIME ZONE 'UTC'
-        AND s.started_at < (${w.to}::date + 1)::timestamp AT TIME ZONE 'UTC'
-      GROUP BY 2`,
-    book ?? priceBookOf(db, projectId),
-  ]);
-  return estimateCost(rows.map(tokens), prices);
-}
