@@ -56,7 +56,7 @@ export async function PricesPanel({ project, role }: { project: string; role: Ro
                         <form action={deleteModelPrice}>
                           <input type="hidden" name="project" value={project} />
                           <input type="hidden" name="model" value={r.model} />
-                          <button type="submit" className="rounded border border-slate-300 px-2 py-0.5 text-xs text-slate-700 hover:bg-slate-50">
+                          <button type="submit" className="min-h-6 rounded border border-slate-300 px-2 py-1 text-xs text-slate-700 hover:bg-slate-50">
                             Remove <span className="sr-only">the project price of {r.model}</span>
                           </button>
                         </form>
