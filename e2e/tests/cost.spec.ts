@@ -4,7 +4,8 @@
  * figure is exactly this test's: the replay header and each model turn priced from the built-in
  * table (a dated model name, cached input tokens at their own rate), an unknown model named
  * instead of priced at $0 and a total that mixes it called partial, the sessions list, analytics'
- * dollars of repair turns per failure class and tool, and a project price set in Settings (audited)
+ * dollars of repair turns per failure class and tool and of the window's sessions, and a project
+ * price set in Settings (audited)
  * changing every one of those figures at once.
  */
 import { randomBytes } from 'node:crypto';
@@ -157,6 +158,8 @@ test('costs in dollars from raw OTLP to the replay, the sessions list and analyt
   await expect(panel.locator('[data-testid=repair-cost-class][data-key=invalid_arguments]').getByTestId('repair-cost')).toHaveText('≈ $0.08, estimated');
   await expect(panel.locator('[data-testid=repair-cost-tool][data-key=write_file]').getByTestId('repair-cost')).toHaveText('≈ $0.08, estimated');
   await expect(panel.getByTestId('repair-cost-total')).toHaveText('≈ $0.08, estimated');
+  // And all the window's sessions spent: both sessions, the unknown model left out and named.
+  await expect(panel.getByTestId('spend-total')).toHaveText('≈ $0.53, estimated (partial: price unknown for model acme-llm-7)');
 
   // A project price of gpt-4.1 (twice the table's) and one for the unknown model, set in Settings.
   await page.goto(`/settings?project=${project}`);

@@ -1,8 +1,9 @@
 /**
  * The per-model rollup of repair turns (analytics_model_daily) is kept in the collector's write
  * transaction: after re-sent spans, a repair turn arriving in a later batch, a late conversation
- * id or a sampling sweep, it equals its key's repair tokens per model recomputed from the rows,
- * and agrees with analytics_daily's failed_tokens of the same day, tool and class.
+ * id or a session gone, it equals its key's repair tokens per model recomputed from the rows,
+ * and agrees with analytics_daily's failed_tokens of the same day, tool and class; the spend of
+ * every model call per session start day and model (analytics_model_spend_daily) likewise.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +44,16 @@ async function stored(projectId: string): Promise<Record<string, number[]>> {
   );
 }
 
+/** The stored spend per day and model (rows back at zero left out): `day|model` → [input, output, cached]. */
+async function spend(projectId: string): Promise<Record<string, number[]>> {
+  const { rows } = await env.sql.query(
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, input_tokens, output_tokens, cached_input_tokens
+     FROM analytics_model_spend_daily WHERE project_id = $1 AND (input_tokens <> 0 OR output_tokens <> 0 OR cached_input_tokens <> 0)`,
+    [projectId],
+  );
+  return Object.fromEntries(rows.map((r) => [`${r.day}|${r.model}`, [r.input_tokens, r.output_tokens, r.cached_input_tokens]]));
+}
+
 /** analytics_daily's repair tokens per day, tool and class, which the per-model rows must sum to. */
 async function failedTokens(projectId: string): Promise<Record<string, number>> {
   const { rows } = await env.sql.query(
@@ -75,6 +86,8 @@ describe('repair turns per model in the write transaction', () => {
     await post([...s.spans.slice(0, 2), ...sdkSession().spans], key);
     expect(await stored(projectId)).toEqual({ [KEY]: [8400, 160, 0] });
     await expectAgreesWithDaily(projectId);
+    // Every model call of both sessions (a first turn and a repair turn each), on their start day.
+    expect(await spend(projectId)).toEqual({ '2026-11-30|gpt-4.1-mini': [16400, 400, 0] });
   });
 
   it('counts a repair turn and the attempt it repairs that arrive in a later batch', async () => {
@@ -103,6 +116,7 @@ describe('repair turns per model in the write transaction', () => {
     const parts = await env.sql.query('SELECT DISTINCT session_id FROM analytics_model_session_parts WHERE project_id = $1', [projectId]);
     expect(parts.rows.map((r) => r.session_id)).toEqual([sessionId]);
     expect(await stored(projectId)).toEqual({ [KEY]: [4200, 80, 0] });
+    expect(await spend(projectId)).toEqual({ '2026-11-30|gpt-4.1-mini': [8200, 200, 0] });
   });
 
   it('subtracts a session that is gone', async () => {
@@ -113,5 +127,6 @@ describe('repair turns per model in the write transaction', () => {
     await env.sql.query('DELETE FROM model_calls WHERE project_id = $1', [projectId]);
     await env.sql.query('SELECT guardtrace_update_model_costs(ARRAY[$1]::uuid[], ARRAY[$2]::text[])', [projectId, s.sessionId]);
     expect(await stored(projectId)).toEqual({});
+    expect(await spend(projectId)).toEqual({});
   });
 });

@@ -1,13 +1,14 @@
 import { estimateCost, PRICES_CHECKED } from '@guardtrace/db';
 import Link from 'next/link';
 import { classStyle } from '@/lib/failure-classes';
-import { formatCost } from '@/lib/cost';
+import { formatCost, formatUsd } from '@/lib/cost';
 import { explorerHref } from '@/lib/explorer-link';
 import { hrefWith } from '@/lib/search-params';
 import { db } from '@/server/db';
 import type { DayWindow } from '@/server/queries/analytics';
-import { type CostDto, getRepairCosts, priceBookOf } from '@/server/queries/costs';
+import { type CostDto, getRepairCosts, getWindowSpend, priceBookOf } from '@/server/queries/costs';
 import { Bar, Card, Empty, NUM, TD, TH } from './card';
+import { sessionCosts } from './session-costs';
 
 interface PanelProps {
   project: string;
@@ -65,7 +66,11 @@ function CostTable({
  */
 export async function RepairCostPanel({ project, window }: PanelProps) {
   const book = await priceBookOf(db(), project);
-  const costs = await getRepairCosts(db(), project, window, book);
+  const [costs, spend, sessions] = await Promise.all([
+    getRepairCosts(db(), project, window, book),
+    getWindowSpend(db(), project, window, book),
+    sessionCosts(project, window),
+  ]);
   const total = estimateCost([], book);
   for (const c of costs.byClass.values()) {
     total.usd += c.usd;
@@ -78,12 +83,24 @@ export async function RepairCostPanel({ project, window }: PanelProps) {
       title="What repairs cost in dollars"
       subtitle={`The model turns that repaired failed attempts (scaled by sampling weight), priced per model: estimates from the project's prices (Settings > Model prices; built-in prices from the providers' pages as of ${PRICES_CHECKED}).`}
     >
+      <p className="mb-4 text-sm text-slate-700">
+        All model calls of the sessions started in this range{' '}
+        <span className="font-semibold text-slate-900" data-testid="spend-total">
+          {formatCost(spend)}
+        </span>
+        {sessions.estimatedSessions > 0 && spend.pricedTokens > 0 ? (
+          <span data-testid="spend-per-session">
+            {' '}
+            · ≈ {formatUsd(spend.usd / sessions.estimatedSessions)} per session{spend.unknownModels.length ? ' (priced models only)' : ''}
+          </span>
+        ) : null}
+      </p>
       {costs.byClass.size === 0 ? (
         <Empty>No repair turns in this range.</Empty>
       ) : (
         <>
           <p className="mb-4 text-sm text-slate-700">
-            Total <span className="font-semibold text-slate-900" data-testid="repair-cost-total">{formatCost(total)}</span>{' '}
+            Repair turns <span className="font-semibold text-slate-900" data-testid="repair-cost-total">{formatCost(total)}</span>{' '}
             <Link href={hrefWith('/settings', { project })} className="text-xs text-indigo-700 underline">
               prices
             </Link>

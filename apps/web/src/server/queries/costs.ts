@@ -89,3 +89,22 @@ export async function getRepairCosts(db: PrismaClient, projectId: string, w: Day
     byTool: keyed((r) => r.tool),
   };
 }
+
+/**
+ * Every model call of the sessions started in the window (the sessions analytics' totals count),
+ * priced, each scaled by its session's sampling weight: read from the rollup the collector keeps
+ * (analytics_model_spend_daily, by the UTC day of the session's start and model).
+ */
+export async function getWindowSpend(db: PrismaClient, projectId: string, w: DayWindow, book?: PriceBook): Promise<CostDto> {
+  const [rows, prices] = await Promise.all([
+    db.$queryRaw<TokenRow[]>`
+      SELECT '' AS key, nullif(model, '') AS model, sum(input_tokens)::float8 AS input, sum(output_tokens)::float8 AS output,
+        sum(cached_input_tokens)::float8 AS cached
+      FROM analytics_model_spend_daily
+      WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
+      GROUP BY 2
+      HAVING sum(input_tokens) + sum(output_tokens) > 0.5`,
+    book ?? priceBookOf(db, projectId),
+  ]);
+  return estimateCost(rows.map(tokens), prices);
+}
