@@ -187,7 +187,8 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
       <td className={NUM}>
         {scaled(s.tokens, w)}
         {s.repairTokens ? <div className="text-xs text-amber-700">{scaled(s.repairTokens, w)} repair</div> : null}
-        {s.tokens ? (
+        {/* Only what the stored model calls price: a row's totals alone (an import) name no model. */}
+        {s.cost.pricedTokens > 0 || s.cost.unknownModels.length > 0 ? (
           <div className="text-xs text-slate-500" data-testid="session-row-cost" title={formatCost({ ...s.cost, usd: s.cost.usd * w })}>
             {formatCostShort({ ...s.cost, usd: s.cost.usd * w })}
           </div>
