@@ -186,6 +186,8 @@ function modelCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: 
     duration_ms: durationMs(span),
     input_tokens: m.inputTokens ?? 0,
     output_tokens: m.outputTokens ?? 0,
+    // Stored as recorded; the price table treats them as part of input_tokens (packages/db/src/prices.ts).
+    cached_input_tokens: m.cachedInputTokens ?? 0,
     repair_attempt_span_id: m.repairAttemptSpanId,
     repair_failure_class: m.repairFailureClass,
     step_sequence: m.stepSequence,

@@ -81,6 +81,7 @@ async function dropSession(pool: pg.Pool, projectId: string, sessionId: string, 
     await client.query('DELETE FROM sessions WHERE project_id = $1 AND id = $2', [projectId, sessionId]);
     // Its share of the analytics rollups goes too: recomputed from no rows, it is subtracted.
     await client.query('SELECT guardtrace_refresh_analytics(ARRAY[$1]::uuid[], ARRAY[$2]::text[])', [projectId, sessionId]);
+    await client.query('SELECT guardtrace_update_model_costs(ARRAY[$1]::uuid[], ARRAY[$2]::text[])', [projectId, sessionId]);
     await client.query('COMMIT');
     return true;
   } catch (err) {

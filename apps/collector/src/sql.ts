@@ -69,7 +69,7 @@ export const GUARD_CHECKS = target(
 export const MODEL_CALLS = target(
   'model_calls',
   `project_id, trace_id, span_id, session_id, started_at, parent_span_id, model, provider, duration_ms,
-   input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class, step_sequence`,
+   input_tokens, output_tokens, repair_attempt_span_id, repair_failure_class, step_sequence, cached_input_tokens`,
 );
 
 export const TARGETS = [SPANS, TOOL_CALLS, ATTEMPTS, GUARD_CHECKS, MODEL_CALLS] as const;
@@ -218,3 +218,12 @@ export const updateAnalytics = (
  */
 export const linkCorrections = (projectIds: string, ids: string, sinces: string) =>
   `SELECT guardtrace_link_corrections(${projectIds}::uuid[], ${ids}::text[], ${sinces}::timestamptz[]) AS links`;
+
+/**
+ * The per-model rollup of repair turns (analytics_model_daily) of the touched sessions, by the
+ * function of the analytics_model_costs_function migration: each session's part recomputed whole
+ * from its stored rows. Run after the session totals (it reads their sampling weight), under the
+ * sessions' locks.
+ */
+export const updateModelCosts = (projectIds: string, ids: string) =>
+  `SELECT guardtrace_update_model_costs(${projectIds}::uuid[], ${ids}::text[]) AS model_costs`;

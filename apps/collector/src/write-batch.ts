@@ -26,6 +26,7 @@ import {
   textArray,
   traceState,
   updateAnalytics,
+  updateModelCosts,
   updateSessions,
   upsertTracesAndLock,
 } from './sql.ts';
@@ -180,6 +181,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   // the batch's earliest new span on for a listed session, whole for any other.
   const sinces = [...touched.keys()].map((k, i) => (listed[i] ? (sessions.get(k)?.since ?? null) : null));
   const linksSql = linkCorrections(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), textArray(sinces));
-  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, 'COMMIT');
+  const modelCostsSql = updateModelCosts(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, 'COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
 }

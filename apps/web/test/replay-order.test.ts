@@ -18,6 +18,8 @@ const model = (spanId: string, repairs: string | null = null): StepDraft => ({
   durationMs: 0,
   inputTokens: 1,
   outputTokens: 1,
+  cachedInputTokens: 0,
+  cost: { usd: 0, pricedTokens: 0, unknownModels: ['gpt-test'] },
   repairFailureClass: repairs ? 'unknown_tool' : null,
   repairAttemptSpanId: repairs,
   repairs: null,

@@ -1,5 +1,5 @@
 /**
- * The audit log of a project: who changed its keys, sampling, retention, members or name.
+ * The audit log of a project: who changed its keys, sampling, retention, model prices, members or name.
  * `recordAudit` takes the transaction that makes the change, so an entry exists exactly when
  * the change committed.
  */
@@ -14,6 +14,8 @@ export const AUDIT_ACTIONS = [
   'key.revoked',
   'sampling.changed',
   'retention.changed',
+  'price.set',
+  'price.removed',
   'member.invited',
   'invitation.revoked',
   'member.joined',

@@ -27,5 +27,7 @@ export { consumeSignInLink, createSignInLink, ensureOwner, hasPassword, ownerHas
 export { createPrisma, queryArrays, sql } from './client.ts';
 export type { PrismaClient, Sql } from './client.ts';
 export { refreshAnalyticsRollup } from './analytics.ts';
+export { costOf, estimateCost, normalizeModel, PRICE_TABLE, PRICES_CHECKED, PriceBook, UNNAMED_MODEL } from './prices.ts';
+export type { CostEstimate, ModelPrice, ModelTokens, PriceEntry, PriceOrigin } from './prices.ts';
 export { API_KEY_CHANNEL, createApiKey, createProject, generateApiKey, hashApiKey, revokeApiKey } from './keys.ts';
 export type { CreatedKey } from './keys.ts';

@@ -178,6 +178,33 @@ async function expireSessions(
              FROM ac GROUP BY 1, 2, 3
            ) d
            WHERE r.project_id = d.project_id AND r.day = d.day AND r.bucket = d.bucket
+         ), amp AS (
+           -- And its repair turns' tokens per model (analytics_model_daily).
+           DELETE FROM analytics_model_session_parts p WHERE p.project_id = $1 AND p.session_id IN (SELECT id FROM old)
+           RETURNING p.*
+         ), amd AS (
+           UPDATE analytics_model_daily r SET input_tokens = r.input_tokens - d.input_tokens,
+             output_tokens = r.output_tokens - d.output_tokens, cached_input_tokens = r.cached_input_tokens - d.cached_input_tokens
+           FROM (
+             SELECT project_id, day, tool_name, failure_class, model, sum(input_tokens) AS input_tokens,
+               sum(output_tokens) AS output_tokens, sum(cached_input_tokens) AS cached_input_tokens
+             FROM amp GROUP BY 1, 2, 3, 4, 5
+           ) d
+           WHERE r.project_id = d.project_id AND r.day = d.day AND r.tool_name = d.tool_name
+             AND r.failure_class = d.failure_class AND r.model = d.model
+         ), asp AS (
+           -- And its model calls' tokens per model (analytics_model_spend_daily).
+           DELETE FROM analytics_model_session_spend p WHERE p.project_id = $1 AND p.session_id IN (SELECT id FROM old)
+           RETURNING p.*
+         ), asd AS (
+           UPDATE analytics_model_spend_daily r SET input_tokens = r.input_tokens - d.input_tokens,
+             output_tokens = r.output_tokens - d.output_tokens, cached_input_tokens = r.cached_input_tokens - d.cached_input_tokens
+           FROM (
+             SELECT project_id, day, model, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+               sum(cached_input_tokens) AS cached_input_tokens
+             FROM asp GROUP BY 1, 2, 3
+           ) d
+           WHERE r.project_id = d.project_id AND r.day = d.day AND r.model = d.model
          )
          SELECT count(*)::int AS n FROM old`,
         [projectId, ids, cutoff],

@@ -227,6 +227,8 @@ export interface ModelCall {
   responseModel?: string;
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens served from the provider's prompt cache, counted in `inputTokens` too (priced at the cached rate). */
+  cachedInputTokens?: number;
   /** The failed attempt (or failed call result) this model turn repairs: its tokens count as repair tokens of that class. */
   repairs?: RepairRef | AttemptRecord | CallFailure;
   startTime?: number;

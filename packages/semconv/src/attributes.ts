@@ -45,6 +45,13 @@ export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens' as c
 export const ATTR_GEN_AI_USAGE_PROMPT_TOKENS = 'gen_ai.usage.prompt_tokens' as const;
 /** Deprecated alias of `gen_ai.usage.output_tokens`, still read from older emitters. */
 export const ATTR_GEN_AI_USAGE_COMPLETION_TOKENS = 'gen_ai.usage.completion_tokens' as const;
+/**
+ * Input tokens served from the provider's prompt cache (included in `gen_ai.usage.input_tokens`);
+ * priced at the model's cached-input rate. @example 3000
+ */
+export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = 'gen_ai.usage.cache_read.input_tokens' as const;
+/** Older name of `gen_ai.usage.cache_read.input_tokens` (OpenLLMetry and others), still read. */
+export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS_OLD = 'gen_ai.usage.cache_read_input_tokens' as const;
 /** Tool name. @example 'read_file' */
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name' as const;
 /** Tool call id given by the model. @example 'call_mszuSIzqtI65i1wAUOE8w5H4' */

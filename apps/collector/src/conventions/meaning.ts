@@ -69,6 +69,8 @@ export interface Meaning {
   provider: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Input tokens served from the provider's prompt cache (part of inputTokens). */
+  cachedInputTokens: number | null;
   repairAttemptSpanId: string | null;
   repairFailureClass: string | null;
   /** Attempts this span implies (see ImpliedAttempt): refused calls it reports, or its own one attempt. */
@@ -111,6 +113,7 @@ export function newMeaning(): Meaning {
     provider: null,
     inputTokens: null,
     outputTokens: null,
+    cachedInputTokens: null,
     repairAttemptSpanId: null,
     repairFailureClass: null,
     implied: null,
@@ -154,6 +157,7 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.provider = null;
   m.inputTokens = null;
   m.outputTokens = null;
+  m.cachedInputTokens = null;
   m.repairAttemptSpanId = null;
   m.repairFailureClass = null;
   m.implied = null;

@@ -12,6 +12,7 @@ const PROVIDER = 'llm.provider';
 const SYSTEM = 'llm.system';
 const PROMPT_TOKENS = 'llm.token_count.prompt';
 const COMPLETION_TOKENS = 'llm.token_count.completion';
+const CACHE_READ_TOKENS = 'llm.token_count.prompt_details.cache_read';
 const TOOL_NAME = 'tool.name';
 const TOOL_CALL_ID = 'tool_call.id';
 const INPUT = 'input.value';
@@ -49,5 +50,6 @@ export function read(span: NormSpan, m: Meaning): void {
     m.provider ??= text(a, PROVIDER) ?? text(a, SYSTEM);
     m.inputTokens ??= int(a, PROMPT_TOKENS);
     m.outputTokens ??= int(a, COMPLETION_TOKENS);
+    m.cachedInputTokens ??= int(a, CACHE_READ_TOKENS);
   }
 }

@@ -26,6 +26,9 @@ const USAGE_PROMPT = 'ai.usage.promptTokens';
 const USAGE_COMPLETION = 'ai.usage.completionTokens';
 const USAGE_INPUT = 'ai.usage.inputTokens';
 const USAGE_OUTPUT = 'ai.usage.outputTokens';
+/** Cached input tokens: ai 6's detail, and its older flat name. */
+const USAGE_CACHE_READ = 'ai.usage.inputTokenDetails.cacheReadTokens';
+const USAGE_CACHED_INPUT = 'ai.usage.cachedInputTokens';
 const MODEL_ID = 'ai.model.id';
 const MODEL_PROVIDER = 'ai.model.provider';
 const PROMPT_MESSAGES = 'ai.prompt.messages';
@@ -67,6 +70,7 @@ export function read(span: NormSpan, m: Meaning): void {
     m.provider ??= text(a, MODEL_PROVIDER);
     m.inputTokens ??= int(a, USAGE_INPUT) ?? int(a, USAGE_PROMPT);
     m.outputTokens ??= int(a, USAGE_OUTPUT) ?? int(a, USAGE_COMPLETION);
+    m.cachedInputTokens ??= int(a, USAGE_CACHE_READ) ?? int(a, USAGE_CACHED_INPUT);
     const messages = a[PROMPT_MESSAGES];
     if (typeof messages === 'string' && messages.includes('"error-text"')) m.implied = rejectedCalls(span, messages);
   }

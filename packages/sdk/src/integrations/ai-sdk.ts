@@ -104,6 +104,8 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
         outputTokens: s.usage?.outputTokens ?? 0,
         startTime: step.start,
       };
+      const cached = s.usage?.inputTokenDetails?.cacheReadTokens ?? s.usage?.cachedInputTokens;
+      if (cached) call.cachedInputTokens = cached;
       const provider = opts.provider ?? step.model.provider;
       if (provider) call.provider = provider;
       if (failedLastStep) call.repairs = failedLastStep;

@@ -37,8 +37,10 @@ describe('OpenAI-format tool calls', () => {
     expect(run.messages[2]?.content).toContain('Arguments are not valid JSON');
     expect(run.repairs?.failureClass).toBe('unknown_tool');
     recordOpenAIUsage(s, { model: 'gpt-4.1-mini', usage: { input_tokens: 6000, output_tokens: 40 } }, { repairs: run.repairs });
+    recordOpenAIUsage(s, { model: 'gpt-4o', usage: { prompt_tokens: 5000, completion_tokens: 9, prompt_tokens_details: { cached_tokens: 3072 } } });
     const chats = named('chat');
-    expect(chats.map((c) => c.attributes['gen_ai.usage.input_tokens'])).toEqual([4000, 6000]);
+    expect(chats.map((c) => c.attributes['gen_ai.usage.input_tokens'])).toEqual([4000, 6000, 5000]);
+    expect(chats.map((c) => c.attributes['gen_ai.usage.cache_read.input_tokens'])).toEqual([undefined, undefined, 3072]);
     expect(chats[1]?.attributes['guardtrace.repair.failure_class']).toBe('unknown_tool');
   });
 

@@ -80,10 +80,19 @@ export async function runOpenAIResponseCalls(session: Session, output: { type: s
   return out;
 }
 
+interface OpenAIUsage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  input_tokens?: number;
+  output_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number } | null;
+  input_tokens_details?: { cached_tokens?: number } | null;
+}
+
 /** Records an OpenAI response's usage (Chat Completions or Responses field names). */
 export function recordOpenAIUsage(
   session: Session,
-  response: { model?: string; usage?: { prompt_tokens?: number; completion_tokens?: number; input_tokens?: number; output_tokens?: number } | null },
+  response: { model?: string; usage?: OpenAIUsage | null },
   opts: { model?: string; repairs?: CallFailure | undefined } = {},
 ): void {
   const u = response.usage ?? {};
@@ -93,6 +102,9 @@ export function recordOpenAIUsage(
     inputTokens: u.prompt_tokens ?? u.input_tokens ?? 0,
     outputTokens: u.completion_tokens ?? u.output_tokens ?? 0,
   };
+  // Cached prompt tokens, part of the input tokens (Chat Completions' and Responses' names).
+  const cached = u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens;
+  if (cached) call.cachedInputTokens = cached;
   if (response.model) call.responseModel = response.model;
   if (opts.repairs) call.repairs = opts.repairs;
   session.recordModelCall(call);

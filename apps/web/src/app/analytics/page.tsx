@@ -6,6 +6,7 @@ import { ChartSkeleton, TableSkeleton } from '@/components/skeletons';
 import { first, hrefWith, type RawSearchParams } from '@/lib/search-params';
 import { selectProject } from '@/server/context';
 import { ANALYTICS_RANGES, DEFAULT_RANGE, parseAnalyticsWindow } from '@/server/queries/analytics';
+import { RepairCostPanel } from './cost-panels';
 import { ClassSharePanel, ExhaustionPanel, RejectionPanel, ToolClassPanel } from './failure-panels';
 import { ChartPanel, CostHistogramPanel, TotalsPanel } from './panels';
 
@@ -73,6 +74,9 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
             <CostHistogramPanel {...panel} />
           </Suspense>
         </div>
+        <Suspense key={`$:${key}`} fallback={<TableSkeleton rows={5} />}>
+          <RepairCostPanel {...panel} />
+        </Suspense>
         <Suspense key={`r:${key}`} fallback={<TableSkeleton rows={5} />}>
           <RejectionPanel {...panel} />
         </Suspense>

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { ErrorsInsideBadge, OutcomeBadge } from '@/components/badges';
 import { CursorPagination } from '@/components/pagination';
+import { formatCost, formatCostShort } from '@/lib/cost';
 import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import { isFiltered, type ParsedSessionQuery } from '@/lib/session-query';
@@ -186,6 +187,12 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
       <td className={NUM}>
         {scaled(s.tokens, w)}
         {s.repairTokens ? <div className="text-xs text-amber-700">{scaled(s.repairTokens, w)} repair</div> : null}
+        {/* Only what the stored model calls price: a row's totals alone (an import) name no model. */}
+        {s.cost.pricedTokens > 0 || s.cost.unknownModels.length > 0 ? (
+          <div className="text-xs text-slate-500" data-testid="session-row-cost" title={formatCost({ ...s.cost, usd: s.cost.usd * w })}>
+            {formatCostShort({ ...s.cost, usd: s.cost.usd * w })}
+          </div>
+        ) : null}
       </td>
       <td className="px-3 py-3">
         <OutcomeBadge outcome={s.outcome} />

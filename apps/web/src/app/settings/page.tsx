@@ -12,6 +12,7 @@ import { getProjectSettings } from '@/server/queries/settings';
 import { revokeKey } from './actions';
 import { CreateKeyForm, RetentionForm, RevokeButton, SampleRateForm } from './forms';
 import { MembersPanel } from './members';
+import { PricesPanel } from './prices';
 
 export const metadata: Metadata = { title: 'Settings' };
 
@@ -48,6 +49,9 @@ async function SettingsPanels({ project, role, me }: { project: string; role: Ro
         subtitle="The collector deletes a session with all its spans and rows this many days after it ended (checked hourly). Empty: the collector's default (GUARDTRACE_RETENTION_DAYS; unset there, sessions are kept)."
       >
         <RetentionForm project={settings.id} days={settings.retentionDays} />
+      </Card>
+      <Card title="Model prices" subtitle="US dollars per million tokens, by model: what every estimated cost (replay, sessions, analytics) is priced at.">
+        <PricesPanel project={settings.id} role={role} />
       </Card>
       <Card
         title="API keys"

@@ -84,6 +84,7 @@ interface ModelCallRow {
   durationMs: number;
   inputTokens: number;
   outputTokens: number;
+  cachedInputTokens: number;
   repairAttemptSpanId: string | null;
   repairFailureClass: string | null;
 }
@@ -202,6 +203,7 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
           durationMs: sql`duration_ms`,
           inputTokens: sql`input_tokens`,
           outputTokens: sql`output_tokens`,
+          cachedInputTokens: sql`cached_input_tokens`,
           repairAttemptSpanId: sql`repair_attempt_span_id`,
           repairFailureClass: sql`repair_failure_class`,
         },

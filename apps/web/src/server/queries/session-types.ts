@@ -1,4 +1,5 @@
 /** DTOs of the session page: plain, serializable, no Prisma types. */
+import type { CostEstimate as CostDto } from '@guardtrace/db';
 
 export interface GuardCheckDto {
   spanId: string;
@@ -156,6 +157,10 @@ export interface ModelCallStepDto {
   durationMs: number;
   inputTokens: number;
   outputTokens: number;
+  /** Input tokens served from the provider's prompt cache (part of inputTokens). */
+  cachedInputTokens: number;
+  /** Estimated cost in US dollars at the project's prices (costs.ts). */
+  cost: CostDto;
   /** Set when this turn repaired a failed attempt: its tokens count as repair tokens of this class. */
   repairFailureClass: string | null;
   repairAttemptSpanId: string | null;
@@ -216,6 +221,8 @@ export interface SessionHeaderDto {
   inputTokens: number;
   outputTokens: number;
   repairTokens: number;
+  /** Estimated cost in US dollars of the session's own tokens, at the project's prices (costs.ts). */
+  cost: CostDto;
   samplingWeight: number;
   traceIds: string[];
 }

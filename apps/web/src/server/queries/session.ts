@@ -1,7 +1,8 @@
 import 'server-only';
-import type { PrismaClient } from '@guardtrace/db';
+import { estimateCost, type PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
 import { numberParts, splitAtRepairs, stepKey } from './call-parts.ts';
+import { type CostDto, estimateSessionCosts, priceBookOf } from './costs.ts';
 import { escalationsOf } from './escalations.ts';
 import { linkRepairs, MAX_DEPTH, orderByChain, type RepairLink, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
 import { loadSessionRows } from './session-rows.ts';
@@ -46,10 +47,11 @@ export async function getSessionDetail(
   // The steps alone need no guard-check span: their rows carry what the steps show (see below
   // for the few that stand alone). The span tree shows every span.
   const stepsOnly = opts.spanTree === false;
-  const [session, rows, spans] = await Promise.all([
+  const [session, rows, spans, prices] = await Promise.all([
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
     loadSessionRows(db, projectId, sessionId, PREVIEW_CHARS, FEEDBACK_PREVIEW_CHARS),
     loadSpanFacts(db, projectId, sessionId, PREVIEW_CHARS, { withoutGuardChecks: stepsOnly }),
+    priceBookOf(db, projectId),
   ]);
   if (!session) return null;
   const { toolCalls, attempts, guardChecks, modelCalls } = rows;
@@ -201,6 +203,8 @@ export async function getSessionDetail(
       durationMs: m.durationMs,
       inputTokens: m.inputTokens,
       outputTokens: m.outputTokens,
+      cachedInputTokens: m.cachedInputTokens,
+      cost: estimateCost([m], prices),
       repairFailureClass: m.repairFailureClass,
       repairAttemptSpanId: m.repairAttemptSpanId,
       repairs: null,
@@ -252,7 +256,7 @@ export async function getSessionDetail(
 
   const traceIds = new Set<string>();
   for (const rows of [spans, toolCalls, guardChecks, modelCalls]) for (const r of rows) traceIds.add(r.traceId);
-  const header = headerOf(session, [...traceIds]);
+  const header = headerOf(session, [...traceIds], estimateCost(modelCalls, prices));
 
   // The span tree is every span again: the replay loads it only when the tree view opens.
   return { session: header, steps, spanTree: opts.spanTree === false ? [] : spanTree(spans, steps), escalations: escalationsOf(steps) };
@@ -260,7 +264,7 @@ export async function getSessionDetail(
 
 type SessionRow = NonNullable<Awaited<ReturnType<PrismaClient['session']['findUnique']>>>;
 
-function headerOf(session: SessionRow, traceIds: string[]): SessionHeaderDto {
+function headerOf(session: SessionRow, traceIds: string[], cost: CostDto): SessionHeaderDto {
   return {
     id: session.id,
     agentName: session.agentName,
@@ -279,6 +283,7 @@ function headerOf(session: SessionRow, traceIds: string[]): SessionHeaderDto {
     inputTokens: Number(session.inputTokens),
     outputTokens: Number(session.outputTokens),
     repairTokens: Number(session.repairTokens),
+    cost,
     samplingWeight: session.samplingWeight,
     traceIds: [...traceIds].sort(),
   };
@@ -290,14 +295,15 @@ function headerOf(session: SessionRow, traceIds: string[]): SessionHeaderDto {
  * Null when the id is unknown in the project.
  */
 export async function getSessionHeader(db: PrismaClient, projectId: string, sessionId: string): Promise<SessionHeaderDto | null> {
-  const [session, traces] = await Promise.all([
+  const [session, traces, costs] = await Promise.all([
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
     db.$queryRaw<{ trace_id: string }[]>`
       SELECT trace_id FROM spans WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       UNION SELECT trace_id FROM tool_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       UNION SELECT trace_id FROM model_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
+    estimateSessionCosts(db, projectId, [sessionId]),
   ]);
-  return session ? headerOf(session, traces.map((t) => t.trace_id)) : null;
+  return session ? headerOf(session, traces.map((t) => t.trace_id), costs.get(sessionId) as CostDto) : null;
 }
 
 function standInToolCall(spanId: string, traceId: string, toolName: string, startedAt: string) {

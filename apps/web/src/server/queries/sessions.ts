@@ -3,6 +3,7 @@ import { type PrismaClient, sql } from '@guardtrace/db';
 import type { Comparison, SessionQueryFilters } from '@/lib/session-query';
 import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
 import { type Cursor, decodeCursor, encodeCursor, keysetCondition, orderBy, sortExpr } from './session-sort';
+import { type CostDto, estimateSessionCosts } from './costs';
 
 // 25 rows: a screenful of sessions without scrolling past the filters on a laptop.
 const SESSIONS_PAGE_SIZE = 25;
@@ -50,6 +51,8 @@ export interface SessionRowDto {
   /** Input + output tokens of every model call. */
   tokens: number;
   repairTokens: number;
+  /** Estimated cost in US dollars of the session's own tokens (not scaled), at the project's prices. */
+  cost: CostDto;
   /** How many sessions this one stands for (1 unless the SDK sampled clean sessions out). */
   samplingWeight: number;
   /** Retries (attempts after the first of a call) per tool call. */
@@ -238,13 +241,16 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   const hasPrev = forward ? cursor !== undefined : more;
   const cursorOf = (r: SessionRow | undefined) => (r ? encodeCursor({ sort, value: r.sort_value, id: r.id }) : null);
 
-  const classes = page.length
-    ? await db.attempt.groupBy({
-        by: ['sessionId', 'failureClass'],
-        where: { projectId, sessionId: { in: page.map((r) => r.id) }, failureClass: { not: null } },
-        _count: { _all: true },
-      })
-    : [];
+  const [classes, costs] = await Promise.all([
+    page.length
+      ? db.attempt.groupBy({
+          by: ['sessionId', 'failureClass'],
+          where: { projectId, sessionId: { in: page.map((r) => r.id) }, failureClass: { not: null } },
+          _count: { _all: true },
+        })
+      : [],
+    estimateSessionCosts(db, projectId, page.map((r) => r.id)),
+  ]);
   const classesBySession = new Map<string, { failureClass: string; count: number }[]>();
   for (const c of classes) {
     if (!c.failureClass) continue;
@@ -276,6 +282,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
         modelCallCount: Number(r.model_call_count),
         tokens: Number(r.input_tokens) + Number(r.output_tokens),
         repairTokens: Number(r.repair_tokens),
+        cost: costs.get(r.id) as CostDto,
         samplingWeight: Number(r.sampling_weight),
         retryRate: toolCalls > 0 ? Math.max(attempts - toolCalls, 0) / toolCalls : 0,
         failureClasses: classCounts.map((c) => c.failureClass).sort(),

@@ -1,4 +1,5 @@
 import { ErrorsInsideBadge, OutcomeBadge } from '@/components/badges';
+import { formatCost } from '@/lib/cost';
 import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import type { SessionHeaderDto } from '@/server/queries/session-types';
@@ -68,6 +69,11 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
           testId="repair-tokens"
         />
       </dl>
+      {/* Priced from the stored tokens when the page is read: Settings > Model prices changes it at once. */}
+      <p className="mt-2 text-sm text-slate-700">
+        Cost <span className="font-semibold tabular-nums text-slate-900" data-testid="session-cost">{formatCost(s.cost)}</span>
+        <span className="text-xs text-slate-500"> from the project's model prices (Settings)</span>
+      </p>
       {s.traceIds.length ? (
         <p className="mt-3 text-xs text-slate-500">
           Trace{s.traceIds.length > 1 ? 's' : ''}{' '}

@@ -1,4 +1,5 @@
 import { FailureClassBadge, VerdictBadge } from '@/components/badges';
+import { formatCost } from '@/lib/cost';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { GuardStepDto, ModelCallStepDto, RawSpanStepDto, StepRefDto } from '@/server/queries/session-types';
 import { GuardrailFacts } from './guardrail-facts';
@@ -26,7 +27,8 @@ export function ModelCallRow({ call }: { call: ModelCallStepDto }) {
         {call.provider ? <span className="text-xs text-slate-500">{call.provider}</span> : null}
         {call.repairFailureClass ? <FailureClassBadge failureClass={call.repairFailureClass} prefix="repairs" /> : null}
         <span className="ml-auto text-xs tabular-nums text-slate-600">
-          {formatInt(call.inputTokens)} in · {formatInt(call.outputTokens)} out · {formatDuration(call.durationMs)}
+          {formatInt(call.inputTokens)} in{call.cachedInputTokens ? ` (${formatInt(call.cachedInputTokens)} cached)` : ''} · {formatInt(call.outputTokens)} out ·{' '}
+          <span data-testid="model-call-cost">{formatCost(call.cost)}</span> · {formatDuration(call.durationMs)}
         </span>
       </div>
       {call.repairs || call.corrected ? (

@@ -19,6 +19,10 @@ export function describeAudit(e: Pick<AuditEntryRow, 'action' | 'target' | 'deta
       return `changed clean sessions kept from ${pct(d.from)} to ${pct(d.to)}`;
     case 'retention.changed':
       return `changed retention from ${String(d.from ?? '?')} to ${String(d.to ?? '?')} days`;
+    case 'price.set':
+      return `set the price of ${t} to $${String(d.inputPerMTok)} input, $${String(d.cachedInputPerMTok)} cached input, $${String(d.outputPerMTok)} output per million tokens${d.from ? ' (was a project price)' : ''}`;
+    case 'price.removed':
+      return `removed the project's price of ${t} (the built-in table applies again)`;
     case 'member.invited':
       return `created an invitation link for a ${t}`;
     case 'invitation.revoked':

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { Attributes, NormSpan } from '../span.ts';
+import { interpret } from './index.ts';
+
+const span = (name: string, attributes: Attributes): NormSpan => ({
+  traceId: '0af7651916cd43dd8448eb211c80319c',
+  spanId: '00f067aa0ba902b7',
+  parentSpanId: null,
+  name,
+  kind: 3,
+  startNs: 1_000_000n,
+  endNs: 3_000_000n,
+  statusCode: 0,
+  statusMessage: null,
+  attributes,
+  events: [],
+  links: [],
+  resource: {},
+  serviceName: null,
+  scopeName: null,
+  scopeVersion: null,
+});
+
+describe('cached input tokens of a model call', () => {
+  it('reads each convention’s name for them', () => {
+    const cases: [string, Attributes][] = [
+      ['chat gpt-4o', { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 5000, 'gen_ai.usage.cache_read.input_tokens': 3000 }],
+      ['chat gpt-4o', { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 5000, 'gen_ai.usage.cache_read_input_tokens': 3000 }],
+      [
+        'ai.generateText.doGenerate',
+        { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.usage.inputTokens': 5000, 'ai.usage.inputTokenDetails.cacheReadTokens': 3000 },
+      ],
+      ['ai.streamText.doStream', { 'ai.operationId': 'ai.streamText.doStream', 'ai.usage.inputTokens': 5000, 'ai.usage.cachedInputTokens': 3000 }],
+      ['ChatOpenAI', { 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 5000, 'llm.token_count.prompt_details.cache_read': 3000 }],
+    ];
+    for (const [name, attrs] of cases) {
+      const m = interpret(span(name, attrs));
+      expect(m?.role, name).toBe('model_call');
+      expect(m?.inputTokens, name).toBe(5000);
+      expect(m?.cachedInputTokens, JSON.stringify(attrs)).toBe(3000);
+    }
+  });
+
+  it('is null when the span names none', () => {
+    expect(interpret(span('chat gpt-4o', { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 5 }))?.cachedInputTokens).toBeNull();
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { formatCost, formatCostShort, formatUsd } from '@/lib/cost';
+
+describe('formatUsd', () => {
+  it('shows cents from a cent up and two significant digits below', () => {
+    expect(formatUsd(0.42)).toBe('$0.42');
+    expect(formatUsd(1234.5)).toBe('$1,234.50');
+    expect(formatUsd(0.0042)).toBe('$0.0042');
+    expect(formatUsd(0.000123)).toBe('$0.00012');
+    expect(formatUsd(0)).toBe('$0.00');
+  });
+});
+
+describe('formatCost', () => {
+  it('marks every figure as an estimate', () => {
+    expect(formatCost({ usd: 0.42, pricedTokens: 10, unknownModels: [] })).toBe('≈ $0.42, estimated');
+  });
+
+  it('names unknown models instead of showing $0', () => {
+    expect(formatCost({ usd: 0, pricedTokens: 0, unknownModels: ['acme-7'] })).toBe('price unknown for model acme-7');
+    expect(formatCostShort({ usd: 0, pricedTokens: 0, unknownModels: ['acme-7'] })).toBe('price unknown');
+  });
+
+  it('says a total that mixes priced and unpriced models is partial', () => {
+    expect(formatCost({ usd: 1.5, pricedTokens: 10, unknownModels: ['a', 'b'] })).toBe('≈ $1.50, estimated (partial: price unknown for models a, b)');
+    expect(formatCostShort({ usd: 1.5, pricedTokens: 10, unknownModels: ['a'] })).toBe('≈ $1.50 + ? est.');
+  });
+});
