@@ -182,6 +182,9 @@ test('an account signed in by link sets a password from the account menu, signs 
   for (let i = 1; i <= 10; i++) {
     await tryChange(`wrong guess number ${i}`);
     await expect.poll(counted).toBe(i);
+    // The server counted it; the form resets its fields when the answer reaches the page, so the
+    // next guess is typed only once the button is back (typed earlier, the reset would empty it).
+    await expect(form.getByRole('button', { name: 'Change password' })).toBeEnabled();
   }
   await tryChange(second);
   await expect(form.getByRole('alert')).toHaveText(/^Too many wrong passwords for this account: try again in 15 minutes\.$/);
