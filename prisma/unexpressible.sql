@@ -30,6 +30,11 @@ CREATE INDEX "model_calls_repair_attempt_idx" ON "model_calls"("repair_attempt_s
 -- guardtrace_link_corrections relinks (migration rejection_fixed_by_correction).
 CREATE INDEX "attempts_rejections_idx" ON "attempts"("project_id", "session_id")
   WHERE ("decision" IN ('reject_with_feedback', 'replan') OR ("decision" IS NULL AND "outcome" IS DISTINCT FROM 'success'));
+-- A session's open rejections: repaired and not corrected yet, or failed with no decision
+-- recorded and not linked yet (migration rejection_links_by_batch_rows).
+CREATE INDEX "attempts_open_rejections_idx" ON "attempts"("project_id", "session_id")
+  WHERE "fixed" IS NULL AND (("repair_span_id" IS NOT NULL AND "decision" IN ('reject_with_feedback', 'replan'))
+    OR ("decision" IS NULL AND "outcome" IS DISTINCT FROM 'success'));
 -- Rejection effectiveness over a window (analytics), read from the session parts that hold rejections.
 CREATE INDEX "analytics_session_parts_rejections_idx" ON "analytics_session_parts"("project_id", "day")
   INCLUDE ("tool_name", "failure_class", "feedback_template", "rejections", "rejections_fixed")
