@@ -208,6 +208,19 @@ describe('a rejection is fixed by the call that corrects it', () => {
     expect(await fixedNext(projectId)).toEqual({ 'write_file|invalid_arguments': [1, 1] });
   });
 
+  it('links an escalated attempt a repair turn answered for the replay, and leaves it out of Fixed next', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const bad = s.sdkCall('write_file', { outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'escalate_human', feedback: 'Missing "content"' });
+    const repair = s.chat(bad.attempt);
+    const good = s.sdkCall('write_file', ok);
+    await post(s.spans, key);
+    expect(await link(projectId, bad.attempt)).toEqual({ repair, corrected: good.call, attempt: 1, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({});
+  });
+
   // Waits on the mapping of failed foreign tool spans to attempts (class tool_error; issue 24, point 3,
   // another branch): until then such a span is a tool call with no attempt, so no rejection. The
   // link needs nothing more (checked by hand with the attempt row that mapping writes).
