@@ -90,10 +90,10 @@ a_rows AS (
     guardtrace_feedback_template(a.feedback) AS feedback_template,
     (a.outcome IS DISTINCT FROM 'success')::int AS failed_attempts,
     -- A rejection: a failed attempt whose feedback went back to the model (guardtrace_link_corrections).
-    (a.decision IN ('reject_with_feedback', 'replan') OR (a.decision IS NULL AND a.outcome IS DISTINCT FROM 'success'))::int AS rejections,
+    coalesce(a.decision IN ('reject_with_feedback', 'replan') OR (a.decision IS NULL AND a.outcome IS DISTINCT FROM 'success'), false)::int AS rejections,
     -- Fixed by its correction, as linked (stored on the attempt, read by the replay too).
-    ((a.decision IN ('reject_with_feedback', 'replan') OR (a.decision IS NULL AND a.outcome IS DISTINCT FROM 'success'))
-      AND a.fixed IS TRUE)::int AS rejections_fixed,
+    coalesce((a.decision IN ('reject_with_feedback', 'replan') OR (a.decision IS NULL AND a.outcome IS DISTINCT FROM 'success'))
+      AND a.fixed IS TRUE, false)::int AS rejections_fixed,
     (a.budget_exhausted IS NOT NULL)::int AS retry_exhausted
   FROM a_st a
   -- An attempt span names no tool of its own: its tool call's (a later batch may bring it).
