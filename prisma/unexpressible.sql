@@ -26,10 +26,10 @@ CREATE INDEX "model_calls_repair_span_idx" ON "model_calls"("span_id")
 CREATE INDEX "model_calls_repair_attempt_idx" ON "model_calls"("repair_attempt_span_id")
   WHERE "repair_attempt_span_id" IS NOT NULL;
 
--- A session's rejections (failed attempts whose feedback went back to the model): the ones
--- guardtrace_link_corrections relinks (migration rejection_fixed_by_correction).
-CREATE INDEX "attempts_rejections_idx" ON "attempts"("project_id", "session_id")
-  WHERE ("decision" IN ('reject_with_feedback', 'replan') OR ("decision" IS NULL AND "outcome" IS DISTINCT FROM 'success'));
+-- A session's open failed attempts: repaired and not corrected yet, or failed with no decision
+-- recorded and not linked yet (guardtrace_link_corrections, migration rejection_links_every_failed_attempt).
+CREATE INDEX "attempts_open_failures_idx" ON "attempts"("project_id", "session_id")
+  WHERE "fixed" IS NULL AND "outcome" IS DISTINCT FROM 'success' AND ("repair_span_id" IS NOT NULL OR "decision" IS NULL);
 -- Rejection effectiveness over a window (analytics), read from the session parts that hold rejections.
 CREATE INDEX "analytics_session_parts_rejections_idx" ON "analytics_session_parts"("project_id", "day")
   INCLUDE ("tool_name", "failure_class", "feedback_template", "rejections", "rejections_fixed")

@@ -52,7 +52,7 @@ const isRejection = (a: { decision: string | null; outcome: string | null }) =>
   a.decision === 'reject_with_feedback' || a.decision === 'replan' || (a.decision === null && a.outcome !== 'success');
 
 /**
- * Whether each rejection was fixed, by the README's rule, recomputed in JavaScript from the rows:
+ * Whether each failed attempt (analytics counts the rejections among them) was fixed, by the README's rule, recomputed in JavaScript from the rows:
  * the same call's next attempt, else the first call started at or after its repair turn (the
  * recorded one, or with no decision recorded the first model call after it); fixed when that
  * attempt (the call's first, or the call itself without attempts) succeeded. Unlinked: absent.
@@ -70,7 +70,7 @@ async function fixedByLink(projectId: string): Promise<Map<string, boolean>> {
     [...rows].sort((a, b) => t(a.started_at) - t(b.started_at) || (a.span_id < b.span_id ? -1 : 1))[0];
   const out = new Map<string, boolean>();
   for (const r of attempts) {
-    if (!isRejection(r)) continue;
+    if (r.outcome === 'success') continue;
     const same = attempts.filter((n) => n.session_id === r.session_id && n.tool_call_span_id === r.tool_call_span_id && r.tool_call_span_id && n.number === r.number + 1);
     if (same[0]) {
       out.set(r.span_id, same[0].outcome === 'success');
@@ -136,8 +136,8 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
     [a.day, a.tool_name ?? '', a.failure_class ?? '', template(a.feedback)].join('|');
   for (const a of attempts) {
     const rejected = isRejection(a);
-    // The stored flag is what the replay shows: it must be the rule's.
-    expect(a.fixed ?? null, `attempt ${a.span_id}`).toBe(rejected ? (fixed.get(a.span_id) ?? null) : null);
+    // The stored link (what the replay shows) is the rule's, for every failed attempt.
+    expect(a.fixed ?? null, `attempt ${a.span_id}`).toBe(a.outcome === 'success' ? null : (fixed.get(a.span_id) ?? null));
     add(a.session_id, keyOf(a), {
       attempts: 1,
       failed: a.outcome === 'success' ? 0 : 1,

@@ -208,6 +208,33 @@ describe('a rejection is fixed by the call that corrects it', () => {
     expect(await fixedNext(projectId)).toEqual({ 'write_file|invalid_arguments': [1, 1] });
   });
 
+  it('links an escalated attempt a repair turn answered for the replay, and leaves it out of Fixed next', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const bad = s.sdkCall('write_file', { outcome: 'rejected', failureClass: 'invalid_arguments', decision: 'escalate_human', feedback: 'Missing "content"' });
+    const repair = s.chat(bad.attempt);
+    const good = s.sdkCall('write_file', ok);
+    await post(s.spans, key);
+    expect(await link(projectId, bad.attempt)).toEqual({ repair, corrected: good.call, attempt: 1, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({});
+  });
+
+  it('stores an attempt with no decision that succeeded (not a rejection), alone under its key', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    const tool = hex(8);
+    s.spans.push(
+      jsonSpan({ traceId: s.traceId, spanId: tool, parentSpanId: s.root, name: `execute_tool lone_${hex(3)}`, attrs: { 'gen_ai.conversation.id': s.sessionId, 'gen_ai.operation.name': 'execute_tool' } }),
+      jsonSpan({ traceId: s.traceId, parentSpanId: tool, name: 'guardtrace.attempt', attrs: { 'gen_ai.conversation.id': s.sessionId, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success' } }),
+    );
+    await post(s.spans, key);
+    const { rows } = await env.sql.query('SELECT attempts, rejections FROM analytics_daily WHERE project_id = $1', [projectId]);
+    expect(rows).toEqual([{ attempts: 1, rejections: 0 }]);
+  });
+
   // Waits on the mapping of failed foreign tool spans to attempts (class tool_error; issue 24, point 3,
   // another branch): until then such a span is a tool call with no attempt, so no rejection. The
   // link needs nothing more (checked by hand with the attempt row that mapping writes).

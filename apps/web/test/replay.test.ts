@@ -131,7 +131,9 @@ describe('replay: cause and effect', () => {
     expect(search).toBeLessThan(model);
     const turn = detail!.steps[model] as ModelCallStepDto;
     expect(turn.repairs?.toolName).toBe('search');
-    expect(turn.corrected?.toolName).toBe(names[model + 1]);
+    // The correction is the new call (the first started at or after the repair turn, as the collector
+    // links it), wherever the tie of their millisecond puts it in the list.
+    expect(turn.corrected).toEqual({ step: names.indexOf('grep') + 1, attempt: 1, toolName: 'grep' });
   });
 
   it('shows the corrected call analytics counts: another tool name, a new call, a correction that failed again', async () => {

@@ -90,7 +90,6 @@ a_rows AS (
     guardtrace_feedback_template(a.feedback) AS feedback_template,
     (a.outcome IS DISTINCT FROM 'success')::int AS failed_attempts,
     -- A rejection: a failed attempt whose feedback went back to the model (guardtrace_link_corrections).
-    -- (coalesce: a NULL decision makes the IN test NULL, and a successful attempt without a decision must count 0.)
     coalesce(a.decision IN ('reject_with_feedback', 'replan') OR (a.decision IS NULL AND a.outcome IS DISTINCT FROM 'success'), false)::int AS rejections,
     -- Fixed by its correction, as linked (stored on the attempt, read by the replay too).
     coalesce((a.decision IN ('reject_with_feedback', 'replan') OR (a.decision IS NULL AND a.outcome IS DISTINCT FROM 'success'))
@@ -288,13 +287,8 @@ $fn$;
 -- since, those whose correction started since (a new row may come first) or has no attempt rows
 -- yet, and those whose call got its next attempt since. Each session is locked by the caller, and
 -- only its own parts change here, so concurrent writers never wait on each other in this step.
---
--- Plans: every lookup goes through an index (the session's rejections by the partial index below,
--- a next attempt by call span, a repair turn by the attempt it names or by session and start, the
--- first call after it by session and start), also while a new database has no statistics
--- (enable_seqscan off and a plan per call, as guardtrace_update_analytics).
 CREATE OR REPLACE FUNCTION guardtrace_link_corrections(projects uuid[], ids text[], sinces timestamptz[]) RETURNS void
-LANGUAGE sql SET plan_cache_mode = force_custom_plan SET enable_seqscan = off AS $fn$
+LANGUAGE sql SET plan_cache_mode = force_custom_plan AS $fn$
 WITH t AS (
   SELECT t.project_id, t.id, min(t.since) AS since, bool_or(t.since IS NULL) AS whole
   FROM unnest(projects, ids, sinces) AS t(project_id, id, since)

@@ -1,0 +1,181 @@
+-- CreateIndex
+CREATE INDEX "attempts_correction_span_id_idx" ON "attempts"("correction_span_id");
+
+
+-- Hand-written (Prisma cannot express partial indexes or functions).
+-- A session's open rejections (guardtrace_link_corrections): repaired and not corrected yet, or
+-- failed with no decision recorded and not linked yet.
+CREATE INDEX "attempts_open_rejections_idx" ON "attempts"("project_id", "session_id")
+  WHERE "fixed" IS NULL AND (("repair_span_id" IS NOT NULL AND "decision" IN ('reject_with_feedback', 'replan'))
+    OR ("decision" IS NULL AND "outcome" IS DISTINCT FROM 'success'));
+
+-- guardtrace_link_corrections of migration 20261205193624_rejection_fixed_by_correction, with the
+-- rejections to relink found from the batch's rows instead of by scanning the session's: a
+-- rejection that nothing answered stayed unlinked and was read again by every batch, so a
+-- batch cost more at the end of a long session than at its start (issue 13's benchmark). Its
+-- lookups go through indexes also while a new database has no statistics (enable_seqscan off, a
+-- plan per call, as guardtrace_update_analytics).
+--
+-- Links each rejection of the given sessions to the call that corrects it, and keeps the
+-- analytics parts' rejections_fixed in step (guardtrace_update_analytics counts the stored flag).
+--
+-- A rejection is a failed attempt whose feedback went back to the model: decided
+-- reject_with_feedback or replan, or failed with no decision recorded (another instrumentation:
+-- its error is the tool result the model reads next). Its correction is
+--   1. the same call's next attempt, when the call went on (the SDK's one-shot path); else
+--   2. the first tool call (or attempt of one) of the session that started at or after the start of
+--      its repair turn: the model call recorded as repairing it (guardtrace.repair.attempt_span_id),
+--      or, for a rejection with no decision recorded, the first model call that started after it.
+-- It is fixed when the corrected attempt (the next attempt, or the corrected call's first attempt;
+-- a call with no attempt rows by its own outcome) succeeded. The replay shows the same link.
+--
+-- `sinces[i]`: the earliest start of the batch's new spans in session i, or NULL to relink all of
+-- its rejections. Only rejections a batch can change are relinked: those started since, the one
+-- before an attempt started since, those a repair turn started since names, those whose
+-- correction is a call started since (a new row may come first), and the open ones (repaired but
+-- not corrected yet, or with no decision recorded and not linked yet). Each session is locked by
+-- the caller, and only its own parts change here, so concurrent writers never wait on each other.
+CREATE OR REPLACE FUNCTION guardtrace_link_corrections(projects uuid[], ids text[], sinces timestamptz[]) RETURNS void
+LANGUAGE sql SET plan_cache_mode = force_custom_plan SET enable_seqscan = off AS $fn$
+WITH t AS (
+  SELECT t.project_id, t.id, min(t.since) AS since, bool_or(t.since IS NULL) AS whole
+  FROM unnest(projects, ids, sinces) AS t(project_id, id, since)
+  GROUP BY t.project_id, t.id
+),
+-- The rejections whose link the batch can change, found from its rows (those started since), so
+-- a batch costs the same at the end of a long session as at its start.
+r AS MATERIALIZED (
+  -- A whole session: all of them.
+  SELECT x.project_id, x.trace_id, x.span_id, x.session_id, x.tool_call_span_id, x.number, x.started_at, x.decision, x.tool_name, x.failure_class, x.feedback, x.repair_span_id, x.correction_span_id, x.correction_attempt, x.correction_started_at, x.fixed
+  FROM t JOIN attempts x ON x.project_id = t.project_id AND x.session_id = t.id
+  WHERE t.whole AND (x.decision IN ('reject_with_feedback', 'replan') OR (x.decision IS NULL AND x.outcome IS DISTINCT FROM 'success'))
+  UNION
+  -- Rejections started since (the new ones among them).
+  SELECT x.project_id, x.trace_id, x.span_id, x.session_id, x.tool_call_span_id, x.number, x.started_at, x.decision, x.tool_name, x.failure_class, x.feedback, x.repair_span_id, x.correction_span_id, x.correction_attempt, x.correction_started_at, x.fixed
+  FROM t JOIN attempts x ON x.project_id = t.project_id AND x.session_id = t.id AND x.started_at >= t.since
+  WHERE NOT t.whole AND (x.decision IN ('reject_with_feedback', 'replan') OR (x.decision IS NULL AND x.outcome IS DISTINCT FROM 'success'))
+  UNION
+  -- The rejection before an attempt started since: its call went on.
+  SELECT p.project_id, p.trace_id, p.span_id, p.session_id, p.tool_call_span_id, p.number, p.started_at, p.decision, p.tool_name, p.failure_class, p.feedback, p.repair_span_id, p.correction_span_id, p.correction_attempt, p.correction_started_at, p.fixed
+  FROM t JOIN attempts n ON n.project_id = t.project_id AND n.session_id = t.id AND n.started_at >= t.since
+  JOIN attempts p ON p.tool_call_span_id = n.tool_call_span_id AND p.number = n.number - 1 AND p.session_id = n.session_id
+    AND p.project_id = n.project_id
+  WHERE NOT t.whole AND (p.decision IN ('reject_with_feedback', 'replan') OR (p.decision IS NULL AND p.outcome IS DISTINCT FROM 'success'))
+  UNION
+  -- Rejections a repair turn started since names.
+  SELECT x.project_id, x.trace_id, x.span_id, x.session_id, x.tool_call_span_id, x.number, x.started_at, x.decision, x.tool_name, x.failure_class, x.feedback, x.repair_span_id, x.correction_span_id, x.correction_attempt, x.correction_started_at, x.fixed
+  FROM t JOIN model_calls m ON m.project_id = t.project_id AND m.session_id = t.id AND m.started_at >= t.since
+    AND m.repair_attempt_span_id IS NOT NULL
+  JOIN attempts x ON x.span_id = m.repair_attempt_span_id AND x.session_id = m.session_id AND x.project_id = m.project_id
+  WHERE NOT t.whole AND (x.decision IN ('reject_with_feedback', 'replan') OR (x.decision IS NULL AND x.outcome IS DISTINCT FROM 'success'))
+  UNION
+  -- Rejections corrected by a call (or an attempt of one) started since: a new row may come first.
+  SELECT x.project_id, x.trace_id, x.span_id, x.session_id, x.tool_call_span_id, x.number, x.started_at, x.decision, x.tool_name, x.failure_class, x.feedback, x.repair_span_id, x.correction_span_id, x.correction_attempt, x.correction_started_at, x.fixed
+  FROM t JOIN tool_calls k ON k.project_id = t.project_id AND k.session_id = t.id AND k.started_at >= t.since
+  JOIN attempts x ON x.correction_span_id = k.span_id AND x.session_id = k.session_id AND x.project_id = k.project_id
+  WHERE NOT t.whole
+  UNION
+  SELECT x.project_id, x.trace_id, x.span_id, x.session_id, x.tool_call_span_id, x.number, x.started_at, x.decision, x.tool_name, x.failure_class, x.feedback, x.repair_span_id, x.correction_span_id, x.correction_attempt, x.correction_started_at, x.fixed
+  FROM t JOIN attempts y ON y.project_id = t.project_id AND y.session_id = t.id AND y.started_at >= t.since
+  JOIN attempts x ON x.correction_span_id = coalesce(y.tool_call_span_id, y.span_id) AND x.session_id = y.session_id
+    AND x.project_id = y.project_id
+  WHERE NOT t.whole
+  UNION
+  -- Open ones (partial index): repaired and not corrected yet, or with no decision recorded and not
+  -- linked yet (any later model call or call may link them). A rejection nothing answered (no
+  -- repair turn) is not open: only a row named above can link it.
+  SELECT x.project_id, x.trace_id, x.span_id, x.session_id, x.tool_call_span_id, x.number, x.started_at, x.decision, x.tool_name, x.failure_class, x.feedback, x.repair_span_id, x.correction_span_id, x.correction_attempt, x.correction_started_at, x.fixed
+  FROM t JOIN attempts x ON x.project_id = t.project_id AND x.session_id = t.id
+  WHERE NOT t.whole AND x.fixed IS NULL
+    AND ((x.repair_span_id IS NOT NULL AND x.decision IN ('reject_with_feedback', 'replan'))
+      OR (x.decision IS NULL AND x.outcome IS DISTINCT FROM 'success'))
+),
+linked AS (
+  SELECT r.*, coalesce(e.span_id, i.span_id) AS new_repair,
+    CASE WHEN n.number IS NOT NULL THEN r.tool_call_span_id ELSE c.call_span END AS new_span,
+    CASE WHEN n.number IS NOT NULL THEN n.number ELSE f.number END AS new_attempt,
+    CASE WHEN n.number IS NOT NULL THEN n.started_at ELSE c.call_started END AS new_started,
+    CASE WHEN n.number IS NOT NULL THEN n.outcome IS NOT DISTINCT FROM 'success'
+      WHEN c.call_span IS NOT NULL THEN coalesce(f.outcome, o.outcome) IS NOT DISTINCT FROM 'success' END AS new_fixed
+  FROM r
+  -- 1. The same call's next attempt.
+  LEFT JOIN LATERAL (
+    SELECT n.number, n.started_at, n.outcome FROM attempts n
+    WHERE n.tool_call_span_id = r.tool_call_span_id AND n.number = r.number + 1 AND n.session_id = r.session_id
+      AND n.project_id = r.project_id
+    ORDER BY n.trace_id LIMIT 1
+  ) n ON true
+  -- The repair turn: recorded, else (no decision recorded) the first model call after the rejection.
+  LEFT JOIN LATERAL (
+    SELECT m.span_id, m.started_at FROM model_calls m
+    WHERE m.repair_attempt_span_id = r.span_id AND m.session_id = r.session_id AND m.project_id = r.project_id
+    ORDER BY m.started_at, m.span_id LIMIT 1
+  ) e ON true
+  LEFT JOIN LATERAL (
+    SELECT m.span_id, m.started_at FROM model_calls m
+    WHERE e.span_id IS NULL AND r.decision IS NULL
+      AND m.project_id = r.project_id AND m.session_id = r.session_id AND m.started_at > r.started_at
+    ORDER BY m.started_at, m.span_id LIMIT 1
+  ) i ON true
+  -- 2. The first call started at or after the repair turn (by its span, or by an attempt of it).
+  LEFT JOIN LATERAL (
+    SELECT u.call_span, u.call_started FROM (
+      (SELECT c.span_id AS call_span, c.started_at AS call_started FROM tool_calls c
+       WHERE n.number IS NULL AND c.project_id = r.project_id AND c.session_id = r.session_id
+         AND c.started_at >= coalesce(e.started_at, i.started_at) AND c.span_id IS DISTINCT FROM r.tool_call_span_id
+       ORDER BY c.started_at, c.span_id LIMIT 1)
+      UNION ALL
+      (SELECT coalesce(y.tool_call_span_id, y.span_id), y.started_at FROM attempts y
+       WHERE n.number IS NULL AND y.project_id = r.project_id AND y.session_id = r.session_id
+         AND y.started_at >= coalesce(e.started_at, i.started_at)
+         AND coalesce(y.tool_call_span_id, y.span_id) IS DISTINCT FROM r.tool_call_span_id
+       ORDER BY y.started_at, y.span_id LIMIT 1)
+    ) u
+    ORDER BY u.call_started, u.call_span LIMIT 1
+  ) c ON true
+  -- Its first attempt, else the call's own outcome.
+  LEFT JOIN LATERAL (
+    SELECT y.number, y.outcome FROM attempts y
+    WHERE c.call_span IS NOT NULL AND coalesce(y.tool_call_span_id, y.span_id) = c.call_span
+      AND y.session_id = r.session_id AND y.project_id = r.project_id
+    ORDER BY y.number, y.started_at LIMIT 1
+  ) f ON true
+  LEFT JOIN LATERAL (
+    SELECT k.outcome FROM tool_calls k
+    WHERE c.call_span IS NOT NULL AND f.number IS NULL AND k.span_id = c.call_span
+      AND k.session_id = r.session_id AND k.project_id = r.project_id
+    LIMIT 1
+  ) o ON true
+),
+changed AS (
+  SELECT * FROM linked
+  WHERE new_repair IS DISTINCT FROM repair_span_id OR new_span IS DISTINCT FROM correction_span_id
+    OR new_attempt IS DISTINCT FROM correction_attempt OR new_started IS DISTINCT FROM correction_started_at
+    OR new_fixed IS DISTINCT FROM fixed
+),
+stored AS (
+  UPDATE attempts x SET repair_span_id = c.new_repair, correction_span_id = c.new_span,
+    correction_attempt = c.new_attempt, correction_started_at = c.new_started, fixed = c.new_fixed
+  FROM changed c
+  WHERE x.span_id = c.span_id AND x.trace_id = c.trace_id AND x.project_id = c.project_id
+),
+-- The change of each part's fixed count, under the key the rollup counts the rejection at.
+delta AS (
+  SELECT c.project_id, c.session_id, (c.started_at AT TIME ZONE 'UTC')::date AS day,
+    coalesce(c.tool_name, tc.tool_name, '') AS tool_name, coalesce(c.failure_class, '') AS failure_class,
+    guardtrace_feedback_template(c.feedback) AS feedback_template,
+    sum((c.new_fixed IS TRUE)::int - (c.fixed IS TRUE)::int)::int AS fixed
+  FROM changed c
+  LEFT JOIN LATERAL (
+    SELECT k.tool_name FROM tool_calls k
+    WHERE c.tool_name IS NULL AND k.span_id = c.tool_call_span_id AND k.trace_id = c.trace_id AND k.project_id = c.project_id
+    LIMIT 1
+  ) tc ON true
+  WHERE (c.new_fixed IS TRUE) <> (c.fixed IS TRUE)
+  GROUP BY 1, 2, 3, 4, 5, 6
+)
+UPDATE analytics_session_parts p SET rejections_fixed = p.rejections_fixed + d.fixed
+FROM delta d
+WHERE p.project_id = d.project_id AND p.session_id = d.session_id AND p.day = d.day AND p.tool_name = d.tool_name
+  AND p.failure_class = d.failure_class AND p.feedback_template = d.feedback_template AND d.fixed <> 0
+$fn$;
