@@ -1,6 +1,6 @@
 /**
  * The replay benchmarks' system: the production build with a throwaway database, a 5,000-span
- * session and a 9-step one sent by a real SDK agent through the collector, and Chromium signed
+ * session and a 12-step one sent by a real SDK agent through the collector, and Chromium signed
  * in as the owner (the way `npm start`'s one-time link does it). Shared by replay.ts (timings)
  * and replay-profile.ts (where the time goes).
  */
@@ -21,7 +21,7 @@ const SPANS_PER_CYCLE = 7;
 const VIEWPORT = { width: 1440, height: 900 };
 const systemChromium = '/usr/bin/chromium';
 
-/** The sessions measured: the agent's 9-step and 5,041-span ones, and the seed's large one (escalations, every class). */
+/** The sessions measured: the agent's 12-step and 5,041-span ones, and the seed's large one (escalations, every class). */
 export type BenchSession = 'large' | 'small' | 'seeded';
 
 export interface ReplayBench {

@@ -11,7 +11,7 @@ import 'server-only';
 
 // 64 MiB: the seed's largest session (6,629 spans) answers ~2.6 MB, so this keeps ~25 such
 // sessions or thousands of ordinary ones, a small part of the web process's memory.
-export const REPLAY_CACHE_BYTES = 64 * 1024 * 1024;
+const REPLAY_CACHE_BYTES = 64 * 1024 * 1024;
 
 interface Entry {
   etag: string;

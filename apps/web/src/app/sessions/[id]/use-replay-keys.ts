@@ -3,7 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { type Dispatch, type RefObject, type SetStateAction, useLayoutEffect } from 'react';
 import { type CallFailureSignature, failureSignature } from '@/lib/call-failures';
-import { moveAttempt, moveFailure, moveStep, type Position } from '@/lib/replay-nav';
+import { moveAttempt, moveFailure, moveStep, type Position, wholeCall } from '@/lib/replay-nav';
 import type { SameFailureNav } from '@/server/queries/same-failure';
 import type { TimelineStepDto } from '@/server/queries/session-types';
 import { sessionHref } from './same-failure-links';
@@ -69,8 +69,10 @@ export function useReplayKeys({ steps, project, search, selRef, commit, flushUrl
         case 'n':
         case 'N': {
           // The next / previous session with the selected call's failure (loaded with the call, or now).
+          // The call's failure, whichever of its parts is selected (call-parts.ts).
           const s = steps[sel.step - 1];
-          const sig = s?.kind === 'tool' ? failureSignature(s) : null;
+          const call = s ? wholeCall(steps, s) : undefined;
+          const sig = call?.kind === 'tool' ? failureSignature(call) : null;
           if (!sig) return;
           const forward = e.key === 'n';
           requestNav(sig).then((nav) => {
