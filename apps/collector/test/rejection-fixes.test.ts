@@ -221,13 +221,14 @@ describe('a rejection is fixed by the call that corrects it', () => {
     expect(await fixedNext(projectId)).toEqual({});
   });
 
+  // A Guardtrace call (it says its outcome, so its attempts are its own spans) whose attempt has no decision.
   it('stores an attempt with no decision that succeeded (not a rejection), alone under its key', async () => {
     const projectId = await env.newProject();
     const { key } = await env.newKey(projectId);
     const s = new Session();
     const tool = hex(8);
     s.spans.push(
-      jsonSpan({ traceId: s.traceId, spanId: tool, parentSpanId: s.root, name: `execute_tool lone_${hex(3)}`, attrs: { 'gen_ai.conversation.id': s.sessionId, 'gen_ai.operation.name': 'execute_tool' } }),
+      jsonSpan({ traceId: s.traceId, spanId: tool, parentSpanId: s.root, name: `execute_tool lone_${hex(3)}`, attrs: { 'gen_ai.conversation.id': s.sessionId, 'gen_ai.operation.name': 'execute_tool', 'guardtrace.outcome': 'success' } }),
       jsonSpan({ traceId: s.traceId, parentSpanId: tool, name: 'guardtrace.attempt', attrs: { 'gen_ai.conversation.id': s.sessionId, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success' } }),
     );
     await post(s.spans, key);
@@ -235,10 +236,9 @@ describe('a rejection is fixed by the call that corrects it', () => {
     expect(rows).toEqual([{ attempts: 1, rejections: 0 }]);
   });
 
-  // Waits on the mapping of failed foreign tool spans to attempts (class tool_error; issue 24, point 3,
-  // another branch): until then such a span is a tool call with no attempt, so no rejection. The
-  // link needs nothing more (checked by hand with the attempt row that mapping writes).
-  it.skip("links another instrumentation's failed execute_tool span to the model's next call (GenAI spans)", async () => {
+  // A failed foreign tool span is an attempt of its own call (class tool_error, conventions/index.ts):
+  // its rejection is linked like any other.
+  it("links another instrumentation's failed execute_tool span to the model's next call (GenAI spans)", async () => {
     const projectId = await env.newProject();
     const { key } = await env.newKey(projectId);
     const s = new Session();
