@@ -51,19 +51,44 @@ function keyValues(attrs: Attrs): KeyValue[] {
 
 const MS = 1_000_000n;
 
-/** One trace's spans: ids numbered in order, times in milliseconds from the session's start. */
+const MASK64 = (1n << 64n) - 1n;
+
+/** SplitMix64's finaliser: a bijection of 64-bit values that scatters consecutive inputs. */
+function mix64(x: bigint): bigint {
+  let z = x & MASK64;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK64;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK64;
+  return z ^ (z >> 31n);
+}
+
+/**
+ * One trace's spans: ids drawn from the trace id, times in milliseconds from the session's start.
+ * Span ids look random and differ between traces, as an OpenTelemetry SDK's do: numbered
+ * 1, 2, 3… in every trace, each id was shared by thousands of seeded sessions, so a lookup by span
+ * id (the rollup's, the replay's) read far more rows than it would on real data. The same trace id
+ * gives the same ids, so a re-run stores nothing new.
+ */
 export class TraceBuilder {
   readonly spans: OtlpSpan[] = [];
-  #next = 1;
+  #next = 1n;
+  readonly #base: bigint;
 
   constructor(
     readonly traceId: string,
     private readonly startNs: bigint,
-  ) {}
+  ) {
+    const t = BigInt(`0x${traceId.padStart(32, '0')}`);
+    // Mixed again after folding: trace ids of one run differ in a few low bits only.
+    this.#base = mix64(mix64(t >> 64n) ^ (t & MASK64));
+  }
 
   /** A new span id, unique in this trace (for a span whose id is needed before it is added). */
   id(): string {
-    return (this.#next++).toString(16).padStart(16, '0');
+    for (;;) {
+      // mix64 is a bijection, so distinct counters give distinct ids within the trace.
+      const v = mix64(this.#base ^ this.#next++);
+      if (v !== 0n) return v.toString(16).padStart(16, '0');
+    }
   }
 
   add(opts: {

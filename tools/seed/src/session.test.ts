@@ -22,6 +22,24 @@ describe('generateSession', () => {
     }
   });
 
+  it('gives every span an id of its own across sessions, the same for the same seed', () => {
+    const ids = new Set<string>();
+    let spans = 0;
+    for (let i = 0; i < 300; i++) {
+      for (const g of generateSession(RUN, i).groups) {
+        for (const s of g.spans) {
+          expect(s.spanId).toMatch(/^[0-9a-f]{16}$/);
+          expect(s.spanId).not.toBe('0'.repeat(16));
+          ids.add(s.spanId);
+          spans++;
+        }
+      }
+    }
+    expect(ids.size).toBe(spans);
+    const again = generateSession(RUN, 7).groups.flatMap((g) => g.spans.map((s) => s.spanId));
+    expect(again).toEqual(generateSession(RUN, 7).groups.flatMap((g) => g.spans.map((s) => s.spanId)));
+  });
+
   it('puts a corrected call after each repair turn: its own execute_tool span with a new call id', () => {
     let repairs = 0;
     let failedAgain = 0;
