@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
 import { goToStep } from './replay-helpers.ts';
+import { newProjectWithKey } from '../projects.ts';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 // A fixed day (the analytics window below names it): nothing depends on the day the test runs.
@@ -104,19 +105,6 @@ async function post(apiKey: string, spans: ReturnType<typeof span>[]) {
   expect(res.status, await res.text()).toBe(200);
 }
 
-async function newProjectWithKey(page: Page): Promise<{ project: string; apiKey: string }> {
-  await page.goto('/projects');
-  await page.getByTestId('create-project-form').getByPlaceholder('New project name').fill(`Costs ${hex(3)}`);
-  await page.getByTestId('create-project-form').getByRole('button', { name: 'Create project' }).click();
-  await expect(page).toHaveURL(/\/settings\?project=/);
-  const project = new URL(page.url()).searchParams.get('project') as string;
-  await page.getByTestId('create-key-form').getByPlaceholder(/Key name/).fill('costs');
-  await page.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
-  const apiKey = ((await page.getByTestId('new-api-key').textContent()) ?? '').trim();
-  expect(apiKey).toMatch(/^gt_/);
-  return { project, apiKey };
-}
-
 async function openReplay(page: Page, project: string, sessionId: string) {
   await page.goto(`/sessions/${encodeURIComponent(sessionId)}?project=${project}`);
   await expect(page.getByTestId('replay-position')).toBeVisible({ timeout: 60_000 });
@@ -131,7 +119,7 @@ async function turnCost(page: Page, model: string) {
 const analytics = (project: string) => `/analytics?project=${project}&from=${DAY}&to=${DAY}`;
 
 test('costs in dollars from raw OTLP to the replay, the sessions list and analytics; a project price changes them all', async ({ page }) => {
-  const { project, apiKey } = await newProjectWithKey(page);
+  const { project, apiKey } = await newProjectWithKey(page, 'Costs');
   const priced = `cost-${hex(4)}`;
   const unknown = `cost-unknown-${hex(4)}`;
   await post(apiKey, [...pricedSession(priced), ...unknownModelSession(unknown)]);
