@@ -30,7 +30,8 @@ test('a session opens and shows each tool call with its attempts and guard resul
 });
 
 test('a hallucinated tool name is shown as unknown_tool with the valid names fed back', async ({ page }) => {
-  await page.goto('/sessions?q=class:unknown_tool');
+  // The demo's own sessions: other tests' sessions with the same class may be newer.
+  await page.goto('/sessions?q=class:unknown_tool%20agent:file-agent%20user:demo-user');
   const rows = page.getByTestId('session-row');
   await expect(rows.first()).toBeVisible();
   await rows.first().getByRole('link').first().click();
@@ -42,7 +43,7 @@ test('a hallucinated tool name is shown as unknown_tool with the valid names fed
 });
 
 test('the non-idempotent charge that timed out is failed and reconciled, never retried', async ({ page }) => {
-  await page.goto('/sessions?q=class:uncertain_side_effect');
+  await page.goto('/sessions?q=class:uncertain_side_effect%20agent:invoice-agent%20user:demo-user');
   const rows = page.getByTestId('session-row');
   await expect(rows.first()).toBeVisible();
   await rows.first().getByRole('link').first().click();

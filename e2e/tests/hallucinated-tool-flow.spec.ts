@@ -10,7 +10,8 @@ test('finds the corrected hallucinated tool name, steps to its rejection, reads 
   // 1. The explorer's query language: sessions with an unknown-tool failure that named search_codebase.
   await page.goto('/sessions');
   const search = page.getByTestId('session-search');
-  await search.fill('class:unknown_tool search_codebase');
+  // (The demo's agent: other tests' sessions may name search_codebase too.)
+  await search.fill('class:unknown_tool agent:file-agent search_codebase');
   await search.press('Enter');
   await expect(page).toHaveURL(/[?&]q=class%3Aunknown_tool/);
   const rows = page.getByTestId('session-row');
