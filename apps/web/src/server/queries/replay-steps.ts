@@ -61,6 +61,34 @@ export function orderByChain(
   sequences: Map<string, StepSequence> = new Map(),
 ): TimelineStepDto[] {
   const edges = sequenceEdges(sequences);
+  // A call listed in parts (call-parts.ts): each later part comes after the repair turn that
+  // produced it, and whatever follows the call in the SDK's sequence comes after its last part.
+  const partKeys = new Set<string>();
+  const lastPart = new Map<string, string>();
+  for (const d of drafts) {
+    if (d.kind !== 'tool' || !d.part) continue;
+    partKeys.add(stepKey(d));
+    if (d.part.index === d.part.count - 1) lastPart.set(key(d.traceId, d.spanId), stepKey(d));
+  }
+  // The turns that repaired one of a call's attempts (they come between its parts, not after them).
+  const repairsOf = new Map<string, Set<string>>();
+  for (const d of drafts) {
+    if (d.kind !== 'model' || !d.repairAttemptSpanId) continue;
+    const tool = toolOfAttempt.get(d.repairAttemptSpanId);
+    if (!tool) continue;
+    const base = tool.split('#')[0] as string;
+    const set = repairsOf.get(base) ?? new Set<string>();
+    set.add(key(d.traceId, d.spanId));
+    repairsOf.set(base, set);
+  }
+  const nextInSequence = new Map(edges.map((e) => [e.before, e.after]));
+  for (const [base, last] of lastPart) {
+    if (last === base) continue;
+    let after = nextInSequence.get(base);
+    const repairs = repairsOf.get(base);
+    while (after !== undefined && repairs?.has(after)) after = nextInSequence.get(after);
+    if (after !== undefined) edges.push({ before: last, after });
+  }
   const nodes = drafts.map((d) => {
     // A later part of a call (call-parts.ts) has a key of its own, and no span: its time is its first attempt's.
     const k = stepKey(d);
@@ -74,7 +102,13 @@ export function orderByChain(
     // The repair turn follows the call whose attempt it repairs.
     if (d.kind === 'model' && d.repairAttemptSpanId) {
       const tool = toolOfAttempt.get(d.repairAttemptSpanId);
-      if (tool) edges.push({ before: tool, after: k });
+      if (tool) {
+        edges.push({ before: tool, after: k });
+        // The corrected attempt, when the call went on in its next part, follows the turn.
+        const hash = tool.indexOf('#');
+        const next = hash < 0 ? `${tool}#1` : `${tool.slice(0, hash)}#${Number(tool.slice(hash + 1)) + 1}`;
+        if (partKeys.has(next)) edges.push({ before: k, after: next });
+      }
     }
     return { draft: d, key: k, startNs, rank: RANK[d.kind], spanId: d.spanId };
   });
