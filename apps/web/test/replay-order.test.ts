@@ -130,3 +130,30 @@ describe('replay step order at a tied start time', () => {
     expect(order([...drafts].reverse(), new Map())).toEqual(plain);
   });
 });
+
+describe('a call listed in parts (call-parts.ts)', () => {
+  // The SDK's one-shot path: turn m1, then call c whose attempt a1 failed; turn m2 repaired it and
+  // the call went on with attempt a2 (its second part); then turn m3. All in one millisecond.
+  const part = (index: number): StepDraft => ({ ...(tool('c') as Extract<StepDraft, { kind: 'tool' }>), part: { index, count: 2, steps: [] } });
+  const drafts = () => [model('m1'), part(0), model('m2', 'a1'), part(1), model('m3')];
+  const sequences = seq([
+    ['m1', 1],
+    ['c', 2],
+    ['m2', 3],
+    ['m3', 4],
+  ]);
+  const toolOfAttempt = new Map([
+    ['a1', `${TRACE}:c`],
+    ['a2', `${TRACE}:c#1`],
+  ]);
+  const kinds = (ds: StepDraft[]) =>
+    orderByChain(ds, new Map(), toolOfAttempt, sequences).map((s) => (s.kind === 'tool' ? `c#${s.part?.index}` : s.spanId));
+
+  it('puts the next part after the repair turn and the call’s successor after its last part, in any input order', () => {
+    const want = ['m1', 'c#0', 'm2', 'c#1', 'm3'];
+    expect(kinds(drafts())).toEqual(want);
+    expect(kinds(drafts().reverse())).toEqual(want);
+    const [a, b, c, d, e] = drafts() as [StepDraft, StepDraft, StepDraft, StepDraft, StepDraft];
+    expect(kinds([d, e, a, c, b])).toEqual(want);
+  });
+});
