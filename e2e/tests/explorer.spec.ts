@@ -169,6 +169,8 @@ test('↑/↓ move the selected row and Enter opens it; controls are reachable w
 
   // Tab from the search box reaches the sort headers and then the rows.
   await page.goto(`/sessions?q=${tag}`);
+  // The table streams in after the page's frame: a person tabs once it shows.
+  await expect(rows(page).first()).toBeVisible();
   await page.getByTestId('session-search').focus();
   const reached: string[] = [];
   for (let i = 0; i < 20; i++) {
