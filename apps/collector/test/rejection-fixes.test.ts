@@ -221,6 +221,37 @@ describe('a rejection is fixed by the call that corrects it', () => {
     expect(await fixedNext(projectId)).toEqual({});
   });
 
+  it("links a repair turn to a new call, not to an earlier call's later attempt in the same millisecond", async () => {
+    // Derived rows keep milliseconds: a fast agent's waiting call may take its corrected attempt in
+    // the millisecond of another failure's repair turn. That attempt continues an earlier call; the
+    // correction of the other failure is the call that starts after its turn.
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    const c = { 'gen_ai.conversation.id': s.sessionId };
+    const t0 = Date.UTC(2026, 10, 30, 9);
+    const [callA, a1, a2, callB, b1, turnB, callC, c1] = [hex(8), hex(8), hex(8), hex(8), hex(8), hex(8), hex(8), hex(8)];
+    const attempt = (spanId: string, parent: string, n: number, at: number, outcome: string, decision: string) =>
+      jsonSpan({ traceId: s.traceId, spanId, parentSpanId: parent, name: 'guardtrace.attempt', startMs: at,
+        attrs: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': n, 'guardtrace.outcome': outcome, 'guardtrace.decision': decision,
+          ...(outcome === 'success' ? {} : { 'guardtrace.failure.class': 'invalid_arguments', 'guardtrace.feedback': 'Missing required field "path"' }) } });
+    const call = (spanId: string, at: number, outcome: string) =>
+      jsonSpan({ traceId: s.traceId, spanId, parentSpanId: s.root, name: 'execute_tool read_file', startMs: at,
+        attrs: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file', 'guardtrace.outcome': outcome } });
+    const turn = (spanId: string, at: number, repairs: string) =>
+      jsonSpan({ traceId: s.traceId, spanId, parentSpanId: s.root, name: 'chat gpt-4.1', startMs: at,
+        attrs: { ...c, 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 1, 'guardtrace.repair.attempt_span_id': repairs, 'guardtrace.repair.failure_class': 'invalid_arguments' } });
+    s.spans.push(
+      call(callA, t0, 'success'), attempt(a1, callA, 1, t0 + 1, 'rejected', 'reject_with_feedback'), turn(hex(8), t0 + 2, a1),
+      call(callB, t0 + 10, 'rejected'), attempt(b1, callB, 1, t0 + 10, 'rejected', 'escalate_human'), turn(turnB, t0 + 12, b1),
+      attempt(a2, callA, 2, t0 + 12, 'success', 'proceed'),
+      call(callC, t0 + 13, 'success'), attempt(c1, callC, 1, t0 + 13, 'success', 'proceed'),
+    );
+    await post(s.spans, key);
+    expect(await link(projectId, a1)).toMatchObject({ corrected: callA, attempt: 2, fixed: true });
+    expect(await link(projectId, b1)).toMatchObject({ repair: turnB, corrected: callC, attempt: 1, fixed: true });
+  });
+
   // A Guardtrace call (it says its outcome, so its attempts are its own spans) whose attempt has no decision.
   it('stores an attempt with no decision that succeeded (not a rejection), alone under its key', async () => {
     const projectId = await env.newProject();

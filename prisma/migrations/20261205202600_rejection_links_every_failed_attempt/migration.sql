@@ -100,8 +100,10 @@ linked AS (
          AND c.started_at >= coalesce(e.started_at, i.started_at) AND c.span_id IS DISTINCT FROM r.tool_call_span_id
        ORDER BY c.started_at, c.span_id LIMIT 1)
       UNION ALL
+      -- A call's first attempt only: a later one continues a call that started earlier (derived
+      -- rows keep milliseconds, so it may share the repair turn's millisecond).
       (SELECT coalesce(y.tool_call_span_id, y.span_id), y.started_at FROM attempts y
-       WHERE n.number IS NULL AND y.project_id = r.project_id AND y.session_id = r.session_id
+       WHERE n.number IS NULL AND y.project_id = r.project_id AND y.session_id = r.session_id AND y.number = 1
          AND y.started_at >= coalesce(e.started_at, i.started_at)
          AND coalesce(y.tool_call_span_id, y.span_id) IS DISTINCT FROM r.tool_call_span_id
        ORDER BY y.started_at, y.span_id LIMIT 1)
