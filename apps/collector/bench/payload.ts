@@ -1,6 +1,6 @@
 /** Guard-shaped OTLP payloads for the benchmark: sessions of agent -> tool call -> attempt -> 2 guards. */
 import { randomBytes } from 'node:crypto';
-import { encodeRequestProtobuf } from '../src/otlp-decode.ts';
+import { encodeRequestProtobuf } from '../test/otlp-reference.ts';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 const kv = (key: string, v: string | number | boolean) => ({

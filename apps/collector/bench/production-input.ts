@@ -9,7 +9,7 @@ import net from 'node:net';
 import { ORDINARY_PAYLOADS, SECRET_SHAPES, asText, fragments } from '@guardtrace/secret-corpus';
 import { type PrismaClient, revokeApiKey } from '@guardtrace/db';
 import type pg from 'pg';
-import { decodeResponseProtobuf, decodeStatusProtobuf } from '../src/otlp-decode.ts';
+import { decodeResponseProtobuf, decodeStatusProtobuf } from '../test/otlp-reference.ts';
 import { hex, jsonRequest, jsonSpan, protobufRequest, startCollectorProcess } from '../test/helpers.ts';
 import { buildCorpus, type Case, CORPUS_BODY_LIMIT, PROTO_T } from '../test/malformed-corpus.ts';
 import { type Outcome, sendBig } from '../test/raw-client.ts';

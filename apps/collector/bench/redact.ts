@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { asText, ORDINARY_PAYLOADS, SECRET_SHAPES } from '@guardtrace/secret-corpus';
 import { Normalizer } from '../src/normalize.ts';
-import { decodeRequest } from '../src/otlp-decode.ts';
+import { decodeJsonRequest } from '../src/otlp-decode.ts';
 import { Redactor } from '../src/redact.ts';
 import type { NormSpan } from '../src/span.ts';
 import { request } from './payload.ts';
@@ -38,7 +38,7 @@ export interface RedactionRow {
 /** Guard-shaped spans whose arguments, results and feedback carry `texts` in turn (none: as they are). */
 function spans(texts: string[]): NormSpan[] {
   const body = request(SESSIONS);
-  if (texts.length === 0) return new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json')).spans;
+  if (texts.length === 0) return new Normalizer().normalize(decodeJsonRequest(Buffer.from(JSON.stringify(body)))).spans;
   let i = 0;
   const next = () => texts[i++ % texts.length] as string;
   const rs = (body.resourceSpans as { scopeSpans: { spans: { attributes: { key: string; value: { stringValue?: string } }[] }[] }[] }[])[0];
@@ -51,7 +51,7 @@ function spans(texts: string[]): NormSpan[] {
       s.attributes.push({ key: 'gen_ai.tool.call.result', value: { stringValue: JSON.stringify({ ok: true, output: next() }) } });
     }
   }
-  return new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json')).spans;
+  return new Normalizer().normalize(decodeJsonRequest(Buffer.from(JSON.stringify(body)))).spans;
 }
 
 /**

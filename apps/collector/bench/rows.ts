@@ -2,7 +2,7 @@
 import { sessionId as spanSessionId } from '../src/conventions/index.ts';
 import { type DerivedRows, derive, spanRow } from '../src/mapping.ts';
 import { Normalizer } from '../src/normalize.ts';
-import { decodeRequest } from '../src/otlp-decode.ts';
+import { decodeJsonRequest } from '../src/otlp-decode.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, SPANS, TOOL_CALLS, type Target } from '../src/sql.ts';
 
 /** Each table with its rows; a span row carries its trace's start (its partition key): the earliest span's, as the collector sets it. */
@@ -11,7 +11,7 @@ export function tableRows(projectId: string, jsonBodies: readonly Record<string,
   const derived: DerivedRows = { toolCalls: [], attempts: [], guardChecks: [], modelCalls: [] };
   const traceStart = new Map<string, { ns: bigint; text: unknown }>();
   for (const body of jsonBodies) {
-    const { spans } = new Normalizer().normalize(decodeRequest(Buffer.from(JSON.stringify(body)), 'json'));
+    const { spans } = new Normalizer().normalize(decodeJsonRequest(Buffer.from(JSON.stringify(body))));
     for (const s of spans) {
       const sessionId = spanSessionId(s) ?? s.traceId;
       const row: Record<string, unknown> = spanRow(s, projectId, sessionId);

@@ -15,7 +15,7 @@ import os from 'node:os';
 import { createProject, createPrisma } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
-import { copyRows } from '../src/copy.ts';
+import { copyRows } from './copy-rows.ts';
 import { request } from './payload.ts';
 import { tableRows } from './rows.ts';
 

@@ -61,4 +61,4 @@ export function createMetrics() {
   };
 }
 
-type Metrics = ReturnType<typeof createMetrics>;
+export type Metrics = ReturnType<typeof createMetrics>;

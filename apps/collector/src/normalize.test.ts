@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRequest, encodeRequestProtobuf } from './otlp-decode.ts';
+import { decodeRequestProtobuf, encodeRequestProtobuf } from '../test/otlp-reference.ts';
 import { Normalizer } from './normalize.ts';
 import { rejectionMessage } from './span-rules.ts';
 
@@ -146,7 +146,7 @@ describe('Normalizer (protobuf)', () => {
         },
       ],
     });
-    const { spans, rejected } = new Normalizer().normalize(decodeRequest(buf, 'protobuf'));
+    const { spans, rejected } = new Normalizer().normalize(decodeRequestProtobuf(buf));
     expect(spans[0]).toMatchObject({ traceId: T, spanId: S, parentSpanId: null, startNs: 1764504000000000001n, endNs: 1764504000000000009n, scopeName: 'lib', attributes: { big: '-9007199254740993' } });
     expect(rejected).toEqual([{ path: 'resourceSpans[0].scopeSpans[0].spans[1] (spanId eee19b7ec3c1b174)', reason: 'traceId must be 16 bytes, got 2' }]);
   });

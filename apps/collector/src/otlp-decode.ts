@@ -3,36 +3,13 @@
  * success or a google.rpc.Status out, in the request's encoding. Span-level validation is
  * in normalize.ts: here only "can this body be read at all" (400 when not).
  */
-import { createRequire } from 'node:module';
 import { CollectorError } from './errors.ts';
 import { checkEnvelope, type Normalizer } from './normalize.ts';
 import { decodeProtobufSpans } from './otlp-proto.ts';
+import { Writer } from './proto-writer.ts';
 import type { Rejections, SpanOrPause } from './span.ts';
 
 export type Encoding = 'protobuf' | 'json';
-
-interface ProtoMessageType {
-  decode(buf: Uint8Array): unknown;
-  encode(msg: unknown): { finish(): Uint8Array };
-}
-interface ProtoWriter {
-  uint32(v: number): ProtoWriter;
-  int32(v: number): ProtoWriter;
-  string(v: string): ProtoWriter;
-  finish(): Uint8Array;
-}
-
-const require = createRequire(import.meta.url);
-// The 0.210 transformer is the last release whose generated protobufjs code can decode.
-const root = require('@opentelemetry/otlp-transformer-decode/build/src/generated/root.js');
-const protobuf = require(
-  require.resolve('protobufjs/minimal', {
-    paths: [require.resolve('@opentelemetry/otlp-transformer-decode/build/src/generated/root.js')],
-  }),
-) as { Writer: { create(): ProtoWriter } };
-const traceService = root.opentelemetry.proto.collector.trace.v1;
-const ExportTraceServiceRequest = traceService.ExportTraceServiceRequest as ProtoMessageType;
-const ExportTraceServiceResponse = traceService.ExportTraceServiceResponse as ProtoMessageType;
 
 /** The encoding of a Content-Type header, or undefined when it is neither OTLP encoding. */
 export function encodingOf(contentType: string | undefined): Encoding | undefined {
@@ -85,22 +62,11 @@ export function memoryCost(body: Buffer, encoding: Encoding): number {
  */
 export function requestSpans(body: Buffer, encoding: Encoding, n: Normalizer, rejected: Rejections): Iterable<SpanOrPause> {
   if (encoding === 'protobuf') return decodeProtobufSpans(body, n, rejected);
-  return n.spans(decodeRequest(body, 'json'), rejected);
+  return n.spans(decodeJsonRequest(body), rejected);
 }
 
-/**
- * Decode an ExportTraceServiceRequest into a message tree; 400 when the bytes are not one.
- * Ingest reads protobuf with otlp-proto.ts; the generated protobufjs decoder here is the
- * reference it is tested against.
- */
-export function decodeRequest(body: Buffer, encoding: Encoding): unknown {
-  if (encoding === 'protobuf') {
-    try {
-      return ExportTraceServiceRequest.decode(body);
-    } catch (err) {
-      throw CollectorError.badRequest(`undecodable protobuf ExportTraceServiceRequest: ${(err as Error).message}`);
-    }
-  }
+/** Parse an OTLP/JSON ExportTraceServiceRequest into its tree; 400 when the text is not one. */
+export function decodeJsonRequest(body: Buffer): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
@@ -119,50 +85,18 @@ export function encodeResponse(encoding: Encoding, rejectedSpans: number, errorM
       partialSuccess ? { partialSuccess: { rejectedSpans: String(rejectedSpans), errorMessage } } : {},
     );
   }
-  const msg = partialSuccess ? { partialSuccess } : {};
-  return Buffer.from(ExportTraceServiceResponse.encode(msg).finish());
+  // ExportTraceServiceResponse { ExportTracePartialSuccess partial_success = 1 },
+  // ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2 }.
+  const out = new Writer();
+  if (partialSuccess) out.bytesField(1, new Writer().uint(1, rejectedSpans).string(2, errorMessage).finish());
+  return out.finish();
 }
 
-/** google.rpc.Status { code = 1; message = 2; details = 3 } (details left empty). */
+/** google.rpc.Status { int32 code = 1; string message = 2; repeated Any details = 3 } (details left empty). */
 export function encodeStatus(encoding: Encoding, code: number, message: string): Buffer | string {
   if (encoding === 'json') return JSON.stringify({ code, message, details: [] });
-  const w = protobuf.Writer.create();
-  if (code) w.uint32(8).int32(code);
-  if (message) w.uint32(18).string(message);
-  return Buffer.from(w.finish());
-}
-
-/** Test and bench helpers: encode a request object with the same generated code. */
-export function encodeRequestProtobuf(request: unknown): Buffer {
-  return Buffer.from(ExportTraceServiceRequest.encode(request).finish());
-}
-export function decodeResponseProtobuf(body: Uint8Array): unknown {
-  return ExportTraceServiceResponse.decode(body);
-}
-/** Decode a google.rpc.Status body (tests). */
-export function decodeStatusProtobuf(body: Uint8Array): { code: number; message: string } {
-  let code = 0;
-  let message = '';
-  let i = 0;
-  const varint = () => {
-    let v = 0;
-    let shift = 0;
-    for (;;) {
-      const b = body[i++] ?? 0;
-      v |= (b & 0x7f) << shift;
-      if (!(b & 0x80) || i >= body.length) return v;
-      shift += 7;
-    }
-  };
-  while (i < body.length) {
-    const tag = varint();
-    if (tag === 8) code = varint();
-    else if (tag === 18) {
-      const len = varint();
-      message = Buffer.from(body.subarray(i, i + len)).toString('utf8');
-      i += len;
-    } else if ((tag & 7) === 2) i += varint();
-    else varint();
-  }
-  return { code, message };
+  const w = new Writer();
+  if (code) w.uint(1, code);
+  if (message) w.string(2, message);
+  return w.finish();
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CollectorError } from './errors.ts';
 import { Normalizer } from './normalize.ts';
 import type { NormalizeLimits } from './span-rules.ts';
-import { decodeRequest, encodeRequestProtobuf } from './otlp-decode.ts';
+import { decodeRequestProtobuf, encodeRequestProtobuf } from '../test/otlp-reference.ts';
 import { decodeProtobufSpans } from './otlp-proto.ts';
 import { type NormSpan, type Rejection, Rejections } from './span.ts';
 
@@ -32,7 +32,7 @@ function streamed(buf: Buffer, limits = LIMITS): Result {
 function reference(buf: Buffer): Result {
   let tree: unknown;
   try {
-    tree = decodeRequest(buf, 'protobuf');
+    tree = decodeRequestProtobuf(buf);
   } catch (err) {
     return { ok: false, error: err as CollectorError };
   }

@@ -93,3 +93,28 @@ async function dropSession(pool: pg.Pool, projectId: string, sessionId: string, 
     client.release(broken);
   }
 }
+
+/**
+ * Sweep every 30 s (or half the wait when shorter: a session is deleted at most that long after
+ * its wait), one pass at a time, until the returned stop (which waits for a pass under way).
+ * A wait of 0 turns the sweep off.
+ */
+export function startSweeps(pool: pg.Pool, decisionWaitMs: number, log: (msg: string, err?: unknown) => void): () => Promise<void> {
+  if (decisionWaitMs <= 0) return async () => {};
+  let sweeping: Promise<unknown> | undefined;
+  const timer = setInterval(
+    () => {
+      sweeping ??= sweepHeldSessions(pool, { decisionWaitMs })
+        .catch((err: unknown) => log('sampling sweep failed', err))
+        .finally(() => {
+          sweeping = undefined;
+        });
+    },
+    Math.max(1_000, Math.min(30_000, decisionWaitMs / 2)),
+  );
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await sweeping;
+  };
+}

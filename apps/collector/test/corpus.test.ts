@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeResponseProtobuf, decodeStatusProtobuf } from '../src/otlp-decode.ts';
+import { decodeResponseProtobuf, decodeStatusProtobuf } from './otlp-reference.ts';
 import { type Env, jsonRequest, one, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 import { buildCorpus, type Case, CORPUS_BODY_LIMIT, JSON_T, PROTO_T } from './malformed-corpus.ts';
 

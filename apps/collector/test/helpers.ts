@@ -8,7 +8,7 @@ import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase, type TestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { type AppOptions, buildApp } from '../src/app.ts';
-import { encodeRequestProtobuf } from '../src/otlp-decode.ts';
+import { encodeRequestProtobuf } from './otlp-reference.ts';
 
 export interface Env {
   db: TestDatabase;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { decodeResponseProtobuf, decodeStatusProtobuf } from '../src/otlp-decode.ts';
+import { decodeResponseProtobuf, decodeStatusProtobuf } from './otlp-reference.ts';
 import {
   type Env,
   hex,

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeStatusProtobuf } from '../src/otlp-decode.ts';
+import { decodeStatusProtobuf } from './otlp-reference.ts';
 import { type Env, jsonRequest, one, protobufRequest, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 
 const INTERNAL = 'relation tool_calls_internal_detail violates constraint xyz_secret';

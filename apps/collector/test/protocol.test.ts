@@ -2,7 +2,7 @@
 import { gzipSync, deflateSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeResponseProtobuf, decodeStatusProtobuf } from '../src/otlp-decode.ts';
+import { decodeResponseProtobuf, decodeStatusProtobuf } from './otlp-reference.ts';
 import { type Env, hex, jsonRequest, jsonSpan, one, protobufRequest, sdkSession, setupApp, setupDatabase } from './helpers.ts';
 
 const LIMIT = 256 * 1024;
