@@ -199,3 +199,29 @@ describe('text columns under a btree index or key, generated from the schema', (
     }
   }
 });
+
+describe('every bound at once', () => {
+  it('a session id of 1,024 bytes, a failure class of 256, over-long tool, model, agent and user, and 4-byte feedback fit every key together', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const values: Partial<SessionValues> = {
+      session: overlong('s').slice(0, 1_024),
+      failureClass: overlong('c').slice(0, 256),
+      repairClass: overlong('r').slice(0, 256),
+      toolAttr: overlong('t'),
+      model: overlong('m'),
+      agent: overlong('a'),
+      user: overlong('u'),
+      outcome: overlong('o'),
+      // 4 bytes a character: the longest template in bytes (160 characters).
+      feedback: '😀'.repeat(1_000),
+    };
+    const { spans } = sessionSpans({ ...defaultValues(), ...values });
+    expect(await send(url, key, spans, 'protobuf')).toEqual({ status: 200, rejected: 0, message: '' });
+    const parts = await env.sql.query(
+      'SELECT octet_length(session_id) AS s, octet_length(tool_name) AS t, octet_length(failure_class) AS c, octet_length(feedback_template) AS f FROM analytics_session_parts WHERE project_id = $1 AND failure_class <> $2',
+      [projectId, ''],
+    );
+    expect(parts.rows).toEqual([{ s: 1_024, t: MAX_KEY_TEXT_BYTES, c: 256, f: 640 }]);
+  });
+});
