@@ -15,6 +15,8 @@ describe('keyText', () => {
     expect(Buffer.byteLength(out)).toBeLessThanOrEqual(MAX_KEY_TEXT_BYTES);
     expect(out).toMatch(/^read_file_a+…\[SHORTENED:3000 bytes sha256:[0-9a-f]{16}\]$/);
     expect(keyText(long)).toBe(out);
+    // The example of docs/collector.md and key-text.ts.
+    expect(out).toBe(`read_file_${'a'.repeat(197)}…[SHORTENED:3000 bytes sha256:226bfb9fa5208722]`);
   });
 
   it('gives two long values with the same prefix two keys', () => {

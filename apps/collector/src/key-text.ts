@@ -6,7 +6,7 @@
  *
  * Shortened: the longest prefix of whole characters that fits, then a marker with the full
  * value's length and the first 16 hex digits of its SHA-256, e.g.
- * `read_file_aaaa…[SHORTENED:3000 bytes sha256:9f86d081884c7d65]`. The same value always gives the
+ * `read_file_aaaa…[SHORTENED:3000 bytes sha256:226bfb9fa5208722]`. The same value always gives the
  * same text (a retried or re-sent span keys the same row), and two values that share their prefix
  * still give two keys. The SQL function guardtrace_key_text (migration
  * 20261206010000_overlong_key_text) is the same rule; test/overlong.test.ts compares both.
