@@ -6,6 +6,7 @@
  */
 import { copyField } from './copy.ts';
 import { type EventCheck, eventChecks, type ImpliedAttempt, interpret, type Meaning, type SpanRole } from './conventions/index.ts';
+import { keyText } from './key-text.ts';
 import type { NormSpan } from './span.ts';
 
 function durationMs(span: NormSpan): number {
@@ -51,7 +52,7 @@ function toolCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: s
     session_id: sessionId,
     started_at: startTime(span),
     parent_span_id: span.parentSpanId,
-    tool_name: m.toolName as string,
+    tool_name: keyText(m.toolName as string),
     call_id: m.callId,
     duration_ms: durationMs(span),
     outcome: m.outcome,
@@ -78,7 +79,7 @@ function attemptRow(span: NormSpan, m: Meaning, projectId: string, sessionId: st
     session_id: sessionId,
     started_at: startTime(span),
     tool_call_span_id: span.parentSpanId,
-    tool_name: m.toolName,
+    tool_name: keyText(m.toolName),
     number: m.attempt ?? 1,
     duration_ms: durationMs(span),
     outcome: m.outcome,
@@ -109,7 +110,7 @@ function impliedAttemptRow(span: NormSpan, r: ImpliedAttempt, projectId: string,
     session_id: sessionId,
     started_at: startTime(span),
     tool_call_span_id: r.toolCallSpanId,
-    tool_name: r.toolName,
+    tool_name: keyText(r.toolName),
     number: 1,
     duration_ms: r.toolCallSpanId === null ? 0 : durationMs(span),
     outcome: r.outcome,
@@ -181,7 +182,7 @@ function modelCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: 
     session_id: sessionId,
     started_at: startTime(span),
     parent_span_id: span.parentSpanId,
-    model: m.model,
+    model: keyText(m.model),
     provider: m.provider,
     duration_ms: durationMs(span),
     input_tokens: m.inputTokens ?? 0,

@@ -3,7 +3,12 @@
  * reads protobuf): limits, ids, times, enums, int64 values and text Postgres accepts. A span that
  * breaks one is rejected with a SpanError naming the field; its neighbours are kept.
  */
-import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_FAILURE_CLASS, ATTR_GUARDTRACE_GUARD_POINTERS } from '@guardtrace/semconv';
+import {
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_GUARDTRACE_FAILURE_CLASS,
+  ATTR_GUARDTRACE_GUARD_POINTERS,
+  ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
+} from '@guardtrace/semconv';
 import { SESSION_ID_KEYS } from './conventions/index.ts';
 import type { Attributes, Rejection } from './span.ts';
 
@@ -42,7 +47,9 @@ export class SpanError extends Error {
 
 // Text that becomes an indexed column must fit a Postgres btree entry (at most 2,704 bytes for the
 // whole entry, e.g. attempts' project_id + failure_class + session_id); a longer value would fail
-// the whole transaction, so the span carrying it is rejected instead.
+// the whole transaction. Session ids and failure classes are what rows are joined and counted by:
+// a span carrying a longer one is rejected. Names (tools, models, agents, users) are stored
+// shortened instead (key-text.ts).
 // 1,024 bytes: session ids are UUIDs or short slugs (36-64 bytes); 16x that still fits an index entry.
 const MAX_SESSION_ID_BYTES = 1_024;
 // 256 bytes: failure classes are short enum-like names (the longest built-in is 21 characters).
@@ -87,14 +94,16 @@ export function checkIdHex(hex: string, bytes: 8 | 16, field: string): string {
 }
 
 /**
- * The attributes that become indexed or matched columns (session id, failure class, failed-check
- * pointers) within their byte
+ * The attributes that become indexed or matched columns (session id, failure class, a repair
+ * turn's failure class, failed-check pointers) within their byte
  * limits; a span over one is rejected with the attribute, its length and the limit.
  */
 export function checkIndexedText(attributes: Attributes, resource: Attributes): void {
   for (const k of SESSION_ID_KEYS) checkBytes(attributes, k, 'attributes', MAX_SESSION_ID_BYTES, 'a session id');
   checkBytes(resource, ATTR_GEN_AI_CONVERSATION_ID, 'resource.attributes', MAX_SESSION_ID_BYTES, 'a session id');
   checkBytes(attributes, ATTR_GUARDTRACE_FAILURE_CLASS, 'attributes', MAX_FAILURE_CLASS_BYTES, 'a failure class');
+  // A repair turn's class keys the analytics rollups when the attempt it names is not stored.
+  checkBytes(attributes, ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS, 'attributes', MAX_FAILURE_CLASS_BYTES, 'a failure class');
   const pointers = attributes[ATTR_GUARDTRACE_GUARD_POINTERS];
   if (pointers === undefined) return;
   if (!Array.isArray(pointers)) {

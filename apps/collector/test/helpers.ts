@@ -50,15 +50,17 @@ const tsx = createRequire(import.meta.url).resolve('tsx');
 
 /**
  * The collector as a process of its own (`node --import tsx src/main.ts`, so SIGKILL really
- * kills it; with `built`, the production build `dist/main.js` as its start script runs it) on
+ * kills it; with `built`, the production build `dist/main.js` as its start script runs it, or
+ * the build at `main`) on
  * `port` (0: one the system picks), with `env` over the defaults; resolves with its URL once it listens.
  */
 export async function startCollectorProcess(
   databaseUrl: string,
   port = 0,
-  opts: { built?: boolean; env?: Record<string, string> } = {},
+  opts: { built?: boolean; main?: string; env?: Record<string, string> } = {},
 ): Promise<{ proc: ChildProcess; url: string }> {
-  const args = opts.built ? ['--max-semi-space-size=64', 'dist/main.js'] : ['--import', tsx, 'src/main.ts'];
+  const built = opts.main ?? (opts.built ? 'dist/main.js' : null);
+  const args = built !== null ? ['--max-semi-space-size=64', built] : ['--import', tsx, 'src/main.ts'];
   const proc = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', COLLECTOR_RATE_LIMIT_RPS: '0', ...opts.env },
