@@ -12,6 +12,7 @@ import {
   type CallToolResult,
   LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
+  type ServerNotification,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -28,7 +29,7 @@ import {
 } from '@guardtrace/semconv/mcp';
 import type { ProxyConfig } from './config.ts';
 import type { ProxyTelemetry } from './telemetry.ts';
-import { toolSpec } from './tools.ts';
+import { type ClientRequest, toolSpec } from './tools.ts';
 import { VERSION } from './version.ts';
 
 const TOOLS_CALL = 'tools/call';
@@ -113,6 +114,25 @@ export function failureResult(r: Extract<CallResult, { ok: false }>): CallToolRe
   return { content: [{ type: 'text', text: r.feedback }], isError: true, _meta: meta };
 }
 
+/**
+ * The client's request `_meta` for the upstream: every key but the progress token, which the
+ * proxy's own client replaces with one of its own; each progress report the upstream sends is
+ * relayed to the client under the client's token.
+ */
+function clientRequest(meta: Record<string, unknown> | undefined, notify: (n: ServerNotification) => Promise<void>): ClientRequest {
+  const out: ClientRequest = {};
+  if (!meta) return out;
+  const { progressToken, ...rest } = meta;
+  if (Object.keys(rest).length > 0) out.meta = rest;
+  if (typeof progressToken === 'string' || typeof progressToken === 'number') {
+    out.onprogress = (p) => {
+      // a client that went away misses its progress; the call itself goes on
+      notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined);
+    };
+  }
+  return out;
+}
+
 export interface ConnectionInfo {
   transport: NetworkTransport;
   /** The MCP session id (Streamable HTTP); it is also the Guardtrace session id. */
@@ -182,7 +202,7 @@ export function serveConnection(proxy: GuardProxy, transport: Transport, info: C
     const s = ensureSession();
     const callId = String(extra.requestId);
     const intent = req.params._meta?.[META_INTENT_ID];
-    const opts: CallOptions = { callId, span: toolsCallSpan(sessionAttrs(), callId) };
+    const opts: CallOptions = { callId, span: toolsCallSpan(sessionAttrs(), callId), meta: clientRequest(req.params._meta, extra.sendNotification) };
     if (typeof intent === 'string') opts.intentId = intent;
     const r = await s.callTool(req.params.name, req.params.arguments ?? {}, opts);
     if (!r.ok) return failureResult(r);
