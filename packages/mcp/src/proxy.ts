@@ -72,7 +72,9 @@ export interface GuardProxy {
 export function createProxy(upstream: Upstream, config: ProxyConfig, telemetry: ProxyTelemetry): GuardProxy {
   const opts: ConstructorParameters<typeof Guardtrace>[0] = telemetry.tracer ? { tracer: telemetry.tracer } : { tracing: false };
   if (config.policy) opts.policy = config.policy;
-  if (config.budgets) opts.budgets = config.budgets;
+  // a connection is one session that serves many tasks with no boundary between them: the
+  // rejection budget counts per logical call (a call and its corrections) unless the config says `task`
+  opts.budgets = { rejectionsScope: 'call', ...config.budgets };
   const gt = new Guardtrace(opts);
   const names = new Set(upstream.tools.map((t) => t.name));
   const unknown = Object.keys(config.tools).filter((n) => !names.has(n));

@@ -17,7 +17,9 @@ let proxy: StdioProxy;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'gt-mcp-up-'));
   log = path.join(dir, 'upstream.log');
-  proxy = await connectStdio(proxyArgs({ dir, log, server: [FIXTURE_SERVER] }));
+  // a schema failure may be corrected up to 5 times, so the rejection budget (2, the default) is what stops a call
+  const config = { policy: { invalid_arguments: { retries: 5 } }, budgets: { maxAttemptsPerCall: 5 } };
+  proxy = await connectStdio(proxyArgs({ dir, log, config, server: [FIXTURE_SERVER] }));
 }, 60_000);
 
 afterAll(async () => {
@@ -62,5 +64,26 @@ describe('guardtrace-mcp passes the request _meta and progress through', () => {
     expect(r.isError).toBeFalsy();
     const calls = toolCallsUpstream(log).filter((m) => m.params?.name === 'count_to');
     expect(calls.at(-1)?.params?._meta).toBeUndefined();
+  });
+});
+
+describe('guardtrace-mcp counts rejections per logical call', () => {
+  const decision = (r: unknown) => (r as { _meta?: Record<string, unknown> })._meta?.['guardtrace/decision'];
+
+  it('answers three rejected calls of three different tools in one connection with feedback, and escalates one call rejected past the budget', async () => {
+    for (const name of ['set_alpha', 'set_beta', 'set_gamma']) {
+      const r = await proxy.client.callTool({ name, arguments: { n: 'one' } });
+      expect(r.isError).toBe(true);
+      expect(decision(r)).toBe('reject_with_feedback');
+      expect(text(r)).toContain('Field "n": expected number');
+    }
+    // set_alpha's corrections continue its call: the second rejection is answered, the third escalates
+    expect(decision(await proxy.client.callTool({ name: 'set_alpha', arguments: { n: 'two' } }))).toBe('reject_with_feedback');
+    expect(decision(await proxy.client.callTool({ name: 'set_alpha', arguments: { n: 'three' } }))).toBe('escalate_human');
+    // set_beta's call was not touched by set_alpha's budget
+    const ok = await proxy.client.callTool({ name: 'set_beta', arguments: { n: 2 } });
+    expect(ok.isError).toBeFalsy();
+    expect(text(ok)).toBe('beta = 2');
+    expect(toolCallsUpstream(log).filter((m) => m.params?.name?.startsWith('set_')).map((m) => m.params?.arguments)).toEqual([{ n: 2 }]);
   });
 });

@@ -31,7 +31,7 @@ import {
 } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
 import type { AttemptRun } from './attempt-state.ts';
-import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback } from './failure.ts';
+import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, rejectionsOf, shownFeedback } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
 import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
@@ -227,7 +227,7 @@ export class ToolCall {
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
     this.attempts.push(record);
     closeGuardSpan(rt, run.failingGuard, d.decision);
-    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft)));
+    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft, rejectionsOf(this.attempts))));
     rt.telemetry.end(a.span, { error: j.failureClass });
 
     if (d.decision === 'retry_backoff') {
