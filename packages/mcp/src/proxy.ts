@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Attributes, SpanKind, SpanStatusCode, trace, context as otelContext } from '@opentelemetry/api';
-import { type CallOptions, type CallResult, type CallSpanOptions, Guardtrace, type Session } from '@guardtrace/sdk';
+import { type CallOptions, type CallResult, type CallSpanOptions, Guardtrace, redactSecrets, type Session } from '@guardtrace/sdk';
 import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from '@guardtrace/semconv';
 import {
   ATTR_JSONRPC_REQUEST_ID,
@@ -208,7 +208,9 @@ export function serveConnection(proxy: GuardProxy, transport: Transport, info: C
     if (typeof intent === 'string') opts.intentId = intent;
     const r = await s.callTool(req.params.name, req.params.arguments ?? {}, opts);
     if (!r.ok) return failureResult(r);
-    const value = r.value as CallToolResult;
+    // the client (the model) gets the result redacted of secrets, as from the SDK's integrations;
+    // the span's gen_ai.tool.call.result is sanitized by the SDK itself
+    const value = redactSecrets(r.value as CallToolResult);
     if (!r.deduplicated) return value;
     // answered from the idempotency store: the tool did not run again, and the client is told so
     return { ...value, _meta: { ...value._meta, 'guardtrace/deduplicated': true, 'guardtrace/idempotencyKey': r.idempotencyKey } };

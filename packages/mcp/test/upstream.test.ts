@@ -6,8 +6,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config.ts';
+import { connectUpstream, createProxy, serveConnection } from '../src/proxy.ts';
+import { McpSpanEnricher } from '../src/telemetry.ts';
 import { FIXTURE_SERVER, type StdioProxy, connectStdio, proxyArgs, text, toolCallsUpstream } from './helpers.ts';
 
 let dir: string;
@@ -47,7 +53,8 @@ describe('guardtrace-mcp passes the request _meta and progress through', () => {
     // the upstream got a progress token (the proxy's own), and no idempotency key for a read-only tool
     expect(meta.progressToken).toBeDefined();
     expect(meta['guardtrace/idempotencyKey']).toBeUndefined();
-    expect(JSON.parse(text(r)).meta).toEqual(meta);
+    // the server answers with what it got (its progressToken is redacted on the way back: the name says token)
+    expect(JSON.parse(text(r)).meta).toMatchObject({ 'acme.dev/trace': 'run-42', 'acme.dev/user': { id: 7 } });
   });
 
   it("merges the idempotency key of a side-effecting call into the client's _meta", async () => {
@@ -85,5 +92,43 @@ describe('guardtrace-mcp counts rejections per logical call', () => {
     expect(ok.isError).toBeFalsy();
     expect(text(ok)).toBe('beta = 2');
     expect(toolCallsUpstream(log).filter((m) => m.params?.name?.startsWith('set_')).map((m) => m.params?.arguments)).toEqual([{ n: 2 }]);
+  });
+});
+
+describe('guardtrace-mcp redacts secrets in successful results', () => {
+  it('returns the result redacted as the SDK integrations do, and no span carries the secrets', async () => {
+    const AWS = 'AKIAZ7QH3KXT5MBN2VWD';
+    const OPENAI = 'sk-proj-Qm8vT2xL9pR4sW7yK1nB3cF6hJ0dG5aE8uI2oZ4vX7';
+    // in one process, for the spans: the proxy's own createProxy in front of the fixture server over stdio
+    const exporter = new InMemorySpanExporter();
+    const enricher = new McpSpanEnricher();
+    const provider = new BasicTracerProvider({ spanProcessors: [enricher, new SimpleSpanProcessor(exporter)] });
+    const upstream = await connectUpstream(process.execPath, [FIXTURE_SERVER]);
+    const gp = createProxy(upstream, parseConfig({}, '(test)', process.cwd()), { tracer: provider.getTracer('test'), enricher, shutdown: () => provider.shutdown() });
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    const conn = serveConnection(gp, serverSide, { transport: 'pipe' });
+    await conn.start();
+    const client = new Client({ name: 'redaction-agent', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const r = (await client.callTool({ name: 'show_config', arguments: {} })) as CallToolResult;
+      expect(r.isError).toBeFalsy();
+      const shown = JSON.stringify(r);
+      expect(shown).not.toContain(AWS);
+      expect(shown).not.toContain(OPENAI);
+      // what is not a secret is kept, and the marks say what was there
+      expect(text(r)).toContain('region=eu-west-1');
+      expect(text(r)).toContain('replicas=3');
+      expect(text(r)).toContain('[REDACTED');
+      expect(r.structuredContent).toMatchObject({ region: 'eu-west-1', openaiKey: expect.stringContaining('[REDACTED') });
+      await conn.end();
+      const spans = JSON.stringify(exporter.getFinishedSpans().map((sp) => sp.attributes));
+      expect(spans).toContain('region=eu-west-1');
+      expect(spans).not.toContain(AWS);
+      expect(spans).not.toContain(OPENAI);
+    } finally {
+      await client.close();
+      await upstream.close();
+    }
   });
 });
