@@ -82,6 +82,8 @@ export const configSchema = z.strictObject({
     maxAttemptsPerCall: positiveInt.optional(),
     sessionRetries: count.optional(),
     rejectionsPerTask: count.optional(),
+    /** `call` (the proxy's default): a connection serves many tasks, so each logical call has its own rejections. */
+    rejectionsScope: z.enum(['task', 'call']).optional(),
     addedLatencyMs: count.optional(),
     repairTokens: z.strictObject({ perUser: count.optional(), windowMs: positiveInt.optional() }).optional(),
     circuitBreaker: z.strictObject({ failureThreshold: positiveInt.optional(), cooldownMs: positiveInt.optional() }).optional(),

@@ -12,11 +12,12 @@ import {
   type CallToolResult,
   LATEST_PROTOCOL_VERSION,
   ListToolsRequestSchema,
+  type ServerNotification,
   SUPPORTED_PROTOCOL_VERSIONS,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Attributes, SpanKind, SpanStatusCode, trace, context as otelContext } from '@opentelemetry/api';
-import { type CallOptions, type CallResult, type CallSpanOptions, Guardtrace, type Session } from '@guardtrace/sdk';
+import { type CallOptions, type CallResult, type CallSpanOptions, Guardtrace, redactSecrets, type Session } from '@guardtrace/sdk';
 import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from '@guardtrace/semconv';
 import {
   ATTR_JSONRPC_REQUEST_ID,
@@ -28,7 +29,7 @@ import {
 } from '@guardtrace/semconv/mcp';
 import type { ProxyConfig } from './config.ts';
 import type { ProxyTelemetry } from './telemetry.ts';
-import { toolSpec } from './tools.ts';
+import { type ClientRequest, toolSpec } from './tools.ts';
 import { VERSION } from './version.ts';
 
 const TOOLS_CALL = 'tools/call';
@@ -71,7 +72,9 @@ export interface GuardProxy {
 export function createProxy(upstream: Upstream, config: ProxyConfig, telemetry: ProxyTelemetry): GuardProxy {
   const opts: ConstructorParameters<typeof Guardtrace>[0] = telemetry.tracer ? { tracer: telemetry.tracer } : { tracing: false };
   if (config.policy) opts.policy = config.policy;
-  if (config.budgets) opts.budgets = config.budgets;
+  // a connection is one session that serves many tasks with no boundary between them: the
+  // rejection budget counts per logical call (a call and its corrections) unless the config says `task`
+  opts.budgets = { rejectionsScope: 'call', ...config.budgets };
   const gt = new Guardtrace(opts);
   const names = new Set(upstream.tools.map((t) => t.name));
   const unknown = Object.keys(config.tools).filter((n) => !names.has(n));
@@ -111,6 +114,25 @@ export function failureResult(r: Extract<CallResult, { ok: false }>): CallToolRe
   if (r.candidates) meta['guardtrace/candidates'] = r.candidates;
   if (r.idempotencyKey) meta['guardtrace/idempotencyKey'] = r.idempotencyKey;
   return { content: [{ type: 'text', text: r.feedback }], isError: true, _meta: meta };
+}
+
+/**
+ * The client's request `_meta` for the upstream: every key but the progress token, which the
+ * proxy's own client replaces with one of its own; each progress report the upstream sends is
+ * relayed to the client under the client's token.
+ */
+function clientRequest(meta: Record<string, unknown> | undefined, notify: (n: ServerNotification) => Promise<void>): ClientRequest {
+  const out: ClientRequest = {};
+  if (!meta) return out;
+  const { progressToken, ...rest } = meta;
+  if (Object.keys(rest).length > 0) out.meta = rest;
+  if (typeof progressToken === 'string' || typeof progressToken === 'number') {
+    out.onprogress = (p) => {
+      // a client that went away misses its progress; the call itself goes on
+      notify({ method: 'notifications/progress', params: { ...p, progressToken } }).catch(() => undefined);
+    };
+  }
+  return out;
 }
 
 export interface ConnectionInfo {
@@ -182,11 +204,13 @@ export function serveConnection(proxy: GuardProxy, transport: Transport, info: C
     const s = ensureSession();
     const callId = String(extra.requestId);
     const intent = req.params._meta?.[META_INTENT_ID];
-    const opts: CallOptions = { callId, span: toolsCallSpan(sessionAttrs(), callId) };
+    const opts: CallOptions = { callId, span: toolsCallSpan(sessionAttrs(), callId), meta: clientRequest(req.params._meta, extra.sendNotification) };
     if (typeof intent === 'string') opts.intentId = intent;
     const r = await s.callTool(req.params.name, req.params.arguments ?? {}, opts);
     if (!r.ok) return failureResult(r);
-    const value = r.value as CallToolResult;
+    // the client (the model) gets the result redacted of secrets, as from the SDK's integrations;
+    // the span's gen_ai.tool.call.result is sanitized by the SDK itself
+    const value = redactSecrets(r.value as CallToolResult);
     if (!r.deduplicated) return value;
     // answered from the idempotency store: the tool did not run again, and the client is told so
     return { ...value, _meta: { ...value._meta, 'guardtrace/deduplicated': true, 'guardtrace/idempotencyKey': r.idempotencyKey } };

@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type CallToolResult, ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { type CallToolResult, ErrorCode, McpError, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { FeedbackRequired, type Guard, GuardViolation, type ToolFlags, type ToolSpec, pointersTo, predicate, resourceLock, toPointer } from '@guardtrace/sdk';
 import { pathCandidates, pathNotFoundFeedback, resolveInside } from '@guardtrace/sdk/guards/files';
 import { ATTR_RPC_RESPONSE_STATUS_CODE } from '@guardtrace/semconv/mcp';
@@ -15,6 +16,16 @@ import { compileInputSchema } from './json-schema.ts';
 
 /** `_meta` key that carries the idempotency key of a side-effecting call to the upstream server. */
 export const META_IDEMPOTENCY_KEY = 'guardtrace/idempotencyKey';
+
+/**
+ * What a client's `tools/call` request brings for the upstream server besides the arguments
+ * (the SDK hands it to `execute` as `ctx.meta`): the request's `_meta` without its progress
+ * token, and the relay of the upstream's progress to the client's token.
+ */
+export interface ClientRequest {
+  meta?: Record<string, unknown>;
+  onprogress?: (progress: Progress) => void;
+}
 
 /**
  * Flags from MCP tool annotations, with the spec's defaults for missing hints: not read-only,
@@ -162,10 +173,16 @@ export function toolSpec(tool: Tool, config: ProxyConfig, upstream: UpstreamTool
     guards: guardsOf(tool, config, own),
     execute: async (args, ctx) => {
       const params: Parameters<Client['callTool']>[0] = { name: tool.name, arguments: (args ?? {}) as Record<string, unknown> };
-      if (sideEffect) params._meta = { [META_IDEMPOTENCY_KEY]: ctx.idempotencyKey };
+      const req = (ctx.meta ?? {}) as ClientRequest;
+      // the client's _meta goes on; for a side effect the proxy's idempotency key is added (and wins)
+      const meta = sideEffect ? { ...req.meta, [META_IDEMPOTENCY_KEY]: ctx.idempotencyKey } : req.meta;
+      if (meta && Object.keys(meta).length > 0) params._meta = meta;
+      const options: RequestOptions = { signal: ctx.signal };
+      // the MCP client gives the upstream a progress token of its own and calls this with each report
+      if (req.onprogress) Object.assign(options, { onprogress: req.onprogress, resetTimeoutOnProgress: true });
       let result: CallToolResult;
       try {
-        result = (await upstream.client.callTool(params, undefined, { signal: ctx.signal })) as CallToolResult;
+        result = (await upstream.client.callTool(params, undefined, options)) as CallToolResult;
       } catch (err) {
         if (err instanceof McpError) {
           // what the upstream answered, on this attempt's span

@@ -15,6 +15,8 @@ const manifest = JSON.parse(readFileSync(path.join(PKG, 'package.json'), 'utf8')
 /** The bin as package.json declares it (TypeScript in the workspace, run through tsx). */
 export const BIN = path.join(PKG, manifest.bin['guardtrace-mcp']!);
 const TAP = path.join(PKG, 'test/fixtures/tap.mjs');
+/** The small MCP SDK server of test/fixtures (progress, secrets, numeric-argument tools). */
+export const FIXTURE_SERVER = path.join(PKG, 'test/fixtures/upstream-server.mjs');
 /** The filesystem server's own bin file. */
 export const FS_SERVER = (() => {
   const require = createRequire(path.join(PKG, 'package.json'));
@@ -45,15 +47,15 @@ export function toolCallsUpstream(file: string) {
   return upstreamLog(file).filter((m) => m.method === 'tools/call');
 }
 
-/** The proxy's command line: bin, its options, then `--` and the tapped filesystem server on `dir`. */
-export function proxyArgs(opts: { config?: object; dir: string; log: string; extra?: string[] }): string[] {
+/** The proxy's command line: bin, its options, then `--` and the tapped upstream (default: the filesystem server on `dir`). */
+export function proxyArgs(opts: { config?: object; dir: string; log: string; extra?: string[]; server?: string[] }): string[] {
   const args = ['--import', 'tsx', BIN, ...(opts.extra ?? [])];
   if (opts.config) {
     const file = path.join(path.dirname(opts.log), `config-${path.basename(opts.log)}.json`);
     writeFileSync(file, JSON.stringify(opts.config));
     args.push('--config', file);
   }
-  return [...args, '--', process.execPath, TAP, opts.log, process.execPath, FS_SERVER, opts.dir];
+  return [...args, '--', process.execPath, TAP, opts.log, process.execPath, ...(opts.server ?? [FS_SERVER, opts.dir])];
 }
 
 export interface StdioProxy {

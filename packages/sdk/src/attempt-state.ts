@@ -41,6 +41,8 @@ export interface AttemptInput {
   callId: string;
   intentId: string | undefined;
   attempt: number;
+  /** The caller's per-call data, the tool's `ctx.meta`. */
+  meta?: unknown;
 }
 
 /** Shared by tools without a timeout: never aborts, saves an AbortController per call. */
@@ -77,6 +79,10 @@ export class AttemptContext implements GuardContext, ToolContext {
       this.#key = idempotencyKey(tool.name, tool.idempotencyArgs ? tool.idempotencyArgs(run.args) : run.args, intent);
     }
     return this.#key;
+  }
+  /** The caller's per-call data (`CallOptions.meta`). */
+  get meta(): unknown {
+    return this.#inp.meta;
   }
   /** The tool's own attributes on its attempt span. */
   setAttributes(attrs: Attributes): void {

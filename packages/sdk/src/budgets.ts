@@ -7,6 +7,13 @@ export interface Budgets {
   sessionRetries: number;
   /** Rejections with feedback per task (session). Seeds: "two is a common choice". */
   rejectionsPerTask: number;
+  /**
+   * What `rejectionsPerTask` counts over: `task` (default), every rejection of the session
+   * since it began or since `startTask()`; `call`, the rejections of one logical call (a call
+   * and the model's corrections of it), for a long-lived session that serves many unrelated
+   * tasks and has no task boundary to mark, such as an MCP proxy's connection.
+   */
+  rejectionsScope: 'task' | 'call';
   /** Added wall-clock latency (backoff + failed attempts) per session. Seeds: "commonly 30 seconds". */
   addedLatencyMs: number;
   /** Repair tokens per user on a rolling window (the SRE rule: budget retry tokens per user, not attempts). */
@@ -19,6 +26,7 @@ export const DEFAULT_BUDGETS: Budgets = {
   maxAttemptsPerCall: 3,
   sessionRetries: 10,
   rejectionsPerTask: 2,
+  rejectionsScope: 'task',
   addedLatencyMs: 30_000,
   // ~10 context-replay repairs of a three-step agent (18k tokens each) per user per hour.
   repairTokens: { perUser: 200_000, windowMs: 60 * 60 * 1000 },

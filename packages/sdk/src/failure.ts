@@ -53,6 +53,13 @@ export interface JudgeInput {
   attemptsLeft: number;
 }
 
+/** Rejections the model was sent for a call (its attempts asking for a corrected call). */
+export function rejectionsOf(attempts: readonly AttemptRecord[]): number {
+  let n = 0;
+  for (const a of attempts) if (a.decision === 'reject_with_feedback' || a.decision === 'corrected_retry') n += 1;
+  return n;
+}
+
 /** Everything the decision needs, gathered once; `decide()` is called once and its output kept as it is. */
 export function judge(j: JudgeInput): Judgement {
   const { rt, run } = j;
@@ -63,7 +70,7 @@ export function judge(j: JudgeInput): Judgement {
   const fingerprint = `${j.toolName}\u0000${canonicalArgs(run)}\u0000${failureClass}\u0000${feedback}`;
   const backoffMs = policy.decision === 'retry_backoff' ? backoffDelay(rt.backoff, classFailures - 1, rt.clock.random(), run.retryAfterMs) : 0;
   const decision = decide({
-    failureClass, policy, classFailures, budgets: j.book.budgets(j.attemptsLeft), repeatedRejection: j.book.alreadySent(fingerprint),
+    failureClass, policy, classFailures, budgets: j.book.budgets(j.attemptsLeft, rejectionsOf(j.history)), repeatedRejection: j.book.alreadySent(fingerprint),
     backoffMs, circuitOpen: Boolean(run.circuitOpen), hasFallback: Boolean(j.tool?.fallbackTool),
   });
   // neither the class's own retries nor a repeated rejection is a budget running out:

@@ -27,8 +27,11 @@ export interface CallReports<C extends BookedCall = BookedCall> {
   /** The next step number of the session (`guardtrace.step.sequence`): 1, 2, 3… */
   nextStep(): number;
   opened(call: C): void;
-  /** What the session's budgets allow now, with this many attempts left in the call. */
-  budgets(attemptsLeft: number): BudgetView;
+  /**
+   * What the session's budgets allow now, with this many attempts left in the call and this
+   * many rejections sent for it (read when the budget counts rejections per call).
+   */
+  budgets(attemptsLeft: number, callRejections?: number): BudgetView;
   /** Whether this rejection (tool, arguments, class, feedback) was already sent in the session. */
   alreadySent(fingerprint: string): boolean;
   /** An attempt after the first starts: it spends a session retry. */
@@ -87,12 +90,12 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
     this.#open.add(call);
   }
 
-  budgets(attemptsLeft: number): BudgetView {
+  budgets(attemptsLeft: number, callRejections = 0): BudgetView {
     const b = this.rt.budgets;
     return {
       attemptsLeft,
       sessionRetriesLeft: b.sessionRetries - this.#retriesUsed,
-      rejectionsLeft: b.rejectionsPerTask - this.#rejectionsUsed,
+      rejectionsLeft: b.rejectionsPerTask - (b.rejectionsScope === 'call' ? callRejections : this.#rejectionsUsed),
       latencyLeftMs: b.addedLatencyMs - this.#addedLatencyMs,
       repairTokensLeft: b.repairTokens.perUser - this.rt.ledger.spent(this.user, this.rt.clock.now()),
     };
@@ -112,7 +115,8 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
   }
 
   decided(decision: Decision, fingerprint: string, backoffMs: number): void {
-    // rejections (the model is asked for a corrected call) count against the task's budget;
+    // rejections (the model is asked for a corrected call) count against the task's budget
+    // (with `rejectionsScope: 'call'` the call counts its own, from its attempts);
     // a replan's feedback is remembered too, so the identical call is never rejected twice
     const rejection = decision === 'reject_with_feedback' || decision === 'corrected_retry';
     if (rejection) this.#rejectionsUsed += 1;

@@ -64,6 +64,12 @@ export interface CallOptions {
    * its own `attemptAttributes` apply, to the attempts it makes.
    */
   span?: CallSpanOptions;
+  /**
+   * Opaque per-call data handed to the tool as `ctx.meta` (never recorded on a span): what the
+   * tool needs from the request that is not a model argument. A corrected call that continues
+   * a waiting one brings its own `meta` to the attempts it makes.
+   */
+  meta?: unknown;
 }
 
 /** Token totals of a session; repair tokens are broken down by the failure class they repaired. */
@@ -157,7 +163,8 @@ export class SessionCore {
     if (waiting) {
       // the waiting call keeps its span; the attempts this call makes carry this call's attributes
       const attemptAttributes = span?.attemptAttributes;
-      return waiting.attempt(rawArgs, opts.callId !== undefined ? { callId: opts.callId, tool: name, attemptAttributes } : { tool: name, attemptAttributes });
+      const more = opts.callId !== undefined ? { callId: opts.callId, tool: name, attemptAttributes } : { tool: name, attemptAttributes };
+      return waiting.attempt(rawArgs, 'meta' in opts ? { ...more, meta: opts.meta } : more);
     }
     return this.toolCall(name, opts).attempt(rawArgs);
   }

@@ -23,7 +23,7 @@ import {
 import { SDK_VERSION } from './runtime.ts';
 import { TailSamplingProcessor, type TailSamplingOptions } from './tail-sampling.ts';
 
-export type { TailSamplingOptions } from './tail-sampling.ts';
+export { TailSamplingProcessor, type TailSamplingOptions } from './tail-sampling.ts';
 
 export interface ExporterOptions {
   /** Collector base URL; spans go to `${endpoint}/v1/traces`. */
@@ -34,9 +34,17 @@ export interface ExporterOptions {
   timeoutMillis?: number;
 }
 
+/** Batch processor tuning (the OpenTelemetry `BatchSpanProcessor`'s options). */
+export interface BatchOptions {
+  maxQueueSize?: number;
+  maxExportBatchSize?: number;
+  scheduledDelayMillis?: number;
+  exportTimeoutMillis?: number;
+}
+
 export interface SpanProcessorOptions extends ExporterOptions {
   /** Batch processor tuning. */
-  batch?: { maxQueueSize?: number; maxExportBatchSize?: number; scheduledDelayMillis?: number; exportTimeoutMillis?: number };
+  batch?: BatchOptions;
   /** Per-session tail sampling of clean sessions (default: keep everything); `crossProcess` when sessions span processes. */
   sampling?: TailSamplingOptions;
   /**
@@ -176,6 +184,24 @@ export function guardtraceSpanProcessor(opts: SpanProcessorOptions): SpanProcess
   const bounded = new BoundedShutdownProcessor(batch, exporter, shutdownMs, opts.endpoint);
   // Across processes the collector decides (every part is forwarded, its weight on its root).
   return opts.sampling && !opts.sampling.crossProcess ? new TailSamplingProcessor(bounded, opts.sampling) : bounded;
+}
+
+/**
+ * Per-session tail sampling in front of any exporter (a vendor's, the console's, an in-memory
+ * one): a batch processor around `exporter` (tuned by `batch`) behind a `TailSamplingProcessor`,
+ * which holds each session's spans until its root span ends and forwards them all, or drops
+ * them all when the session was clean and not sampled (`guardtrace.sampling.weight` 0, decided
+ * from `new Guardtrace({ sampling: { cleanSessionRate } })`). Spans outside any session pass at
+ * once. To put sampling in front of a processor of your own, use `new TailSamplingProcessor(processor, opts)`.
+ *
+ * ```ts
+ * const provider = new NodeTracerProvider({ spanProcessors: [tailSamplingProcessor(new OTLPTraceExporter({ url }))] });
+ * const gt = new Guardtrace({ tracer: provider.getTracer('agent'), sampling: { cleanSessionRate: 0.1 } });
+ * ```
+ */
+export function tailSamplingProcessor(exporter: SpanExporter, opts: TailSamplingOptions & { batch?: BatchOptions } = {}): SpanProcessor {
+  const { batch, ...sampling } = opts;
+  return new TailSamplingProcessor(new BatchSpanProcessor(exporter, batch), sampling);
 }
 
 export interface SetupOptions extends SpanProcessorOptions {

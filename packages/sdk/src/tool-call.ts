@@ -31,7 +31,7 @@ import {
 } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
 import type { AttemptRun } from './attempt-state.ts';
-import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback } from './failure.ts';
+import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, rejectionsOf, shownFeedback } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
 import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
@@ -80,6 +80,8 @@ export class ToolCall {
   #idempotencyKey: string | undefined;
   /** The adapter's span options (name function kept for a correction, attempt attributes for attempts without their own). */
   readonly #spanOpts: CallSpanOptions | undefined;
+  /** The caller's per-call data (`ctx.meta`) for attempts run without their own. */
+  readonly #meta: unknown;
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
@@ -91,8 +93,10 @@ export class ToolCall {
       flags?: ToolFlags | undefined;
       description?: string | undefined;
       span?: CallSpanOptions | undefined;
+      meta?: unknown;
     } = {},
   ) {
+    this.#meta = opts.meta;
     const so = opts.span;
     if (so !== undefined) checkSpanOptions(so, toolName);
     this.#spanOpts = so;
@@ -174,9 +178,10 @@ export class ToolCall {
    * Runs the guard pipeline on the model's arguments (JSON text or object). After an
    * `unknown_tool` rejection, `tool` names the tool the model corrected the call to.
    * `attemptAttributes` are extra attributes of this run's attempt spans; when the key is
-   * absent, those of the call's `span` option.
+   * absent, those of the call's `span` option. `meta` is the tool's `ctx.meta` for this run's
+   * attempts (default: the call's own `meta` option).
    */
-  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined } = {}): Promise<CallResult> {
+  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined; meta?: unknown } = {}): Promise<CallResult> {
     if (this.#done) throw new Error(`guardtrace: tool call ${this.callId} already ended`);
     if (opts.tool !== undefined && opts.tool !== this.#toolName) this.#switchTool(opts.tool);
     const { rt, book, sessionId } = this.#scope;
@@ -184,6 +189,7 @@ export class ToolCall {
     const own = 'attemptAttributes' in opts;
     if (own) checkAttributes(opts.attemptAttributes, `guardtrace: tool call ${this.callId}: attempt option attemptAttributes`);
     const extra = own ? opts.attemptAttributes : this.#spanOpts?.attemptAttributes;
+    const meta = 'meta' in opts ? opts.meta : this.#meta;
     for (;;) {
       const n = this.attempts.length + 1;
       if (n > 1) book.retrying();
@@ -192,7 +198,7 @@ export class ToolCall {
       const t0 = rt.clock.now();
       const run = await runAttempt({
         rt, tool: this.#tool, toolName: this.toolName, rawArgs, attemptSpan: span,
-        sessionId, callId, intentId: this.intentId, attempt: n,
+        sessionId, callId, intentId: this.intentId, attempt: n, meta,
       });
       const durationMs = Math.max(0, rt.clock.now() - t0);
       if (run.idempotencyKey) this.#idempotencyKey = run.idempotencyKey;
@@ -221,7 +227,7 @@ export class ToolCall {
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
     this.attempts.push(record);
     closeGuardSpan(rt, run.failingGuard, d.decision);
-    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft)));
+    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft, rejectionsOf(this.attempts))));
     rt.telemetry.end(a.span, { error: j.failureClass });
 
     if (d.decision === 'retry_backoff') {

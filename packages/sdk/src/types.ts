@@ -115,6 +115,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Adds attributes to this attempt's `guardtrace.attempt` span (e.g. what an upstream server answered). Never throws. */
   setAttributes(attrs: Attributes): void;
+  /**
+   * The caller's opaque per-call data (`CallOptions.meta`, or the `meta` of the corrected call
+   * this attempt runs for): whatever the tool needs from the request that is not an argument,
+   * such as an MCP request's `_meta` and a progress callback. Never recorded on a span.
+   */
+  readonly meta: unknown;
 }
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {

@@ -88,3 +88,47 @@ describe('tasks inside a session', () => {
     expect(await s.callTool('nope_1', {})).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
   });
 });
+
+describe('rejectionsScope', () => {
+  const setters = (gt: ReturnType<typeof traced>['gt']) => {
+    for (const name of ['set_alpha', 'set_beta', 'set_gamma']) {
+      gt.tool({ name, description: name, schema: z.object({ n: z.number() }), flags: { idempotent: true }, execute: (a) => a.n });
+    }
+  };
+
+  it("task (default): the session's third rejection escalates, whichever call it belongs to", async () => {
+    const { gt } = traced();
+    setters(gt);
+    const s = gt.session({ agentName: 'a' });
+    const decisions = [];
+    for (const name of ['set_alpha', 'set_beta', 'set_gamma']) {
+      const r = await s.callTool(name, { n: 'one' });
+      decisions.push(r.ok ? 'ok' : [r.decision, r.escalation?.reason ?? null]);
+    }
+    expect(decisions).toEqual([['reject_with_feedback', null], ['reject_with_feedback', null], ['escalate_human', 'rejections_per_task']]);
+  });
+
+  it('call: each logical call has its own rejections; the corrections of one call still escalate at the budget', async () => {
+    const { gt, named } = traced({
+      budgets: { rejectionsScope: 'call', maxAttemptsPerCall: 5 },
+      policy: { invalid_arguments: { retries: 5 } },
+    });
+    setters(gt);
+    const s = gt.session({ agentName: 'a' });
+    for (const name of ['set_alpha', 'set_beta', 'set_gamma']) {
+      expect(await s.callTool(name, { n: 'one' }, { intentId: name })).toMatchObject({ decision: 'reject_with_feedback', awaitingCorrection: true });
+    }
+    // set_alpha's own corrections: the second rejection of the call is still answered, the third escalates
+    expect(await s.callTool('set_alpha', { n: 'two' }, { intentId: 'set_alpha' })).toMatchObject({ decision: 'reject_with_feedback' });
+    const r = await s.callTool('set_alpha', { n: 'three' }, { intentId: 'set_alpha' });
+    expect(r).toMatchObject({ ok: false, decision: 'escalate_human', escalation: { reason: 'rejections_per_task' } });
+    expect(r.attempts).toHaveLength(3);
+    // set_beta's call goes on: its correction runs
+    expect(await s.callTool('set_beta', { n: 2 }, { intentId: 'set_beta' })).toMatchObject({ ok: true, value: 2 });
+    // the spans say what was left of the call's own budget
+    const left = named('guardtrace.attempt').map((a) => [a.attributes['gen_ai.tool.name'], a.attributes['guardtrace.budget.rejections_left']]);
+    expect(left).toEqual([
+      ['set_alpha', 1], ['set_beta', 1], ['set_gamma', 1], ['set_alpha', 0], ['set_alpha', 0], ['set_beta', undefined],
+    ]);
+  });
+});
