@@ -24,12 +24,14 @@ const ARRAY_POOL = Symbol.for('guardtrace.db.queryArrays.pool');
 type WithArrayPool = PrismaClient & { [ARRAY_POOL]?: ArrayPool };
 
 /** A Prisma client over node-postgres (driver adapter; no native query engine). */
-export function createPrisma(connectionString: string, opts: { max?: number } = {}): PrismaClient {
+export function createPrisma(connectionString: string, opts: { max?: number; connectionTimeoutMillis?: number } = {}): PrismaClient {
   // 10 connections: the web app's pages run a handful of queries in parallel.
   const max = opts.max ?? 10;
-  const adapter = new PrismaPg({ connectionString, max });
+  // node-postgres waits for a connection without limit by default; a replica's client sets one.
+  const timeout = opts.connectionTimeoutMillis === undefined ? {} : { connectionTimeoutMillis: opts.connectionTimeoutMillis };
+  const adapter = new PrismaPg({ connectionString, max, ...timeout });
   const client = new PrismaClient({ adapter });
-  const own: ArrayPool = { config: { connectionString, max }, pool: null };
+  const own: ArrayPool = { config: { connectionString, max, ...timeout }, pool: null };
   // Not enumerable: it stays out of what inspects or spreads the client.
   Object.defineProperty(client, ARRAY_POOL, { value: own });
   const disconnect = client.$disconnect.bind(client);

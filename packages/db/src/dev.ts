@@ -25,10 +25,12 @@ export {
   connectionUrl,
   freePort,
   startEmbeddedPostgres,
+  startStreamingReplica,
   startThrowawayPostgres,
   sweepThrowaways,
+  withDatabase,
 } from '@guardtrace/dev-postgres';
-export type { EmbeddedOptions, RunningPostgres } from '@guardtrace/dev-postgres';
+export type { EmbeddedOptions, RunningPostgres, RunningReplica } from '@guardtrace/dev-postgres';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Default data folder of the embedded database (git-ignored). */
@@ -102,9 +104,14 @@ export interface TestDatabase {
  * partitions makes them with its own date, independent of the day it runs.
  */
 export async function createTestDatabase(
-  opts: { migrate?: boolean; partitions?: Date | false } = {},
+  opts: {
+    migrate?: boolean;
+    partitions?: Date | false;
+    /** A throwaway cluster of its own even with DATABASE_URL set (for a test that replicates or stops it). */
+    ownServer?: boolean;
+  } = {},
 ): Promise<TestDatabase> {
-  const external = process.env.DATABASE_URL;
+  const external = opts.ownServer ? undefined : process.env.DATABASE_URL;
   let result: TestDatabase;
   if (external) {
     const name = `guardtrace_test_${randomBytes(6).toString('hex')}`;

@@ -25,6 +25,8 @@ export { AUDIT_ACTIONS, listAudit, recordAudit } from './audit.ts';
 export type { AuditAction, AuditActor, AuditEntryRow, AuditInput, Db } from './audit.ts';
 export { consumeSignInLink, createSignInLink, ensureOwner, hasPassword, ownerHasPassword, SIGN_IN_LINK_TTL_MS, signInLinkPath } from './owner.ts';
 export { createPrisma, queryArrays, sql } from './client.ts';
+export { ReadRouter } from './read-router.ts';
+export type { ReadChoice, ReadRouterOptions } from './read-router.ts';
 export type { PrismaClient, Sql } from './client.ts';
 export { refreshAnalyticsRollup } from './analytics.ts';
 export { costOf, estimateCost, normalizeModel, PRICE_TABLE, PRICES_CHECKED, PriceBook, UNNAMED_MODEL } from './prices.ts';

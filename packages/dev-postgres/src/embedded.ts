@@ -40,6 +40,25 @@ export const CLUSTER_SETTINGS = {
   initdbFlags: ['--encoding=UTF8', '--no-sync'],
 } as const;
 
+/**
+ * Loopback only, no unix socket (its default folder may not be writable for us).
+ * Ingest settings (docs/collector.md, "Postgres settings"): wal_init_zero=off, a new WAL
+ * segment is not zero-filled first (at ingest rates a fresh cluster fills a 16 MiB segment
+ * about every second, and zero-filling the next one stalled the commit that needed it by
+ * 50-80 ms); shared_buffers=512MB, so the indexes ingest writes stay in Postgres' cache
+ * instead of each backend writing out dirty pages to make room (the default is 128MB).
+ */
+export const SERVER_FLAGS = [
+  '-c',
+  'listen_addresses=127.0.0.1',
+  '-c',
+  'unix_socket_directories=',
+  '-c',
+  'wal_init_zero=off',
+  '-c',
+  'shared_buffers=512MB',
+] as const;
+
 export function connectionUrl(port: number, database = 'postgres'): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
@@ -65,7 +84,7 @@ export async function freePort(preferred = 0): Promise<number> {
   return tryPort(0);
 }
 
-async function canConnect(url: string): Promise<boolean> {
+export async function canConnect(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1500 });
   client.on('error', () => {});
   try {
@@ -96,12 +115,12 @@ async function runningPort(dataDir: string): Promise<number | undefined> {
 }
 
 /** Postgres refuses to run as root: as root we run it as the `postgres` OS user. */
-function isRoot(): boolean {
+export function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
 /** Make every parent of `dir` traversable by the postgres OS user (mkdtemp folders are 0700). */
-async function openParents(dir: string): Promise<void> {
+export async function openParents(dir: string): Promise<void> {
   let cur = path.dirname(path.resolve(dir));
   const root = path.parse(cur).root;
   while (cur !== root) {
@@ -139,22 +158,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Runn
     authMethod: CLUSTER_SETTINGS.authMethod,
     persistent: opts.persistent ?? true,
     createPostgresUser: root,
-    // Loopback only, no unix socket (its default folder may not be writable for us).
-    // Ingest settings (docs/collector.md, "Postgres settings"): wal_init_zero=off, a new WAL
-    // segment is not zero-filled first (at ingest rates a fresh cluster fills a 16 MiB segment
-    // about every second, and zero-filling the next one stalled the commit that needed it by
-    // 50-80 ms); shared_buffers=512MB, so the indexes ingest writes stay in Postgres' cache
-    // instead of each backend writing out dirty pages to make room (the default is 128MB).
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'wal_init_zero=off',
-      '-c',
-      'shared_buffers=512MB',
-    ],
+    postgresFlags: [...SERVER_FLAGS],
     initdbFlags: [...CLUSTER_SETTINGS.initdbFlags],
     onLog: log,
     onError: (e) => log(String(e)),

@@ -6,3 +6,5 @@ export type { EmbeddedOptions, RunningPostgres } from './embedded.ts';
 export type { ClusterTemplate } from './template.ts';
 export { startThrowawayPostgres, sweepThrowaways } from './throwaway.ts';
 export type { WritebackPacer } from './writeback.ts';
+export { startStreamingReplica } from './replica.ts';
+export type { RunningReplica } from './replica.ts';

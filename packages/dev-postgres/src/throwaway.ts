@@ -79,10 +79,7 @@ export async function sweepThrowaways(root = os.tmpdir(), now?: number): Promise
  * (template.ts), instead of running initdb (and the template's preparation) every time.
  */
 export async function startThrowawayPostgres(opts: { template?: ClusterTemplate } = {}): Promise<RunningPostgres> {
-  await sweepThrowaways();
-  const base = await fs.mkdtemp(path.join(os.tmpdir(), THROWAWAY_PREFIX));
-  await fs.writeFile(path.join(base, OWNER_FILE), String(process.pid));
-  await fs.chmod(base, 0o755);
+  const base = await throwawayFolder();
   const dataDir = path.join(base, 'data');
   const copied = opts.template ? await copyTemplateCluster(opts.template, dataDir) : false;
   const server = await startEmbeddedPostgres({ dataDir, persistent: false });
@@ -95,6 +92,19 @@ export async function startThrowawayPostgres(opts: { template?: ClusterTemplate 
       await fs.rm(base, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A fresh throwaway folder (after sweeping those killed processes left): the cluster goes in its
+ * `data` subfolder, and the folder records this process as its owner, so a later sweep removes it
+ * (stopping an orphaned postmaster first) once this process is gone.
+ */
+export async function throwawayFolder(): Promise<string> {
+  await sweepThrowaways();
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), THROWAWAY_PREFIX));
+  await fs.writeFile(path.join(base, OWNER_FILE), String(process.pid));
+  await fs.chmod(base, 0o755);
+  return base;
 }
 
 /** A live process (a zombie, exited but not reaped, is not). */

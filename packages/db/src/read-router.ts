@@ -1,0 +1,175 @@
+/**
+ * Reads from a streaming replica, with the primary as the fallback (the web's `DATABASE_READ_URL`).
+ *
+ * Which server a read goes to is decided from a check of the replica, made at most once per
+ * `checkEveryMs` and shared by the reads in between:
+ * - the replica answers and its data is at most `maxLagMs` old: the replica, with that age;
+ * - it is unreachable, answers with an error, is too far behind, or says nothing usable: the primary.
+ * A read that fails on the replica (the replica went away since the check, or Postgres cancelled
+ * the query for a conflict with recovery) runs again on the primary, and the next read checks
+ * the replica afresh.
+ *
+ * How old the replica's data is ("lag"): WAL positions, not the replay timestamp alone. With
+ * P the primary's `pg_current_wal_lsn()` read first and R the replica's `pg_last_wal_replay_lsn()`
+ * read next, R >= P means the replica has everything the primary had a moment ago: lag 0. `now() -
+ * pg_last_xact_replay_timestamp()` would instead grow for as long as nobody writes, on a replica
+ * that misses nothing. When R < P the replica misses something, and its data is at most as old as
+ * the smaller of:
+ * - the time since the last check that read a primary position R has reached (the replica has
+ *   everything the primary had then), and
+ * - the age of the last transaction the replica replayed (its commit time, read against the
+ *   primary's clock): nothing committed before it is missing.
+ * With neither known (no earlier check, no transaction replayed since the replica started) the
+ * age has no bound: the primary is read, until a later check bounds it.
+ */
+import type { PrismaClient } from './client.ts';
+
+export interface ReadChoice {
+  /** The client to read with. */
+  db: PrismaClient;
+  source: 'primary' | 'replica';
+  /**
+   * With a replica configured and the primary chosen, why: it did not answer (or answered with an
+   * error), or its data was older than the maximum. Null when reading from the replica or with no
+   * replica configured.
+   */
+  fallback: null | 'unreachable' | 'lagging';
+  /** How old the replica's data may be, in ms (0: caught up); with the primary chosen, 0. */
+  lagMs: number;
+}
+
+export interface ReadRouterOptions {
+  primary: PrismaClient;
+  /** The replica's client; none: every read goes to the primary. */
+  replica?: PrismaClient | null;
+  /** Data older than this on the replica: read the primary. */
+  maxLagMs: number;
+  /** One check of the replica serves the reads of this long (default 1 s). */
+  checkEveryMs?: number;
+  /** A check that takes longer counts as an unreachable replica (default 2 s). */
+  checkTimeoutMs?: number;
+  /** Monotonic milliseconds (tests pass their own). */
+  clock?: () => number;
+}
+
+interface Sample {
+  at: number;
+  lsn: bigint;
+}
+
+// Samples of the primary's WAL position kept for the age bound: enough for checks once a second
+// over the longest useful maximum lag, bounded so a long-running process holds a few KB.
+const MAX_SAMPLES = 600;
+
+/** `X/Y` (a pg_lsn as text) as a number. */
+function lsnOf(text: string): bigint {
+  const [hi, lo] = text.split('/');
+  return (BigInt(`0x${hi}`) << 32n) + BigInt(`0x${lo}`);
+}
+
+export class ReadRouter {
+  private readonly primary: PrismaClient;
+  private readonly replica: PrismaClient | null;
+  private readonly maxLagMs: number;
+  private readonly checkEveryMs: number;
+  private readonly checkTimeoutMs: number;
+  private readonly clock: () => number;
+  private samples: Sample[] = [];
+  private last: { at: number; choice: Promise<ReadChoice> } | null = null;
+
+  constructor(opts: ReadRouterOptions) {
+    this.primary = opts.primary;
+    this.replica = opts.replica ?? null;
+    this.maxLagMs = opts.maxLagMs;
+    // 1 s: a page's queries share one check, and a replica that falls behind is noticed within a second.
+    this.checkEveryMs = opts.checkEveryMs ?? 1000;
+    // 2 s: a replica that answers slower than that would make every page slow; the primary is there.
+    this.checkTimeoutMs = opts.checkTimeoutMs ?? 2000;
+    this.clock = opts.clock ?? (() => performance.now());
+  }
+
+  /** Whether a replica is configured. */
+  get hasReplica(): boolean {
+    return this.replica !== null;
+  }
+
+  /** Where reads go now (the last check's answer while it is fresh, else a new check's). */
+  choose(): Promise<ReadChoice> {
+    if (!this.replica) return Promise.resolve(this.onPrimary(null));
+    const now = this.clock();
+    if (this.last && now - this.last.at < this.checkEveryMs) return this.last.choice;
+    const choice = this.check(this.replica);
+    this.last = { at: now, choice };
+    return choice;
+  }
+
+  /**
+   * Runs `read` on the chosen server. On the replica, it runs again on the primary when it fails,
+   * or when `orPrimaryWhen` says its answer may be missing what the primary has (a session the
+   * collector has just written, not found on a lagging replica). Returns the answer and the
+   * server it came from.
+   */
+  async read<T>(read: (db: PrismaClient) => Promise<T>, opts: { choice?: ReadChoice; orPrimaryWhen?: (value: T) => boolean } = {}): Promise<{ value: T; choice: ReadChoice }> {
+    const choice = opts.choice ?? (await this.choose());
+    if (choice.source === 'primary') return { value: await read(choice.db), choice };
+    let value: T;
+    try {
+      value = await read(choice.db);
+    } catch {
+      this.last = null; // check again on the next read
+      return { value: await read(this.primary), choice: this.onPrimary('unreachable') };
+    }
+    if (opts.orPrimaryWhen?.(value)) return { value: await read(this.primary), choice: this.onPrimary(null) };
+    return { value, choice };
+  }
+
+  private onPrimary(fallback: ReadChoice['fallback']): ReadChoice {
+    return { db: this.primary, source: 'primary', fallback, lagMs: 0 };
+  }
+
+  private async check(replica: PrismaClient): Promise<ReadChoice> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), this.checkTimeoutMs);
+    });
+    try {
+      const lagMs = await Promise.race([this.measure(replica), timeout]);
+      if (lagMs === null) return this.onPrimary('unreachable');
+      if (lagMs > this.maxLagMs) return this.onPrimary('lagging');
+      return { db: replica, source: 'replica', fallback: null, lagMs };
+    } catch {
+      return this.onPrimary('unreachable');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The replica's lag in ms (see the module's comment; infinite when unbounded), or null when it cannot tell. */
+  private async measure(replica: PrismaClient): Promise<number | null> {
+    const at = this.clock();
+    // The primary first: whatever the replica has replayed by the time it answers, the primary had
+    // written by the time of this read.
+    const [p] = await this.primary.$queryRaw<{ lsn: string; now_ms: number }[]>`
+      SELECT pg_current_wal_lsn()::text AS lsn, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now_ms`;
+    const [r] = await replica.$queryRaw<{ standby: boolean; lsn: string | null; replayed_ms: number | null }[]>`
+      SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn,
+        (extract(epoch FROM pg_last_xact_replay_timestamp()) * 1000)::float8 AS replayed_ms`;
+    if (!p || !r) return null;
+    // A server that is not in recovery (DATABASE_READ_URL naming the primary itself) has what it has.
+    if (!r.standby) return 0;
+    if (r.lsn === null) return null;
+    const primaryLsn = lsnOf(p.lsn);
+    const replayed = lsnOf(r.lsn);
+    this.samples.push({ at, lsn: primaryLsn });
+    if (this.samples.length > MAX_SAMPLES) this.samples.shift();
+    // Samples older than the maximum cannot change a decision: the oldest kept bounds the rest.
+    while (this.samples.length > 2 && at - (this.samples[1] as Sample).at > this.maxLagMs) this.samples.shift();
+    if (replayed >= primaryLsn) return 0;
+    let reached: Sample | undefined;
+    for (const s of this.samples) if (s.lsn <= replayed) reached = s;
+    const bounds: number[] = [];
+    if (reached) bounds.push(at - reached.at);
+    if (r.replayed_ms !== null) bounds.push(Math.max(0, p.now_ms - r.replayed_ms));
+    return bounds.length > 0 ? Math.min(...bounds) : Number.POSITIVE_INFINITY;
+  }
+}

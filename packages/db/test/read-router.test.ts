@@ -1,0 +1,107 @@
+/**
+ * Reads from a real physical streaming replica (dev-postgres' startStreamingReplica, from the
+ * embedded binaries): the router sends reads to it while it is caught up or lags less than the
+ * maximum, measures its lag from WAL positions, and falls back to the primary when it lags
+ * beyond the maximum, is stopped, or lacks a row the primary has.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPrisma, type PrismaClient } from '../src/client.ts';
+import { createTestDatabase, type RunningReplica, startStreamingReplica, type TestDatabase, withDatabase } from '../src/dev.ts';
+import { createProject } from '../src/keys.ts';
+import { ReadRouter } from '../src/read-router.ts';
+
+let db: TestDatabase;
+let replica: RunningReplica | undefined;
+let primary: PrismaClient;
+let onReplica: PrismaClient;
+let project: { id: string; name: string };
+
+beforeAll(async () => {
+  db = await createTestDatabase({ partitions: false, ownServer: true });
+  primary = createPrisma(db.url, { max: 2 });
+  project = await createProject(primary, 'before');
+  replica = await startStreamingReplica(db.server?.url as string);
+  onReplica = createPrisma(withDatabase(replica.url, 'guardtrace'), { max: 2, connectionTimeoutMillis: 1000 });
+});
+afterAll(async () => {
+  await onReplica?.$disconnect();
+  await primary?.$disconnect();
+  await replica?.stop();
+  await db?.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const nameOf = (c: PrismaClient) => c.project.findUnique({ where: { id: project.id }, select: { name: true } }).then((p) => p?.name ?? null);
+const inRecovery = (c: PrismaClient) => c.$queryRaw<{ r: boolean }[]>`SELECT pg_is_in_recovery() AS r`.then((x) => x[0]?.r);
+// Every check fresh: the tests decide when time passes.
+const router = (maxLagMs = 60_000) => new ReadRouter({ primary, replica: onReplica, maxLagMs, checkEveryMs: 0 });
+
+it('reads from the replica while it is caught up, with lag 0 however long nothing is written', async () => {
+  const r = router();
+  const { value, choice } = await r.read(inRecovery);
+  expect(choice).toMatchObject({ source: 'replica', fallback: null, lagMs: 0 });
+  expect(value).toBe(true);
+  // Idle after a write: the replay timestamp ages, the replica misses nothing.
+  await primary.project.update({ where: { id: project.id }, data: { name: 'before' } });
+  await replica?.caughtUp();
+  await sleep(300);
+  const [age] = await onReplica.$queryRaw<{ ms: number }[]>`SELECT (extract(epoch FROM now() - pg_last_xact_replay_timestamp()) * 1000)::float8 AS ms`;
+  expect(age?.ms).toBeGreaterThanOrEqual(300);
+  expect((await r.choose()).lagMs).toBe(0);
+});
+
+it('shows the replica’s old data with its lag while replay is paused; the primary has the new', async () => {
+  const r = router();
+  expect((await r.choose()).source).toBe('replica'); // a sample of the primary while caught up
+  await onReplica.$executeRaw`SELECT pg_wal_replay_pause()`;
+  try {
+    await primary.project.update({ where: { id: project.id }, data: { name: 'after' } });
+    const written = performance.now();
+    await sleep(400);
+    const checked = performance.now();
+    const { value, choice } = await r.read(nameOf);
+    expect(choice.source).toBe('replica');
+    expect(value).toBe('before');
+    expect(await nameOf(primary)).toBe('after');
+    // The replica lacks a write made `checked - written` ms before the check: its data is at least that old.
+    expect(choice.lagMs).toBeGreaterThanOrEqual(checked - written - 20);
+    expect(choice.lagMs).toBeLessThan(10_000);
+
+    // Beyond the maximum: the primary, saying why.
+    const strict = router(100);
+    const fallback = await strict.read(nameOf);
+    expect(fallback.value).toBe('after');
+    expect(fallback.choice).toMatchObject({ source: 'primary', fallback: 'lagging', lagMs: 0 });
+
+    // A row the replica has not replayed yet (a session the collector has just written): the primary has it.
+    const fresh = await createProject(primary, 'written just now');
+    const found = await r.read((c) => c.project.findUnique({ where: { id: fresh.id } }), { orPrimaryWhen: (p) => p === null });
+    expect(found.value?.name).toBe('written just now');
+    expect(found.choice.source).toBe('primary');
+  } finally {
+    await onReplica.$executeRaw`SELECT pg_wal_replay_resume()`;
+  }
+  await replica?.caughtUp();
+  const resumed = await r.read(nameOf);
+  expect(resumed).toMatchObject({ value: 'after', choice: { source: 'replica', lagMs: 0 } });
+});
+
+it('reads the primary when the replica stops, also for a read already routed to it', async () => {
+  const r = router();
+  const before = await r.choose();
+  expect(before.source).toBe('replica');
+  await replica?.stop();
+  replica = undefined;
+  // Routed to the replica before it stopped: the read fails there and runs on the primary.
+  const late = await r.read(nameOf, { choice: before });
+  expect(late).toMatchObject({ value: 'after', choice: { source: 'primary', fallback: 'unreachable' } });
+  // The next check finds it gone.
+  expect(await r.choose()).toMatchObject({ source: 'primary', fallback: 'unreachable' });
+  expect((await r.read(inRecovery)).value).toBe(false);
+});
+
+it('reads the primary, with no check at all, when no replica is configured', async () => {
+  const r = new ReadRouter({ primary, maxLagMs: 1000 });
+  expect(r.hasReplica).toBe(false);
+  expect(await r.choose()).toMatchObject({ source: 'primary', fallback: null, lagMs: 0 });
+});
