@@ -9,14 +9,14 @@ import { createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { Normalizer } from '../src/normalize.ts';
-import { decodeRequest } from '../src/otlp-decode.ts';
+import { decodeJsonRequest } from '../src/otlp-decode.ts';
 import { type Prepared, prepareSpan, requestArena } from '../src/prepare.ts';
 import { writeBatch } from '../src/write-batch.ts';
 import { request } from './payload.ts';
 
 function prepared(projectId: string, spans: number): Prepared[] {
   const body = Buffer.from(JSON.stringify(request(Math.ceil(spans / 5))));
-  const { spans: norm } = new Normalizer().normalize(decodeRequest(body, 'json'));
+  const { spans: norm } = new Normalizer().normalize(decodeJsonRequest(body));
   const arena = requestArena(norm.length);
   return norm.map((s) => prepareSpan(projectId, s, arena));
 }

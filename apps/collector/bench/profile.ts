@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
-import { copyRows } from '../src/copy.ts';
+import { copyRows } from './copy-rows.ts';
 import { request, SPANS_PER_SESSION, toProtobuf } from './payload.ts';
 import { tableRows } from './rows.ts';
 

@@ -4,8 +4,9 @@
  * it, all under one conversation id) with any one of its values replaced, plus plain neighbours
  * up to 51 spans; and a real HTTP client for the listening collector.
  */
-import { decodeResponseProtobuf } from '../src/otlp-decode.ts';
+
 import { hex, jsonRequest, jsonSpan, protobufRequest } from './helpers.ts';
+import { decodeResponseProtobuf } from './otlp-reference.ts';
 
 type Val = string | number | boolean;
 
