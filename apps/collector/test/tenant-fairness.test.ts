@@ -5,6 +5,7 @@
  * bounded apart from the collector's whole bound. Real HTTP and raw sockets against the app.
  */
 import type { IncomingMessage } from 'node:http';
+import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, jsonRequest, one, protobufRequest, sdkSession, setupApp, setupDatabase } from './helpers.ts';
@@ -141,6 +142,41 @@ describe('fairness of the in-flight bound between tenants', () => {
       expect(refused.message).toMatch(/this project/);
       expect((await exportOnce(port, b.key)).status).toBe(200);
     } finally {
+      held.socket.destroy();
+    }
+  });
+
+  it('does not count what is left of a refused body while it is read and dropped', async () => {
+    const { port } = await start({ maxInFlightBytesPerKey: 128 * KiB });
+    const a = await tenant(port);
+    const held = holdOpen(port, a.key, MiB, 200 * KiB);
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => {
+      answer += d.toString('latin1');
+    });
+    try {
+      await holding(port, 200 * KiB);
+      // Chunked: nothing declared, so admitted; its first 64 KiB take the key over its bound.
+      socket.write(
+        `POST /v1/traces HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer ${a.key}\r\n\r\n`,
+      );
+      const chunk = (n: number) => socket.write(`${n.toString(16)}\r\n${' '.repeat(n)}\r\n`);
+      chunk(64 * KiB);
+      await holding(port, 201 * KiB);
+      // 4 MiB more, read and dropped: the bound is not charged for them.
+      for (let i = 0; i < 64; i++) chunk(64 * KiB);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await inFlightGauge(port)).toBeLessThan(400 * KiB);
+      socket.write('0\r\n\r\n');
+      for (let i = 0; !answer.includes('\r\n\r\n'); i++) {
+        if (i > 200) throw new Error(`no answer: ${answer}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+      expect(answer).toMatch(/retry-after: 2/i);
+    } finally {
+      socket.destroy();
       held.socket.destroy();
     }
   });

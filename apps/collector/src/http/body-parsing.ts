@@ -29,8 +29,17 @@ export function registerBodyParsing(app: FastifyInstance, ctx: Pick<AppContext, 
   // closed: a stalled upload holds no socket for long, and only what it sent.
   app.addHook('preParsing', async (req, reply, payload) => {
     const out = new PassThrough();
+    const onData = (chunk: Buffer) => {
+      try {
+        memory.use(req.gt.held, chunk.length);
+      } catch (err) {
+        fail(err as Error);
+      }
+    };
+    // Refused: what is left of the body is read and dropped (http/errors.ts), and not counted.
     const fail = (err: Error) => {
       stop();
+      payload.off('data', onData);
       payload.unpipe(out);
       out.destroy(err);
     };
@@ -50,13 +59,7 @@ export function registerBodyParsing(app: FastifyInstance, ctx: Pick<AppContext, 
     function stop() {
       clearTimeout(timer);
     }
-    payload.on('data', (chunk: Buffer) => {
-      try {
-        memory.use(req.gt.held, chunk.length);
-      } catch (err) {
-        fail(err as Error);
-      }
-    });
+    payload.on('data', onData);
     payload.on('end', stop);
     payload.on('close', stop);
     reply.raw.on('close', stop);
