@@ -9,7 +9,7 @@
  * Knobs (environment): PRODBENCH_TRIES (refusal tries, 20), PRODBENCH_FLOOD_MS (each memory
  * flood, 15000), PRODBENCH_KILL_SPANS (spans sent around the kill -9, 10000),
  * PRODBENCH_OUTAGE_SECONDS (Postgres stopped, 20), PRODBENCH_ONLY (comma-separated parts:
- * input, malformed, floods, frozen, kill, outage; default all).
+ * input, fairness, malformed, floods, frozen, kill, outage; default all).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -21,12 +21,13 @@ import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
 import { startCollectorProcess } from '../test/helpers.ts';
 import { FLOOD_KINDS, flood } from './gzip-flood.ts';
+import { tenantFairness } from './production-fairness.ts';
 import { frozenDatabase, killUnderLoad, postgresStopped } from './production-faults.ts';
 import { longSessionId, malformed, refusals, resentSpan, revokedKey, secrets, stalledUpload } from './production-input.ts';
 import { type BenchKey, load, type Row } from './production-kit.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const PARTS = ['input', 'malformed', 'floods', 'frozen', 'kill', 'outage'] as const;
+const PARTS = ['input', 'fairness', 'malformed', 'floods', 'frozen', 'kill', 'outage'] as const;
 
 function intEnv(name: string, fallback: number): number {
   const v = process.env[name];
@@ -75,6 +76,10 @@ try {
     rows.push(...(await secrets(url, await newKey(), sql)));
     step('waiting for the stalled upload');
     rows.push(await stalled);
+  }
+  if (run('fairness')) {
+    step('tenant fairness: one project holding 64 sockets open, another exporting');
+    rows.push(await tenantFairness(url, await newKey(), await newKey(), sql));
   }
   if (run('malformed')) {
     step('malformed corpus');

@@ -12,7 +12,7 @@ import { registerBodyParsing } from './http/body-parsing.ts';
 import type { AppContext } from './http/context.ts';
 import { registerErrorShaping } from './http/errors.ts';
 import { registerLifecycle } from './http/lifecycle.ts';
-import { InFlightMemory } from './in-flight.ts';
+import { InFlightMemory, inFlightBounds } from './in-flight.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createMetrics } from './metrics.ts';
 import { createPool } from './pg.ts';
@@ -104,7 +104,7 @@ async function createContext(
     onQueueDepth: (n) => metrics.queueDepth.set(n),
     log,
   });
-  const memory = new InFlightMemory(limits.maxInFlightBytes, limits.retryAfterSeconds, (total) => metrics.inFlightBytes.set(total));
+  const memory = new InFlightMemory(inFlightBounds(limits), limits.retryAfterSeconds, (total) => metrics.inFlightBytes.set(total));
   const admit = createAdmission({ keys, limiter, memory });
   return { databaseUrl, limits, log, metrics, pool, keys, limiter, redactor: new Redactor(redaction), writer, memory, admit };
 }

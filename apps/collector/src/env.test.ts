@@ -14,12 +14,15 @@ describe('parseEnv', () => {
       PORT: '0',
       DATABASE_URL: 'postgres://u:p@localhost:5432/db',
       COLLECTOR_RATE_LIMIT_RPS: '5',
+      COLLECTOR_MAX_INFLIGHT_BYTES_PER_PROJECT: '65536',
+      COLLECTOR_MAX_INFLIGHT_BYTES_PER_KEY: '32768',
       GUARDTRACE_REDACT_DEFAULTS: 'false',
       GUARDTRACE_REDACT_KEYS: '^customer\\.,email$',
       GUARDTRACE_REDACT_VALUES: 'ssn=\\d{3}-\\d{2}-\\d{4};;pin=pin:\\d+',
     });
     expect(e.port).toBe(0);
     expect(e.limits.rateLimitPerSecond).toBe(5);
+    expect(e.limits).toMatchObject({ maxInFlightBytesPerProject: 65_536, maxInFlightBytesPerKey: 32_768 });
     expect(e.redaction.defaults).toBe(false);
     expect(e.redaction.keyPatterns?.map(String)).toEqual(['/^customer\\./i', '/email$/i']);
     expect(e.redaction.valueRules?.map((r) => r.name)).toEqual(['ssn', 'pin']);
@@ -33,6 +36,7 @@ describe('parseEnv', () => {
     expect(() => parseEnv({ PORT: 'http' })).toThrow(/PORT/);
     expect(() => parseEnv({ DATABASE_URL: 'not a url' })).toThrow(/DATABASE_URL/);
     expect(() => parseEnv({ COLLECTOR_MAX_BODY_BYTES: '-1' })).toThrow(/COLLECTOR_MAX_BODY_BYTES/);
+    expect(() => parseEnv({ COLLECTOR_MAX_INFLIGHT_BYTES_PER_KEY: 'half' })).toThrow(/COLLECTOR_MAX_INFLIGHT_BYTES_PER_KEY/);
     expect(() => parseEnv({ GUARDTRACE_REDACT_KEYS: '(' })).toThrow(/GUARDTRACE_REDACT_KEYS: invalid regular expression/);
     expect(() => parseEnv({ GUARDTRACE_REDACT_VALUES: 'nameonly' })).toThrow(/GUARDTRACE_REDACT_VALUES: expected name=regex/);
   });

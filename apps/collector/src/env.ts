@@ -37,6 +37,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COLLECTOR_MAX_BODY_BYTES: int(DEFAULT_LIMITS.maxBodyBytes, 1024),
   COLLECTOR_MAX_INFLIGHT_BYTES: int(DEFAULT_LIMITS.maxInFlightBytes, 1024),
+  COLLECTOR_MAX_INFLIGHT_BYTES_PER_PROJECT: int(DEFAULT_LIMITS.maxInFlightBytesPerProject),
+  COLLECTOR_MAX_INFLIGHT_BYTES_PER_KEY: int(DEFAULT_LIMITS.maxInFlightBytesPerKey),
   COLLECTOR_MAX_BATCH_SPANS: int(DEFAULT_LIMITS.maxBatchSpans, 1),
   COLLECTOR_MAX_QUEUE_SPANS: int(DEFAULT_LIMITS.maxQueueSpans, 1),
   COLLECTOR_WRITER_CONCURRENCY: int(DEFAULT_LIMITS.writerConcurrency, 1),
@@ -132,6 +134,8 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
     limits: {
       maxBodyBytes: e.COLLECTOR_MAX_BODY_BYTES,
       maxInFlightBytes: e.COLLECTOR_MAX_INFLIGHT_BYTES,
+      maxInFlightBytesPerProject: e.COLLECTOR_MAX_INFLIGHT_BYTES_PER_PROJECT,
+      maxInFlightBytesPerKey: e.COLLECTOR_MAX_INFLIGHT_BYTES_PER_KEY,
       maxBatchSpans: e.COLLECTOR_MAX_BATCH_SPANS,
       maxQueueSpans: e.COLLECTOR_MAX_QUEUE_SPANS,
       writerConcurrency: e.COLLECTOR_WRITER_CONCURRENCY,

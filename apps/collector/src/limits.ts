@@ -2,6 +2,8 @@
 export interface Limits {
   maxBodyBytes: number;
   maxInFlightBytes: number;
+  maxInFlightBytesPerProject: number;
+  maxInFlightBytesPerKey: number;
   maxBatchSpans: number;
   maxQueueSpans: number;
   writerConcurrency: number;
@@ -20,6 +22,11 @@ export const DEFAULT_LIMITS: Limits = {
   maxBodyBytes: 16 * 1024 * 1024,
   // 256 MiB of decoded bodies in flight: bounds memory to a few hundred MiB on a small machine.
   maxInFlightBytes: 256 * 1024 * 1024,
+  // 0: half of maxInFlightBytes, so no project takes more than half the collector from the others (in-flight.ts).
+  maxInFlightBytesPerProject: 0,
+  // 0: as much as a project (a project usually sends with one key); set lower so one service (key) of a project
+  // cannot take its project's whole share from the project's other services.
+  maxInFlightBytesPerKey: 0,
   // 8,192 spans per transaction: big enough to amortise round trips, small enough to commit in ~100 ms.
   maxBatchSpans: 8_192,
   // 2 transactions at once: one streams rows while Postgres works on the other (2 cores here).

@@ -2,9 +2,11 @@
  * A node:http client that writes a big OTLP body with Content-Length in 64 KiB chunks, as fast
  * as the socket takes them, and reports what an exporter would: the status and Retry-After
  * once the response ended and the body was written, or the write error (EPIPE, ECONNRESET).
- * Used by test/refusals.test.ts and bench/production.ts.
+ * Used by test/refusals.test.ts and bench/production.ts. And `holdOpen`: a socket that sends a
+ * request's headers and part of its body, then nothing (test/tenant-fairness.test.ts, the bench).
  */
 import http from 'node:http';
+import net from 'node:net';
 
 export type Outcome = { status?: number; retryAfter?: string; error?: string };
 
@@ -60,4 +62,22 @@ export function sendBig(port: number, key: string, size: number): Promise<Outcom
     };
     write();
   });
+}
+
+/**
+ * A raw socket that sends a trace export's headers (declaring `declared` bytes of JSON) and
+ * `sent` bytes of its body, then nothing. `answered` is set if the collector ever answers.
+ */
+export function holdOpen(port: number, key: string, declared: number, sent = 0): { socket: net.Socket; answered: boolean } {
+  const socket = net.connect(port, '127.0.0.1');
+  const state = { socket, answered: false };
+  socket.on('data', () => {
+    state.answered = true;
+  });
+  socket.on('error', () => {});
+  socket.write(
+    `POST /v1/traces HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+  );
+  if (sent > 0) socket.write(Buffer.alloc(sent, 0x20));
+  return state;
 }

@@ -1,7 +1,8 @@
 /**
  * Admission, before a request's body is read: its API key (401/403, or 503 while the database
- * cannot say), its key's rate limit (429), and its body's place in the in-flight memory bound
- * (503 when it does not fit now, 413 when it never would).
+ * cannot say), its key's rate limit (429), and whether its body, as declared, fits in the
+ * in-flight memory bounds now: the collector's, its project's, its key's (503 when it does not
+ * fit now, 413 when it never would). Nothing is set aside yet: the body is counted as it arrives.
  */
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { type KeyCache, keyFromHeaders } from '../auth.ts';
@@ -17,15 +18,17 @@ export function createAdmission(deps: { keys: KeyCache; limiter: RateLimiter; me
     const wait = limiter.take(principal.keyHash);
     if (wait > 0) throw CollectorError.tooMany('rate limit exceeded for this API key', wait);
     req.gt.principal = principal;
-    // The body is held from the moment it arrives: counted (or refused) before it is read,
-    // with what its decoding will need when it is not compressed.
+    const held = req.gt.held;
+    held.project = principal.projectId;
+    held.key = principal.keyHash;
+    // What the body declares, with what its decoding will need when it is not compressed, must
+    // fit now; it is counted as it arrives (http/body-parsing.ts): headers alone hold nothing.
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > 0) {
       const encoding = encodingOf(req.headers['content-type']);
       const enc = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
       const plain = encoding !== undefined && (enc === '' || enc === 'identity');
-      memory.expect(req.gt.held, plain ? declared + expectedCost(declared, encoding) : declared);
-      memory.use(req.gt.held, declared);
+      memory.check(held, plain ? declared + expectedCost(declared, encoding) : declared);
     }
   };
 }
