@@ -225,3 +225,24 @@ describe('every bound at once', () => {
     expect(parts.rows).toEqual([{ s: 1_024, t: MAX_KEY_TEXT_BYTES, c: 256, f: 640 }]);
   });
 });
+
+describe('the catalog query', () => {
+  it('finds a new text column under a new index, plain, in an expression or included', async () => {
+    await env.sql.query('CREATE TABLE overlong_probe (project_id uuid, a text, b varchar(300), c text, d text, e varchar(16))');
+    try {
+      await env.sql.query('CREATE INDEX ON overlong_probe (project_id, a)');
+      await env.sql.query('CREATE INDEX ON overlong_probe ((lower(b)))');
+      await env.sql.query('CREATE UNIQUE INDEX ON overlong_probe (project_id) INCLUDE (c)');
+      await env.sql.query('CREATE INDEX ON overlong_probe (e)');
+      const found = (await env.sql.query(KEYED_TEXT_COLUMNS)).rows.filter((r) => r.name.startsWith('overlong_probe.'));
+      expect(found).toEqual([
+        { name: 'overlong_probe.a', max_chars: null },
+        { name: 'overlong_probe.b', max_chars: 300 },
+        { name: 'overlong_probe.c', max_chars: null },
+        { name: 'overlong_probe.e', max_chars: 16 },
+      ]);
+    } finally {
+      await env.sql.query('DROP TABLE overlong_probe');
+    }
+  });
+});

@@ -167,11 +167,16 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
         ) : null}
       </td>
       <td className="px-3 py-3">
-        <div className="max-w-40 break-all font-medium text-slate-800">{s.agentName ?? '—'}</div>
+        {/* Clamped like the id: a name the collector shortened (256 bytes and its marker) is whole in the title. */}
+        <div data-testid="session-row-agent" title={s.agentName ?? undefined} className="line-clamp-3 max-w-40 break-all font-medium text-slate-800">
+          {s.agentName ?? '—'}
+        </div>
         {s.serviceName ? <div className="max-w-40 break-all text-xs text-slate-500">{s.serviceName}</div> : null}
       </td>
       <td className="px-3 py-3">
-        <div className="max-w-32 break-all font-mono text-[13px] text-slate-700">{s.userId ?? '—'}</div>
+        <div data-testid="session-row-user" title={s.userId ?? undefined} className="line-clamp-3 max-w-32 break-all font-mono text-[13px] text-slate-700">
+          {s.userId ?? '—'}
+        </div>
       </td>
       <td className="whitespace-nowrap px-3 py-3 text-slate-600">{formatDateTime(s.startedAt)}</td>
       <td className={`${NUM} text-slate-600`}>{formatDuration(s.durationMs)}</td>
