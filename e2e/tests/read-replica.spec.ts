@@ -4,13 +4,14 @@
  * second standalone web server reading its explorer, replay and analytics from it. With the
  * replica's replay paused while an agent records a session through the collector:
  * - the explorer shows the replica's data, without the new session, under "Showing data as of N s
- *   ago (read replica lagging)";
+ *   ago (read replica lagging)", and so do analytics and the replay of a session the replica has;
  * - the new session's replay, opened from its link first, shows its steps (found on the primary),
  *   not "not found";
  * - a setting saved in the UI reads back at once (settings read the primary).
  * Once replay resumes, the explorer lists the session and the notice goes.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { createPrisma, createSignInLink, type PrismaClient, signInLinkPath } from '@guardtrace/db';
@@ -109,7 +110,7 @@ test('a lagging replica: the explorer says how old its data is, a new session op
   const ctx = await browser.newContext({ baseURL, storageState });
   const page = await ctx.newPage();
   const project = env('GUARDTRACE_PROJECT_ID');
-  const id = `replica-e2e-${Date.now().toString(36)}`;
+  const id = `replica-e2e-${randomBytes(4).toString('hex')}`;
   const notice = page.getByTestId('replica-lag');
   const rows = page.getByTestId('session-row');
 
@@ -130,9 +131,13 @@ test('a lagging replica: the explorer says how old its data is, a new session op
     await expect(page.getByTestId('sessions-none')).toBeVisible();
     await expect(rows).toHaveCount(0);
 
-    // Analytics reads the replica too: the same notice.
+    // Analytics and the replay of a session the replica has read the replica too: the same notice.
     await page.goto(`/analytics?project=${project}`);
     await expect(notice).toBeVisible();
+    await page.goto(`/sessions?project=${project}`);
+    await rows.first().getByRole('link').first().click();
+    await expect(page.getByTestId('session-header')).toBeVisible();
+    await expect(notice).toHaveText(/Showing data as of \d+ s ago \(read replica lagging\)/);
 
     // The session's link, opened first: found on the primary, steps and all, with no notice.
     const replay: number[] = [];
