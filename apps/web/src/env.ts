@@ -8,11 +8,20 @@ const REQUIRED = 'is required: set it to the Postgres URL of Guardtrace (or run 
 
 const emptyIsUnset = (v: unknown) => (v === '' ? undefined : v);
 
+const postgresUrl = (v: string) => /^postgres(ql)?:\/\//.test(v);
+const seconds = (fallback: number) => z.preprocess(emptyIsUnset, z.coerce.number({ error: 'must be a number of seconds' }).min(0).default(fallback));
+
 const serverSchema = z.object({
-  DATABASE_URL: z
-    .string({ error: REQUIRED })
-    .min(1, REQUIRED)
-    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL'),
+  DATABASE_URL: z.string({ error: REQUIRED }).min(1, REQUIRED).refine(postgresUrl, 'must be a postgres:// or postgresql:// URL'),
+  // A streaming replica of DATABASE_URL for the heavy reads (explorer, replay, analytics); unset:
+  // every read goes to DATABASE_URL (docs/deployment.md, "A read replica").
+  DATABASE_READ_URL: z.preprocess(emptyIsUnset, z.string().refine(postgresUrl, 'must be a postgres:// or postgresql:// URL').optional()),
+  // 10 s: the SDK's batch export already delays spans by up to 5 s; a replica further behind than
+  // that is worth saying on the page.
+  GUARDTRACE_READ_LAG_NOTICE_SECONDS: seconds(10),
+  // 60 s: beyond a minute the replica's pages would miss what a person just saw happen; the
+  // primary answers instead until the replica catches up.
+  GUARDTRACE_READ_MAX_LAG_SECONDS: seconds(60),
   // The collector as agents reach it, shown where the UI tells how to send traces. The default is
   // where `npm start` runs it; behind a proxy set the public address.
   GUARDTRACE_PUBLIC_COLLECTOR_URL: z.preprocess(

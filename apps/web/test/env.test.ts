@@ -20,6 +20,18 @@ describe('env', () => {
     );
   });
 
+  it('reads from DATABASE_READ_URL only when set, with the lag notice at 10 s and the fallback at 60 s by default', () => {
+    const db = { DATABASE_URL: 'postgres://u@h/db' };
+    expect(parseServerEnv(db).DATABASE_READ_URL).toBeUndefined();
+    expect(parseServerEnv(db)).toMatchObject({ GUARDTRACE_READ_LAG_NOTICE_SECONDS: 10, GUARDTRACE_READ_MAX_LAG_SECONDS: 60 });
+    expect(parseServerEnv({ ...db, DATABASE_READ_URL: '' }).DATABASE_READ_URL).toBeUndefined();
+    const set = parseServerEnv({ ...db, DATABASE_READ_URL: 'postgres://u@replica/db', GUARDTRACE_READ_LAG_NOTICE_SECONDS: '2.5', GUARDTRACE_READ_MAX_LAG_SECONDS: '30' });
+    expect(set).toMatchObject({ DATABASE_READ_URL: 'postgres://u@replica/db', GUARDTRACE_READ_LAG_NOTICE_SECONDS: 2.5, GUARDTRACE_READ_MAX_LAG_SECONDS: 30 });
+    expect(() => parseServerEnv({ ...db, DATABASE_READ_URL: 'replica:5432' })).toThrow(/DATABASE_READ_URL: must be a postgres/);
+    expect(() => parseServerEnv({ ...db, GUARDTRACE_READ_MAX_LAG_SECONDS: 'a minute' })).toThrow(/GUARDTRACE_READ_MAX_LAG_SECONDS: must be a number of seconds/);
+    expect(() => parseServerEnv({ ...db, GUARDTRACE_READ_LAG_NOTICE_SECONDS: '-1' })).toThrow(/GUARDTRACE_READ_LAG_NOTICE_SECONDS/);
+  });
+
   it('serves on port 3000 of loopback by default, and needs DATABASE_URL', () => {
     const url = 'postgres://u@h/db';
     expect(serveEnv({ DATABASE_URL: url })).toEqual({

@@ -120,7 +120,7 @@ export function isRoot(): boolean {
 }
 
 /** Make every parent of `dir` traversable by the postgres OS user (mkdtemp folders are 0700). */
-export async function openParents(dir: string): Promise<void> {
+async function openParents(dir: string): Promise<void> {
   let cur = path.dirname(path.resolve(dir));
   const root = path.parse(cur).root;
   while (cur !== root) {

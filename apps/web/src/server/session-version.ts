@@ -15,10 +15,11 @@ export interface SessionVersion {
   prices: string;
 }
 
-export async function sessionVersion(db: PrismaClient, projectId: string, sessionId: string): Promise<SessionVersion | null> {
+/** The session's row read from `db`, the prices' digest from `pricesDb` (the primary: set in Settings). */
+export async function sessionVersion(db: PrismaClient, projectId: string, sessionId: string, pricesDb = db): Promise<SessionVersion | null> {
   const [row, prices] = await Promise.all([
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } }, select: { spanCount: true, updatedAt: true } }),
-    db.$queryRaw<{ digest: string }[]>`
+    pricesDb.$queryRaw<{ digest: string }[]>`
       SELECT left(md5(coalesce(string_agg(model || ':' || input_per_mtok || ':' || cached_input_per_mtok || ':' || output_per_mtok, ','
         ORDER BY model), '')), 12) AS digest
       FROM model_prices WHERE project_id = ${projectId}::uuid`,

@@ -4,7 +4,7 @@ import { classStyle } from '@/lib/failure-classes';
 import { formatCost, formatUsd } from '@/lib/cost';
 import { explorerHref } from '@/lib/explorer-link';
 import { hrefWith } from '@/lib/search-params';
-import { db } from '@/server/db';
+import { db, heavyRead } from '@/server/db';
 import type { DayWindow } from '@/server/queries/analytics';
 import { type CostDto, getRepairCosts, getWindowSpend, priceBookOf } from '@/server/queries/costs';
 import { Bar, Card, Empty, NUM, TD, TH } from './card';
@@ -65,10 +65,11 @@ function CostTable({
  * priced per model at the project's prices, per failure class and per tool.
  */
 export async function RepairCostPanel({ project, window }: PanelProps) {
+  // Prices are set in Settings: from the primary (read-your-writes); the token rollups are heavy reads.
   const book = await priceBookOf(db(), project);
   const [costs, spend, sessions] = await Promise.all([
-    getRepairCosts(db(), project, window, book),
-    getWindowSpend(db(), project, window, book),
+    heavyRead((d) => getRepairCosts(d, project, window, book)),
+    heavyRead((d) => getWindowSpend(d, project, window, book)),
     sessionCosts(project, window),
   ]);
   const total = estimateCost([], book);

@@ -3,7 +3,7 @@ import { FailureClassBadge } from '@/components/badges';
 import { classStyle } from '@/lib/failure-classes';
 import { explorerHref } from '@/lib/explorer-link';
 import { formatInt } from '@/lib/format';
-import { db } from '@/server/db';
+import { heavyRead } from '@/server/db';
 import {
   type DayWindow,
   getClassShares,
@@ -47,7 +47,7 @@ const pct = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)}
 
 /** Tool × failure class ranked by tokens spent on failed attempts. */
 export async function ToolClassPanel({ project, window }: PanelProps) {
-  const rows = await getToolClassCosts(db(), project, window);
+  const rows = await heavyRead((d) => getToolClassCosts(d, project, window));
   const max = rows[0]?.failedTokens ?? 0;
   return (
     <Card
@@ -100,7 +100,7 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
 
 /** Tools ranked by calls that ran out of a retry budget, each class a link. */
 export async function ExhaustionPanel({ project, window }: PanelProps) {
-  const rows = await getRetryExhaustion(db(), project, window);
+  const rows = await heavyRead((d) => getRetryExhaustion(d, project, window));
   const max = rows[0]?.exhausted ?? 0;
   return (
     <Card id="exhaustion" title="Retry exhaustion by tool" subtitle="Tool calls that ran out of a retry budget, by the class of their last failure.">
@@ -154,7 +154,7 @@ const FIXED_NEXT_HELP =
 
 /** Share of rejections fixed by their correction, per tool, class and feedback template. */
 export async function RejectionPanel({ project, window }: PanelProps) {
-  const rows = await getRejectionEffectiveness(db(), project, window);
+  const rows = await heavyRead((d) => getRejectionEffectiveness(d, project, window));
   return (
     <Card
       id="rejections"
@@ -206,7 +206,7 @@ export async function RejectionPanel({ project, window }: PanelProps) {
 
 /** Each failure class's share of all tokens: a stacked bar of links, and the same as a table. */
 export async function ClassSharePanel({ project, window }: PanelProps) {
-  const [rows, costs] = await Promise.all([getClassShares(db(), project, window), sessionCosts(project, window)]);
+  const [rows, costs] = await Promise.all([heavyRead((d) => getClassShares(d, project, window)), sessionCosts(project, window)]);
   const total = costs.tokens;
   const withTokens = rows.filter((r) => r.failedTokens > 0);
   return (

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Suspense } from 'react';
+import { ReplicaLagNotice } from '@/components/replica-lag';
 import { PageTitle, Shell } from '@/components/shell';
 import { ChartSkeleton, TableSkeleton } from '@/components/skeletons';
 import { first, hrefWith, type RawSearchParams } from '@/lib/search-params';
@@ -56,6 +57,9 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
           Showing the last {DEFAULT_RANGE} days instead: {choice.error}.
         </p>
       ) : null}
+      <Suspense fallback={null}>
+        <ReplicaLagNotice />
+      </Suspense>
       <p className="mb-4 text-xs text-slate-500" data-testid="analytics-window">
         {window.from} to {window.to} (UTC)
       </p>

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { explorerHref } from '@/lib/explorer-link';
 import { classStyle } from '@/lib/failure-classes';
 import { formatCompact, formatInt } from '@/lib/format';
-import { db } from '@/server/db';
+import { heavyRead } from '@/server/db';
 import { type DayWindow, getRepairTokensByDay } from '@/server/queries/analytics';
 import { Bar, Card, Empty, NUM, TD, TH } from './card';
 import { RepairChart } from './repair-chart';
@@ -59,7 +59,7 @@ function explorerDayHrefs(project: string, days: { day: string }[], classes: str
 }
 
 export async function ChartPanel({ project, window }: PanelProps) {
-  const days = await getRepairTokensByDay(db(), project, window);
+  const days = await heavyRead((d) => getRepairTokensByDay(d, project, window));
   const classes = [...new Set(days.flatMap((d) => Object.keys(d.byClass)))].sort();
   const data = days.map((d) => ({ label: dayLabel.format(new Date(`${d.day}T00:00:00Z`)), day: d.day, ...d.byClass }));
   const series = classes.map((c) => ({ key: c, label: classStyle(c).label, color: classStyle(c).color }));

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
+import { ReplicaLagNotice } from '@/components/replica-lag';
 import { PageTitle, Shell } from '@/components/shell';
 import { TableSkeleton } from '@/components/skeletons';
 import { first, type RawSearchParams } from '@/lib/search-params';
@@ -24,6 +25,9 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
   return (
     <Shell selection={selection} section="sessions">
       <PageTitle title="Sessions" subtitle="Agent sessions of this project. Sort by any column; filter with the query below." />
+      <Suspense fallback={null}>
+        <ReplicaLagNotice />
+      </Suspense>
       <QueryBar key={q} project={project} q={q} sort={sort} dir={dir} errors={query.errors} />
       {query.errors.length ? null : (
         <Suspense key={`${project}:${q}:${sort}:${dir}:${after}:${before}`} fallback={<TableSkeleton />}>

@@ -6,7 +6,8 @@ import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import { isFiltered, type ParsedSessionQuery } from '@/lib/session-query';
 import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
-import { db } from '@/server/db';
+import { db, heavyRead } from '@/server/db';
+import { priceBookOf } from '@/server/queries/costs';
 import { listSessions, projectHasHeldSessions, projectHasSessions, type SessionRowDto } from '@/server/queries/sessions';
 import { ClassBar } from './class-bar';
 import { EmptyState } from './empty-state';
@@ -42,14 +43,17 @@ interface Props {
 }
 
 export async function SessionTable({ project, q, query, sort, dir, after, before, collectorUrl }: Props) {
-  const list = await listSessions(db(), project, { filters: query.filters, terms: query.terms, sort, dir, after, before });
+  // Prices are set in Settings: read from the primary, so a change shows at once (read-your-writes).
+  const book = await priceBookOf(db(), project);
+  const list = await heavyRead((d) => listSessions(d, project, { filters: query.filters, terms: query.terms, sort, dir, after, before }, book));
   const keep = { project, q: q || undefined, sort: sort === 'started' ? undefined : sort, dir: dir === defaultDirection(sort) ? undefined : dir };
   const page = (over: Record<string, string | undefined>) => hrefWith('/sessions', keep, over);
 
   if (list.rows.length === 0 && !after && !before) {
-    if (!isFiltered(query) && !(await projectHasSessions(db(), project))) return <EmptyState project={project} collectorUrl={collectorUrl} />;
+    // A replica behind the collector's first sessions is not "no sessions yet": the primary decides.
+    if (!isFiltered(query) && !(await heavyRead((d) => projectHasSessions(d, project), { orPrimaryWhen: (has) => !has }))) return <EmptyState project={project} collectorUrl={collectorUrl} />;
     const sampling = query.filters.sampling ?? 'kept';
-    const held = sampling === 'kept' && (await projectHasHeldSessions(db(), project));
+    const held = sampling === 'kept' && (await heavyRead((d) => projectHasHeldSessions(d, project)));
     return (
       <div data-testid="sessions-none" className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center text-sm text-slate-600">
         No sessions match this query.

@@ -1,5 +1,5 @@
 import 'server-only';
-import { estimateCost, type PrismaClient } from '@guardtrace/db';
+import { estimateCost, type PriceBook, type PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
 import { numberParts, splitAtRepairs, stepKey } from './call-parts.ts';
 import { type CostDto, estimateSessionCosts, priceBookOf } from './costs.ts';
@@ -42,7 +42,8 @@ export async function getSessionDetail(
   db: PrismaClient,
   projectId: string,
   sessionId: string,
-  opts: { spanTree?: boolean } = {},
+  /** `book`: the prices to cost model turns at (default: the project's, read from `db`). */
+  opts: { spanTree?: boolean; book?: PriceBook } = {},
 ): Promise<SessionDetailDto | null> {
   // The steps alone need no guard-check span: their rows carry what the steps show (see below
   // for the few that stand alone). The span tree shows every span.
@@ -51,7 +52,7 @@ export async function getSessionDetail(
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
     loadSessionRows(db, projectId, sessionId, PREVIEW_CHARS, FEEDBACK_PREVIEW_CHARS),
     loadSpanFacts(db, projectId, sessionId, PREVIEW_CHARS, { withoutGuardChecks: stepsOnly }),
-    priceBookOf(db, projectId),
+    opts.book ?? priceBookOf(db, projectId),
   ]);
   if (!session) return null;
   const { toolCalls, attempts, guardChecks, modelCalls } = rows;
@@ -294,14 +295,14 @@ function headerOf(session: SessionRow, traceIds: string[], cost: CostDto): Sessi
  * steps come separately (the replay route), so a 5,000-span session's page is as light as any.
  * Null when the id is unknown in the project.
  */
-export async function getSessionHeader(db: PrismaClient, projectId: string, sessionId: string): Promise<SessionHeaderDto | null> {
+export async function getSessionHeader(db: PrismaClient, projectId: string, sessionId: string, book?: PriceBook): Promise<SessionHeaderDto | null> {
   const [session, traces, costs] = await Promise.all([
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
     db.$queryRaw<{ trace_id: string }[]>`
       SELECT trace_id FROM spans WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       UNION SELECT trace_id FROM tool_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       UNION SELECT trace_id FROM model_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
-    estimateSessionCosts(db, projectId, [sessionId]),
+    estimateSessionCosts(db, projectId, [sessionId], book),
   ]);
   return session ? headerOf(session, traces.map((t) => t.trace_id), costs.get(sessionId) as CostDto) : null;
 }

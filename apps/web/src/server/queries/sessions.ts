@@ -1,5 +1,5 @@
 import 'server-only';
-import { type PrismaClient, sql } from '@guardtrace/db';
+import { type PriceBook, type PrismaClient, sql } from '@guardtrace/db';
 import type { Comparison, SessionQueryFilters } from '@/lib/session-query';
 import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
 import { type Cursor, decodeCursor, encodeCursor, keysetCondition, orderBy, sortExpr } from './session-sort';
@@ -192,8 +192,8 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   return concat(parts);
 }
 
-/** Sessions of one project, filtered, sorted (ties by id) and paged by keyset. */
-export async function listSessions(db: PrismaClient, projectId: string, query: SessionListQuery = {}): Promise<SessionListDto> {
+/** Sessions of one project, filtered, sorted (ties by id) and paged by keyset; costs at `book` (default: the project's prices read from `db`). */
+export async function listSessions(db: PrismaClient, projectId: string, query: SessionListQuery = {}, book?: PriceBook): Promise<SessionListDto> {
   const pageSize = query.pageSize ?? SESSIONS_PAGE_SIZE;
   const countCap = query.countCap ?? COUNT_CAP;
   const sort = query.sort ?? 'started';
@@ -249,7 +249,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
           _count: { _all: true },
         })
       : [],
-    estimateSessionCosts(db, projectId, page.map((r) => r.id)),
+    estimateSessionCosts(db, projectId, page.map((r) => r.id), book),
   ]);
   const classesBySession = new Map<string, { failureClass: string; count: number }[]>();
   for (const c of classes) {

@@ -2,13 +2,15 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
+import { ReplicaLagNotice } from '@/components/replica-lag';
 import { Shell } from '@/components/shell';
 import { earlyFetchScript } from '@/lib/early-fetch';
 import { replayDataUrl } from '@/lib/replay-urls';
 import { decodeParam, first, hrefWith, parsePositiveInt, type RawSearchParams } from '@/lib/search-params';
 import { selectProject } from '@/server/context';
-import { db } from '@/server/db';
+import { db, heavyReadFrom } from '@/server/db';
 import { nonceOfPolicy } from '@/server/http-security';
+import { priceBookOf } from '@/server/queries/costs';
 import { getSessionHeader } from '@/server/queries/session';
 import { SessionHeader } from './header';
 import { Replay } from './replay';
@@ -32,7 +34,11 @@ export default async function SessionPage({ params, searchParams }: Props) {
   if (id.includes('\0')) notFound();
   const selection = await selectProject(sp);
   const project = selection.current?.id;
-  const header = project ? await getSessionHeader(db(), project, id) : null;
+  // From the read replica when there is one; not found there (a shared link opened as soon as the
+  // collector wrote the session), from the primary. Prices from the primary (read-your-writes).
+  const book = project ? await priceBookOf(db(), project) : null;
+  const read = project && book ? await heavyReadFrom((d) => getSessionHeader(d, project, id, book), { orPrimaryWhen: (h) => h === null }) : null;
+  const header = read?.value ?? null;
   if (project && !header) notFound();
   const basePath = `/sessions/${encodeURIComponent(id)}`;
   const nonce = nonceOfPolicy((await headers()).get('content-security-policy'));
@@ -47,6 +53,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
         <>
           {/* biome-ignore lint/security/noDangerouslySetInnerHtml: earlyFetchScript escapes the one value it embeds */}
           <script nonce={nonce} dangerouslySetInnerHTML={{ __html: earlyFetchScript(replayDataUrl(basePath, project)) }} />
+          <ReplicaLagNotice choice={read?.choice} />
           <SessionHeader s={header} project={project} />
           <Replay key={id} project={project} sessionId={id} basePath={basePath} initial={initial} />
         </>

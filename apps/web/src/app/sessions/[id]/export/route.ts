@@ -6,7 +6,7 @@
 import { exportFileName, MAX_EXPORT_SPANS } from '@guardtrace/db/export';
 import { decodeParam, parseProjectParam } from '@/lib/search-params';
 import { currentAccount } from '@/server/accounts';
-import { db } from '@/server/db';
+import { db, heavyRead } from '@/server/db';
 import { exportSession } from '@/server/queries/export';
 import { resolveProject } from '@/server/queries/projects';
 
@@ -25,7 +25,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   const project = selection.current?.id;
   // Postgres text holds no NUL: no session has one.
   if (!project || selection.unknownRequested || id.includes('\0')) return text(404, 'No such session in this project.');
-  const result = await exportSession(db(), project, id);
+  // A heavy read; a session not on a lagging read replica yet is looked up on the primary.
+  const result = await heavyRead((d) => exportSession(d, project, id), { orPrimaryWhen: (r) => !r.ok && r.reason !== 'too-large' });
   if (!result.ok) {
     return result.reason === 'too-large'
       ? text(413, `The session has more than ${MAX_EXPORT_SPANS} spans: too many to export in one file.`)

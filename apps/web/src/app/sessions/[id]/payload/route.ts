@@ -3,7 +3,7 @@
  * Scoped like the page: the account's project from `?project=` (else its oldest), the session id, the span.
  * The value is cut to PAYLOAD_CHARS unless `full=1`.
  */
-import { db } from '@/server/db';
+import { heavyRead } from '@/server/db';
 import { getPayload, PAYLOAD_KINDS, type PayloadKind } from '@/server/queries/session-payload';
 import { json, refuse, sessionScope } from '@/server/session-route';
 
@@ -24,12 +24,9 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
   if (!SPAN_ID.test(span)) return refuse(`span: expected 16 lowercase hex characters, got ${JSON.stringify(span.slice(0, 64))}`);
   const scope = await sessionScope(request, ctx.params);
   if (scope instanceof Response) return scope;
-  const payload = await getPayload(db(), scope.projectId, scope.sessionId, {
-    kind: kind as PayloadKind,
-    traceId: trace,
-    spanId: span,
-    full: q.get('full') === '1',
-  });
+  const wanted = { kind: kind as PayloadKind, traceId: trace, spanId: span, full: q.get('full') === '1' };
+  // Not on a lagging read replica yet: the primary may have it.
+  const payload = await heavyRead((d) => getPayload(d, scope.projectId, scope.sessionId, wanted), { orPrimaryWhen: (p) => !p });
   if (!payload) return refuse(`no ${kind} recorded for span ${span} of session ${scope.sessionId} in this project`, 404);
   return json(payload);
 }

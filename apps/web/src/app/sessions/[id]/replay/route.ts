@@ -9,7 +9,8 @@
  * the whole session rebuilt (hundreds of milliseconds at 5,000 spans). Another browser (a shared
  * link, a new tab) gets the answer kept for that version when one was built (replay-cache.ts).
  */
-import { db } from '@/server/db';
+import { db, heavyRead, heavyReadFrom } from '@/server/db';
+import { priceBookOf } from '@/server/queries/costs';
 import { getSessionDetail } from '@/server/queries/session';
 import type { ReplayStepsDto, ReplayTreeDto } from '@/server/queries/session-types';
 import { ReplayCache } from '@/server/replay-cache';
@@ -27,14 +28,20 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
   const scope = await sessionScope(request, ctx.params);
   if (scope instanceof Response) return scope;
   // Read before the build: a batch landing during it makes the next request rebuild, never the reverse.
-  const version = await sessionVersion(db(), scope.projectId, scope.sessionId);
+  // On the read replica when there is one; a session it has not replayed yet (a link opened as soon
+  // as the collector wrote it) is looked up on the primary, and built from there. Prices come from
+  // the primary: they are set in Settings, and a change reprices the replay at once.
+  const { value: version, choice } = await heavyReadFrom((d) => sessionVersion(d, scope.projectId, scope.sessionId, db()), {
+    orPrimaryWhen: (v) => v === null,
+  });
   if (!version) return refuse(`no session ${scope.sessionId} in this project`, 404);
   const etag = replayEtag(version, part);
   const headers = { etag, 'cache-control': 'private, no-cache' };
   if (ifNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
   // Built once per version of the session, then sent as kept (replay-cache.ts).
   const body = await cache.get(`${scope.projectId}\0${scope.sessionId}\0${part}`, etag, async () => {
-    const detail = await getSessionDetail(db(), scope.projectId, scope.sessionId, { spanTree: part === 'tree' });
+    const book = await priceBookOf(db(), scope.projectId);
+    const detail = await heavyRead((d) => getSessionDetail(d, scope.projectId, scope.sessionId, { spanTree: part === 'tree', book }), { choice });
     if (!detail) return null;
     return JSON.stringify(part === 'tree' ? ({ spanTree: detail.spanTree } satisfies ReplayTreeDto) : ({ steps: detail.steps, escalations: detail.escalations } satisfies ReplayStepsDto));
   });

@@ -3,7 +3,7 @@
  * that failed: `GET /sessions/{id}/same-failure?project=&tool=&class=[&pointer=]`. Answers the
  * SameFailureNav (the sessions before and after this one with that failure), or 404.
  */
-import { db } from '@/server/db';
+import { heavyRead } from '@/server/db';
 import { sameFailureNav } from '@/server/queries/same-failure';
 import { json, refuse, sessionScope } from '@/server/session-route';
 
@@ -26,7 +26,7 @@ export async function GET(request: Request, ctx: { params: Promise<{ id: string 
   }
   const scope = await sessionScope(request, ctx.params);
   if (scope instanceof Response) return scope;
-  const nav = await sameFailureNav(db(), scope.projectId, scope.sessionId, { toolName, failureClass, pointer });
+  const nav = await heavyRead((d) => sameFailureNav(d, scope.projectId, scope.sessionId, { toolName, failureClass, pointer }), { orPrimaryWhen: (n) => !n });
   if (!nav) return refuse(`no session ${scope.sessionId} in this project`, 404);
   return json(nav);
 }
