@@ -8,22 +8,22 @@
  * - Hosts that do not: `setupGuardtrace` makes a provider with that processor, registers it
  *   and an AsyncLocalStorage context manager, and flushes on exit.
  */
-import { type Context, type Tracer, TraceFlags, context, diag, trace } from '@opentelemetry/api';
+import { type Tracer, context, diag, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
   BatchSpanProcessor,
-  type ReadableSpan,
-  type Span,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { DeliveryExporter, DeliveryProcessor, type DeliveryStats } from './delivery.ts';
 import { SDK_VERSION } from './runtime.ts';
 import { TailSamplingProcessor, type TailSamplingOptions } from './tail-sampling.ts';
 
 export { TailSamplingProcessor, type TailSamplingOptions } from './tail-sampling.ts';
+export { DROPPED_WARNING_CODE, type DeliveryStats, UNSENT_WARNING_CODE } from './delivery.ts';
 
 export interface ExporterOptions {
   /** Collector base URL; spans go to `${endpoint}/v1/traces`. */
@@ -48,107 +48,16 @@ export interface SpanProcessorOptions extends ExporterOptions {
   /** Per-session tail sampling of clean sessions (default: keep everything); `crossProcess` when sessions span processes. */
   sampling?: TailSamplingOptions;
   /**
-   * Longest a shutdown (and the flush on exit) waits for the collector (default 1 s). Spans
-   * not sent by then are dropped, counted, and reported once through the OTel diag logger.
+   * How long a shutdown (and the flush on exit) waits for the collector to make progress
+   * (default 1 s): it waits as long as the collector keeps accepting spans, and gives up once
+   * none was accepted for this long. Spans not sent by then are counted (`stats()`) and
+   * reported once, apart from those the full export queue dropped earlier.
    */
   shutdownTimeoutMillis?: number;
 }
 
 /** An agent's exit must not wait out the exporter's ~8 s of retries against a collector that is down; 1 s sends a final batch to a live one. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 1000;
-/** The code of the process warning for spans left unsent at shutdown (`process.on('warning')`). */
-export const UNSENT_WARNING_CODE = 'GUARDTRACE_SPANS_UNSENT';
-/** `ExportResultCode.SUCCESS` of `@opentelemetry/core` (a stable enum; core is not a dependency of ours). */
-const EXPORT_SUCCESS = 0;
-
-/**
- * Counts the spans the collector accepted. Once shutdown begins, exports go to a second
- * exporter whose timeout is the shutdown bound, so its retries stop within the bound and
- * leave no timers behind to hold the process open.
- */
-class DeliveryExporter implements SpanExporter {
-  sent = 0;
-  #closing = false;
-  #final: SpanExporter | undefined;
-  constructor(
-    private readonly live: SpanExporter,
-    private readonly makeFinal: () => SpanExporter,
-  ) {}
-
-  export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
-    if (this.#closing) this.#final ??= this.makeFinal();
-    const target = this.#final ?? this.live;
-    target.export(spans, (result) => {
-      if (result.code === EXPORT_SUCCESS) this.sent += spans.length;
-      done(result);
-    });
-  }
-
-  closing(): void {
-    this.#closing = true;
-  }
-
-  async shutdown(): Promise<void> {
-    await Promise.all([this.live.shutdown(), this.#final?.shutdown()]);
-  }
-
-  forceFlush(): Promise<void> {
-    return this.live.forceFlush?.() ?? Promise.resolve();
-  }
-}
-
-/** Wraps the batch processor: counts the spans handed to it and bounds its shutdown. */
-class BoundedShutdownProcessor implements SpanProcessor {
-  #ended = 0;
-  #stopped: Promise<void> | undefined;
-  constructor(
-    private readonly inner: SpanProcessor,
-    private readonly exporter: DeliveryExporter,
-    private readonly timeoutMs: number,
-    private readonly endpoint: string,
-  ) {}
-
-  onStart(span: Span, parentContext: Context): void {
-    this.inner.onStart(span, parentContext);
-  }
-
-  onEnd(span: ReadableSpan): void {
-    // the batch processor exports sampled spans only
-    if (span.spanContext().traceFlags & TraceFlags.SAMPLED) this.#ended += 1;
-    this.inner.onEnd(span);
-  }
-
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush();
-  }
-
-  shutdown(): Promise<void> {
-    this.#stopped ??= this.#shutdown();
-    return this.#stopped;
-  }
-
-  async #shutdown(): Promise<void> {
-    this.exporter.closing();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.timeoutMs);
-    });
-    const flushed = this.inner.shutdown().catch((err: unknown) => diag.warn('guardtrace: shutdown failed', err));
-    try {
-      await Promise.race([flushed, bound]);
-    } finally {
-      clearTimeout(timer);
-    }
-    const unsent = this.#ended - this.exporter.sent;
-    if (unsent > 0) {
-      const message = `guardtrace: ${unsent} ${unsent === 1 ? 'span' : 'spans'} could not be sent to ${this.endpoint} before shutdown (bound ${this.timeoutMs} ms; raise shutdownTimeoutMillis to wait longer)`;
-      diag.warn(message);
-      // Also a process warning: OpenTelemetry's diag logger is off unless the host set one, and
-      // lost spans should not go unnoticed (Node prints it on stderr; `--no-warnings` hides it).
-      globalThis.process?.emitWarning?.(message, { code: UNSENT_WARNING_CODE });
-    }
-  }
-}
 
 /**
  * OTLP/HTTP protobuf exporter to a Guardtrace collector, for hosts that build their own span
@@ -173,17 +82,28 @@ export function guardtraceExporter(opts: ExporterOptions): SpanExporter {
  * const gt = new Guardtrace(); // the global tracer provider, i.e. the NodeSDK's
  * ```
  */
-export function guardtraceSpanProcessor(opts: SpanProcessorOptions): SpanProcessor {
+export function guardtraceSpanProcessor(opts: SpanProcessorOptions): GuardtraceSpanProcessor {
   const shutdownMs = opts.shutdownTimeoutMillis ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   const exporter = new DeliveryExporter(
     guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: opts.timeoutMillis ?? opts.batch?.exportTimeoutMillis }),
     () => guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: shutdownMs }),
+    // a batch the collector pushed back during shutdown goes again after 1 s (a Retry-After's usual ask), sooner under a short bound
+    Math.min(1000, shutdownMs / 2),
   );
   // 8192 spans: the default 2048 dropped 0.17% of spans at full speed on this machine (DESIGN.md).
-  const batch = new BatchSpanProcessor(exporter, { maxQueueSize: 8192, maxExportBatchSize: 512, scheduledDelayMillis: 1000, ...opts.batch });
-  const bounded = new BoundedShutdownProcessor(batch, exporter, shutdownMs, opts.endpoint);
+  const delivery = new DeliveryProcessor(exporter, {
+    maxQueueSize: 8192, maxExportBatchSize: 512, scheduledDelayMillis: 1000, ...opts.batch,
+    stallTimeoutMs: shutdownMs, endpoint: opts.endpoint,
+  });
   // Across processes the collector decides (every part is forwarded, its weight on its root).
-  return opts.sampling && !opts.sampling.crossProcess ? new TailSamplingProcessor(bounded, opts.sampling) : bounded;
+  if (!opts.sampling || opts.sampling.crossProcess) return delivery;
+  return Object.assign(new TailSamplingProcessor(delivery, opts.sampling), { stats: () => delivery.stats() });
+}
+
+/** The processor of `guardtraceSpanProcessor`, with its delivery counts. */
+export interface GuardtraceSpanProcessor extends SpanProcessor {
+  /** What became of the spans handed to the exporter: exported, dropped (queue full), failed, unsent at shutdown, pending. */
+  stats(): DeliveryStats;
 }
 
 /**
@@ -222,8 +142,10 @@ export interface GuardtraceTelemetry {
   provider: BasicTracerProvider;
   /** Exports what is buffered now. */
   forceFlush(): Promise<void>;
-  /** Flushes and stops the exporter, within `shutdownTimeoutMillis` (default 1 s). Safe to call twice. */
+  /** Flushes and stops the exporter; waits while the collector makes progress, gives up after `shutdownTimeoutMillis` (default 1 s) without. Safe to call twice. */
   shutdown(): Promise<void>;
+  /** What became of the spans handed to the exporter (a snapshot). */
+  stats(): DeliveryStats;
 }
 
 export function setupGuardtrace(opts: SetupOptions): GuardtraceTelemetry {
@@ -256,5 +178,6 @@ export function setupGuardtrace(opts: SetupOptions): GuardtraceTelemetry {
     provider,
     forceFlush: () => provider.forceFlush().catch((err: unknown) => diag.warn('guardtrace: flush failed', err)),
     shutdown,
+    stats: () => processor.stats(),
   };
 }

@@ -16,18 +16,23 @@ const pkg = JSON.parse(readFileSync(path.join(PKG, 'package.json'), 'utf8')) as 
   publishConfig: { exports: Record<string, unknown> };
 };
 
-/** Bare specifiers imported by an entry and every relative module it reaches, type-only imports included. */
+/**
+ * Bare specifiers imported by an entry and every relative module it reaches, type-only imports
+ * included, and the optional peers those modules load (`optionalPeer<...>('name', ...)`) as `peer:name`.
+ */
 function externalImports(entry: string): Set<string> {
   const seen = new Set<string>();
   const out = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    const text = readFileSync(file, 'utf8');
+    const { importedFiles } = ts.preProcessFile(text, true, true);
     for (const { fileName } of importedFiles) {
       if (fileName.startsWith('.')) visit(path.resolve(path.dirname(file), fileName));
       else out.add(fileName);
     }
+    for (const m of text.matchAll(/\boptionalPeer<[^;]*?>\('([^']+)'/g)) out.add(`peer:${m[1]}`);
   };
   visit(path.join(PKG, entry));
   return out;
@@ -59,10 +64,20 @@ describe('entry points', () => {
     }
   });
 
-  it('the fs, child_process and SQL parser guards are in their own subpaths', () => {
-    expect([...externalImports(pkg.exports['./guards/files']!)]).toEqual(expect.arrayContaining(['node:fs/promises', 'tinyglobby']));
+  it('the fs, child_process and SQL parser guards are in their own subpaths, their libraries optional peers they load', () => {
+    expect([...externalImports(pkg.exports['./guards/files']!)]).toEqual(expect.arrayContaining(['node:fs/promises', 'peer:tinyglobby']));
     expect([...externalImports(pkg.exports['./guards/command']!)]).toContain('node:child_process');
-    expect([...externalImports(pkg.exports['./guards/sql']!)]).toContain('node-sql-parser');
+    expect([...externalImports(pkg.exports['./guards/sql']!)]).toContain('peer:node-sql-parser');
+    // what a guard subpath alone uses is no dependency of the main install, only an optional peer
+    const manifest = pkg as unknown as { dependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }> };
+    for (const peer of ['tinyglobby', 'node-sql-parser']) {
+      expect(manifest.dependencies[peer], peer).toBeUndefined();
+      expect(manifest.peerDependenciesMeta[peer]?.optional, peer).toBe(true);
+    }
+    const subpathOnly = (sub: string) => [...externalImports(pkg.exports[sub]!)].filter((s) => !s.startsWith('node:') && !s.startsWith('peer:') && !externalImports(pkg.exports['.']!).has(s));
+    for (const sub of ['./guards/files', './guards/command', './guards/sql']) {
+      expect(subpathOnly(sub).filter((s) => s in manifest.dependencies), sub).toEqual([]);
+    }
   });
 
   it('each framework integration is a subpath of its own that imports its framework', () => {

@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -35,6 +35,8 @@ let project: string;
 const tarballs: Record<keyof typeof PACKAGES, string> = { semconv: '', sdk: '', mcp: '' };
 /** Versions @guardtrace/mcp pins (not in the catalog: only it uses them). */
 const mcpManifest = JSON.parse(readFileSync(path.join(PACKAGES.mcp, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+/** The SDK's optional peers are pinned as its devDependencies. */
+const sdkManifest = JSON.parse(readFileSync(path.join(PACKAGES.sdk, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 
 /** npm in the throwaway project sees none of pnpm's npm_config_* or the workspace. */
 function npmEnv(): NodeJS.ProcessEnv {
@@ -79,6 +81,13 @@ describe('packed tarballs', () => {
     expect(manifest.dependencies['@guardtrace/semconv']).toBe('0.1.0');
     expect(JSON.stringify(manifest)).not.toMatch(/workspace:|catalog:|\.\/src\//);
     expect(Object.keys(manifest.exports)).not.toContain('./examples/demo-agent');
+    // node-sql-parser (~89 MB) and tinyglobby are optional peers of their guard subpaths only
+    const peers = manifest as unknown as { peerDependencies: Record<string, string>; peerDependenciesMeta: Record<string, { optional?: boolean }> };
+    for (const peer of ['node-sql-parser', 'tinyglobby']) {
+      expect(manifest.dependencies[peer]).toBeUndefined();
+      expect(peers.peerDependencies[peer]).toMatch(/^\^/);
+      expect(peers.peerDependenciesMeta[peer]).toEqual({ optional: true });
+    }
   });
 });
 
@@ -103,6 +112,8 @@ describe('a consumer project outside the workspace', () => {
       '@modelcontextprotocol/sdk': mcpManifest.dependencies['@modelcontextprotocol/sdk']!,
       '@modelcontextprotocol/server-filesystem': mcpManifest.devDependencies['@modelcontextprotocol/server-filesystem']!,
       '@opentelemetry/api': pinned('@opentelemetry/api'),
+      // the agents use guards/files, whose optional peer this is; node-sql-parser is left out on purpose
+      tinyglobby: sdkManifest.devDependencies.tinyglobby!,
       zod: pinned('zod'),
       typescript: pinned('typescript'),
       '@types/node': pinned('@types/node'),
@@ -175,6 +186,26 @@ describe('a consumer project outside the workspace', () => {
     expect(main.outputFiles[0]!.text).toContain('guardtrace.failure.class');
     // the same check fails for the Node-only subpath, so it is not vacuous
     await expect(bundle('guards/files.js')).rejects.toThrow(/node:fs|node:path/);
+  });
+
+  it('installs without node-sql-parser: the main entry loads, and guards/sql says to install it (ESM and CommonJS)', () => {
+    expect(existsSync(path.join(project, 'node_modules/node-sql-parser'))).toBe(false);
+    const esm = run(process.execPath, ['--input-type=module', '-e', `
+      const sdk = await import('@guardtrace/sdk');
+      let sql = 'loaded';
+      try { await import('@guardtrace/sdk/guards/sql'); } catch (err) { sql = err.message; }
+      console.log(JSON.stringify({ main: typeof sdk.Guardtrace, sql }));`], { cwd: project, env: npmEnv() });
+    const cjs = run(process.execPath, ['-e', `
+      const sdk = require('@guardtrace/sdk');
+      let sql = 'loaded';
+      try { require('@guardtrace/sdk/guards/sql'); } catch (err) { sql = err.message; }
+      console.log(JSON.stringify({ main: typeof sdk.Guardtrace, sql }));`], { cwd: project, env: npmEnv() });
+    for (const r of [esm, cjs]) {
+      expect(r.status, r.output).toBe(0);
+      const printed = JSON.parse(r.output.trim().split('\n').at(-1) ?? '{}') as { main: string; sql: string };
+      expect(printed.main).toBe('function');
+      expect(printed.sql).toMatch(/^@guardtrace\/sdk\/guards\/sql needs node-sql-parser, an optional peer dependency that is not installed: run `npm install node-sql-parser@\^5\.\d+\.\d+`/);
+    }
   });
 
   /** tsc in the consumer project, in the background, so the two resolutions check side by side. */

@@ -4,11 +4,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { distance } from 'fastest-levenshtein';
-import { glob } from 'tinyglobby';
 import type { FailureClass } from '@guardtrace/semconv';
 import { pointersOfValues, pointersTo } from '../pointer.ts';
 import type { Guard, GuardOutcome } from '../types.ts';
+import { optionalPeer } from './optional-peer.ts';
 import { type Loose, type PathsOf, pathsOf, resolveInside } from './paths.ts';
+
+type GlobOptions = { cwd: string; ignore: string[]; onlyFiles: boolean; followSymbolicLinks: boolean };
+/** tinyglobby, an optional peer dependency of this subpath (the main install does not pull it). */
+const { glob } = optionalPeer<{ glob: (pattern: string, opts: GlobOptions) => Promise<string[]> }>('tinyglobby', '^0.2.17', 'guards/files');
 
 export { resolveInside } from './paths.ts';
 export type { PathsOf } from './args.ts';

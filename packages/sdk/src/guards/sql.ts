@@ -1,13 +1,17 @@
 /**
- * `@guardtrace/sdk/guards/sql`: SQL heuristics on a real parser (node-sql-parser, ~1 MB:
- * kept out of the main entry).
+ * `@guardtrace/sdk/guards/sql`: SQL heuristics on a real parser (node-sql-parser, ~89 MB
+ * installed: an optional peer dependency, loaded when this subpath is imported).
  */
-import nodeSqlParser from 'node-sql-parser';
 import { pointersTo } from '../pointer.ts';
 import type { Guard, GuardOutcome } from '../types.ts';
 import type { Loose } from './args.ts';
+import { optionalPeer } from './optional-peer.ts';
 
-const { Parser } = nodeSqlParser;
+/** The part of node-sql-parser the guard uses (its own types are not needed to use ours). */
+interface SqlParser {
+  astify(sql: string, opts: { database: string }): unknown;
+}
+const { Parser } = optionalPeer<{ Parser: new () => SqlParser }>('node-sql-parser', '^5.4.0', 'guards/sql');
 const parser = new Parser();
 
 export interface SqlHeuristicsOptions<A> {

@@ -1,0 +1,280 @@
+/**
+ * The delivery of spans to the collector, counted: what was accepted, what the export queue
+ * dropped because it was full while the collector fell behind, what failed to export, and
+ * what was still unsent when shutdown gave up. Shutdown waits while the collector keeps
+ * accepting spans and gives up only when it makes no progress for the shutdown bound.
+ */
+import { type Context, TraceFlags, diag } from '@opentelemetry/api';
+import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+
+/** How the spans handed to the exporter fared; `produced` = the sum of the other five. */
+export interface DeliveryStats {
+  /** Spans that reached the export pipeline (sampled ones; with tail sampling, the kept sessions'). */
+  produced: number;
+  /** Accepted by the collector. */
+  exported: number;
+  /** Dropped on arrival because the export queue held `maxQueueSize` spans (the collector fell behind). */
+  droppedQueueFull: number;
+  /** In exports that failed before shutdown: refused by the collector, or unreachable through the exporter's retries. */
+  failed: number;
+  /** Queued or being exported when shutdown gave up (no span accepted for the shutdown bound), or ended after shutdown. */
+  unsentAtShutdown: number;
+  /** Queued or being exported now (0 once shutdown is over). */
+  pending: number;
+}
+
+/** The code of the process warning for spans lost by shutdown's end (`process.on('warning')`). */
+export const UNSENT_WARNING_CODE = 'GUARDTRACE_SPANS_UNSENT';
+/** The code of the process warning, emitted once, when the export queue first drops spans. */
+export const DROPPED_WARNING_CODE = 'GUARDTRACE_SPANS_DROPPED';
+/** `ExportResultCode.SUCCESS` of `@opentelemetry/core` (a stable enum; core is not a dependency of ours). */
+const EXPORT_SUCCESS = 0;
+const EXPORT_FAILED = 1;
+
+/**
+ * The OTLP exporter's answer when its retries ran out within its timeout (503/429/502/504, a
+ * Retry-After past the deadline, a network error or a request timeout): worth sending again.
+ */
+function isRetryable(error: Error | undefined): boolean {
+  return error?.message === 'Export failed with retryable status';
+}
+
+function warn(message: string, code: string): void {
+  diag.warn(message);
+  // Also a process warning: OpenTelemetry's diag logger is off unless the host set one, and
+  // lost spans should not go unnoticed (Node prints it on stderr; `--no-warnings` hides it).
+  globalThis.process?.emitWarning?.(message, { code });
+}
+
+/** Exports in flight at once during shutdown: a busy collector answers each in turn instead of timing them all out. */
+const CLOSING_CONCURRENCY = 2;
+
+type Done = Parameters<SpanExporter['export']>[1];
+
+/**
+ * Counts the spans handed to the exporter and how their exports ended. Once shutdown begins,
+ * exports go to a second exporter whose timeout is the shutdown bound, so its retries stop
+ * within the bound and leave no timers behind to hold the process open, and at most two at a
+ * time, so each request's bound measures the collector's progress, not the queue in front of it.
+ */
+export class DeliveryExporter implements SpanExporter {
+  handed = 0;
+  sent = 0;
+  failed = 0;
+  /** Called after each export's result. */
+  onSettle: (() => void) | undefined;
+  #closing = false;
+  #frozen = false;
+  #final: SpanExporter | undefined;
+  #inFlight = 0;
+  readonly #waiting: [ReadableSpan[], Done][] = [];
+  readonly #retrying = new Map<ReturnType<typeof setTimeout>, [ReadableSpan[], Done]>();
+  /** `retryDelayMs`: how long a batch the collector pushed back waits during shutdown before it is sent again. */
+  constructor(
+    private readonly live: SpanExporter,
+    private readonly makeFinal: () => SpanExporter,
+    readonly retryDelayMs = 1000,
+  ) {}
+
+  export(spans: ReadableSpan[], done: Done): void {
+    this.handed += spans.length;
+    if (this.#closing) {
+      this.#waiting.push([spans, done]);
+      this.#next();
+      return;
+    }
+    this.#send(this.live, spans, done);
+  }
+
+  #next(): void {
+    while (this.#inFlight < CLOSING_CONCURRENCY && this.#waiting.length > 0) {
+      const [spans, done] = this.#waiting.shift() as [ReadableSpan[], Done];
+      this.#final ??= this.makeFinal();
+      this.#send(this.#final, spans, done);
+    }
+  }
+
+  #send(target: SpanExporter, spans: ReadableSpan[], done: Done): void {
+    this.#inFlight += 1;
+    target.export(spans, (result) => {
+      this.#inFlight -= 1;
+      if (this.#frozen) {
+        // shutdown gave up: what still settles is not counted (its spans were reported unsent)
+        done(result);
+        return;
+      }
+      if (result.code !== EXPORT_SUCCESS && this.#closing && isRetryable(result.error)) {
+        // the collector pushed back (503/429 + Retry-After past this request's bound) or timed
+        // out: during shutdown the batch goes back in line, and shutdown waits while others get through
+        const timer = setTimeout(() => {
+          this.#retrying.delete(timer);
+          this.#waiting.push([spans, done]);
+          this.#next();
+        }, this.retryDelayMs);
+        timer.unref?.();
+        this.#retrying.set(timer, [spans, done]);
+        this.#next();
+        return;
+      }
+      if (result.code === EXPORT_SUCCESS) this.sent += spans.length;
+      else this.failed += spans.length;
+      this.onSettle?.();
+      done(result);
+      if (this.#closing) this.#next();
+    });
+  }
+
+  closing(): void {
+    this.#closing = true;
+  }
+
+  /** Shutdown gave up: nothing more is counted, and exports not yet sent are not sent. */
+  freeze(): void {
+    this.#frozen = true;
+    const left = this.#waiting.splice(0);
+    for (const [timer, entry] of this.#retrying) {
+      clearTimeout(timer);
+      left.push(entry);
+    }
+    this.#retrying.clear();
+    for (const [, done] of left) done({ code: EXPORT_FAILED, error: new Error('guardtrace: shutdown ended before this export was sent') });
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([this.live.shutdown(), this.#final?.shutdown()]);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.live.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+export interface DeliveryOptions {
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMillis: number;
+  exportTimeoutMillis?: number | undefined;
+  /** Shutdown gives up once no span was accepted for this long. */
+  stallTimeoutMs: number;
+  endpoint: string;
+}
+
+/**
+ * A batch processor with its queue counted: a span that would overflow the queue is dropped
+ * here, counted and reported (the batch processor would drop it silently), and shutdown
+ * waits while the collector makes progress.
+ */
+export class DeliveryProcessor implements SpanProcessor {
+  readonly #batch: BatchSpanProcessor;
+  readonly #exporter: DeliveryExporter;
+  readonly #opts: DeliveryOptions;
+  #accepted = 0;
+  #dropped = 0;
+  #afterShutdown = 0;
+  #failedFrozen = 0;
+  #unsent: number | undefined;
+  #closing = false;
+  #stopped: Promise<void> | undefined;
+
+  constructor(exporter: DeliveryExporter, opts: DeliveryOptions) {
+    this.#exporter = exporter;
+    this.#opts = opts;
+    const { maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis } = opts;
+    this.#batch = new BatchSpanProcessor(exporter, exportTimeoutMillis === undefined ? { maxQueueSize, maxExportBatchSize, scheduledDelayMillis } : { maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis });
+  }
+
+  /** Spans queued or in an export: never below the batch processor's own queue. */
+  #pending(): number {
+    return this.#accepted - this.#exporter.sent - this.#exporter.failed;
+  }
+
+  stats(): DeliveryStats {
+    const e = this.#exporter;
+    const over = this.#unsent !== undefined;
+    const failed = over ? this.#failedFrozen : e.failed;
+    return {
+      produced: this.#accepted + this.#dropped + this.#afterShutdown,
+      exported: e.sent,
+      droppedQueueFull: this.#dropped,
+      failed,
+      unsentAtShutdown: over ? (this.#unsent ?? 0) : this.#afterShutdown,
+      pending: over ? 0 : this.#pending(),
+    };
+  }
+
+  onStart(span: Span, parentContext: Context): void {
+    this.#batch.onStart(span, parentContext);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    // the batch processor exports sampled spans only
+    if (!(span.spanContext().traceFlags & TraceFlags.SAMPLED)) return;
+    if (this.#closing) {
+      this.#afterShutdown += 1;
+      return;
+    }
+    // the queue is what was accepted and not yet handed to the exporter
+    if (this.#accepted - this.#exporter.handed >= this.#opts.maxQueueSize) {
+      if (this.#dropped === 0) {
+        warn(`guardtrace: the export queue is full (maxQueueSize ${this.#opts.maxQueueSize}): spans are dropped while ${this.#opts.endpoint} falls behind; raise batch.maxQueueSize or sample clean sessions (counted in stats().droppedQueueFull)`, DROPPED_WARNING_CODE);
+      }
+      this.#dropped += 1;
+      return;
+    }
+    this.#accepted += 1;
+    this.#batch.onEnd(span);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.#batch.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    this.#stopped ??= this.#shutdown();
+    return this.#stopped;
+  }
+
+  async #shutdown(): Promise<void> {
+    const e = this.#exporter;
+    this.#closing = true;
+    e.closing();
+    // the batch processor hands every queued span to the exporter; its promise may settle
+    // before those exports do (a batch past its exportTimeoutMillis), so the counts decide
+    const flushed = this.#batch.shutdown().catch((err: unknown) => diag.warn('guardtrace: shutdown failed', err));
+    const finished = new Promise<void>((resolve) => {
+      const check = () => {
+        if (this.#pending() === 0) resolve();
+      };
+      e.onSettle = check;
+      void flushed.then(check);
+      check();
+    });
+    // wait while the collector accepts spans; give up after a whole bound without progress
+    for (;;) {
+      const before = e.sent;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stalled = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), this.#opts.stallTimeoutMs);
+      });
+      const timedOut = await Promise.race([finished.then(() => false), stalled]);
+      clearTimeout(timer);
+      if (!timedOut || e.sent === before) break;
+    }
+    e.onSettle = undefined;
+    e.freeze();
+    this.#failedFrozen = e.failed;
+    this.#unsent = this.#accepted - e.sent - e.failed + this.#afterShutdown;
+    this.#report();
+  }
+
+  #report(): void {
+    const s = this.stats();
+    const lost = s.droppedQueueFull + s.failed + s.unsentAtShutdown;
+    if (lost === 0) return;
+    const parts: string[] = [];
+    if (s.droppedQueueFull > 0) parts.push(`${s.droppedQueueFull} dropped from the export queue (queue full: maxQueueSize ${this.#opts.maxQueueSize}, while the collector fell behind; raise batch.maxQueueSize)`);
+    if (s.failed > 0) parts.push(`${s.failed} failed to export (refused by the collector, or unreachable through the exporter's retries)`);
+    if (s.unsentAtShutdown > 0) parts.push(`${s.unsentAtShutdown} not sent before shutdown (no span accepted for ${this.#opts.stallTimeoutMs} ms; raise shutdownTimeoutMillis to wait longer)`);
+    warn(`guardtrace: ${lost} of ${s.produced} ${s.produced === 1 ? 'span' : 'spans'} could not be sent to ${this.#opts.endpoint}: ${parts.join('; ')}`, UNSENT_WARNING_CODE);
+  }
+}
