@@ -4,6 +4,8 @@
  * with ANALYZE, sent back as notices), for a batch of the ingest benchmark's spans after
  * `batches` batches like it. Writes through writeBatch itself on one connection (no collector
  * process), so every step of a real batch runs; prints each statement slower than 0.5 ms.
+ * `--long`: every batch is 20 turns (100 spans) of one session instead, as bench/long-session.ts
+ * sends it, so the explained batch is the last of a long session. `--plans` prints the plans.
  */
 import { createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
@@ -12,10 +14,13 @@ import { Normalizer } from '../src/normalize.ts';
 import { decodeJsonRequest } from '../src/otlp-decode.ts';
 import { type Prepared, prepareSpan, requestArena } from '../src/prepare.ts';
 import { writeBatch } from '../src/write-batch.ts';
-import { request } from './payload.ts';
+import { longSession, request } from './payload.ts';
+
+const LONG = process.argv.includes('--long');
 
 function prepared(projectId: string, spans: number): Prepared[] {
-  const body = Buffer.from(JSON.stringify(request(Math.ceil(spans / 5))));
+  const json = LONG ? (longSession('long_explained', 1, Math.ceil(spans / 5))[0] as Record<string, unknown>) : request(Math.ceil(spans / 5));
+  const body = Buffer.from(JSON.stringify(json));
   const { spans: norm } = new Normalizer().normalize(decodeJsonRequest(body));
   const arena = requestArena(norm.length);
   return norm.map((s) => prepareSpan(projectId, s, arena));

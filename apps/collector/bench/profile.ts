@@ -4,11 +4,13 @@
  * peak (the benchmark's requests, 16 in flight) on a database with `track_functions = all`, then
  * prints the writer's transaction time (its own histogram, /metrics) beside the time Postgres
  * spent in each function called from it (pg_stat_user_functions: the per-batch SQL steps and the
- * triggers), and a raw COPY of the same number of rows. `--cpu-prof` writes the collector's V8
+ * triggers), and a raw COPY of the same number of rows; with the CPU seconds of each side (the
+ * collector's own counter; Postgres' from /proc: the postmaster, its live and its exited children),
+ * which a busy shared machine disturbs far less than wall-clock rates. `--cpu-prof` writes the collector's V8
  * CPU profile to $TMPDIR/guardtrace-collector-profile/ (open it in Chrome DevTools).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -86,6 +88,33 @@ async function batchSeconds(url: string): Promise<{ sum: number; count: number }
   return { sum, count };
 }
 
+/** Fields of /proc/PID/stat after the command name: [state, ppid, ...]. */
+function stat(pid: number): string[] | null {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return s.slice(s.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds of the cluster (USER_HZ 100): the postmaster with its exited children, and its live children. */
+function clusterCpu(postmaster: number): number {
+  const own = stat(postmaster) as string[];
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const f = stat(Number(name));
+    if (f && Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+  }
+  return ticks / 100;
+}
+
+async function collectorCpu(url: string): Promise<number> {
+  const text = await call(url, 'GET', '/metrics', {});
+  return Number(/^guardtrace_collector_process_cpu_seconds_total (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
 async function main() {
   const requests = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 120);
   const cpuProf = process.argv.includes('--cpu-prof');
@@ -93,6 +122,8 @@ async function main() {
   const admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
   const { rows: dbRows } = await admin.query<{ d: string }>('SELECT current_database() AS d');
+  const backend = (await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid as number;
+  const postmaster = Number(stat(backend)?.[1]);
   await admin.query(`ALTER DATABASE "${dbRows[0]?.d}" SET track_functions = 'all'`);
   const prisma = createPrisma(db.url, { max: 1 });
   const project = await createProject(prisma, 'profile');
@@ -107,7 +138,9 @@ async function main() {
     const before = await batchSeconds(url);
     const bodies = Array.from({ length: requests }, () => toProtobuf(request(SESSIONS_PER_REQUEST)));
     const load = os.loadavg();
+    const [pg0, js0] = [clusterCpu(postmaster), await collectorCpu(url)];
     const wall = await peak(url, key, bodies);
+    const [pg1, js1] = [clusterCpu(postmaster), await collectorCpu(url)];
     const after = await batchSeconds(url);
     const spans = requests * SESSIONS_PER_REQUEST * SPANS_PER_SESSION;
     // Statistics reach the view when a backend ends its transaction and reports (at most once a second).
@@ -132,11 +165,15 @@ async function main() {
     );
     // A raw COPY of as many rows, for scale.
     const targets = tableRows(copyProject.id, Array.from({ length: requests }, () => request(SESSIONS_PER_REQUEST)));
+    const pg2 = clusterCpu(postmaster);
     const t = performance.now();
     await admin.query('BEGIN');
     for (const [target, r] of targets) await copyRows(admin as unknown as pg.PoolClient, target.table, r, target.columns);
     await admin.query('COMMIT');
     const copySeconds = (performance.now() - t) / 1000;
+    const pgCopy = clusterCpu(postmaster) - pg2;
+    const us = (seconds: number) => `${((1e6 * seconds) / spans).toFixed(1)} µs`;
+    console.log(`CPU a span: ingest Postgres ${us(pg1 - pg0)} + collector ${us(js1 - js0)}; raw COPY Postgres ${us(pgCopy)}`);
     console.log(`raw COPY of the same count: ${copySeconds.toFixed(2)} s = ${(spans / copySeconds).toFixed(0)} spans/s; ingest ${((100 * copySeconds) / wall).toFixed(0)}% of it`);
   } finally {
     agent.destroy();
