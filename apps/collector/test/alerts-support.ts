@@ -8,7 +8,7 @@ import http from 'node:http';
 import type pg from 'pg';
 import { hex, jsonSpan } from './helpers.ts';
 
-export interface Received {
+interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
   json: Record<string, unknown>;

@@ -3,7 +3,7 @@
  * links), with its links: the sessions explorer filtered to the alert (its query language,
  * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `status:`, `has:`, `started:`) and the
  * replay of the session that failed most in the window. Links are absolute under the web's
- * base URL (GUARDTRACE_WEB_URL), relative paths without one.
+ * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
  */
 import { ALERT_COMPARISONS, ALERT_KINDS, type AlertComparison, type AlertFormat, type AlertKind } from './alert-rules.ts';
 
@@ -29,7 +29,7 @@ export interface AlertFacts {
   value: number;
   windowStart: Date;
   worstSessionId: string | null;
-  /** The web's base URL, e.g. https://guardtrace.example.com; null: links are paths. */
+  /** Where browsers reach the web app, e.g. https://guardtrace.example.com; null: links are paths. */
   webUrl: string | null;
 }
 

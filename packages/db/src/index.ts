@@ -31,9 +31,3 @@ export { costOf, estimateCost, normalizeModel, PRICE_TABLE, PRICES_CHECKED, Pric
 export type { CostEstimate, ModelPrice, ModelTokens, PriceEntry, PriceOrigin } from './prices.ts';
 export { API_KEY_CHANNEL, createApiKey, createProject, generateApiKey, hashApiKey, revokeApiKey } from './keys.ts';
 export type { CreatedKey } from './keys.ts';
-export { ALERT_COMPARISONS, ALERT_FORMATS, ALERT_KIND_NAMES, ALERT_KINDS, alertRuleProblem, crosses, isNewKind, MAX_WINDOW_MINUTES } from './alert-rules.ts';
-export type { AlertComparison, AlertFormat, AlertKind, AlertRuleInput } from './alert-rules.ts';
-export { alertBody, alertExplorerQuery, alertLinks, alertSummary } from './alert-payload.ts';
-export type { AlertEventType, AlertFacts } from './alert-payload.ts';
-export { newWebhookSecret, postWebhook, SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER } from './webhook.ts';
-export type { WebhookResult } from './webhook.ts';

@@ -5,7 +5,7 @@
  * after MAX_ATTEMPTS the delivery is given up (status failed), which the delivery log shows.
  * Runs under the alerts' advisory lock (evaluate.ts): one collector sends at a time.
  */
-import { postWebhook } from '@guardtrace/db';
+import { postWebhook } from '@guardtrace/db/alerts';
 import type pg from 'pg';
 
 // 30 s, doubling, at most 30 min apart: 8 attempts span about an hour, enough for a receiver's redeploy.

@@ -6,7 +6,7 @@
  * the same time changes nothing, so two runs in a row (one collector after another) are harmless.
  */
 import { randomUUID } from 'node:crypto';
-import { type AlertFacts, alertBody, crosses, isNewKind } from '@guardtrace/db';
+import { type AlertFacts, alertBody, crosses, isNewKind } from '@guardtrace/db/alerts';
 import type pg from 'pg';
 import { deliverDue } from './deliver.ts';
 import { type Measure, measure, type RuleRow, windowStart } from './metrics.ts';
@@ -18,7 +18,7 @@ const KEEP_MINUTES_MS = 2 * 24 * 60 * 60 * 1000;
 export interface TickOptions {
   /** The evaluation's time (tests pass a fixed one). */
   now: Date;
-  /** The web's base URL for the links (GUARDTRACE_WEB_URL); null: paths. */
+  /** Where browsers reach the web app, for the links (GUARDTRACE_BASE_URL); null: paths. */
   webUrl: string | null;
 }
 

@@ -2,7 +2,7 @@
  * What a rule measures over its window, read from the alerts' per-minute rollup (alert_minutes)
  * and, for "seen before", the daily analytics rollup: never the spans.
  */
-import { type AlertKind, PriceBook } from '@guardtrace/db';
+import { type AlertKind, PriceBook } from '@guardtrace/db/alerts';
 import type pg from 'pg';
 
 export interface RuleRow {
