@@ -16,6 +16,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env.COLLECTOR_KEY_CACHE_TTL_MS = '1000';
   // The cookie secret, known to the tests: a spec that starts a web server of its own on this
   // database signs in with the shared server's session cookies (first-request-replay.spec.ts).
+  // Alert rules evaluated every second (production: every minute), so alerts.spec.ts sees a spike fire and resolve.
+  process.env.GUARDTRACE_ALERTS_INTERVAL_SECONDS = '1';
   process.env.GUARDTRACE_AUTH_SECRET ||= randomBytes(32).toString('base64url');
   const system = await startSystem({
     throwaway: true,

@@ -189,7 +189,8 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     // transaction commits, and 16 MiB semi-spaces copy it over and over (docs/collector.md).
     const collector = startChild('collector', ['--max-semi-space-size=64', COLLECTOR_MAIN], {
       cwd: path.join(ROOT, 'apps/collector'),
-      env: { ...baseEnv, PORT: String(opts.collectorPort), HOST: host },
+      // Where browsers reach the web (unless set): alert webhooks link to its explorer and replay.
+      env: { GUARDTRACE_BASE_URL: webUrl, ...baseEnv, PORT: String(opts.collectorPort), HOST: host },
       output,
     });
     children.push(collector);

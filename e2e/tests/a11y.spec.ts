@@ -45,6 +45,7 @@ const PAGES: PageCase[] = [
   { name: 'large session replay', url: largeSeededSession },
   { name: 'analytics', url: async () => '/analytics' },
   { name: 'settings', url: async () => '/settings' },
+  { name: 'alert settings', url: async () => '/settings/alerts' },
   { name: 'not found', url: async () => '/no-such-page' },
   { name: 'unknown session', url: async () => '/sessions/no-such-session' },
 ];

@@ -163,6 +163,8 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await mp.getByTestId('create-key-form').getByPlaceholder(/Key name/).fill('member key');
   await mp.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
   await expect(mp.getByTestId('new-api-key')).toHaveText(/gt_/);
+  await mp.goto(`/settings/alerts?project=${project}`);
+  await expect(mp.getByTestId('alert-rule-form')).toBeVisible();
 
   // The owner renames the project and makes the member a viewer.
   await page.goto('/projects');
@@ -181,6 +183,10 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await expect(mp.getByTestId('create-key-form')).toHaveCount(0);
   await expect(mp.getByTestId('sample-rate')).toBeVisible();
   expect((await mp.goto(`/settings/audit?project=${project}`))?.status()).toBe(404);
+  // Alert rules: read, not changed (no form, no buttons).
+  expect((await mp.goto(`/settings/alerts?project=${project}`))?.status()).toBe(200);
+  await expect(mp.getByRole('heading', { name: 'Alerts' })).toBeVisible();
+  await expect(mp.getByTestId('alert-rule-form')).toHaveCount(0);
   expect((await mp.request.get(`/settings/audit/export?project=${project}`)).status()).toBe(403);
 
   // The owner reads who did what.

@@ -28,6 +28,17 @@ describe('parseEnv', () => {
     expect(e.redaction.valueRules?.map((r) => r.name)).toEqual(['ssn', 'pin']);
   });
 
+  it('evaluates alerts every minute by default, linking under the web base URL when set', () => {
+    const db = 'postgres://u:p@localhost:5432/db';
+    expect(parseEnv({ DATABASE_URL: db }).alerts).toEqual({ intervalMs: 60_000, webUrl: null });
+    expect(parseEnv({ DATABASE_URL: db, GUARDTRACE_ALERTS_INTERVAL_SECONDS: '0', GUARDTRACE_BASE_URL: 'https://gt.example.com' }).alerts).toEqual({
+      intervalMs: 0,
+      webUrl: 'https://gt.example.com',
+    });
+    expect(() => parseEnv({ DATABASE_URL: db, GUARDTRACE_ALERTS_INTERVAL_SECONDS: '-1' })).toThrow(/GUARDTRACE_ALERTS_INTERVAL_SECONDS/);
+    expect(() => parseEnv({ DATABASE_URL: db, GUARDTRACE_BASE_URL: 'gt.example.com' })).toThrow(/GUARDTRACE_BASE_URL/);
+  });
+
   it('requires DATABASE_URL: it never starts a database of its own', () => {
     expect(() => parseEnv({})).toThrow(/DATABASE_URL: is required/);
   });

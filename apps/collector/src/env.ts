@@ -34,6 +34,10 @@ const schema = z.object({
   GUARDTRACE_MIGRATE_ON_START: bool(true),
   /** Days a session is kept after it ended, for projects without a retention of their own (set in the app); unset: forever. */
   GUARDTRACE_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
+  // 60 s: the issue's "once a minute"; windows are whole minutes, so evaluating more often adds little. 0: no alerts here.
+  GUARDTRACE_ALERTS_INTERVAL_SECONDS: z.coerce.number().min(0).max(3600).default(60),
+  /** Where browsers reach the web app (the web's own variable), for the alerts' links to the explorer and the replay; unset: the links are paths. */
+  GUARDTRACE_BASE_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COLLECTOR_MAX_BODY_BYTES: int(DEFAULT_LIMITS.maxBodyBytes, 1024),
   COLLECTOR_MAX_INFLIGHT_BYTES: int(DEFAULT_LIMITS.maxInFlightBytes, 1024),
@@ -102,6 +106,8 @@ export interface CollectorEnv {
   retentionDays?: number;
   /** How long a SIGTERM/SIGINT drain may take before what is unanswered gets 503 (src/drain.ts). */
   drainTimeoutMs: number;
+  /** Alert evaluation interval (0: off) and the web's base URL for their links (src/alerts). */
+  alerts: { intervalMs: number; webUrl: string | null };
   limits: Limits;
   redaction: RedactionOptions;
 }
@@ -131,6 +137,7 @@ export function parseEnv(env: NodeJS.ProcessEnv = process.env): CollectorEnv {
     logLevel: e.LOG_LEVEL,
     retentionDays: e.GUARDTRACE_RETENTION_DAYS,
     drainTimeoutMs: e.COLLECTOR_DRAIN_TIMEOUT_SECONDS * 1000,
+    alerts: { intervalMs: e.GUARDTRACE_ALERTS_INTERVAL_SECONDS * 1000, webUrl: e.GUARDTRACE_BASE_URL ?? null },
     limits: {
       maxBodyBytes: e.COLLECTOR_MAX_BODY_BYTES,
       maxInFlightBytes: e.COLLECTOR_MAX_INFLIGHT_BYTES,

@@ -1,5 +1,6 @@
 /** Process entry: env -> database (DATABASE_URL, migrated) -> app -> listen; signals drain. */
 import { applyRetention, maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
+import { startAlerts } from './alerts/run.ts';
 import { buildApp } from './app.ts';
 import { boundedDrain } from './drain.ts';
 import { parseEnv } from './env.ts';
@@ -45,6 +46,15 @@ async function main(): Promise<void> {
   // Hourly: a retention set in the app applies within the hour; a run with nothing to delete is a few index lookups.
   const retention = setInterval(retain, 60 * 60 * 1000);
   retention.unref();
+  // Alert rules evaluated every interval, by one collector at a time (src/alerts/evaluate.ts).
+  const alerts =
+    env.alerts.intervalMs > 0
+      ? startAlerts({
+          databaseUrl,
+          ...env.alerts,
+          warn: (msg, err) => app.log.warn({ error: err.message }, msg),
+        })
+      : null;
   const drain = boundedDrain(app, { limitMs: env.drainTimeoutMs, retryAfterSeconds: env.limits.retryAfterSeconds });
   let stopping = false;
   const stop = async (signal: string) => {
@@ -56,6 +66,8 @@ async function main(): Promise<void> {
     app.log.info({ signal, limitSeconds: env.drainTimeoutMs / 1000 }, 'shutting down: draining in-flight requests');
     clearInterval(maintenance);
     clearInterval(retention);
+    // Not awaited: a delivery cut by the exit stays pending in the database and is sent again.
+    void alerts?.stop();
     try {
       const { drained, cut } = await drain();
       // Cut at the limit: nothing those requests sent was acknowledged; their clients retry.

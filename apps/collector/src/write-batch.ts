@@ -13,6 +13,7 @@
  * (copy-script.ts).
  */
 import type pg from 'pg';
+import { updateAlertMinutes } from './alerts/rollup-sql.ts';
 import { batchRows } from './batch-rows.ts';
 import { runCopyScript } from './copy-script.ts';
 import { key, type Prepared } from './prepare.ts';
@@ -182,6 +183,6 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   const sinces = [...touched.keys()].map((k, i) => (listed[i] ? (sessions.get(k)?.since ?? null) : null));
   const linksSql = linkCorrections(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), textArray(sinces));
   const modelCostsSql = updateModelCosts(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
-  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, 'COMMIT');
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(analytics), 'COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
 }

@@ -4,7 +4,7 @@
  * anything of a project, and `allows` decides what the role permits.
  *
  * viewer: reads sessions, analytics and settings.
- * member: also manages API keys, sampling, retention and model prices, and reads the audit log.
+ * member: also manages API keys, sampling, retention, model prices and alert rules, and reads the audit log.
  * owner:  also manages members and invitations, renames and deletes the project.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -25,6 +25,7 @@ const NEEDS = {
   manageSampling: 'member',
   manageRetention: 'member',
   managePrices: 'member',
+  manageAlerts: 'member',
   readAudit: 'member',
   manageMembers: 'owner',
   manageProject: 'owner',

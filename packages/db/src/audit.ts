@@ -21,6 +21,11 @@ export const AUDIT_ACTIONS = [
   'member.joined',
   'member.role_changed',
   'member.removed',
+  'alert.created',
+  'alert.muted',
+  'alert.unmuted',
+  'alert.deleted',
+  'alert.tested',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,5 +1,6 @@
 import { allows, type Role } from '@guardtrace/db';
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { Suspense } from 'react';
 import { PageTitle, Shell } from '@/components/shell';
 import { TableSkeleton } from '@/components/skeletons';
@@ -52,6 +53,14 @@ async function SettingsPanels({ project, role, me }: { project: string; role: Ro
       </Card>
       <Card title="Model prices" subtitle="US dollars per million tokens, by model: what every estimated cost (replay, sessions, analytics) is priced at.">
         <PricesPanel project={settings.id} role={role} />
+      </Card>
+      <Card
+        title="Alerts"
+        subtitle="Webhooks when a failure class spikes, calls escalate or exhaust their budgets, rejections go unfixed, repairs cost too much, or a new failure class or failing tool appears."
+      >
+        <Link href={`/settings/alerts?project=${settings.id}`} className="text-sm text-indigo-700 hover:underline">
+          Alert rules →
+        </Link>
       </Card>
       <Card
         title="API keys"

@@ -33,6 +33,16 @@ export function describeAudit(e: Pick<AuditEntryRow, 'action' | 'target' | 'deta
       return `changed the role of ${t} from ${String(d.from)} to ${String(d.to)}`;
     case 'member.removed':
       return `removed ${t} (${String(d.role)})`;
+    case 'alert.created':
+      return `created the alert rule ${t} (webhook ${String(d.webhookUrl)})`;
+    case 'alert.muted':
+      return `muted the alert rule ${t}`;
+    case 'alert.unmuted':
+      return `unmuted the alert rule ${t}`;
+    case 'alert.deleted':
+      return `deleted the alert rule ${t}`;
+    case 'alert.tested':
+      return `sent a test of the alert rule ${t}: ${d.ok ? 'delivered' : `not delivered (${String(d.error)})`}`;
     default:
       return `${e.action} ${t}`.trim();
   }

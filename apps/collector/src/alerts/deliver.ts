@@ -1,0 +1,55 @@
+/**
+ * Sends the alert deliveries that are due (alert_deliveries.next_attempt_at at or before now),
+ * signed (@guardtrace/db's postWebhook), and records each attempt's answer. A failed attempt is
+ * retried after an exponential backoff stored in the row, so a restarted collector carries on;
+ * after MAX_ATTEMPTS the delivery is given up (status failed), which the delivery log shows.
+ * Runs under the alerts' advisory lock (evaluate.ts): one collector sends at a time.
+ */
+import { postWebhook } from '@guardtrace/db/alerts';
+import type pg from 'pg';
+
+// 30 s, doubling, at most 30 min apart: 8 attempts span about an hour, enough for a receiver's redeploy.
+export const RETRY_BASE_MS = 30_000;
+const RETRY_CAP_MS = 30 * 60_000;
+export const MAX_ATTEMPTS = 8;
+// Deliveries sent per run, at once: a flood of firings is spread over the following runs.
+const PER_RUN = 50;
+
+/** The wait after the `attempts`-th failed attempt. */
+export const backoffMs = (attempts: number): number => Math.min(RETRY_BASE_MS * 2 ** (attempts - 1), RETRY_CAP_MS);
+
+export async function deliverDue(c: pg.ClientBase, now: Date): Promise<{ delivered: number; failed: number }> {
+  const { rows } = await c.query<{ id: string; url: string; body: string; attempts: number; secret: string; kind: string }>(
+    `SELECT d.id, d.url, d.body, d.attempts, r.secret, e.kind
+     FROM alert_deliveries d JOIN alert_events e ON e.id = d.event_id JOIN alert_rules r ON r.id = e.rule_id
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+     ORDER BY d.next_attempt_at, d.id LIMIT ${PER_RUN}`,
+    [now],
+  );
+  let delivered = 0;
+  let failed = 0;
+  await Promise.all(
+    rows.map(async (d) => {
+      const res = await postWebhook(d.url, d.secret, d.body, { event: d.kind, delivery: d.id, nowMs: now.getTime() });
+      const attempts = d.attempts + 1;
+      const giveUp = !res.ok && attempts >= MAX_ATTEMPTS;
+      if (res.ok) delivered++;
+      else failed++;
+      await c.query(
+        `UPDATE alert_deliveries SET attempts = $2, last_status_code = $3, last_error = $4, last_attempt_at = $5,
+           status = $6, next_attempt_at = $7, delivered_at = $8 WHERE id = $1`,
+        [
+          d.id,
+          attempts,
+          res.status,
+          res.error,
+          now,
+          res.ok ? 'delivered' : giveUp ? 'failed' : 'pending',
+          res.ok || giveUp ? null : new Date(now.getTime() + backoffMs(attempts)),
+          res.ok ? now : null,
+        ],
+      );
+    }),
+  );
+  return { delivered, failed };
+}

@@ -1,0 +1,143 @@
+/**
+ * One evaluation of every alert rule, in one collector at a time: a session-level advisory lock
+ * (pg_try_advisory_lock) is held for the run, and a collector that finds it held skips the run.
+ * Each rule's subjects move ok → firing → ok; each move is stored (alert_events) with its webhook
+ * delivery (alert_deliveries, sent by deliver.ts) unless the rule is muted. Evaluating again at
+ * the same time changes nothing, so two runs in a row (one collector after another) are harmless.
+ */
+import { randomUUID } from 'node:crypto';
+import { type AlertFacts, alertBody, crosses, isNewKind } from '@guardtrace/db/alerts';
+import type pg from 'pg';
+import { deliverDue } from './deliver.ts';
+import { type Measure, measure, type RuleRow, windowStart } from './metrics.ts';
+
+const LOCK = "hashtextextended('guardtrace:alerts', 0)";
+/** alert_minutes is kept 2 days: the longest window (a day) and the part of its day before it. */
+const KEEP_MINUTES_MS = 2 * 24 * 60 * 60 * 1000;
+
+export interface TickOptions {
+  /** The evaluation's time (tests pass a fixed one). */
+  now: Date;
+  /** Where browsers reach the web app, for the links (GUARDTRACE_BASE_URL); null: paths. */
+  webUrl: string | null;
+}
+
+export interface TickResult {
+  /** False when another collector held the lock (nothing done). */
+  ran: boolean;
+  fired: number;
+  resolved: number;
+  delivered: number;
+  failed: number;
+}
+
+/** Evaluates every rule and sends the deliveries due, if no other collector is doing it. */
+export async function runAlertTick(pool: pg.Pool, opts: TickOptions): Promise<TickResult> {
+  const c = await pool.connect();
+  const result: TickResult = { ran: false, fired: 0, resolved: 0, delivered: 0, failed: 0 };
+  try {
+    const { rows } = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${LOCK}) AS ok`);
+    if (!rows[0]?.ok) return result;
+    result.ran = true;
+    try {
+      const { fired, resolved } = await evaluateRules(c, opts);
+      result.fired = fired;
+      result.resolved = resolved;
+      await c.query('DELETE FROM alert_minutes WHERE minute < $1', [new Date(opts.now.getTime() - KEEP_MINUTES_MS)]);
+      const d = await deliverDue(c, opts.now);
+      result.delivered = d.delivered;
+      result.failed = d.failed;
+    } finally {
+      await c.query(`SELECT pg_advisory_unlock(${LOCK})`);
+    }
+    return result;
+  } finally {
+    c.release();
+  }
+}
+
+async function evaluateRules(c: pg.ClientBase, opts: TickOptions): Promise<{ fired: number; resolved: number }> {
+  const { rows: rules } = await c.query<RuleRow>(
+    `SELECT id, project_id, name, kind, failure_class, tool_name, window_minutes, comparison, threshold, webhook_url, format, muted
+     FROM alert_rules ORDER BY project_id, id`,
+  );
+  let fired = 0;
+  let resolved = 0;
+  for (const r of rules) {
+    const measures = await measure(c, r, opts.now);
+    const firingNow = new Map<string, Measure>();
+    for (const [subject, m] of measures) {
+      if (isNewKind(r.kind) || crosses(m.value, r.comparison, r.threshold)) firingNow.set(subject, m);
+    }
+    await c.query('BEGIN');
+    try {
+      const { rows: states } = await c.query<{ subject: string; state: string }>(
+        'SELECT subject, state FROM alert_states WHERE rule_id = $1 FOR UPDATE',
+        [r.id],
+      );
+      const firing = new Set(states.filter((s) => s.state === 'firing').map((s) => s.subject));
+      for (const [subject, m] of firingNow) {
+        if (firing.has(subject)) continue;
+        await transition(c, r, subject, 'firing', m, opts);
+        fired++;
+      }
+      for (const subject of firing) {
+        if (firingNow.has(subject)) continue;
+        // What it measures now (a new_* subject no longer new: 0, as it left the window's news).
+        const m = measures.get(subject) ?? { value: 0, worstSessionId: null };
+        await transition(c, r, subject, 'resolved', isNewKind(r.kind) ? { value: 0, worstSessionId: null } : m, opts);
+        resolved++;
+      }
+      await c.query('UPDATE alert_states SET last_value = $3 WHERE rule_id = $1 AND subject = $2', [r.id, '', measures.get('')?.value ?? 0]);
+      await c.query('UPDATE alert_rules SET last_evaluated_at = $2 WHERE id = $1', [r.id, opts.now]);
+      await c.query('COMMIT');
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
+  }
+  return { fired, resolved };
+}
+
+/** Stores the move of one subject, its event and (unless muted) its delivery. */
+async function transition(c: pg.ClientBase, r: RuleRow, subject: string, to: 'firing' | 'resolved', m: Measure, opts: TickOptions): Promise<void> {
+  const eventId = randomUUID();
+  const facts: AlertFacts = {
+    eventId,
+    type: to,
+    at: opts.now,
+    projectId: r.project_id,
+    rule: {
+      id: r.id,
+      name: r.name,
+      kind: r.kind,
+      failureClass: r.failure_class,
+      toolName: r.tool_name,
+      windowMinutes: r.window_minutes,
+      comparison: r.comparison,
+      threshold: r.threshold,
+    },
+    subject: isNewKind(r.kind) ? subject : null,
+    value: m.value,
+    windowStart: windowStart(opts.now, r.window_minutes),
+    worstSessionId: m.worstSessionId,
+    webUrl: opts.webUrl,
+  };
+  const body = alertBody(facts, r.format);
+  await c.query(
+    `INSERT INTO alert_states (rule_id, subject, state, since, last_value) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (rule_id, subject) DO UPDATE SET state = excluded.state, since = excluded.since, last_value = excluded.last_value`,
+    [r.id, subject, to === 'firing' ? 'firing' : 'ok', opts.now, m.value],
+  );
+  await c.query(
+    `INSERT INTO alert_events (id, rule_id, project_id, kind, subject, at, value, threshold, window_start, details)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+    [eventId, r.id, r.project_id, to, subject, opts.now, m.value, r.threshold, facts.windowStart, alertBody(facts, 'generic')],
+  );
+  if (r.muted) return;
+  await c.query(
+    `INSERT INTO alert_deliveries (id, event_id, project_id, url, body, status, attempts, created_at, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)`,
+    [randomUUID(), eventId, r.project_id, r.webhook_url, body, opts.now],
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * What a rule measures over its window, read from the alerts' per-minute rollup (alert_minutes)
+ * and, for "seen before", the daily analytics rollup: never the spans.
+ */
+import { type AlertKind, PriceBook } from '@guardtrace/db/alerts';
+import type pg from 'pg';
+
+export interface RuleRow {
+  id: string;
+  project_id: string;
+  name: string;
+  kind: AlertKind;
+  failure_class: string | null;
+  tool_name: string | null;
+  window_minutes: number;
+  comparison: 'gt' | 'gte' | 'lt' | 'lte';
+  threshold: number;
+  webhook_url: string;
+  format: 'generic' | 'slack';
+  muted: boolean;
+}
+
+/** One measured subject: '' for a threshold rule, the class or tool of a new_* rule. */
+export interface Measure {
+  value: number;
+  worstSessionId: string | null;
+}
+
+const MINUTE_MS = 60_000;
+
+/** The window's first minute: the rule's last `window_minutes` minutes, the current one included. */
+export function windowStart(now: Date, minutes: number): Date {
+  return new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS - (minutes - 1) * MINUTE_MS);
+}
+
+// The rows of the rule's project and window, of its tool when it names one ($1..$4).
+const SCOPE = `project_id = $1 AND minute >= $2 AND minute <= $3 AND ($4::text IS NULL OR tool_name = $4)`;
+// ... and of its class when it names one ($5).
+const CLASS = `($5::text IS NULL OR failure_class = $5)`;
+
+const SUMS: Partial<Record<AlertKind, string>> = {
+  failure_count: `sum(failed_attempts) FILTER (WHERE ${CLASS})`,
+  escalations: `sum(escalations) FILTER (WHERE ${CLASS})`,
+  exhausted: `sum(exhausted) FILTER (WHERE ${CLASS})`,
+  rejections_unfixed: `sum(rejections_unfixed) FILTER (WHERE ${CLASS})`,
+  repair_tokens: `sum(repair_input_tokens + repair_output_tokens) FILTER (WHERE ${CLASS})`,
+  // A class's failed attempts among all the attempts (of the tool, if named), in percent.
+  failure_rate: `100.0 * sum(failed_attempts) FILTER (WHERE ${CLASS}) / nullif(sum(attempts), 0)`,
+};
+
+/** The measures of a rule at `now`: one per subject that counts (threshold rules: always one, ''). */
+export async function measure(c: pg.ClientBase, r: RuleRow, now: Date): Promise<Map<string, Measure>> {
+  const from = windowStart(now, r.window_minutes);
+  const args = [r.project_id, from, now, r.tool_name, r.failure_class];
+  const worstOf = async (extra: string, extraArgs: unknown[]) => {
+    const { rows } = await c.query<{ s: string }>(
+      `SELECT worst_session_id AS s FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND worst_session_id IS NOT NULL ${extra}
+       ORDER BY worst_failures DESC, minute DESC LIMIT 1`,
+      [...args, ...extraArgs],
+    );
+    return rows[0]?.s ?? null;
+  };
+  if (r.kind === 'new_failure_class' || r.kind === 'new_failing_tool') return measureNew(c, r, from, now, worstOf);
+  let value: number;
+  if (r.kind === 'repair_dollars') {
+    const { rows } = await c.query<{ model: string; i: number; o: number; ci: number }>(
+      `SELECT model, sum(repair_input_tokens) AS i, sum(repair_output_tokens) AS o, sum(repair_cached_input_tokens) AS ci
+       FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND model <> '' GROUP BY model`,
+      args,
+    );
+    const prices = await c.query<{ model: string; inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok: number }>(
+      `SELECT model, input_per_mtok AS "inputPerMTok", output_per_mtok AS "outputPerMTok", cached_input_per_mtok AS "cachedInputPerMTok"
+       FROM model_prices WHERE project_id = $1`,
+      [r.project_id],
+    );
+    const book = new PriceBook(prices.rows);
+    value = 0;
+    // A model without a price adds nothing (as the web's estimates leave it out).
+    for (const m of rows) {
+      const p = book.lookup(m.model)?.price;
+      if (!p) continue;
+      const uncached = Math.max(m.i - m.ci, 0);
+      value += (uncached * p.inputPerMTok + m.ci * p.cachedInputPerMTok + m.o * p.outputPerMTok) / 1_000_000;
+    }
+  } else {
+    const sum = SUMS[r.kind] as string;
+    const { rows } = await c.query<{ v: string | null }>(`SELECT (${sum})::float8 AS v FROM alert_minutes WHERE ${SCOPE}`, args);
+    value = Number(rows[0]?.v ?? 0);
+  }
+  return new Map([['', { value, worstSessionId: await worstOf('', []) }]]);
+}
+
+/**
+ * A new_* rule: each failure class (or tool) with failed attempts in the window and none before
+ * it, as far as the rollups remember (alert_minutes since the window's UTC day began, analytics_daily before).
+ */
+async function measureNew(
+  c: pg.ClientBase,
+  r: RuleRow,
+  from: Date,
+  now: Date,
+  worstOf: (extra: string, args: unknown[]) => Promise<string | null>,
+): Promise<Map<string, Measure>> {
+  const col = r.kind === 'new_failure_class' ? 'failure_class' : 'tool_name';
+  // The other dimension's filter: a new class of this tool, a new failing tool of this class.
+  const other = r.kind === 'new_failure_class' ? r.tool_name : r.failure_class;
+  const otherCol = r.kind === 'new_failure_class' ? 'tool_name' : 'failure_class';
+  const dayStart = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
+  const { rows } = await c.query<{ subject: string; n: string }>(
+    `SELECT w.${col} AS subject, sum(w.failed_attempts) AS n
+     FROM alert_minutes w
+     WHERE w.project_id = $1 AND w.minute >= $2 AND w.minute <= $3 AND w.${col} <> '' AND w.failed_attempts > 0
+       AND ($4::text IS NULL OR w.${otherCol} = $4)
+     GROUP BY w.${col}
+     HAVING NOT EXISTS (
+         SELECT 1 FROM alert_minutes b WHERE b.project_id = $1 AND b.minute >= $5 AND b.minute < $2 AND b.${col} = w.${col}
+           AND b.failed_attempts > 0 AND ($4::text IS NULL OR b.${otherCol} = $4))
+       AND NOT EXISTS (
+         SELECT 1 FROM analytics_daily d WHERE d.project_id = $1 AND d.day < ($5::timestamptz AT TIME ZONE 'UTC')::date AND d.${col} = w.${col}
+           AND d.failed_attempts > 0 AND ($4::text IS NULL OR d.${otherCol} = $4))`,
+    [r.project_id, from, now, other, dayStart],
+  );
+  const out = new Map<string, Measure>();
+  for (const row of rows) {
+    const worst = await worstOf(`AND ${col} = $6`, [row.subject]);
+    out.set(row.subject, { value: Number(row.n), worstSessionId: worst });
+  }
+  return out;
+}

@@ -1,0 +1,121 @@
+/**
+ * Webhook delivery: a receiver that answers 500 first gets the same signed delivery again after
+ * an exponential backoff stored in the database (each attempt in the delivery log), until it
+ * answers 2xx; a receiver that never does is given up after the last attempt. Times are passed
+ * in (the backoff is measured against them), so nothing waits on the clock.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { backoffMs, MAX_ATTEMPTS, RETRY_BASE_MS } from '../src/alerts/deliver.ts';
+import { runAlertTick } from '../src/alerts/evaluate.ts';
+import { createRule, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
+import { type Env, jsonRequest, setupApp, setupDatabase } from './helpers.ts';
+
+let env: Env;
+let app: FastifyInstance;
+let url: string;
+let receiver: Receiver;
+const SECRET = 'whsec_delivery_secret';
+const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+const WEB = 'https://guardtrace.example.com';
+
+beforeAll(async () => {
+  env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
+  app = await setupApp(env);
+  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+  receiver = await startReceiver(SECRET);
+});
+afterEach(async () => {
+  await env.sql.query('DELETE FROM alert_rules');
+});
+afterAll(async () => {
+  await receiver?.close();
+  await app?.close();
+  await env?.close();
+});
+
+async function firingRule(): Promise<{ ruleId: string; fireAt: number }> {
+  const projectId = await env.newProject();
+  const { key } = await env.newKey(projectId);
+  const s = failingSession({ startMs: T0, tool: 'search', failures: [{ cls: 'transient' }] });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(jsonRequest(s.spans)),
+  });
+  expect(res.status).toBe(200);
+  // A day's window: the rule stays firing while the retries run.
+  const ruleId = await createRule(env.sql, { projectId, kind: 'failure_count', threshold: 1, windowMinutes: 1440, url: receiver.url, secret: SECRET });
+  return { ruleId, fireAt: T0 + 60_000 };
+}
+
+const deliveryOf = async (ruleId: string) =>
+  (
+    await env.sql.query(
+      `SELECT d.id, d.status, d.attempts, d.last_status_code, d.last_error, d.next_attempt_at, d.delivered_at
+       FROM alert_deliveries d JOIN alert_events e ON e.id = d.event_id WHERE e.rule_id = $1`,
+      [ruleId],
+    )
+  ).rows;
+
+describe('retries', () => {
+  it('retries a failing receiver with exponential backoff until it answers, signing each attempt anew', async () => {
+    const { ruleId, fireAt } = await firingRule();
+    receiver.failNext(2);
+    const before = receiver.got.length;
+    const tick = (ms: number) => runAlertTick(env.sql, { now: new Date(ms), webUrl: WEB });
+    await tick(fireAt);
+    let [d] = await deliveryOf(ruleId);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, last_error: 'HTTP 500' });
+    expect(d.next_attempt_at.getTime()).toBe(fireAt + RETRY_BASE_MS);
+    // Not due yet one second before: nothing is sent.
+    await tick(fireAt + RETRY_BASE_MS - 1000);
+    expect(receiver.got.length - before).toBe(1);
+    await tick(fireAt + RETRY_BASE_MS);
+    [d] = await deliveryOf(ruleId);
+    expect(d).toMatchObject({ status: 'pending', attempts: 2, last_status_code: 500 });
+    // Doubled: 60 s after the second attempt.
+    expect(d.next_attempt_at.getTime()).toBe(fireAt + RETRY_BASE_MS + 2 * RETRY_BASE_MS);
+    const third = fireAt + 3 * RETRY_BASE_MS;
+    await tick(third);
+    [d] = await deliveryOf(ruleId);
+    expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, last_error: null, next_attempt_at: null });
+    expect(d.delivered_at.getTime()).toBe(third);
+    const got = receiver.got.slice(before);
+    expect(got.map((g) => g.status)).toEqual([500, 500, 200]);
+    // The same delivery each time (a receiver dedupes on it), signed with each attempt's timestamp.
+    expect(new Set(got.map((g) => g.headers['x-guardtrace-delivery']))).toEqual(new Set([d.id]));
+    expect(new Set(got.map((g) => g.body)).size).toBe(1);
+    expect(got.map((g) => g.headers['x-guardtrace-timestamp'])).toEqual(
+      [fireAt, fireAt + RETRY_BASE_MS, third].map((t) => String(t / 1000)),
+    );
+    expect(got.every((g) => g.verified)).toBe(true);
+    // Delivered: later runs send nothing more.
+    await tick(third + 3_600_000);
+    expect(receiver.got.length - before).toBe(3);
+  });
+
+  it('gives up after the last attempt and says why in the log', async () => {
+    const { ruleId, fireAt } = await firingRule();
+    receiver.failNext(1000);
+    let t = fireAt;
+    for (let i = 1; i <= MAX_ATTEMPTS; i++) {
+      await runAlertTick(env.sql, { now: new Date(t), webUrl: WEB });
+      t += backoffMs(i);
+    }
+    const [d] = await deliveryOf(ruleId);
+    expect(d).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, last_status_code: 500, next_attempt_at: null, delivered_at: null });
+    receiver.failNext(0);
+  });
+
+  it('records a receiver that cannot be reached', async () => {
+    const { ruleId, fireAt } = await firingRule();
+    // A port nothing listens on: the closed receiver's.
+    const gone = await startReceiver(SECRET);
+    await gone.close();
+    await env.sql.query('UPDATE alert_rules SET webhook_url = $2 WHERE id = $1', [ruleId, gone.url]);
+    await runAlertTick(env.sql, { now: new Date(fireAt), webUrl: WEB });
+    const [d] = await deliveryOf(ruleId);
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'ECONNREFUSED' });
+  });
+});

@@ -1,0 +1,286 @@
+/**
+ * Alerts evaluated on the per-minute rollup the collector keeps per batch: sessions sent over
+ * real HTTP at fixed times, each rule kind measured, a rule firing into a real receiver (signed)
+ * and resolving, new failure classes and tools, and one evaluator at a time. The evaluation's
+ * "now" is passed in: nothing here depends on the day the test runs.
+ */
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runAlertTick } from '../src/alerts/evaluate.ts';
+import { measure, type RuleRow } from '../src/alerts/metrics.ts';
+import { createRule, eventsOf, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
+import { type Env, jsonRequest, setupApp, setupDatabase } from './helpers.ts';
+
+let env: Env;
+let app: FastifyInstance;
+let url: string;
+let receiver: Receiver;
+const SECRET = 'whsec_test_secret';
+const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+const WEB = 'https://guardtrace.example.com';
+
+beforeAll(async () => {
+  env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
+  app = await setupApp(env);
+  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+  receiver = await startReceiver(SECRET);
+});
+// Each test's rules go with it (a tick evaluates every project's rules).
+afterEach(async () => {
+  await env.sql.query('DELETE FROM alert_rules');
+});
+afterAll(async () => {
+  await receiver?.close();
+  await app?.close();
+  await env?.close();
+});
+
+async function send(spans: Record<string, unknown>[], key = env.key): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(jsonRequest(spans)),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+async function newProjectKey(): Promise<{ projectId: string; key: string }> {
+  const projectId = await env.newProject();
+  return { projectId, key: (await env.newKey(projectId)).key };
+}
+
+const rule = (projectId: string, kind: string, over: Partial<RuleRow> = {}): RuleRow => ({
+  id: '00000000-0000-4000-8000-000000000000',
+  project_id: projectId,
+  name: kind,
+  kind: kind as RuleRow['kind'],
+  failure_class: null,
+  tool_name: null,
+  window_minutes: 5,
+  comparison: 'gte',
+  threshold: 0,
+  webhook_url: receiver.url,
+  format: 'generic',
+  muted: false,
+  ...over,
+});
+
+describe('each rule kind measures the rollup', () => {
+  let projectId: string;
+  let worst: string;
+  beforeAll(async () => {
+    const p = await newProjectKey();
+    projectId = p.projectId;
+    // search: transient fails, its correction fails too (a rejection not fixed next), then transient
+    // again, fixed; a repair turn of 1,000 + 100 tokens answers the first.
+    const s1 = failingSession({
+      startMs: T0,
+      tool: 'search',
+      failures: [{ cls: 'transient', repair: { model: 'gpt-4.1-mini', input: 1000, output: 100 } }, { cls: 'transient' }],
+    });
+    worst = s1.sessionId;
+    // pay: one failure, escalated to a human with its budget exhausted; the call ends failed.
+    const s2 = failingSession({
+      startMs: T0 + 5_000,
+      tool: 'pay',
+      failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human', exhausted: 'attempts' }],
+      endsFailed: true,
+    });
+    // Outside every window below: an hour earlier.
+    const old = failingSession({ startMs: T0 - 3_600_000, tool: 'search', failures: [{ cls: 'transient' }, { cls: 'transient' }] });
+    // Sent in two requests, and the first once more (a client's retry): nothing counts twice.
+    await send(s1.spans, p.key);
+    await send([...s2.spans, ...old.spans], p.key);
+    await send(s1.spans, p.key);
+    // The project's own price: $2 and $10 per million input and output tokens.
+    await env.sql.query(
+      `INSERT INTO model_prices (project_id, model, input_per_mtok, output_per_mtok, cached_input_per_mtok) VALUES ($1, 'gpt-4.1-mini', 2, 10, 1)`,
+      [projectId],
+    );
+  });
+
+  const value = async (kind: string, over: Partial<RuleRow> = {}) => {
+    const c = await env.sql.connect();
+    try {
+      const m = await measure(c, rule(projectId, kind, over), at(2));
+      return { value: m.get('')?.value, worst: m.get('')?.worstSessionId };
+    } finally {
+      c.release();
+    }
+  };
+
+  it('counts failed attempts of a class, and of a class of a tool', async () => {
+    expect((await value('failure_count')).value).toBe(3);
+    expect((await value('failure_count', { failure_class: 'transient' })).value).toBe(2);
+    expect((await value('failure_count', { failure_class: 'transient', tool_name: 'pay' })).value).toBe(0);
+    // The session with the most failures of the key is the alert's example.
+    expect((await value('failure_count', { failure_class: 'transient' })).worst).toBe(worst);
+  });
+
+  it("rates a class's failures among the attempts, in percent", async () => {
+    // 2 transient failures among 4 attempts (search: 3, pay: 1).
+    expect((await value('failure_rate', { failure_class: 'transient' })).value).toBe(50);
+    expect((await value('failure_rate', { failure_class: 'transient', tool_name: 'search' })).value).toBeCloseTo(66.667, 2);
+  });
+
+  it('counts escalations, exhaustion and rejections not fixed next', async () => {
+    expect((await value('escalations')).value).toBe(1);
+    expect((await value('escalations', { tool_name: 'search' })).value).toBe(0);
+    expect((await value('exhausted', { tool_name: 'pay' })).value).toBe(1);
+    // The first transient rejection's correction failed; the second's succeeded.
+    expect((await value('rejections_unfixed')).value).toBe(1);
+    expect((await value('rejections_unfixed', { failure_class: 'transient', tool_name: 'search' })).value).toBe(1);
+  });
+
+  it('sums repair tokens and prices them at the project price', async () => {
+    expect((await value('repair_tokens', { failure_class: 'transient' })).value).toBe(1100);
+    expect((await value('repair_tokens', { failure_class: 'uncertain_side_effect' })).value).toBe(0);
+    // 1,000 × $2/M + 100 × $10/M.
+    expect((await value('repair_dollars', { failure_class: 'transient' })).value).toBeCloseTo(0.003, 9);
+  });
+
+  it('sees only its window', async () => {
+    const c = await env.sql.connect();
+    try {
+      // 58 minutes after the old session's minute, a 5-minute window has nothing of it.
+      const m = await measure(c, rule(projectId, 'failure_count'), at(-55));
+      expect(m.get('')?.value).toBe(0);
+      const wide = await measure(c, rule(projectId, 'failure_count', { window_minutes: 120 }), at(2));
+      expect(wide.get('')?.value).toBe(5);
+    } finally {
+      c.release();
+    }
+  });
+});
+
+describe('a rule fires into a real receiver and resolves', () => {
+  it('sends a signed firing with its links when a failure spike crosses it, and a resolution when it ends', async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, {
+      projectId: p.projectId,
+      kind: 'failure_count',
+      failureClass: 'transient',
+      toolName: 'search',
+      threshold: 3,
+      url: receiver.url,
+      secret: SECRET,
+    });
+    const before = receiver.got.length;
+    const a = failingSession({ startMs: T0 + 20 * 60_000, tool: 'search', failures: [{ cls: 'transient' }, { cls: 'transient' }] });
+    await send(a.spans, p.key);
+    // 2 of 3: below the threshold.
+    await runAlertTick(env.sql, { now: at(21), webUrl: WEB });
+    expect(await eventsOf(env.sql, ruleId)).toEqual([]);
+    const b = failingSession({ startMs: T0 + 21 * 60_000, tool: 'search', failures: [{ cls: 'transient' }, { cls: 'transient' }, { cls: 'transient' }] });
+    await send(b.spans, p.key);
+    await runAlertTick(env.sql, { now: at(22), webUrl: WEB });
+    // Still firing a minute later: nothing new.
+    await runAlertTick(env.sql, { now: at(23), webUrl: WEB });
+    const mine = () => receiver.got.slice(before).filter((g) => (g.json.rule as { id: string }).id === ruleId);
+    expect(mine()).toHaveLength(1);
+    const fired = mine()[0] as (typeof receiver.got)[number];
+    expect(fired.verified).toBe(true);
+    expect(fired.headers['x-guardtrace-event']).toBe('firing');
+    expect(fired.headers['x-guardtrace-timestamp']).toBe(String(at(22).getTime() / 1000));
+    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 5, projectId: p.projectId });
+    const links = fired.json.links as { explorer: string; worstSession: string };
+    const explorer = new URL(links.explorer);
+    expect(`${explorer.origin}${explorer.pathname}`).toBe(`${WEB}/sessions`);
+    expect(explorer.searchParams.get('project')).toBe(p.projectId);
+    // The explorer's query language (apps/web/src/lib/session-query.ts).
+    expect(explorer.searchParams.get('q')).toBe('class:transient tool:search started:>=2026-11-30');
+    expect(links.worstSession).toBe(`${WEB}/sessions/${b.sessionId}?project=${p.projectId}`);
+    expect(fired.json.summary).toBe('FIRING: rule failure_count — Failed attempts (class transient, tool search): 5 ≥ 3 over 5 min');
+    // The spike ends: 5 minutes after its last minute the window is empty.
+    await runAlertTick(env.sql, { now: at(27), webUrl: WEB });
+    expect(mine()).toHaveLength(2);
+    const resolved = mine()[1] as (typeof receiver.got)[number];
+    expect(resolved.verified).toBe(true);
+    expect(resolved.json).toMatchObject({ type: 'alert.resolved', value: 0 });
+    expect((await eventsOf(env.sql, ruleId)).map((e) => [e.kind, e.value, e.at.toISOString()])).toEqual([
+      ['firing', 5, at(22).toISOString()],
+      ['resolved', 0, at(27).toISOString()],
+    ]);
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
+  });
+
+  it('a muted rule records its firing without sending it; a Slack rule sends text with links', async () => {
+    const p = await newProjectKey();
+    const muted = await createRule(env.sql, { projectId: p.projectId, kind: 'escalations', threshold: 1, url: receiver.url, secret: SECRET, muted: true });
+    const slack = await createRule(env.sql, { projectId: p.projectId, kind: 'escalations', threshold: 1, url: receiver.url, secret: SECRET, format: 'slack' });
+    const s = failingSession({ startMs: T0 + 40 * 60_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human' }], endsFailed: true });
+    await send(s.spans, p.key);
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(41), webUrl: WEB });
+    expect((await eventsOf(env.sql, muted)).map((e) => e.kind)).toEqual(['firing']);
+    expect((await eventsOf(env.sql, slack)).map((e) => e.kind)).toEqual(['firing']);
+    const sent = receiver.got.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.verified).toBe(true);
+    expect(sent[0]?.json).toEqual({
+      text:
+        'FIRING: rule escalations — Escalations: 1 ≥ 1 over 5 min\n' +
+        `<${WEB}/sessions?project=${p.projectId}&q=status:escalated%20started:%3E%3D2026-11-30|Open in the explorer>` +
+        ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
+    });
+    await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
+  });
+});
+
+describe('new failure class / new tool failing', () => {
+  it('fires for a class and a tool never seen failing before, and resolves once the window has passed', async () => {
+    const p = await newProjectKey();
+    // The day before: search failed transient.
+    await send(failingSession({ startMs: T0 - 86_400_000, tool: 'search', failures: [{ cls: 'transient' }] }).spans, p.key);
+    // Now: search fails transient again (not new), and invalid_arguments (new); fetch fails transient (a new failing tool).
+    await send(failingSession({ startMs: T0 + 60 * 60_000, tool: 'search', failures: [{ cls: 'transient' }, { cls: 'invalid_arguments' }] }).spans, p.key);
+    await send(failingSession({ startMs: T0 + 60 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] }).spans, p.key);
+    const cls = await createRule(env.sql, { projectId: p.projectId, kind: 'new_failure_class', url: receiver.url, secret: SECRET, windowMinutes: 10 });
+    const tool = await createRule(env.sql, { projectId: p.projectId, kind: 'new_failing_tool', url: receiver.url, secret: SECRET, windowMinutes: 10 });
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(61), webUrl: WEB });
+    expect((await eventsOf(env.sql, cls)).map((e) => [e.kind, e.subject])).toEqual([['firing', 'invalid_arguments']]);
+    expect((await eventsOf(env.sql, tool)).map((e) => [e.kind, e.subject])).toEqual([['firing', 'fetch']]);
+    const sent = receiver.got.slice(before).map((g) => g.json);
+    expect(sent.map((j) => j.summary).sort()).toEqual([
+      'FIRING: rule new_failing_tool — New tool failing: tool fetch failing for the first time (1 failed attempts) over 10 min',
+      'FIRING: rule new_failure_class — New failure class: new failure class invalid_arguments (1 failed attempts) over 10 min',
+    ]);
+    // 10 minutes on, still within the window: nothing; once it has passed: both resolve.
+    await runAlertTick(env.sql, { now: at(69), webUrl: WEB });
+    await runAlertTick(env.sql, { now: at(71), webUrl: WEB });
+    expect((await eventsOf(env.sql, cls)).map((e) => [e.kind, e.subject])).toEqual([
+      ['firing', 'invalid_arguments'],
+      ['resolved', 'invalid_arguments'],
+    ]);
+    expect((await eventsOf(env.sql, tool)).map((e) => e.kind)).toEqual(['firing', 'resolved']);
+    await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
+  });
+});
+
+describe('one evaluator at a time', () => {
+  it('skips while another collector holds the lock, and two at once store one firing', async () => {
+    const p = await newProjectKey();
+    await send(failingSession({ startMs: T0 + 90 * 60_000, tool: 'search', failures: [{ cls: 'transient' }] }).spans, p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', threshold: 1, url: receiver.url, secret: SECRET });
+    // Another collector's evaluation in progress: its lock held on another connection.
+    const other = new pg.Client({ connectionString: env.db.url });
+    await other.connect();
+    await other.query("SELECT pg_advisory_lock(hashtextextended('guardtrace:alerts', 0))");
+    const skipped = await runAlertTick(env.sql, { now: at(91), webUrl: WEB });
+    expect(skipped.ran).toBe(false);
+    expect(await eventsOf(env.sql, ruleId)).toEqual([]);
+    await other.end();
+    // Two collectors, each with its own pool, at the same minute.
+    const pools = [0, 1].map(() => new pg.Pool({ connectionString: env.db.url, max: 1 }));
+    const before = receiver.got.length;
+    const results = await Promise.all(pools.map((pool) => runAlertTick(pool, { now: at(91), webUrl: WEB })));
+    await Promise.all(pools.map((pool) => pool.end()));
+    expect(results.some((r) => r.ran)).toBe(true);
+    expect((await eventsOf(env.sql, ruleId)).map((e) => e.kind)).toEqual(['firing']);
+    expect(receiver.got.slice(before).filter((g) => (g.json.rule as { id: string }).id === ruleId)).toHaveLength(1);
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
+  });
+});

@@ -1,0 +1,218 @@
+import 'server-only';
+import { randomUUID } from 'node:crypto';
+import { type AuditActor, type PrismaClient, recordAudit } from '@guardtrace/db';
+import {
+  type AlertComparison,
+  type AlertFacts,
+  type AlertFormat,
+  type AlertKind,
+  type AlertRuleInput,
+  alertBody,
+  newWebhookSecret,
+  postWebhook,
+} from '@guardtrace/db/alerts';
+
+/** One rule of Settings > Alerts, with its state (never its secret). */
+export interface AlertRuleDto {
+  id: string;
+  name: string;
+  kind: AlertKind;
+  failureClass: string | null;
+  toolName: string | null;
+  windowMinutes: number;
+  comparison: AlertComparison;
+  threshold: number;
+  webhookUrl: string;
+  format: AlertFormat;
+  muted: boolean;
+  /** firing when any subject fires (a new_* rule: each new class or tool is a subject). */
+  state: 'ok' | 'firing';
+  firingSubjects: string[];
+  lastFiredAt: string | null;
+  lastEvaluatedAt: string | null;
+}
+
+export interface AlertEventDto {
+  id: string;
+  ruleName: string;
+  kind: 'firing' | 'resolved' | 'test';
+  subject: string;
+  at: string;
+  value: number;
+}
+
+export interface AlertDeliveryDto {
+  id: string;
+  ruleName: string;
+  eventKind: string;
+  url: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export async function listAlertRules(db: PrismaClient, projectId: string): Promise<AlertRuleDto[]> {
+  const rules = await db.alertRule.findMany({
+    where: { projectId },
+    orderBy: { createdAt: 'asc' },
+    include: { states: true, events: { where: { kind: 'firing' }, orderBy: { at: 'desc' }, take: 1, select: { at: true } } },
+  });
+  return rules.map((r) => {
+    const firing = r.states.filter((s) => s.state === 'firing').map((s) => s.subject);
+    return {
+      id: r.id,
+      name: r.name,
+      kind: r.kind as AlertKind,
+      failureClass: r.failureClass,
+      toolName: r.toolName,
+      windowMinutes: r.windowMinutes,
+      comparison: r.comparison as AlertComparison,
+      threshold: r.threshold,
+      webhookUrl: r.webhookUrl,
+      format: r.format as AlertFormat,
+      muted: r.muted,
+      state: firing.length ? 'firing' : 'ok',
+      firingSubjects: firing.filter(Boolean),
+      lastFiredAt: iso(r.events[0]?.at ?? null),
+      lastEvaluatedAt: iso(r.lastEvaluatedAt),
+    };
+  });
+}
+
+/** The project's latest firings, resolutions and tests, newest first. */
+export async function listAlertEvents(db: PrismaClient, projectId: string, take = 20): Promise<AlertEventDto[]> {
+  const rows = await db.alertEvent.findMany({ where: { projectId }, orderBy: { at: 'desc' }, take, include: { rule: { select: { name: true } } } });
+  return rows.map((e) => ({ id: e.id, ruleName: e.rule.name, kind: e.kind as AlertEventDto['kind'], subject: e.subject, at: e.at.toISOString(), value: e.value }));
+}
+
+/** The delivery log: the project's latest webhook deliveries, newest first. */
+export async function listAlertDeliveries(db: PrismaClient, projectId: string, take = 20): Promise<AlertDeliveryDto[]> {
+  const rows = await db.alertDelivery.findMany({
+    where: { projectId },
+    orderBy: { createdAt: 'desc' },
+    take,
+    include: { event: { select: { kind: true, rule: { select: { name: true } } } } },
+  });
+  return rows.map((d) => ({
+    id: d.id,
+    ruleName: d.event.rule.name,
+    eventKind: d.event.kind,
+    url: d.url,
+    status: d.status as AlertDeliveryDto['status'],
+    attempts: d.attempts,
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    lastAttemptAt: iso(d.lastAttemptAt),
+    nextAttemptAt: iso(d.nextAttemptAt),
+  }));
+}
+
+/** Creates a rule with a new webhook secret, returned once (the web never reads it back). */
+export async function createAlertRule(
+  db: PrismaClient,
+  projectId: string,
+  input: AlertRuleInput,
+  actor: AuditActor | null = null,
+): Promise<{ id: string; secret: string } | null> {
+  const secret = newWebhookSecret();
+  const id = randomUUID();
+  return db.$transaction(async (tx) => {
+    if (!(await tx.project.findUnique({ where: { id: projectId }, select: { id: true } }))) return null;
+    await tx.alertRule.create({ data: { id, projectId, ...input, secret } });
+    await recordAudit(tx, {
+      projectId,
+      actor,
+      action: 'alert.created',
+      target: input.name,
+      details: { kind: input.kind, failureClass: input.failureClass, toolName: input.toolName, windowMinutes: input.windowMinutes, comparison: input.comparison, threshold: input.threshold, webhookUrl: new URL(input.webhookUrl).origin, format: input.format },
+    });
+    return { id, secret };
+  });
+}
+
+export async function setAlertMuted(db: PrismaClient, projectId: string, ruleId: string, muted: boolean, actor: AuditActor | null = null): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const rule = await tx.alertRule.findFirst({ where: { id: ruleId, projectId }, select: { name: true, muted: true } });
+    if (!rule) return false;
+    if (rule.muted === muted) return true;
+    await tx.alertRule.update({ where: { id: ruleId }, data: { muted } });
+    await recordAudit(tx, { projectId, actor, action: muted ? 'alert.muted' : 'alert.unmuted', target: rule.name });
+    return true;
+  });
+}
+
+export async function deleteAlertRule(db: PrismaClient, projectId: string, ruleId: string, actor: AuditActor | null = null): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const rule = await tx.alertRule.findFirst({ where: { id: ruleId, projectId }, select: { name: true } });
+    if (!rule) return false;
+    await tx.alertRule.delete({ where: { id: ruleId } });
+    await recordAudit(tx, { projectId, actor, action: 'alert.deleted', target: rule.name });
+    return true;
+  });
+}
+
+/**
+ * Sends a test of a rule now: a `test` event and its delivery in the log, one signed POST (no
+ * retries: the result is shown at once). The links point at this web app (`webUrl`).
+ */
+export async function sendTestAlert(
+  db: PrismaClient,
+  projectId: string,
+  ruleId: string,
+  webUrl: string,
+  now: Date,
+  actor: AuditActor | null = null,
+): Promise<{ ok: boolean; status: number | null; error: string | null } | null> {
+  const r = await db.alertRule.findFirst({ where: { id: ruleId, projectId } });
+  if (!r) return null;
+  const eventId = randomUUID();
+  const deliveryId = randomUUID();
+  const facts: AlertFacts = {
+    eventId,
+    type: 'test',
+    at: now,
+    projectId,
+    rule: {
+      id: r.id,
+      name: r.name,
+      kind: r.kind as AlertKind,
+      failureClass: r.failureClass,
+      toolName: r.toolName,
+      windowMinutes: r.windowMinutes,
+      comparison: r.comparison as AlertComparison,
+      threshold: r.threshold,
+    },
+    subject: null,
+    value: 0,
+    windowStart: new Date(now.getTime() - r.windowMinutes * 60_000),
+    worstSessionId: null,
+    webUrl,
+  };
+  const body = alertBody(facts, r.format as AlertFormat);
+  // Not due (next_attempt_at null): the collectors' delivery runs leave it to this request.
+  await db.alertEvent.create({
+    data: { id: eventId, ruleId, projectId, kind: 'test', at: now, value: 0, threshold: r.threshold, windowStart: facts.windowStart, details: JSON.parse(alertBody(facts, 'generic')) },
+  });
+  await db.alertDelivery.create({ data: { id: deliveryId, eventId, projectId, url: r.webhookUrl, body, status: 'pending', createdAt: now } });
+  const res = await postWebhook(r.webhookUrl, r.secret, body, { event: 'test', delivery: deliveryId, nowMs: now.getTime() });
+  await db.$transaction(async (tx) => {
+    await tx.alertDelivery.update({
+      where: { id: deliveryId },
+      data: {
+        status: res.ok ? 'delivered' : 'failed',
+        attempts: 1,
+        lastStatusCode: res.status,
+        lastError: res.error,
+        lastAttemptAt: now,
+        deliveredAt: res.ok ? now : null,
+      },
+    });
+    await recordAudit(tx, { projectId, actor, action: 'alert.tested', target: r.name, details: { ok: res.ok, status: res.status, error: res.error } });
+  });
+  return res;
+}

@@ -1,0 +1,106 @@
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import { listAudit } from '@guardtrace/db';
+import type { AlertRuleInput } from '@guardtrace/db/alerts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAlertRule, deleteAlertRule, listAlertDeliveries, listAlertRules, sendTestAlert, setAlertMuted } from '../src/server/queries/alerts.ts';
+import { setupTestDatabase } from './db.ts';
+import { seedProject } from './factories.ts';
+
+const db = setupTestDatabase();
+const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+let status = 200;
+let server: http.Server;
+let hook = '';
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  hook = `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks/T0/B0/secret-path`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const input = (over: Partial<AlertRuleInput> = {}): AlertRuleInput => ({
+  name: 'search timeouts',
+  kind: 'failure_count',
+  failureClass: 'transient',
+  toolName: 'search',
+  windowMinutes: 5,
+  comparison: 'gte',
+  threshold: 3,
+  webhookUrl: hook,
+  format: 'generic',
+  ...over,
+});
+const actor = { id: 'u1', email: 'owner@example.test' };
+const NOW = new Date('2026-11-30T12:00:00Z');
+
+describe('alert rules', () => {
+  it('creates a rule whose secret is returned once and never listed, audited without the webhook path', async () => {
+    const prisma = db.prisma();
+    const p = await seedProject(prisma);
+    const made = await createAlertRule(prisma, p.id, input(), actor);
+    expect(made?.secret).toMatch(/^whsec_[\w-]{43}$/);
+    const rules = await listAlertRules(prisma, p.id);
+    expect(rules).toEqual([expect.objectContaining({ name: 'search timeouts', kind: 'failure_count', state: 'ok', muted: false, lastFiredAt: null })]);
+    expect(JSON.stringify(rules)).not.toContain(made?.secret);
+    const audit = await listAudit(prisma, p.id);
+    expect(audit[0]).toMatchObject({ action: 'alert.created', target: 'search timeouts', actorEmail: actor.email });
+    expect(JSON.stringify(audit[0]?.details)).not.toContain('secret-path');
+    expect(await createAlertRule(prisma, '00000000-0000-4000-8000-000000000000', input())).toBeNull();
+  });
+
+  it('mutes, unmutes and deletes a rule of its own project only, each audited', async () => {
+    const prisma = db.prisma();
+    const mine = await seedProject(prisma);
+    const theirs = await seedProject(prisma);
+    const made = await createAlertRule(prisma, theirs.id, input({ name: 'theirs' }));
+    const id = made?.id as string;
+    expect(await setAlertMuted(prisma, mine.id, id, true)).toBe(false);
+    expect(await deleteAlertRule(prisma, mine.id, id)).toBe(false);
+    expect((await listAlertRules(prisma, theirs.id))[0]?.muted).toBe(false);
+    expect(await setAlertMuted(prisma, theirs.id, id, true, actor)).toBe(true);
+    expect((await listAlertRules(prisma, theirs.id))[0]?.muted).toBe(true);
+    expect(await setAlertMuted(prisma, theirs.id, id, false, actor)).toBe(true);
+    expect(await deleteAlertRule(prisma, theirs.id, id, actor)).toBe(true);
+    expect(await listAlertRules(prisma, theirs.id)).toEqual([]);
+    expect((await listAudit(prisma, theirs.id)).map((e) => e.action).slice(0, 4)).toEqual(['alert.deleted', 'alert.unmuted', 'alert.muted', 'alert.created']);
+  });
+
+  it('sends a signed test now and logs its answer, delivered or not', async () => {
+    const prisma = db.prisma();
+    const p = await seedProject(prisma);
+    const made = await createAlertRule(prisma, p.id, input({ format: 'slack' }), actor);
+    const id = made?.id as string;
+    const before = got.length;
+    expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: true, status: 200, error: null });
+    const req = got[before];
+    const ts = String(NOW.getTime() / 1000);
+    expect(req?.headers['x-guardtrace-event']).toBe('test');
+    expect(req?.headers['x-guardtrace-timestamp']).toBe(ts);
+    expect(req?.headers['x-guardtrace-signature']).toBe(`sha256=${createHmac('sha256', made?.secret as string).update(`${ts}.${req?.body}`).digest('hex')}`);
+    expect(JSON.parse(req?.body as string).text).toContain(`<https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20started:%3E%3D2026-11-30|Open in the explorer>`);
+    status = 503;
+    expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: false, status: 503, error: 'HTTP 503' });
+    status = 200;
+    const log = await listAlertDeliveries(prisma, p.id);
+    // Both sent at NOW: compared in status order.
+    expect(log.map((d) => [d.eventKind, d.status, d.attempts, d.lastStatusCode]).sort()).toEqual([
+      ['test', 'delivered', 1, 200],
+      ['test', 'failed', 1, 503],
+    ]);
+    expect((await listAudit(prisma, p.id)).filter((e) => e.action === 'alert.tested')).toHaveLength(2);
+    // Another project's rule: not found, nothing sent.
+    const other = await seedProject(prisma);
+    expect(await sendTestAlert(prisma, other.id, id, 'https://gt.example.com', NOW)).toBeNull();
+  });
+});

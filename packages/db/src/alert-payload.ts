@@ -1,0 +1,104 @@
+/**
+ * The body of an alert webhook, generic JSON or Slack-compatible (`{"text": ...}` with mrkdwn
+ * links), with its links: the sessions explorer filtered to the alert (its query language,
+ * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `status:`, `has:`, `started:`) and the
+ * replay of the session that failed most in the window. Links are absolute under the web's
+ * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
+ */
+import { ALERT_COMPARISONS, ALERT_KINDS, type AlertComparison, type AlertFormat, type AlertKind } from './alert-rules.ts';
+
+export type AlertEventType = 'firing' | 'resolved' | 'test';
+
+export interface AlertFacts {
+  eventId: string;
+  type: AlertEventType;
+  at: Date;
+  projectId: string;
+  rule: {
+    id: string;
+    name: string;
+    kind: AlertKind;
+    failureClass: string | null;
+    toolName: string | null;
+    windowMinutes: number;
+    comparison: AlertComparison;
+    threshold: number;
+  };
+  /** The new failure class or tool of a new_* rule; null otherwise. */
+  subject: string | null;
+  value: number;
+  windowStart: Date;
+  worstSessionId: string | null;
+  /** Where browsers reach the web app, e.g. https://guardtrace.example.com; null: links are paths. */
+  webUrl: string | null;
+}
+
+// As the web's explorer links (apps/web/src/lib/explorer-link.ts): a value with spaces, quotes or a colon is quoted.
+function term(field: string, value: string): string {
+  return /[\s":\\]/.test(value) ? `${field}:"${value.replace(/["\\]/g, '\\$&')}"` : `${field}:${value}`;
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** The explorer's query for the alert's sessions: its class and tool, what it counts, started since the window's day. */
+export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'windowStart'>): string {
+  const terms: string[] = [];
+  const cls = f.rule.kind === 'new_failure_class' ? f.subject : f.rule.failureClass;
+  const tool = f.rule.kind === 'new_failing_tool' ? f.subject : f.rule.toolName;
+  if (cls) terms.push(term('class', cls));
+  if (tool) terms.push(term('tool', tool));
+  if (f.rule.kind === 'escalations') terms.push('status:escalated');
+  else if (!cls) terms.push('has:errors');
+  terms.push(`started:>=${day(f.windowStart)}`);
+  return terms.join(' ');
+}
+
+export function alertLinks(f: AlertFacts): { explorer: string; worstSession: string | null } {
+  const base = f.webUrl ? f.webUrl.replace(/\/+$/, '') : '';
+  const project = encodeURIComponent(f.projectId);
+  const q = encodeURIComponent(alertExplorerQuery(f)).replaceAll('%3A', ':');
+  return {
+    explorer: `${base}/sessions?project=${project}&q=${q}`,
+    worstSession: f.worstSessionId ? `${base}/sessions/${encodeURIComponent(f.worstSessionId)}?project=${project}` : null,
+  };
+}
+
+const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(v < 1 ? 4 : 2));
+
+/** One line saying what happened, e.g. "FIRING: Checkout timeouts — Failed attempts (class timeout) 12 ≥ 10 over 5 min". */
+export function alertSummary(f: AlertFacts): string {
+  const k = ALERT_KINDS[f.rule.kind];
+  const scope = [f.rule.failureClass && `class ${f.rule.failureClass}`, f.rule.toolName && `tool ${f.rule.toolName}`].filter(Boolean).join(', ');
+  const what = `${k.label}${scope ? ` (${scope})` : ''}`;
+  const head = f.type === 'test' ? 'TEST' : f.type === 'firing' ? 'FIRING' : 'RESOLVED';
+  const unit = k.unit === '%' ? '%' : k.unit === 'USD' ? ' USD' : '';
+  const measure =
+    f.rule.kind === 'new_failure_class'
+      ? `new failure class ${f.subject ?? ''} (${num(f.value)} failed attempts)`
+      : f.rule.kind === 'new_failing_tool'
+        ? `tool ${f.subject ?? ''} failing for the first time (${num(f.value)} failed attempts)`
+        : `${num(f.value)}${unit} ${ALERT_COMPARISONS[f.rule.comparison]} ${num(f.rule.threshold)}${unit}`;
+  return `${head}: ${f.rule.name} — ${what}: ${measure} over ${f.rule.windowMinutes} min`;
+}
+
+/** The JSON body of a webhook in the rule's format. */
+export function alertBody(f: AlertFacts, format: AlertFormat): string {
+  const links = alertLinks(f);
+  const summary = alertSummary(f);
+  if (format === 'slack') {
+    const replay = links.worstSession ? ` · <${links.worstSession}|Worst session's replay>` : '';
+    return JSON.stringify({ text: `${summary}\n<${links.explorer}|Open in the explorer>${replay}` });
+  }
+  return JSON.stringify({
+    type: `alert.${f.type}`,
+    id: f.eventId,
+    at: f.at.toISOString(),
+    projectId: f.projectId,
+    rule: f.rule,
+    subject: f.subject,
+    value: f.value,
+    window: { start: f.windowStart.toISOString(), end: f.at.toISOString(), minutes: f.rule.windowMinutes },
+    summary,
+    links,
+  });
+}

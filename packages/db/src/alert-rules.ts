@@ -1,0 +1,88 @@
+/**
+ * Alert rules (Settings > Alerts; evaluated by the collector, apps/collector/src/alerts): what a
+ * rule can measure, and the check of a rule's fields, shared by the web's form and the collector.
+ */
+
+/** What a rule measures over its window, from the alerts' per-minute rollup (alert_minutes). */
+export const ALERT_KINDS = {
+  failure_count: { label: 'Failed attempts', unit: 'attempts' },
+  failure_rate: { label: 'Failure rate', unit: '%' },
+  escalations: { label: 'Escalations', unit: 'escalations' },
+  exhausted: { label: 'Budget or retry exhaustion', unit: 'attempts' },
+  rejections_unfixed: { label: 'Rejections not fixed next', unit: 'rejections' },
+  repair_tokens: { label: 'Repair tokens', unit: 'tokens' },
+  repair_dollars: { label: 'Repair cost', unit: 'USD' },
+  new_failure_class: { label: 'New failure class', unit: 'classes' },
+  new_failing_tool: { label: 'New tool failing', unit: 'tools' },
+} as const;
+export type AlertKind = keyof typeof ALERT_KINDS;
+export const ALERT_KIND_NAMES = Object.keys(ALERT_KINDS) as AlertKind[];
+
+/** The kinds that fire per new failure class or tool (subject), with no threshold. */
+export const isNewKind = (k: AlertKind): boolean => k === 'new_failure_class' || k === 'new_failing_tool';
+
+export const ALERT_COMPARISONS = { gt: '>', gte: '≥', lt: '<', lte: '≤' } as const;
+export type AlertComparison = keyof typeof ALERT_COMPARISONS;
+
+export const ALERT_FORMATS = ['generic', 'slack'] as const;
+export type AlertFormat = (typeof ALERT_FORMATS)[number];
+
+/**
+ * The longest window: a day. The collector keeps alert_minutes two days (a window, plus the part
+ * of the day before it that the new_* kinds read as "seen before").
+ */
+export const MAX_WINDOW_MINUTES = 1440;
+
+export interface AlertRuleInput {
+  name: string;
+  kind: AlertKind;
+  failureClass: string | null;
+  toolName: string | null;
+  windowMinutes: number;
+  comparison: AlertComparison;
+  threshold: number;
+  webhookUrl: string;
+  format: AlertFormat;
+}
+
+/** True when `value` crosses the rule's threshold. */
+export function crosses(value: number, comparison: AlertComparison, threshold: number): boolean {
+  switch (comparison) {
+    case 'gt':
+      return value > threshold;
+    case 'gte':
+      return value >= threshold;
+    case 'lt':
+      return value < threshold;
+    case 'lte':
+      return value <= threshold;
+  }
+}
+
+/** The first thing wrong with a rule's fields, in words, or null. */
+export function alertRuleProblem(r: AlertRuleInput): string | null {
+  if (!r.name.trim() || r.name.length > 120) return 'Name the rule (at most 120 characters)';
+  if (!(r.kind in ALERT_KINDS)) return `Unknown metric "${r.kind}"`;
+  if (!Number.isInteger(r.windowMinutes) || r.windowMinutes < 1 || r.windowMinutes > MAX_WINDOW_MINUTES) {
+    return `Window: a whole number of minutes from 1 to ${MAX_WINDOW_MINUTES}`;
+  }
+  if (!(r.comparison in ALERT_COMPARISONS)) return `Unknown comparison "${r.comparison}"`;
+  if (!Number.isFinite(r.threshold) || r.threshold < 0) return 'Threshold: a number, 0 or more';
+  if (r.kind === 'failure_rate' && r.threshold > 100) return 'Threshold: a failure rate is a percentage, at most 100';
+  if (!(ALERT_FORMATS as readonly string[]).includes(r.format)) return `Unknown format "${r.format}"`;
+  let url: URL;
+  try {
+    url = new URL(r.webhookUrl);
+  } catch {
+    return 'Webhook URL: enter an absolute http:// or https:// URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Webhook URL: enter an absolute http:// or https:// URL';
+  if (r.webhookUrl.length > 2000) return 'Webhook URL: at most 2,000 characters';
+  for (const [label, v] of [
+    ['Failure class', r.failureClass],
+    ['Tool', r.toolName],
+  ] as const) {
+    if (v !== null && (v.length === 0 || v.length > 200)) return `${label}: at most 200 characters`;
+  }
+  return null;
+}
