@@ -56,6 +56,8 @@ ORDER BY 1`;
 /** Tables no OTLP data reaches (the collector never writes them): their keys are the web's or the migrator's. */
 const NOT_FROM_OTLP: Record<string, string> = {
   _prisma_migrations: 'the migrator (migration names)',
+  alert_deliveries: "the alert evaluator's own delivery states",
+  alert_states: "the alert evaluator (a rule's subject is made of the stored, already bounded tool and class names)",
   api_keys: 'the web (key hashes)',
   auth_accounts: 'sign-in (better-auth)',
   auth_rate_limits: 'sign-in (better-auth)',
@@ -86,6 +88,7 @@ const TOOL_COLUMNS = [
   'analytics_session_parts.tool_name',
   'analytics_model_daily.tool_name',
   'analytics_model_session_parts.tool_name',
+  'alert_minutes.tool_name',
 ];
 const SESSION_COLUMNS = [
   'sessions.id',
@@ -106,6 +109,7 @@ const CLASS_COLUMNS = [
   'analytics_session_parts.failure_class',
   'analytics_model_daily.failure_class',
   'analytics_model_session_parts.failure_class',
+  'alert_minutes.failure_class',
 ];
 
 const SOURCES: Source[] = [
@@ -119,7 +123,7 @@ const SOURCES: Source[] = [
     name: 'gen_ai.request.model',
     values: (v) => ({ model: v }),
     expect: 'shortened',
-    columns: ['analytics_model_daily.model', 'analytics_model_session_parts.model', 'analytics_model_spend_daily.model', 'analytics_model_session_spend.model'],
+    columns: ['analytics_model_daily.model', 'analytics_model_session_parts.model', 'analytics_model_spend_daily.model', 'analytics_model_session_spend.model', 'alert_minutes.model'],
   },
   { name: 'guardtrace.feedback', values: (v) => ({ feedback: v }), expect: 'bounded', columns: ['analytics_daily.feedback_template', 'analytics_session_parts.feedback_template'] },
   { name: 'gen_ai.conversation.id', values: (v) => ({ session: v }), expect: 'rejected', columns: SESSION_COLUMNS },
