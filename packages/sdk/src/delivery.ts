@@ -32,8 +32,9 @@ const EXPORT_SUCCESS = 0;
 const EXPORT_FAILED = 1;
 
 /**
- * The OTLP exporter's answer when its retries ran out within its timeout (503/429/502/504, a
- * Retry-After past the deadline, a network error or a request timeout): worth sending again.
+ * The OTLP exporter's answer when the collector pushed back (429/502/503/504) and its retries
+ * ran out within its timeout, e.g. a Retry-After past the deadline: worth sending again. (A
+ * network error or a request timeout comes back as that error, and counts as failed.)
  */
 function isRetryable(error: Error | undefined): boolean {
   return error?.message === 'Export failed with retryable status';
@@ -104,8 +105,8 @@ export class DeliveryExporter implements SpanExporter {
         return;
       }
       if (result.code !== EXPORT_SUCCESS && this.#closing && isRetryable(result.error)) {
-        // the collector pushed back (503/429 + Retry-After past this request's bound) or timed
-        // out: during shutdown the batch goes back in line, and shutdown waits while others get through
+        // the collector pushed back (503/429 + a Retry-After past this request's bound): during
+        // shutdown the batch goes back in line, and shutdown waits while others get through
         const timer = setTimeout(() => {
           this.#retrying.delete(timer);
           this.#waiting.push([spans, done]);

@@ -24,6 +24,13 @@ export function run(cmd: string, args: string[], opts: { cwd: string; env?: Node
   return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
 }
 
+/** npm in a throwaway project sees none of pnpm's npm_config_* or the workspace. */
+export function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|pnpm_|PNPM_|NODE_OPTIONS$|NODE_PATH$|INIT_CWD$)/.test(k)) env[k] = v;
+  return env;
+}
+
 function must(r: Run, what: string): Run {
   if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}):\n${r.output}`);
   return r;

@@ -18,7 +18,7 @@ import { createTestDatabase, freePort, type TestDatabase } from '@guardtrace/db/
 import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGES, ROOT, attw, buildAndPack, publint, run } from './pack.ts';
+import { PACKAGES, ROOT, attw, buildAndPack, npmEnv, publint, run } from './pack.ts';
 
 const CONSUMER = path.join(ROOT, 'tools/package-check/consumer');
 const catalog = readFileSync(path.join(ROOT, 'pnpm-workspace.yaml'), 'utf8');
@@ -38,12 +38,6 @@ const mcpManifest = JSON.parse(readFileSync(path.join(PACKAGES.mcp, 'package.jso
 /** The SDK's optional peers are pinned as its devDependencies. */
 const sdkManifest = JSON.parse(readFileSync(path.join(PACKAGES.sdk, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 
-/** npm in the throwaway project sees none of pnpm's npm_config_* or the workspace. */
-function npmEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|pnpm_|PNPM_|NODE_OPTIONS$|NODE_PATH$|INIT_CWD$)/.test(k)) env[k] = v;
-  return env;
-}
 
 beforeAll(() => {
   work = mkdtempSync(path.join(tmpdir(), 'gt-published-'));
