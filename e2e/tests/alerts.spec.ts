@@ -142,6 +142,22 @@ test('a rule made in Settings fires into a signed webhook when an agent fails, l
     const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa']).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
 
+    // A rule with no threshold: a tool failing for the first time.
+    const fresh = `e2e new tools ${tag}`;
+    await form.getByLabel('Name').fill(fresh);
+    await form.getByLabel('Metric').selectOption('new_failing_tool');
+    await expect(form.getByLabel('Fires when')).toHaveCount(0);
+    await form.getByLabel('Failure class (optional)').fill('');
+    await form.getByLabel('Tool (optional)').fill('');
+    await form.getByLabel('Window (minutes)').fill('10');
+    await form.getByLabel('Webhook URL').fill(receiver.url);
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    const freshRow = page.getByTestId('alert-rule-row').filter({ hasText: fresh });
+    await expect(freshRow).toContainText('New tool failing within 10 min');
+    page.once('dialog', (d) => d.accept());
+    await freshRow.getByRole('button', { name: `Delete ${fresh}` }).click();
+    await expect(freshRow).toHaveCount(0);
+
     // Mute, then delete: both in the audit log.
     await row.getByRole('button', { name: `Mute ${name}` }).click();
     await expect(row.getByTestId('alert-state')).toHaveText('muted');

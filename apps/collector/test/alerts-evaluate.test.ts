@@ -260,6 +260,35 @@ describe('new failure class / new tool failing', () => {
   });
 });
 
+describe('a run', () => {
+  it('evaluates the other rules when one fails, and says which', async () => {
+    const p = await newProjectKey();
+    await send(failingSession({ startMs: T0 + 100 * 60_000, tool: 'search', failures: [{ cls: 'transient' }] }).spans, p.key);
+    // A row no form makes (the database has no list of kinds): its measure fails.
+    const bad = await createRule(env.sql, { projectId: p.projectId, kind: 'no_such_kind', url: receiver.url, secret: SECRET });
+    const good = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', threshold: 1, url: receiver.url, secret: SECRET });
+    const r = await runAlertTick(env.sql, { now: at(101), webUrl: WEB });
+    expect(r.errors.map((e) => e.ruleId)).toEqual([bad]);
+    expect((await eventsOf(env.sql, good)).map((e) => e.kind)).toEqual(['firing']);
+  });
+
+  it('forgets firings and their deliveries after 30 days, and the rollup after 2', async () => {
+    const p = await newProjectKey();
+    await send(failingSession({ startMs: T0 + 110 * 60_000, tool: 'search', failures: [{ cls: 'transient' }] }).spans, p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', threshold: 1, url: receiver.url, secret: SECRET });
+    await runAlertTick(env.sql, { now: at(111), webUrl: WEB });
+    const rollup = async () => Number((await env.sql.query('SELECT count(*) FROM alert_minutes WHERE project_id = $1', [p.projectId])).rows[0].count);
+    expect(await rollup()).toBeGreaterThan(0);
+    await runAlertTick(env.sql, { now: at(111 + 2 * 24 * 60 + 1), webUrl: WEB });
+    expect(await rollup()).toBe(0);
+    expect((await eventsOf(env.sql, ruleId)).map((e) => e.kind)).toEqual(['firing', 'resolved']);
+    await runAlertTick(env.sql, { now: at(111 + 30 * 24 * 60 + 1), webUrl: WEB });
+    expect((await eventsOf(env.sql, ruleId)).map((e) => e.kind)).toEqual(['resolved']);
+    const deliveries = await env.sql.query('SELECT count(*)::int AS n FROM alert_deliveries d JOIN alert_events e ON e.id = d.event_id WHERE e.rule_id = $1', [ruleId]);
+    expect(deliveries.rows[0].n).toBe(1);
+  });
+});
+
 describe('one evaluator at a time', () => {
   it('skips while another collector holds the lock, and two at once store one firing', async () => {
     const p = await newProjectKey();

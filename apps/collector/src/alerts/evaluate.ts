@@ -14,6 +14,8 @@ import { type Measure, measure, type RuleRow, windowStart } from './metrics.ts';
 const LOCK = "hashtextextended('guardtrace:alerts', 0)";
 /** alert_minutes is kept 2 days: the longest window (a day) and the part of its day before it. */
 const KEEP_MINUTES_MS = 2 * 24 * 60 * 60 * 1000;
+/** Firings, resolutions and their delivery log are kept 30 days: the page shows the latest, and a month answers "did it fire?". */
+const KEEP_EVENTS_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface TickOptions {
   /** The evaluation's time (tests pass a fixed one). */
@@ -29,21 +31,26 @@ export interface TickResult {
   resolved: number;
   delivered: number;
   failed: number;
+  /** Rules whose evaluation failed (each is retried next run; the others are evaluated regardless). */
+  errors: { ruleId: string; message: string }[];
 }
 
 /** Evaluates every rule and sends the deliveries due, if no other collector is doing it. */
 export async function runAlertTick(pool: pg.Pool, opts: TickOptions): Promise<TickResult> {
   const c = await pool.connect();
-  const result: TickResult = { ran: false, fired: 0, resolved: 0, delivered: 0, failed: 0 };
+  const result: TickResult = { ran: false, fired: 0, resolved: 0, delivered: 0, failed: 0, errors: [] };
   try {
     const { rows } = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${LOCK}) AS ok`);
     if (!rows[0]?.ok) return result;
     result.ran = true;
     try {
-      const { fired, resolved } = await evaluateRules(c, opts);
+      const { fired, resolved, errors } = await evaluateRules(c, opts);
       result.fired = fired;
       result.resolved = resolved;
+      result.errors = errors;
       await c.query('DELETE FROM alert_minutes WHERE minute < $1', [new Date(opts.now.getTime() - KEEP_MINUTES_MS)]);
+      // Their deliveries go with them (ON DELETE CASCADE).
+      await c.query('DELETE FROM alert_events WHERE at < $1', [new Date(opts.now.getTime() - KEEP_EVENTS_MS)]);
       const d = await deliverDue(c, opts.now);
       result.delivered = d.delivered;
       result.failed = d.failed;
@@ -56,45 +63,61 @@ export async function runAlertTick(pool: pg.Pool, opts: TickOptions): Promise<Ti
   }
 }
 
-async function evaluateRules(c: pg.ClientBase, opts: TickOptions): Promise<{ fired: number; resolved: number }> {
+async function evaluateRules(c: pg.ClientBase, opts: TickOptions): Promise<{ fired: number; resolved: number; errors: TickResult['errors'] }> {
   const { rows: rules } = await c.query<RuleRow>(
     `SELECT id, project_id, name, kind, failure_class, tool_name, window_minutes, comparison, threshold, webhook_url, format, muted
      FROM alert_rules ORDER BY project_id, id`,
   );
   let fired = 0;
   let resolved = 0;
+  const errors: TickResult['errors'] = [];
   for (const r of rules) {
-    const measures = await measure(c, r, opts.now);
-    const firingNow = new Map<string, Measure>();
-    for (const [subject, m] of measures) {
-      if (isNewKind(r.kind) || crosses(m.value, r.comparison, r.threshold)) firingNow.set(subject, m);
-    }
-    await c.query('BEGIN');
     try {
-      const { rows: states } = await c.query<{ subject: string; state: string }>(
-        'SELECT subject, state FROM alert_states WHERE rule_id = $1 FOR UPDATE',
-        [r.id],
-      );
-      const firing = new Set(states.filter((s) => s.state === 'firing').map((s) => s.subject));
-      for (const [subject, m] of firingNow) {
-        if (firing.has(subject)) continue;
-        await transition(c, r, subject, 'firing', m, opts);
-        fired++;
-      }
-      for (const subject of firing) {
-        if (firingNow.has(subject)) continue;
-        // What it measures now (a new_* subject no longer new: 0, as it left the window's news).
-        const m = measures.get(subject) ?? { value: 0, worstSessionId: null };
-        await transition(c, r, subject, 'resolved', isNewKind(r.kind) ? { value: 0, worstSessionId: null } : m, opts);
-        resolved++;
-      }
-      await c.query('UPDATE alert_states SET last_value = $3 WHERE rule_id = $1 AND subject = $2', [r.id, '', measures.get('')?.value ?? 0]);
-      await c.query('UPDATE alert_rules SET last_evaluated_at = $2 WHERE id = $1', [r.id, opts.now]);
-      await c.query('COMMIT');
+      const moved = await evaluateRule(c, r, opts);
+      fired += moved.fired;
+      resolved += moved.resolved;
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw err;
+      // A rule deleted meanwhile, a bad row: the others are still evaluated (its transaction was rolled back).
+      errors.push({ ruleId: r.id, message: (err as Error).message });
     }
+  }
+  return { fired, resolved, errors };
+}
+
+/** One rule: its measures, then its subjects' moves in one transaction. */
+async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Promise<{ fired: number; resolved: number }> {
+  let fired = 0;
+  let resolved = 0;
+  const measures = await measure(c, r, opts.now);
+  const firingNow = new Map<string, Measure>();
+  for (const [subject, m] of measures) {
+    if (isNewKind(r.kind) || crosses(m.value, r.comparison, r.threshold)) firingNow.set(subject, m);
+  }
+  await c.query('BEGIN');
+  try {
+    const { rows: states } = await c.query<{ subject: string; state: string }>(
+      'SELECT subject, state FROM alert_states WHERE rule_id = $1 FOR UPDATE',
+      [r.id],
+    );
+    const firing = new Set(states.filter((s) => s.state === 'firing').map((s) => s.subject));
+    for (const [subject, m] of firingNow) {
+      if (firing.has(subject)) continue;
+      await transition(c, r, subject, 'firing', m, opts);
+      fired++;
+    }
+    for (const subject of firing) {
+      if (firingNow.has(subject)) continue;
+      // What it measures now (a new_* subject no longer new: 0, as it left the window's news).
+      const m = measures.get(subject) ?? { value: 0, worstSessionId: null };
+      await transition(c, r, subject, 'resolved', isNewKind(r.kind) ? { value: 0, worstSessionId: null } : m, opts);
+      resolved++;
+    }
+    await c.query('UPDATE alert_states SET last_value = $3 WHERE rule_id = $1 AND subject = $2', [r.id, '', measures.get('')?.value ?? 0]);
+    await c.query('UPDATE alert_rules SET last_evaluated_at = $2 WHERE id = $1', [r.id, opts.now]);
+    await c.query('COMMIT');
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => {});
+    throw err;
   }
   return { fired, resolved };
 }

@@ -24,7 +24,9 @@ export function startAlerts(opts: AlertsOptions): { stop: () => Promise<void> } 
     if (stopped) return;
     timer = setTimeout(() => {
       running = runAlertTick(pool, { now: new Date(), webUrl: opts.webUrl })
-        .then(() => {})
+        .then((r) => {
+          for (const e of r.errors) opts.warn(`alert rule ${e.ruleId} not evaluated; the next run retries`, new Error(e.message));
+        })
         .catch((err) => opts.warn('alert evaluation failed; the next run retries', err as Error))
         .finally(() => {
           running = null;

@@ -25,7 +25,8 @@ const ruleInput = z.object({
   failureClass: optional,
   toolName: optional,
   windowMinutes: z.coerce.number({ error: 'Window: a number of minutes' }),
-  comparison: z.enum(Object.keys(ALERT_COMPARISONS) as [string, ...string[]]).default('gte'),
+  // Not in the form for the new_* kinds (they have no threshold).
+  comparison: z.preprocess((v) => (v === '' ? undefined : v), z.enum(Object.keys(ALERT_COMPARISONS) as [string, ...string[]]).default('gte')),
   threshold: z
     .string()
     .trim()
