@@ -1,8 +1,8 @@
 /**
  * Alerts end to end: a rule made in Settings > Alerts, a test send, then a real agent's failures
  * (the SDK, OTLP through the real collector) crossing it: a real HTTP receiver (on a port the
- * system picks) gets the signed firing with its explorer and replay links, then the resolution
- * once the window has passed. The collector evaluates every second here (global-setup.ts); the
+ * system picks, failing the firing's first attempt) gets the signed firing again after the
+ * backoff, with its explorer and replay links, then the resolution once the window has passed. The collector evaluates every second here (global-setup.ts); the
  * window is whole minutes, so the resolution takes up to two of them.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -17,17 +17,23 @@ interface Hook {
   headers: http.IncomingHttpHeaders;
   body: string;
   json: { type?: string; value?: number; summary?: string; links?: { explorer: string; worstSession: string | null }; rule?: { name: string } };
+  status: number;
 }
 
+/** A receiver that answers 204, except 500 to the first firing (a receiver down for a moment). */
 async function startReceiver() {
   const got: Hook[] = [];
+  let firingFailed = false;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      got.push({ headers: req.headers, body, json: JSON.parse(body) });
-      res.writeHead(204).end();
+      const json = JSON.parse(body);
+      const status = json.type === 'alert.firing' && !firingFailed ? 500 : 204;
+      if (status === 500) firingFailed = true;
+      got.push({ headers: req.headers, body, json, status });
+      res.writeHead(status).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -103,8 +109,20 @@ test('a rule made in Settings fires into a signed webhook when an agent fails, l
       { id: worst, badCalls: 2 },
     ]);
     const of = (type: string) => receiver.got.filter((h) => h.json.type === type);
-    await expect.poll(() => of('alert.firing').length, { timeout: 60_000 }).toBe(1);
-    const fired = of('alert.firing')[0] as Hook;
+    // The receiver fails the firing once: the collector sends it again after its backoff (30 s).
+    await expect.poll(() => of('alert.firing').map((h) => h.status), { timeout: 60_000 }).toEqual([500]);
+    await page.goto('/settings/alerts');
+    const firingLog = page.getByTestId('alert-delivery').filter({ hasText: name }).filter({ hasText: 'firing' });
+    await expect(row.getByTestId('alert-state')).toHaveText('firing');
+    await expect(page.getByTestId('alert-event').filter({ hasText: name }).first()).toHaveAttribute('data-kind', 'firing');
+    await expect(firingLog).toHaveAttribute('data-status', 'pending');
+    await expect(firingLog).toContainText('HTTP 500');
+    await expect.poll(() => of('alert.firing').map((h) => h.status), { timeout: 90_000 }).toEqual([500, 204]);
+    const [failed, fired] = of('alert.firing') as [Hook, Hook];
+    expect(fired.headers['x-guardtrace-delivery']).toBe(failed.headers['x-guardtrace-delivery']);
+    expect(fired.body).toBe(failed.body);
+    expect(Number(fired.headers['x-guardtrace-timestamp']) - Number(failed.headers['x-guardtrace-timestamp'])).toBeGreaterThanOrEqual(30);
+    expect(verified(failed, secret)).toBe(true);
     expect(verified(fired, secret)).toBe(true);
     expect(fired.headers['x-guardtrace-event']).toBe('firing');
     expect(fired.json.value).toBe(3);
@@ -122,21 +140,25 @@ test('a rule made in Settings fires into a signed webhook when an agent fails, l
     await page.goto(fired.json.links?.worstSession as string);
     await expect(page.getByText(worst).first()).toBeVisible();
 
-    await page.goto('/settings/alerts');
-    await expect(row.getByTestId('alert-state')).toHaveText('firing');
-    await expect(page.getByTestId('alert-event').filter({ hasText: name }).first()).toHaveAttribute('data-kind', 'firing');
-
     // The spike is over: once its minutes leave the 2-minute window, the rule resolves.
     await expect.poll(() => of('alert.resolved').length, { timeout: 150_000, intervals: [1000] }).toBe(1);
     const resolved = of('alert.resolved')[0] as Hook;
     expect(verified(resolved, secret)).toBe(true);
     expect(resolved.json.value).toBe(0);
-    expect(receiver.got).toHaveLength(3);
-    await page.reload();
+    expect(receiver.got.map((h) => [h.json.type, h.status])).toEqual([
+      ['alert.test', 204],
+      ['alert.firing', 500],
+      ['alert.firing', 204],
+      ['alert.resolved', 204],
+    ]);
+    await page.goto('/settings/alerts');
     await expect(row.getByTestId('alert-state')).toHaveText('ok');
     const log = page.getByTestId('alert-delivery').filter({ hasText: name });
     await expect(log).toHaveCount(3);
     await expect(log.filter({ hasText: 'HTTP 204' })).toHaveCount(3);
+    // The firing's delivery: delivered at its second attempt.
+    await expect(firingLog).toHaveAttribute('data-status', 'delivered');
+    await expect(firingLog.locator('td').nth(3)).toHaveText('2');
 
     // The page with its rows is accessible.
     const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22a', 'wcag22aa']).analyze();

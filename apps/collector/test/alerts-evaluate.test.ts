@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
 import { measure, type RuleRow } from '../src/alerts/metrics.ts';
 import { createRule, eventsOf, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
-import { type Env, jsonRequest, setupApp, setupDatabase } from './helpers.ts';
+import { type Env, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let app: FastifyInstance;
@@ -88,11 +88,17 @@ describe('each rule kind measures the rollup', () => {
       failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human', exhausted: 'attempts' }],
       endsFailed: true,
     });
+    // A clean search session kept by sampling at 25%: its one attempt stands for 4.
+    const clean = failingSession({ startMs: T0 + 8_000, tool: 'search', failures: [] });
+    const cleanTrace = (clean.spans[0] as { traceId: string }).traceId;
+    clean.spans.push(
+      jsonSpan({ traceId: cleanTrace, name: 'guardtrace.sampling', startMs: T0 + 8_000, attrs: { 'gen_ai.conversation.id': clean.sessionId, 'guardtrace.sampling.weight': 4 } }),
+    );
     // Outside every window below: an hour earlier.
     const old = failingSession({ startMs: T0 - 3_600_000, tool: 'search', failures: [{ cls: 'transient' }, { cls: 'transient' }] });
     // Sent in two requests, and the first once more (a client's retry): nothing counts twice.
     await send(s1.spans, p.key);
-    await send([...s2.spans, ...old.spans], p.key);
+    await send([...s2.spans, ...old.spans, ...clean.spans], p.key);
     await send(s1.spans, p.key);
     // The project's own price: $2 and $10 per million input and output tokens.
     await env.sql.query(
@@ -119,10 +125,10 @@ describe('each rule kind measures the rollup', () => {
     expect((await value('failure_count', { failure_class: 'transient' })).worst).toBe(worst);
   });
 
-  it("rates a class's failures among the attempts, in percent", async () => {
-    // 2 transient failures among 4 attempts (search: 3, pay: 1).
-    expect((await value('failure_rate', { failure_class: 'transient' })).value).toBe(50);
-    expect((await value('failure_rate', { failure_class: 'transient', tool_name: 'search' })).value).toBeCloseTo(66.667, 2);
+  it("rates a class's failures among the attempts, in percent, counting the attempts sampling dropped", async () => {
+    // 2 transient failures among 8 attempts: search 3, pay 1, and the clean session's 1 that stands for 4.
+    expect((await value('failure_rate', { failure_class: 'transient' })).value).toBe(25);
+    expect((await value('failure_rate', { failure_class: 'transient', tool_name: 'search' })).value).toBeCloseTo(28.571, 2);
   });
 
   it('counts escalations, exhaustion and rejections not fixed next', async () => {

@@ -44,8 +44,9 @@ const SUMS: Partial<Record<AlertKind, string>> = {
   exhausted: `sum(exhausted) FILTER (WHERE ${CLASS})`,
   rejections_unfixed: `sum(rejections_unfixed) FILTER (WHERE ${CLASS})`,
   repair_tokens: `sum(repair_input_tokens + repair_output_tokens) FILTER (WHERE ${CLASS})`,
-  // A class's failed attempts among all the attempts (of the tool, if named), in percent.
-  failure_rate: `100.0 * sum(failed_attempts) FILTER (WHERE ${CLASS}) / nullif(sum(attempts), 0)`,
+  // A class's failed attempts among all the attempts (of the tool, if named), in percent; the
+  // attempts weighted by sampling (failed sessions are always kept: weight 1).
+  failure_rate: `100.0 * sum(failed_attempts) FILTER (WHERE ${CLASS}) / nullif(sum(weighted_attempts), 0)`,
 };
 
 /** The measures of a rule at `now`: one per subject that counts (threshold rules: always one, ''). */
