@@ -51,6 +51,15 @@ const PACKAGES: Bench[] = [
     optIn: 'web-scale',
     notes: 'bench/web-scale-notes.md',
   },
+  {
+    name: '@guardtrace/e2e',
+    dir: 'e2e',
+    title: 'Capacity: CPU a span and Postgres size per million spans (`pnpm bench capacity`, docs/deployment.md)',
+    script: 'bench:capacity',
+    results: 'bench/capacity.json',
+    optIn: 'capacity',
+    notes: '',
+  },
   // A package with more than one benchmark names each one's script and results file.
   {
     name: '@guardtrace/e2e',
