@@ -11,10 +11,12 @@ import { z } from 'zod';
 const positiveInt = z.number().int().positive();
 const count = z.number().int().min(0);
 
+/** `auto_repair` is recorded by the runtime, never a policy's decision. */
+const POLICY_DECISIONS = DECISIONS.filter((d) => d !== 'auto_repair');
 const classPolicy = z.strictObject({
   retries: count.optional(),
-  decision: z.enum(DECISIONS).optional(),
-  onExhausted: z.enum(DECISIONS).optional(),
+  decision: z.enum(POLICY_DECISIONS).optional(),
+  onExhausted: z.enum(POLICY_DECISIONS).optional(),
 });
 const policy = z.partialRecord(z.enum(FAILURE_CLASSES), classPolicy);
 
