@@ -88,6 +88,8 @@ export class ToolCall {
   readonly #meta: unknown;
   /** Mistakes corrected in code during the current `attempt()` (auto-repair.ts). */
   #corrections: Correction[] = [];
+  /** The caller said the arguments are not the model's own (`autoRepair: false`): nothing is repaired. */
+  readonly #noAutoRepair: boolean;
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
@@ -100,9 +102,11 @@ export class ToolCall {
       description?: string | undefined;
       span?: CallSpanOptions | undefined;
       meta?: unknown;
+      autoRepair?: false | undefined;
     } = {},
   ) {
     this.#meta = opts.meta;
+    this.#noAutoRepair = opts.autoRepair === false;
     const so = opts.span;
     if (so !== undefined) checkSpanOptions(so, toolName);
     this.#spanOpts = so;
@@ -187,7 +191,7 @@ export class ToolCall {
    * absent, those of the call's `span` option. `meta` is the tool's `ctx.meta` for this run's
    * attempts (default: the call's own `meta` option).
    */
-  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined; meta?: unknown } = {}): Promise<CallResult> {
+  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined; meta?: unknown; autoRepair?: false } = {}): Promise<CallResult> {
     if (this.#done) throw new Error(`guardtrace: tool call ${this.callId} already ended`);
     if (opts.tool !== undefined && opts.tool !== this.#toolName) this.#switchTool(opts.tool);
     const { rt, book, sessionId } = this.#scope;
@@ -212,7 +216,7 @@ export class ToolCall {
       if (run.idempotencyKey) this.#idempotencyKey = run.idempotencyKey;
       if (run.ok) return this.#succeed(run, span, n, callId, args, durationMs);
       // one sound correction: fixed in code and run as the next attempt, no model turn
-      const canRepair = this.#corrections.length < MAX_AUTO_REPAIRS && n < maxAttempts && book.budgets(maxAttempts - n).sessionRetriesLeft > 0;
+      const canRepair = !this.#noAutoRepair && opts.autoRepair !== false && this.#corrections.length < MAX_AUTO_REPAIRS && n < maxAttempts && book.budgets(maxAttempts - n).sessionRetriesLeft > 0;
       const fix = canRepair ? planAutoRepair(rt, this.#tool, this.toolName, run) : undefined;
       if (fix) {
         book.attemptFailed(durationMs);

@@ -119,3 +119,17 @@ describe('successful results entering the model context', () => {
     for (const a of named('guardtrace.attempt')) expect(String(a.attributes['gen_ai.tool.call.result'])).not.toContain(KEY);
   });
 });
+
+describe('auto-repair in tool messages', () => {
+  it('puts what was corrected before the result, and leaves nothing for the next turn to repair', async () => {
+    const { gt } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'openai-agent' });
+    const run = await runOpenAIToolCalls(s, { tool_calls: [
+      { id: 'call_a', type: 'function', function: { name: 'lookup_customers', arguments: '{"email":"dana@acme.io"}' } },
+    ] });
+    expect(run.messages[0]?.content).toBe('Corrected and ran (use the corrected call next time):\n- called `lookup_customer`; `lookup_customers` does not exist\n\n{"id":"cus_1"}');
+    expect(run.repairs).toBeUndefined();
+    await s.end();
+  });
+});
