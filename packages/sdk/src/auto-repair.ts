@@ -100,13 +100,20 @@ function argsObject(raw: unknown): Record<string, unknown> | undefined {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
+/** Top-level argument names: a zod object's keys, else the `properties` of the schema's JSON Schema metadata (the MCP proxy's). */
+function fieldNames(schema: z.ZodType): string[] | undefined {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  const props = (schema.meta() as { properties?: unknown } | undefined)?.properties;
+  return props !== null && typeof props === 'object' && !Array.isArray(props) ? Object.keys(props) : undefined;
+}
+
 function argumentNames(rt: Runtime, tool: RegisteredTool, run: AttemptRun): AutoRepairPlan | undefined {
   const failed = run.guards.at(-1);
   if (failed?.name !== 'schema' || failed.stage !== 'schema') return undefined;
-  if (!(tool.schema instanceof z.ZodObject) || !autoRepairEnabled(rt, tool, 'argument_name')) return undefined;
+  const fields = fieldNames(tool.schema);
+  if (!fields || !autoRepairEnabled(rt, tool, 'argument_name')) return undefined;
   const args = argsObject(run.rawArgs);
   if (!args) return undefined;
-  const fields = Object.keys(tool.schema.shape);
   const absent = fields.filter((f) => !(f in args));
   const renames = new Map<string, string>();
   for (const key of Object.keys(args)) {
