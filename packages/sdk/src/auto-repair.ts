@@ -55,7 +55,7 @@ function settingFor(s: AutoRepairSetting | undefined, kind: AutoRepairKind): boo
  * when it says (the only way in for a tool that is neither read-only nor idempotent); else
  * the global setting, for read-only and idempotent tools only.
  */
-export function autoRepairEnabled(rt: Runtime, tool: RegisteredTool, kind: AutoRepairKind): boolean {
+function autoRepairEnabled(rt: Runtime, tool: RegisteredTool, kind: AutoRepairKind): boolean {
   const own = settingFor(tool.autoRepair, kind);
   if (own !== undefined) return own;
   if (!(tool.flags?.readOnly || tool.flags?.idempotent)) return false;
@@ -77,7 +77,7 @@ function words(name: string): string[] {
  * (`search_codebase` / `search_files`). Closeness only nominates: a repair needs exactly one
  * close candidate that also satisfies the schema.
  */
-export function isClose(a: string, b: string): boolean {
+function isClose(a: string, b: string): boolean {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
   if (x === y) return true;
