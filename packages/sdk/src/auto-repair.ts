@@ -72,19 +72,36 @@ function words(name: string): string[] {
 }
 
 /**
- * Two names are close when they are a typo apart (edit distance at most 2, or a third of the
- * shorter name), one contains the other (`filepath` / `path`), or they share a word
- * (`search_codebase` / `search_files`). Closeness only nominates: a repair needs exactly one
- * close candidate that also satisfies the schema.
+ * How close two names are, strongest first: 0 a typo apart (edit distance at most 2, or a third
+ * of the shorter name), 1 one inside the other (`filepath` / `path`), 2 a shared word
+ * (`search_codebase` / `search_files`); undefined when none.
  */
-function isClose(a: string, b: string): boolean {
+function closeness(a: string, b: string): number | undefined {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  if (x === y) return true;
-  if (distance(x, y) <= Math.max(2, Math.floor(Math.min(x.length, y.length) / 3))) return true;
-  if (Math.min(x.length, y.length) >= 3 && (x.includes(y) || y.includes(x))) return true;
+  if (distance(x, y) <= Math.max(2, Math.floor(Math.min(x.length, y.length) / 3))) return 0;
+  if (Math.min(x.length, y.length) >= 3 && (x.includes(y) || y.includes(x))) return 1;
   const wa = new Set(words(a));
-  return words(b).some((w) => wa.has(w));
+  return words(b).some((w) => wa.has(w)) ? 2 : undefined;
+}
+
+/**
+ * The one candidate closest to `name` that `accept`s, or undefined: candidates are taken at the
+ * strongest closeness any of them has, and two there mean no sound correction.
+ */
+function soleClosest<T>(name: string, candidates: readonly T[], nameOf: (c: T) => string, accept: (c: T) => boolean): T | undefined {
+  let best: T[] = [];
+  let bestTier = Number.POSITIVE_INFINITY;
+  for (const c of candidates) {
+    const tier = closeness(name, nameOf(c));
+    if (tier === undefined || tier > bestTier || !accept(c)) continue;
+    if (tier < bestTier) {
+      best = [];
+      bestTier = tier;
+    }
+    best.push(c);
+  }
+  return best.length === 1 ? best[0] : undefined;
 }
 
 /** The arguments as an object (JSON text parsed), or undefined when they are not one. */
@@ -118,9 +135,9 @@ function argumentNames(rt: Runtime, tool: RegisteredTool, run: AttemptRun): Auto
   const renames = new Map<string, string>();
   for (const key of Object.keys(args)) {
     if (fields.includes(key)) continue;
-    const close = absent.filter((f) => isClose(key, f));
-    if (close.length !== 1) return undefined;
-    renames.set(key, close[0] as string);
+    const field = soleClosest(key, absent, (f) => f, () => true);
+    if (field === undefined) return undefined;
+    renames.set(key, field);
   }
   const targets = new Set(renames.values());
   if (renames.size === 0 || targets.size !== renames.size) return undefined;
@@ -136,8 +153,7 @@ function argumentNames(rt: Runtime, tool: RegisteredTool, run: AttemptRun): Auto
 }
 
 function toolName(rt: Runtime, name: string, run: AttemptRun): AutoRepairPlan | undefined {
-  const matches = [...rt.tools.values()].filter((t) => isClose(name, t.name) && checkSchema(t, run.rawArgs).ok);
-  const only = matches.length === 1 ? matches[0] : undefined;
+  const only = soleClosest(name, [...rt.tools.values()], (t) => t.name, (t) => checkSchema(t, run.rawArgs).ok);
   if (!only || !autoRepairEnabled(rt, only, 'tool_name')) return undefined;
   return {
     rawArgs: run.rawArgs,
