@@ -224,4 +224,32 @@ describe('auto-repair', () => {
     expect(failed.ok ? '' : failed.feedback).toMatch(/^Corrected and ran \(use the corrected call next time\):\n- called `read_file`; `read_fil` does not exist\n\nTOOL CALL REJECTED: Path not found: nothing\/like\/it.xyz/);
     await s.end();
   });
+
+  it("applies a custom guard's one sound correction only where the arguments hold what it names, within the attempt cap", async () => {
+    const t = traced();
+    const ran: unknown[] = [];
+    const spec = (name: string, maxAttempts?: number) => ({
+      name,
+      description: 'Get a report',
+      schema: z.object({ report: z.string() }),
+      flags: { readOnly: true },
+      ...(maxAttempts ? { maxAttempts } : {}),
+      guards: [{
+        name: 'report_exists',
+        check: (a: { report: string }) =>
+          a.report === 'rep_own' ? { pass: true as const } : { pass: false as const, reason: 'no such report', failureClass: 'missing_resource' as const, pointers: ['/report'], repair: { pointer: '/report', from: 'rep_0wn', to: 'rep_own' } },
+      }],
+      execute: (a: { report: string }) => ran.push(a),
+    });
+    t.gt.tool(spec('get_report'));
+    t.gt.tool(spec('get_report_once', 1));
+    const s = t.gt.session({ agentName: 'a' });
+    expect(await s.callTool('get_report', { report: 'rep_0wn' })).toMatchObject({ ok: true, corrections: [{ kind: 'path', from: 'rep_0wn', to: 'rep_own', pointers: ['/report'] }] });
+    // the arguments do not hold `from` at the pointer: nothing is guessed
+    expect(await s.callTool('get_report', { report: 'other' })).toMatchObject({ ok: false, failureClass: 'missing_resource' });
+    // a call with one attempt has none left for the repaired one
+    expect(await s.callTool('get_report_once', { report: 'rep_0wn' })).toMatchObject({ ok: false, failureClass: 'missing_resource' });
+    expect(ran).toEqual([{ report: 'rep_own' }]);
+    await s.end();
+  });
 });
