@@ -35,7 +35,8 @@ export async function runReplayAgent(o: ReplayAgentOptions): Promise<void> {
     shutdownTimeoutMillis: 180_000,
   });
   const budgets = { sessionRetries: OUT_OF_REACH, rejectionsPerTask: OUT_OF_REACH, addedLatencyMs: OUT_OF_REACH, repairTokens: { perUser: OUT_OF_REACH } };
-  const gt = new Guardtrace({ tracer: otel.tracer, ...(o.unlimited ? { budgets } : {}) });
+  // autoRepair off: `reed_file` has one sound correction, and this agent's mistakes are the model's to repair
+  const gt = new Guardtrace({ tracer: otel.tracer, autoRepair: false, ...(o.unlimited ? { budgets } : {}) });
   gt.tool({
     name: 'read_file',
     description: 'Read a file of the workspace',

@@ -21,7 +21,8 @@ async function runAgent(held: string, kept: string): Promise<void> {
     timeoutMillis: 60_000,
     shutdownTimeoutMillis: 120_000,
   });
-  const gt = new Guardtrace({ tracer: otel.tracer, sampling: { cleanSessionRate: 0 } });
+  // autoRepair off: `echoo` stays a failed call for the model to correct (a failing session)
+  const gt = new Guardtrace({ tracer: otel.tracer, sampling: { cleanSessionRate: 0 }, autoRepair: false });
   gt.tool({ name: 'echo', description: 'Echo text', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
   for (const [id, tool] of [
     [held, 'echo'],

@@ -24,7 +24,8 @@ const ALL = 27;
 /** 27 sessions of one agent: one corrected invalid call, one corrected unknown tool, one with 1.2M tokens, 24 clean. */
 async function runAgent() {
   const otel = setupGuardtrace({ endpoint: collector(), apiKey: process.env.GUARDTRACE_API_KEY as string, serviceName: 'explorer-e2e', register: false, flushOnExit: false });
-  const gt = new Guardtrace({ tracer: otel.tracer });
+  // autoRepair off: the unknown tool below is the model's to correct (a model repair)
+  const gt = new Guardtrace({ tracer: otel.tracer, autoRepair: false });
   gt.tool({ name: 'read_file', description: 'Read a file', schema: z.object({ path: z.string() }), flags: { readOnly: true }, execute: (a) => `contents of ${a.path}` });
   const agentName = `explorer-${tag}`;
 

@@ -11,7 +11,8 @@ async function runAgent(apiKey: string, sessions: { id: string; fail: boolean }[
   const otel = setupGuardtrace({ endpoint: collector(), apiKey, serviceName: 'e2e-agent', register: false, flushOnExit: false, sampling: {} });
   const remote = remoteSamplingRate({ endpoint: collector(), apiKey });
   const rate = await remote.refresh();
-  const gt = new Guardtrace({ tracer: otel.tracer, sampling: { cleanSessionRate: remote.rate } });
+  // autoRepair off: `echoo` stays a failed call for the model to correct (a failing session)
+  const gt = new Guardtrace({ tracer: otel.tracer, sampling: { cleanSessionRate: remote.rate }, autoRepair: false });
   gt.tool({ name: 'echo', description: 'Echo text', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
   for (const { id, fail } of sessions) {
     const s = gt.session({ id, agentName: 'e2e-agent' });

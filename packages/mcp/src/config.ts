@@ -11,10 +11,12 @@ import { z } from 'zod';
 const positiveInt = z.number().int().positive();
 const count = z.number().int().min(0);
 
+/** `auto_repair` is recorded by the runtime, never a policy's decision. */
+const POLICY_DECISIONS = DECISIONS.filter((d) => d !== 'auto_repair');
 const classPolicy = z.strictObject({
   retries: count.optional(),
-  decision: z.enum(DECISIONS).optional(),
-  onExhausted: z.enum(DECISIONS).optional(),
+  decision: z.enum(POLICY_DECISIONS).optional(),
+  onExhausted: z.enum(POLICY_DECISIONS).optional(),
 });
 const policy = z.partialRecord(z.enum(FAILURE_CLASSES), classPolicy);
 
@@ -40,6 +42,12 @@ const precondition = z.strictObject({
   message: z.string().min(1),
 }).refine((p) => p.matches !== undefined || p.notMatches !== undefined, 'expected "matches" or "notMatches" (or both)');
 
+/** Repair in code, without a model turn (the SDK's `autoRepair`): all kinds, or per kind. */
+const autoRepair = z.union([
+  z.boolean(),
+  z.strictObject({ argumentNames: z.boolean().optional(), toolNames: z.boolean().optional(), paths: z.boolean().optional() }),
+]);
+
 const toolConfig = z.strictObject({
   /** Overrides the flags read from the tool's annotations. */
   flags: z.strictObject({
@@ -54,6 +62,8 @@ const toolConfig = z.strictObject({
   timeoutMs: positiveInt.optional(),
   maxAttempts: positiveInt.optional(),
   policy: policy.optional(),
+  /** This tool's auto-repair; the only way in for a tool that is neither read-only nor idempotent. */
+  autoRepair: autoRepair.optional(),
 });
 
 export const configSchema = z.strictObject({
@@ -78,6 +88,8 @@ export const configSchema = z.strictObject({
    */
   unknownArguments: z.enum(['reject', 'pass']).default('reject'),
   policy: policy.optional(),
+  /** Auto-repair for read-only and idempotent tools (default on). */
+  autoRepair: autoRepair.optional(),
   budgets: z.strictObject({
     maxAttemptsPerCall: positiveInt.optional(),
     sessionRetries: count.optional(),

@@ -17,7 +17,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type Attributes, SpanKind, SpanStatusCode, trace, context as otelContext } from '@opentelemetry/api';
-import { type CallOptions, type CallResult, type CallSpanOptions, Guardtrace, redactSecrets, type Session } from '@guardtrace/sdk';
+import { type CallOptions, type CallResult, type CallSpanOptions, correctionNote, Guardtrace, redactSecrets, type Session } from '@guardtrace/sdk';
 import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from '@guardtrace/semconv';
 import {
   ATTR_JSONRPC_REQUEST_ID,
@@ -72,6 +72,7 @@ export interface GuardProxy {
 export function createProxy(upstream: Upstream, config: ProxyConfig, telemetry: ProxyTelemetry): GuardProxy {
   const opts: ConstructorParameters<typeof Guardtrace>[0] = telemetry.tracer ? { tracer: telemetry.tracer } : { tracing: false };
   if (config.policy) opts.policy = config.policy;
+  if (config.autoRepair !== undefined) opts.autoRepair = config.autoRepair;
   // a connection is one session that serves many tasks with no boundary between them: the
   // rejection budget counts per logical call (a call and its corrections) unless the config says `task`
   opts.budgets = { rejectionsScope: 'call', ...config.budgets };
@@ -105,6 +106,20 @@ function toolsCallSpan(session: Attributes, requestId: string): CallSpanOptions 
     kind: SpanKind.SERVER,
     attributes: { ...session, [ATTR_MCP_METHOD_NAME]: TOOLS_CALL, [ATTR_JSONRPC_REQUEST_ID]: requestId },
     attemptAttributes: { [ATTR_JSONRPC_REQUEST_ID]: requestId },
+  };
+}
+
+/**
+ * A result after an auto-repair: what was corrected comes first, as a text content item (the
+ * model reads it before the result) and as `_meta["guardtrace/corrections"]`.
+ */
+function corrected(value: CallToolResult, r: Extract<CallResult, { ok: true }>): CallToolResult {
+  const note = correctionNote(r);
+  if (note === undefined) return value;
+  return {
+    ...value,
+    content: [{ type: 'text', text: note }, ...(value.content ?? [])],
+    _meta: { ...value._meta, 'guardtrace/corrections': r.corrections?.map((c) => ({ kind: c.kind, from: c.from, to: c.to })) },
   };
 }
 
@@ -210,7 +225,7 @@ export function serveConnection(proxy: GuardProxy, transport: Transport, info: C
     if (!r.ok) return failureResult(r);
     // the client (the model) gets the result redacted of secrets, as from the SDK's integrations;
     // the span's gen_ai.tool.call.result is sanitized by the SDK itself
-    const value = redactSecrets(r.value as CallToolResult);
+    const value = corrected(redactSecrets(r.value as CallToolResult), r);
     if (!r.deduplicated) return value;
     // answered from the idempotency store: the tool did not run again, and the client is told so
     return { ...value, _meta: { ...value._meta, 'guardtrace/deduplicated': true, 'guardtrace/idempotencyKey': r.idempotencyKey } };

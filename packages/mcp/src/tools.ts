@@ -198,6 +198,7 @@ export function toolSpec(tool: Tool, config: ProxyConfig, upstream: UpstreamTool
   if (own?.timeoutMs !== undefined) spec.timeoutMs = own.timeoutMs;
   if (own?.maxAttempts !== undefined) spec.maxAttempts = own.maxAttempts;
   if (own?.policy) spec.policy = own.policy;
+  if (own?.autoRepair !== undefined) spec.autoRepair = own.autoRepair;
   const out: { spec: ToolSpec; warning?: string } = { spec };
   if (compiled.compileError) out.warning = `tool ${tool.name}: its inputSchema does not compile (${compiled.compileError}); arguments go to the upstream server unchecked`;
   return out;

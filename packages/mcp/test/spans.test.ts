@@ -40,12 +40,12 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-async function proxied() {
+async function proxied(config: Record<string, unknown> = {}) {
   const exporter = new InMemorySpanExporter();
   const enricher = new McpSpanEnricher();
   const provider = new BasicTracerProvider({ spanProcessors: [enricher, new SimpleSpanProcessor(exporter)] });
   const upstream = await upstreamServer();
-  const proxy = createProxy(upstream, parseConfig({}, '(test)', process.cwd()), { tracer: provider.getTracer('test'), enricher, shutdown: () => provider.shutdown() });
+  const proxy = createProxy(upstream, parseConfig(config, '(test)', process.cwd()), { tracer: provider.getTracer('test'), enricher, shutdown: () => provider.shutdown() });
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   const conn = serveConnection(proxy, serverSide, { transport: 'pipe' });
   await conn.start();
@@ -81,7 +81,7 @@ describe('guardtrace-mcp spans', () => {
   });
 
   it('an unknown tool corrected by the next request stays one SERVER span named after the corrected tool; the attempts carry their own request ids', async () => {
-    const p = await proxied();
+    const p = await proxied({ autoRepair: false }); // the model corrects `ecoh` here, not the proxy
     expect(await p.client.callTool({ name: 'ecoh', arguments: { text: 'hi' } })).toMatchObject({ isError: true, _meta: { 'guardtrace/failureClass': 'unknown_tool' } });
     expect(await p.client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ text: 'hi' }] });
     await p.conn.end();
@@ -92,6 +92,38 @@ describe('guardtrace-mcp spans', () => {
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBe(calls[0]?.attributes['jsonrpc.request.id']);
     expect(ids[1]).not.toBe(ids[0]);
+  });
+
+  it('auto-repairs a tool name and an argument name with one sound correction, and tells the client first', async () => {
+    const p = await proxied();
+    const r = await p.client.callTool({ name: 'ecoh', arguments: { text: 'hi' } });
+    expect(r).toEqual({
+      content: [{ type: 'text', text: 'Corrected and ran (use the corrected call next time):\n- called `echo`; `ecoh` does not exist' }, { type: 'text', text: 'hi' }],
+      _meta: { 'guardtrace/corrections': [{ kind: 'tool_name', from: 'ecoh', to: 'echo' }] },
+    });
+    const named = await p.client.callTool({ name: 'echo', arguments: { txt: 'yo' } });
+    expect(named.content).toEqual([
+      { type: 'text', text: 'Corrected and ran (use the corrected call next time):\n- used argument `text` for `txt`; echo has no argument `txt`' },
+      { type: 'text', text: 'yo' },
+    ]);
+    await p.conn.end();
+
+    const calls = p.spans().filter((s) => s.attributes['gen_ai.operation.name'] === 'execute_tool');
+    expect(calls.map((c) => c.name)).toEqual(['tools/call echo', 'tools/call echo']);
+    const attempts = calls.flatMap((c) => p.attemptsOf(c)).map((a) => [a.attributes['gen_ai.tool.name'], a.attributes['guardtrace.decision'], a.attributes['guardtrace.auto_repair.kind']]);
+    expect(attempts).toEqual([
+      ['ecoh', 'auto_repair', 'tool_name'],
+      ['echo', 'proceed', undefined],
+      ['echo', 'auto_repair', 'argument_name'],
+      ['echo', 'proceed', undefined],
+    ]);
+  });
+
+  it('does not auto-repair a tool that is neither read-only nor idempotent unless the config opts it in', async () => {
+    const p = await proxied({ tools: { echo: { flags: { readOnly: false, idempotent: false } } } });
+    expect(await p.client.callTool({ name: 'echo', arguments: { txt: 'yo' } })).toMatchObject({ isError: true, _meta: { 'guardtrace/failureClass': 'invalid_arguments' } });
+    const q = await proxied({ tools: { echo: { flags: { readOnly: false, idempotent: false }, autoRepair: { argumentNames: true } } } });
+    expect((await q.client.callTool({ name: 'echo', arguments: { txt: 'yo' } })).content).toHaveLength(2);
   });
 
   it('the tool records the upstream JSON-RPC error code on its attempt span (rpc.response.status_code)', async () => {

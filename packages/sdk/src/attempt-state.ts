@@ -28,6 +28,8 @@ export interface AttemptRun {
   reconciliation?: ReconcileResult;
   /** The tool's circuit was open: the attempt failed fast. */
   circuitOpen?: boolean;
+  /** The failing guard's one sound correction (see `GuardFail.repair`). */
+  repair?: { pointer: string; from: string; to: string };
 }
 
 /** One attempt as the tool call hands it over. */
@@ -132,6 +134,7 @@ export function fail(run: AttemptRun, g: GuardRun, stage: AttemptRun['stage']): 
   run.stage = stage;
   run.failingGuard = g.pending;
   if (o.candidates) run.candidates = o.candidates;
+  if (o.repair) run.repair = o.repair;
   return run;
 }
 

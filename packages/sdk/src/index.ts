@@ -47,7 +47,10 @@ export type {
   PolicyOverrides,
   BackoffConfig,
   Clock,
+  AutoRepairSetting,
+  Correction,
 } from './types.ts';
+export { correctionNote } from './auto-repair.ts';
 export {
   openAITools,
   runOpenAIToolCalls,
@@ -145,6 +148,9 @@ export {
   ATTR_GUARDTRACE_DEDUPLICATED,
   ATTR_GUARDTRACE_GUARD_CANDIDATES,
   ATTR_GUARDTRACE_GUARD_POINTERS,
+  ATTR_GUARDTRACE_AUTO_REPAIR_KIND,
+  ATTR_GUARDTRACE_AUTO_REPAIR_POINTERS,
+  ATTR_GUARDTRACE_AUTO_REPAIR_TOOL,
   ATTR_GUARDTRACE_REPAIR_TOKENS,
   ATTR_GUARDTRACE_STEP_SEQUENCE,
   OP_RUN_GUARDRAIL,
@@ -169,6 +175,7 @@ export {
 export {
   FAILURE_CLASSES,
   DECISIONS,
+  AUTO_REPAIR_KINDS,
   GUARD_STAGES,
   OUTCOMES,
   SESSION_OUTCOMES,
@@ -186,6 +193,7 @@ export {
 export type {
   FailureClass,
   Decision,
+  AutoRepairKind,
   GuardStage,
   Outcome,
   SessionOutcome,

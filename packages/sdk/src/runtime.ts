@@ -4,7 +4,7 @@ import { type IdempotencyStore, MemoryIdempotencyStore } from './idempotency.ts'
 import { DEFAULT_BACKOFF, DEFAULT_POLICY, mergePolicy } from './policy.ts';
 import type { SanitizeOptions } from './sanitize.ts';
 import { Telemetry } from './telemetry.ts';
-import type { BackoffConfig, Clock, PolicyOverrides, PolicyTable, ToolSpec } from './types.ts';
+import type { AutoRepairSetting, BackoffConfig, Clock, PolicyOverrides, PolicyTable, ToolSpec } from './types.ts';
 
 export const SDK_VERSION = '0.1.0';
 /** Version of the guardtrace.* attribute set written on spans. */
@@ -30,6 +30,13 @@ export interface GuardtraceOptions {
    * set in the web app and served by the collector).
    */
   sampling?: { cleanSessionRate?: number | (() => number) };
+  /**
+   * Repair in code, without a model turn, of mistakes with exactly one sound correction (an
+   * argument name, a tool name, a path). Default `true`, which applies to read-only and
+   * idempotent tools only; a tool's own `autoRepair` overrides it, and only that opts a tool
+   * that is neither in.
+   */
+  autoRepair?: AutoRepairSetting;
 }
 
 const realClock: Clock = {
@@ -73,6 +80,7 @@ export class Runtime {
   readonly locks = new LockTable();
   readonly tools = new Map<string, RegisteredTool>();
   readonly sanitize: SanitizeOptions;
+  readonly autoRepair: AutoRepairSetting;
   readonly #rate: () => number;
 
   constructor(opts: GuardtraceOptions) {
@@ -91,6 +99,7 @@ export class Runtime {
     this.ledger = new RepairLedger(this.budgets.repairTokens.windowMs);
     this.idempotency = opts.idempotencyStore ?? new MemoryIdempotencyStore();
     this.sanitize = opts.sanitize ?? {};
+    this.autoRepair = opts.autoRepair ?? true;
     const rate = opts.sampling?.cleanSessionRate ?? 1;
     this.#rate = typeof rate === 'function' ? rate : () => rate;
   }

@@ -70,6 +70,11 @@ export interface CallOptions {
    * a waiting one brings its own `meta` to the attempts it makes.
    */
   meta?: unknown;
+  /**
+   * `false`: no auto-repair for this call, when the arguments are not the model's own (an
+   * adapter's placeholder for a framework that does not hand them over).
+   */
+  autoRepair?: false;
 }
 
 /** Token totals of a session; repair tokens are broken down by the failure class they repaired. */
@@ -164,7 +169,8 @@ export class SessionCore {
       // the waiting call keeps its span; the attempts this call makes carry this call's attributes
       const attemptAttributes = span?.attemptAttributes;
       const more = opts.callId !== undefined ? { callId: opts.callId, tool: name, attemptAttributes } : { tool: name, attemptAttributes };
-      return waiting.attempt(rawArgs, 'meta' in opts ? { ...more, meta: opts.meta } : more);
+      const withMeta = 'meta' in opts ? { ...more, meta: opts.meta } : more;
+      return waiting.attempt(rawArgs, opts.autoRepair === false ? { ...withMeta, autoRepair: false } : withMeta);
     }
     return this.toolCall(name, opts).attempt(rawArgs);
   }

@@ -30,6 +30,7 @@ import {
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
+import { correctionNote, planAutoRepair, recordAutoRepair } from './auto-repair.ts';
 import type { AttemptRun } from './attempt-state.ts';
 import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, rejectionsOf, shownFeedback } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
@@ -40,7 +41,10 @@ import type { CallReports } from './session-book.ts';
 import { type CallSpanOptions, callSpanName, checkAttributes, checkSpanOptions, withExtra } from './span-options.ts';
 import { clip, jsonText } from './span-text.ts';
 import type { Attrs } from './telemetry.ts';
-import type { AttemptRecord, CallFailure, CallResult, GuardRecord, ToolFlags } from './types.ts';
+import type { AttemptRecord, CallFailure, CallResult, Correction, GuardRecord, ToolFlags } from './types.ts';
+
+/** Corrections in code per `attempt()` at most (each is an attempt of the call, bounded by its cap too). */
+const MAX_AUTO_REPAIRS = 3;
 
 /** What a call runs in: the runtime, its session's id and span, and the book it reports to. */
 export interface CallScope {
@@ -82,6 +86,10 @@ export class ToolCall {
   readonly #spanOpts: CallSpanOptions | undefined;
   /** The caller's per-call data (`ctx.meta`) for attempts run without their own. */
   readonly #meta: unknown;
+  /** Mistakes corrected in code during the current `attempt()` (auto-repair.ts). */
+  #corrections: Correction[] = [];
+  /** The caller said the arguments are not the model's own (`autoRepair: false`): nothing is repaired. */
+  readonly #noAutoRepair: boolean;
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
@@ -94,9 +102,11 @@ export class ToolCall {
       description?: string | undefined;
       span?: CallSpanOptions | undefined;
       meta?: unknown;
+      autoRepair?: false | undefined;
     } = {},
   ) {
     this.#meta = opts.meta;
+    this.#noAutoRepair = opts.autoRepair === false;
     const so = opts.span;
     if (so !== undefined) checkSpanOptions(so, toolName);
     this.#spanOpts = so;
@@ -181,7 +191,7 @@ export class ToolCall {
    * absent, those of the call's `span` option. `meta` is the tool's `ctx.meta` for this run's
    * attempts (default: the call's own `meta` option).
    */
-  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined; meta?: unknown } = {}): Promise<CallResult> {
+  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined; meta?: unknown; autoRepair?: false } = {}): Promise<CallResult> {
     if (this.#done) throw new Error(`guardtrace: tool call ${this.callId} already ended`);
     if (opts.tool !== undefined && opts.tool !== this.#toolName) this.#switchTool(opts.tool);
     const { rt, book, sessionId } = this.#scope;
@@ -190,19 +200,33 @@ export class ToolCall {
     if (own) checkAttributes(opts.attemptAttributes, `guardtrace: tool call ${this.callId}: attempt option attemptAttributes`);
     const extra = own ? opts.attemptAttributes : this.#spanOpts?.attemptAttributes;
     const meta = 'meta' in opts ? opts.meta : this.#meta;
+    let raw = rawArgs;
+    this.#corrections = [];
     for (;;) {
       const n = this.attempts.length + 1;
       if (n > 1) book.retrying();
       const callId = opts.callId ?? this.callId;
-      const { span, args } = this.#attemptSpan(n, callId, rawArgs, extra);
+      const { span, args } = this.#attemptSpan(n, callId, raw, extra);
       const t0 = rt.clock.now();
       const run = await runAttempt({
-        rt, tool: this.#tool, toolName: this.toolName, rawArgs, attemptSpan: span,
+        rt, tool: this.#tool, toolName: this.toolName, rawArgs: raw, attemptSpan: span,
         sessionId, callId, intentId: this.intentId, attempt: n, meta,
       });
       const durationMs = Math.max(0, rt.clock.now() - t0);
       if (run.idempotencyKey) this.#idempotencyKey = run.idempotencyKey;
       if (run.ok) return this.#succeed(run, span, n, callId, args, durationMs);
+      // one sound correction: fixed in code and run as the next attempt, no model turn
+      const canRepair = !this.#noAutoRepair && opts.autoRepair !== false && this.#corrections.length < MAX_AUTO_REPAIRS && n < maxAttempts && book.budgets(maxAttempts - n).sessionRetriesLeft > 0;
+      const fix = canRepair ? planAutoRepair(rt, this.#tool, this.toolName, run) : undefined;
+      if (fix) {
+        book.attemptFailed(durationMs);
+        const record = recordAutoRepair(rt, run, fix, { span, n, tool: this.toolName, callId, args, durationMs });
+        this.attempts.push(record);
+        this.#corrections.push(record.correction ?? fix.correction);
+        if (fix.tool) this.#switchTool(fix.tool);
+        raw = fix.rawArgs;
+        continue;
+      }
       const next = await this.#failed(run, { span, n, callId, args, durationMs, attemptsLeft: maxAttempts - n });
       if (next !== 'again') return next;
     }
@@ -219,7 +243,9 @@ export class ToolCall {
   ): Promise<CallResult | 'again'> {
     const { rt, book } = this.#scope;
     book.attemptFailed(a.durationMs);
-    const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history: this.attempts, book, attemptsLeft: a.attemptsLeft });
+    // attempts repaired in code were never the model's to fix: they count toward no class's retries
+    const history = this.attempts.filter((x) => x.decision !== 'auto_repair');
+    const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history, book, attemptsLeft: a.attemptsLeft });
     const d = j.decision;
     book.decided(d.decision, j.fingerprint, j.backoffMs);
     if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
@@ -246,6 +272,11 @@ export class ToolCall {
     };
     if (this.#idempotencyKey) base.idempotencyKey = this.#idempotencyKey;
     if (run.candidates) base.candidates = run.candidates;
+    if (this.#corrections.length > 0) {
+      // the model must know what its call ran as before it reads why that failed
+      base.corrections = [...this.#corrections];
+      base.feedback = `${correctionNote(base)}\n\n${base.feedback}`;
+    }
     if (d.awaitingCorrection) {
       this.#last = base;
       book.awaiting(this);
@@ -307,6 +338,7 @@ export class ToolCall {
     const result: CallResult = { ok: true, value: run.value, tool: this.toolName, callId: this.callId, attempts: [...this.attempts] };
     if (run.idempotencyKey) result.idempotencyKey = run.idempotencyKey;
     if (run.deduplicated) result.deduplicated = true;
+    if (this.#corrections.length > 0) result.corrections = [...this.#corrections];
     this.#finish(result);
     return result;
   }

@@ -1,5 +1,6 @@
 import type { Attributes } from '@opentelemetry/api';
 import type {
+  AutoRepairKind,
   Decision,
   EscalationReason,
   FailureClass,
@@ -71,6 +72,12 @@ export interface GuardFail {
   candidates?: string[];
   /** JSON pointers (RFC 6901) into the arguments of the fields at fault, e.g. `/items/3/qty`, when the guard knows them. */
   pointers?: string[];
+  /**
+   * The one sound correction, when the guard knows it: the value at `pointer` in the arguments
+   * (`from`, what the model sent) replaced by `to`. The files guard sets it when a missing path
+   * has exactly one candidate; the runtime applies it without a model turn (`autoRepair.paths`).
+   */
+  repair?: { pointer: string; from: string; to: string };
 }
 export type GuardOutcome = GuardPass | GuardFail;
 
@@ -123,6 +130,25 @@ export interface ToolContext {
   readonly meta: unknown;
 }
 
+/**
+ * Repair in code, without a model turn, of mistakes with exactly one sound correction:
+ * `true` / `false` for all kinds, or per kind (a kind left out keeps its default).
+ */
+export type AutoRepairSetting = boolean | { argumentNames?: boolean; toolNames?: boolean; paths?: boolean };
+
+/** A mistake the runtime corrected in code before running the call (see `autoRepair`). */
+export interface Correction {
+  kind: AutoRepairKind;
+  /** What the model sent: the argument name, tool name or path. */
+  from: string;
+  /** What the call ran with instead. */
+  to: string;
+  /** JSON pointers into the repaired arguments of what changed (empty for a tool name). */
+  pointers: string[];
+  /** One line for the model: "called `search_files`; `search_codebase` does not exist". */
+  text: string;
+}
+
 export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {
   name: string;
   description: string;
@@ -150,6 +176,12 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {
   idempotencyArgs?: (args: z.output<S>) => unknown;
   /** `reject` (default): unknown argument names are an error, never silently dropped. */
   unknownKeys?: 'reject' | 'strip';
+  /**
+   * Auto-repair for calls of this tool (overrides the global `autoRepair`). Default: on for a
+   * read-only or idempotent tool, off otherwise; a tool that is neither runs with arguments
+   * the model did not send only when it opts in here.
+   */
+  autoRepair?: AutoRepairSetting;
 }
 
 export interface GuardRecord {
@@ -181,6 +213,8 @@ export interface AttemptRecord {
   durationMs: number;
   /** Span id of the attempt span (empty when tracing is off); a repairing model call points at it. */
   spanId: string;
+  /** Set on an attempt with decision `auto_repair`: what the runtime corrected before the next attempt. */
+  correction?: Correction;
 }
 
 export interface Escalation {
@@ -200,6 +234,8 @@ export interface CallSuccess<R = unknown> {
   idempotencyKey?: string;
   /** True when answered from the idempotency store (the tool did not run again). */
   deduplicated?: boolean;
+  /** Mistakes corrected in code before the call ran (tell the model: `correctionNote`). */
+  corrections?: Correction[];
 }
 export interface CallFailure {
   ok: false;
@@ -218,6 +254,8 @@ export interface CallFailure {
   reconciliation?: ReconcileResult & { status: ReconcileStatus };
   /** Valid options offered (tool names, paths), closest first. */
   candidates?: string[];
+  /** Mistakes corrected in code before the attempt that failed. */
+  corrections?: Correction[];
 }
 export type CallResult<R = unknown> = CallSuccess<R> | CallFailure;
 

@@ -85,7 +85,8 @@ describe('rejection and correction', () => {
   });
 
   it('continues the call after an unknown tool name: the corrected call is attempt 2 under the same execute_tool span', async () => {
-    const { gt, named, childrenOf } = traced();
+    // the model's own correction (auto-repair off: lookup_customr has one sound correction)
+    const { gt, named, childrenOf } = traced({ autoRepair: false });
     const calls = registerSeedTools(gt);
     const s = gt.session({ agentName: 'a' });
     const args = { customer_id: 'c', amount_cents: 5 };

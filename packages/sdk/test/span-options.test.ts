@@ -59,7 +59,7 @@ describe('span option', () => {
   });
 
   it('keeps the call span across an unknown-tool correction: the name function gets the corrected name, each request its own attempt attributes', async () => {
-    const t = traced();
+    const t = traced({ autoRepair: false }); // the model corrects the name, not the runtime
     const calls = registerSeedTools(t.gt);
     const s = t.gt.session({ agentName: 'a' });
     const args = { customer_id: 'c', amount_cents: 5 };

@@ -12,7 +12,7 @@ const seq = (s: ReadableSpan | undefined) => s?.attributes[ATTR_GUARDTRACE_STEP_
 
 describe('step sequence', () => {
   it('numbers model turns and tool calls 1, 2, 3… in the order the loop took them, per session', async () => {
-    const { gt, spans } = traced();
+    const { gt, spans } = traced({ autoRepair: false }); // `mail` is the model's to correct here
     registerSeedTools(gt);
     const s = gt.session({ id: 'sess_seq', agentName: 'a' });
     s.recordModelCall({ model: 'm', inputTokens: 10, outputTokens: 1 });

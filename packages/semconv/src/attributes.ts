@@ -182,6 +182,16 @@ export const ATTR_GUARDTRACE_DEDUPLICATED = 'guardtrace.deduplicated' as const;
 export const ATTR_GUARDTRACE_GUARD_CANDIDATES = 'guardtrace.guard.candidates' as const;
 /** JSON pointers (RFC 6901) into the attempt's arguments of the fields a failed guard objects to; `''` is the whole arguments value. @example ['/items/3/qty'] */
 export const ATTR_GUARDTRACE_GUARD_POINTERS = 'guardtrace.guard.pointers' as const;
+/** On an attempt with decision `auto_repair`: what was corrected in code. See {@link AUTO_REPAIR_KINDS}. @example 'tool_name' */
+export const ATTR_GUARDTRACE_AUTO_REPAIR_KIND = 'guardtrace.auto_repair.kind' as const;
+/**
+ * On an attempt with decision `auto_repair`: JSON pointers into the repaired arguments (the next
+ * attempt's) of what was corrected; the pointers before are the failed guard's
+ * `guardtrace.guard.pointers`. Empty for a tool name. @example ['/query']
+ */
+export const ATTR_GUARDTRACE_AUTO_REPAIR_POINTERS = 'guardtrace.auto_repair.pointers' as const;
+/** On an attempt with decision `auto_repair` of kind `tool_name`: the tool the call ran as instead. @example 'search_files' */
+export const ATTR_GUARDTRACE_AUTO_REPAIR_TOOL = 'guardtrace.auto_repair.tool' as const;
 /** Number of repair tokens (input + output) of a model call that repairs a failed attempt. @example 18000 */
 export const ATTR_GUARDTRACE_REPAIR_TOKENS = 'guardtrace.repair.tokens' as const;
 /**

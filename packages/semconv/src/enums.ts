@@ -39,8 +39,25 @@ export const DECISIONS = [
   'escalate_human',
   'fallback_tool',
   'abort',
+  /**
+   * Repaired in code, without a model turn: the attempt's mistake had exactly one sound
+   * correction, and the corrected call ran as the call's next attempt. Recorded by the SDK on
+   * the failed attempt; never a per-class policy decision.
+   */
+  'auto_repair',
 ] as const;
 export type Decision = (typeof DECISIONS)[number];
+
+/** What an auto-repair corrected (value of `guardtrace.auto_repair.kind`). */
+export const AUTO_REPAIR_KINDS = [
+  /** An argument name the schema does not have, renamed to its one close schema field. */
+  'argument_name',
+  /** An unknown tool name, replaced by the one close tool whose schema the arguments satisfy. */
+  'tool_name',
+  /** A missing path, replaced by the one candidate the files guard found. */
+  'path',
+] as const;
+export type AutoRepairKind = (typeof AUTO_REPAIR_KINDS)[number];
 
 /** Guard stages, cheapest first. */
 export const GUARD_STAGES = ['schema', 'logical', 'execution', 'post_execution'] as const;

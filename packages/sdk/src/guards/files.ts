@@ -6,7 +6,7 @@ import path from 'node:path';
 import { distance } from 'fastest-levenshtein';
 import type { FailureClass } from '@guardtrace/semconv';
 import { pointersOfValues, pointersTo } from '../pointer.ts';
-import type { Guard, GuardOutcome } from '../types.ts';
+import type { Guard, GuardFail, GuardOutcome } from '../types.ts';
 import { optionalPeer } from './optional-peer.ts';
 import { type Loose, type PathsOf, pathsOf, resolveInside } from './paths.ts';
 
@@ -52,21 +52,22 @@ function inside(root: string, paths: string[]): string[] {
  * Candidate paths for a missing one, bounded: same basename anywhere (the seed's
  * `**\/Button.tsx`), else the closest workspace paths by edit distance.
  */
-export async function pathCandidates(root: string, missing: string, limit = 5): Promise<{ pattern: string; paths: string[] }> {
+export async function pathCandidates(root: string, missing: string, limit = 5): Promise<{ pattern: string; paths: string[]; complete: boolean }> {
   const base = path.posix.basename(missing.split(path.sep).join('/'));
   const pattern = `**/${base}`;
   const same = inside(root, await glob(pattern, { cwd: root, ignore: IGNORE, onlyFiles: true, followSymbolicLinks: false }));
   if (same.length > 0) {
     const ranked = same.sort((a, b) => distance(missing, a) - distance(missing, b) || a.localeCompare(b));
-    return { pattern, paths: ranked.slice(0, limit) };
+    return { pattern, paths: ranked.slice(0, limit), complete: true };
   }
   // 5000 files bounds the work on a big repository; candidates are a hint, not an index
-  const all = inside(root, await glob('**/*', { cwd: root, ignore: IGNORE, onlyFiles: true, followSymbolicLinks: false })).slice(0, 5000);
+  const found = inside(root, await glob('**/*', { cwd: root, ignore: IGNORE, onlyFiles: true, followSymbolicLinks: false }));
+  const all = found.slice(0, 5000);
   const scored = all
     .map((p) => ({ p, d: Math.min(distance(missing, p), distance(base, path.posix.basename(p)) + 1) }))
     .filter((x) => x.d <= Math.max(3, Math.floor(missing.length / 3)))
     .sort((a, b) => a.d - b.d || a.p.localeCompare(b.p));
-  return { pattern: 'similar names', paths: scored.slice(0, limit).map((x) => x.p) };
+  return { pattern: 'similar names', paths: scored.slice(0, limit).map((x) => x.p), complete: found.length <= all.length };
 }
 
 export function pathNotFoundFeedback(missing: string, pattern: string, candidates: string[]): string {
@@ -89,15 +90,21 @@ export function fileExists<A>(opts: { root: string; paths: PathsOf<A>; maxCandid
         const abs = resolveInside(opts.root, p);
         const st = abs === undefined ? null : await stat(abs).catch(() => null);
         if (st?.isFile()) continue;
-        const { pattern, paths } = await pathCandidates(opts.root, p, opts.maxCandidates ?? 5);
-        return {
+        const { pattern, paths, complete } = await pathCandidates(opts.root, p, opts.maxCandidates ?? 5);
+        const pointers = pointersTo(args, p);
+        const out: GuardFail = {
           pass: false,
           reason: `File not found: ${p}`,
           feedback: pathNotFoundFeedback(p, pattern, paths),
           failureClass: 'missing_resource',
           candidates: paths,
-          pointers: pointersTo(args, p),
+          pointers,
         };
+        // exactly one candidate in a complete search, at exactly one place in the arguments: the
+        // one sound correction, which the runtime may apply without a model turn (autoRepair)
+        const only = paths[0];
+        if (complete && paths.length === 1 && only !== undefined && pointers.length === 1) out.repair = { pointer: pointers[0] as string, from: p, to: only };
+        return out;
       }
       return { pass: true };
     },

@@ -20,6 +20,8 @@ export interface ToolMeta {
   timeoutMs?: number;
   policy?: ToolSpec['policy'];
   maxAttempts?: number;
+  /** Auto-repair of this tool's calls (see `ToolSpec.autoRepair`). */
+  autoRepair?: ToolSpec['autoRepair'];
 }
 
 /** A Guardtrace tool spec from a framework tool's name, description, zod schema and execute. */
@@ -37,6 +39,7 @@ export function specOf(
   if (meta.timeoutMs !== undefined) spec.timeoutMs = meta.timeoutMs;
   if (meta.policy) spec.policy = meta.policy;
   if (meta.maxAttempts !== undefined) spec.maxAttempts = meta.maxAttempts;
+  if (meta.autoRepair !== undefined) spec.autoRepair = meta.autoRepair;
   return spec;
 }
 

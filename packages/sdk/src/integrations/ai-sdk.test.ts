@@ -99,3 +99,64 @@ describe('AI SDK successful results', () => {
     expect(prompt).not.toContain('sk-proj-abcdefghijklmnopqrstuv');
   });
 });
+
+describe('AI SDK auto-repair', () => {
+  it('runs a made-up tool name and a misnamed argument as the one sound correction, and tells the model', async () => {
+    const { gt, named } = traced();
+    const ran: unknown[] = [];
+    registerAiSdkTools(gt, {
+      search_files: {
+        description: 'Search the files',
+        inputSchema: z.object({ query: z.string() }),
+        execute: (a: { query: string }) => {
+          ran.push(a);
+          return { hits: [`src/${a.query}.ts`] };
+        },
+      },
+      read_note: { description: 'Read a note', inputSchema: z.object({ note_id: z.string() }), execute: () => 'note text' },
+    }, { search_files: { flags: { readOnly: true } }, read_note: { flags: { readOnly: true } } });
+    const script: Gen[] = [
+      toolCall('call_1', 'search_codebase', '{"query":"Button"}', 0),
+      toolCall('call_2', 'read_note', '{"note":"n1"}', 1),
+      { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(9000, 20), warnings: [] },
+    ];
+    let i = 0;
+    const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[i++]! });
+    const s = gt.session({ id: 'ai_sdk_ar', agentName: 'ai-sdk-agent' });
+    const result = await generateText({ model, prompt: 'find Button', stopWhen: stepCountIs(5), ...guardedAiSdk(s) });
+    await s.end();
+
+    expect(result.text).toBe('done');
+    expect(ran).toEqual([{ query: 'Button' }]);
+    const toolOutput = (call: number) => {
+      const msg = model.doGenerateCalls[call]?.prompt.filter((m) => m.role === 'tool').at(-1);
+      return msg?.role === 'tool' ? msg.content[0] : undefined;
+    };
+    const first = toolOutput(1);
+    expect(first?.type === 'tool-result' && first.toolName).toBe('search_files');
+    expect(first?.type === 'tool-result' && first.output).toEqual({
+      type: 'json',
+      value: { corrections: 'Corrected and ran (use the corrected call next time):\n- called `search_files`; `search_codebase` does not exist', result: { hits: ['src/Button.ts'] } },
+    });
+    const second = toolOutput(2);
+    expect(second?.type === 'tool-result' && second.output).toEqual({
+      type: 'text',
+      value: 'Corrected and ran (use the corrected call next time):\n- used argument `note_id` for `note`; read_note has no argument `note`\n\nnote text',
+    });
+    // no model turn repaired anything: no repair tokens
+    expect(s.tokens.repair).toBe(0);
+    expect(named('chat').map((c) => c.attributes['guardtrace.repair.failure_class'])).toEqual([undefined, undefined, undefined]);
+    const calls = named('execute_tool');
+    expect(calls.map((c) => [c.name, c.attributes['guardtrace.attempt'], c.attributes['guardtrace.outcome']])).toEqual([
+      ['execute_tool search_files', 2, 'success'],
+      ['execute_tool read_note', 2, 'success'],
+    ]);
+    const decisions = named('guardtrace.attempt').map((a) => [a.attributes['gen_ai.tool.name'], a.attributes['guardtrace.decision'], a.attributes['guardtrace.auto_repair.kind']]);
+    expect(decisions).toEqual([
+      ['search_codebase', 'auto_repair', 'tool_name'],
+      ['search_files', 'proceed', undefined],
+      ['read_note', 'auto_repair', 'argument_name'],
+      ['read_note', 'proceed', undefined],
+    ]);
+  });
+});

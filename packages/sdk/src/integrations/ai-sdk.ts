@@ -12,6 +12,7 @@
  */
 import { type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, jsonSchema, tool } from 'ai';
 import { z } from 'zod';
+import { autoRepairedToolName, correctionNote } from '../auto-repair.ts';
 import type { Guardtrace } from '../guardtrace.ts';
 import { redactSecrets } from '../sanitize.ts';
 import { type Session, sessionCore } from '../session.ts';
@@ -37,7 +38,7 @@ export interface GuardedAiSdk {
   tools: ToolSet;
   prepareStep: (o: { model: LanguageModel; stepNumber: number }) => undefined;
   onStepFinish: (step: StepResult<ToolSet>) => void;
-  experimental_repairToolCall: (o: { toolCall: { toolCallId: string; toolName: string; input: string }; error: unknown }) => Promise<null>;
+  experimental_repairToolCall: <T extends { toolCallId: string; toolName: string; input: string }>(o: { toolCall: T; error: unknown }) => Promise<T | null>;
 }
 
 function feedbackOutput(r: CallFailure): GuardedToolOutput {
@@ -65,6 +66,17 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
   const note = (r: CallResult): void => {
     if (!r.ok) failedThisStep ??= r;
   };
+  // auto-repair: a made-up name with one sound correction is routed to that tool under its
+  // own name (tool call id → the name the model sent), and what was corrected is told to the
+  // model before the result (tool call id → the note)
+  const routed = new Map<string, string>();
+  const corrected = new Map<string, string>();
+  const modelOutput = ({ toolCallId, output }: { toolCallId: string; output: unknown }) => {
+    const text = corrected.get(toolCallId);
+    if (typeof output === 'string') return { type: 'text' as const, value: text === undefined ? output : `${text}\n\n${output}` };
+    const value = (output ?? null) as never;
+    return { type: 'json' as const, value: text === undefined ? value : ({ corrections: text, result: value } as never) };
+  };
 
   const tools: ToolSet = {};
   for (const name of names) {
@@ -82,11 +94,14 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
       description: spec.description,
       inputSchema: jsonSchema<unknown>(schema as never, { validate: (value) => ({ success: true, value }) }),
       execute: async (input: unknown, o: { toolCallId: string }) => {
-        const r = await session.callTool(name, input, { callId: o.toolCallId });
+        const r = await session.callTool(routed.get(o.toolCallId) ?? name, input, { callId: o.toolCallId });
         note(r);
+        const text = correctionNote(r);
+        if (r.ok && text !== undefined) corrected.set(o.toolCallId, text);
         // the model sees the result redacted of secrets; feedback is sanitized already
         return r.ok ? redactSecrets(r.value) : feedbackOutput(r);
       },
+      toModelOutput: modelOutput,
     }) as Tool;
   }
 
@@ -115,8 +130,16 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
       failedThisStep = undefined;
     },
     experimental_repairToolCall: async ({ toolCall, error }) => {
+      if (!NoSuchToolError.isInstance(error)) return null;
+      // one sound correction: the AI SDK runs the call as that tool, whose execute runs it
+      // through the runtime under the name the model sent (auto-repaired, recorded, told)
+      const target = autoRepairedToolName(rt, toolCall.toolName, toolCall.input);
+      if (target !== undefined && target in tools) {
+        routed.set(toolCall.toolCallId, toolCall.toolName);
+        return { ...toolCall, toolName: target };
+      }
       // a hallucinated tool name: run it through the runtime so it is rejected, recorded and counted
-      if (NoSuchToolError.isInstance(error)) note(await session.callTool(toolCall.toolName, toolCall.input, { callId: toolCall.toolCallId }));
+      note(await session.callTool(toolCall.toolName, toolCall.input, { callId: toolCall.toolCallId }));
       return null;
     },
   };

@@ -160,3 +160,23 @@ describe('LangChain guarded tools', () => {
     expect(() => guardLangChainTools(gt, [odd], { agentName: 'a' })).toThrow('LangChain tool "odd" needs a zod 4 or JSON schema');
   });
 });
+
+describe('LangChain auto-repair', () => {
+  it('runs a made-up tool name as its one sound correction inside createAgent, and the ToolMessage starts with what was corrected', async () => {
+    const { gt, named } = traced();
+    const calls: string[] = [];
+    const guarded = guardLangChainTools(gt, lunchTools(calls), { agentName: 'concierge', meta: { get_weather: { flags: { readOnly: true } } } });
+    const model = new FakeToolCallingModel({ toolCalls: [[{ name: 'get_weathers', args: { city: 'Oslo' }, id: 'call_1' }], []] });
+    const agent = createAgent({ model, tools: guarded.tools, middleware: [guarded.middleware] });
+    const result = await agent.invoke({ messages: [new HumanMessage('Weather in Oslo?')] }, { configurable: { thread_id: 'thread_ar' } });
+    await guarded.sessions.end('thread_ar');
+
+    expect(calls).toEqual(['get_weather:Oslo']);
+    const seen = toolMessages(result.messages).call_1;
+    expect(seen?.status).toBe('success');
+    expect(String(seen?.content)).toMatch(/^Corrected and ran \(use the corrected call next time\):\n- called `get_weather`; `get_weathers` does not exist\n\n\{"city":"Oslo"/);
+    // the model turn after it repairs nothing
+    expect(named('chat').map((c) => c.attributes['guardtrace.repair.failure_class'])).toEqual([undefined, undefined]);
+    expect(named('guardtrace.attempt').map((a) => a.attributes['guardtrace.decision'])).toEqual(['auto_repair', 'proceed']);
+  });
+});

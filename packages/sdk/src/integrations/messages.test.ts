@@ -14,7 +14,7 @@ import {
 
 describe('OpenAI-format tool calls', () => {
   it('runs a message tool_calls and returns tool messages carrying the feedback', async () => {
-    const { gt, named } = traced();
+    const { gt, named } = traced({ autoRepair: false }); // the model corrects lookup_custmer here
     registerSeedTools(gt);
     expect(openAITools(gt).map((t) => t.function.name)).toEqual(['create_file', 'lookup_customer', 'charge_card']);
     expect(openAITools(gt)[0]?.function.parameters).toMatchObject({ type: 'object', required: ['path', 'content'] });
@@ -117,5 +117,19 @@ describe('successful results entering the model context', () => {
     // the host's own program still gets the real value
     expect(openai.results[0]).toMatchObject({ ok: true, value: { env: `line1\n${KEY}` } });
     for (const a of named('guardtrace.attempt')) expect(String(a.attributes['gen_ai.tool.call.result'])).not.toContain(KEY);
+  });
+});
+
+describe('auto-repair in tool messages', () => {
+  it('puts what was corrected before the result, and leaves nothing for the next turn to repair', async () => {
+    const { gt } = traced();
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'openai-agent' });
+    const run = await runOpenAIToolCalls(s, { tool_calls: [
+      { id: 'call_a', type: 'function', function: { name: 'lookup_customers', arguments: '{"email":"dana@acme.io"}' } },
+    ] });
+    expect(run.messages[0]?.content).toBe('Corrected and ran (use the corrected call next time):\n- called `lookup_customer`; `lookup_customers` does not exist\n\n{"id":"cus_1"}');
+    expect(run.repairs).toBeUndefined();
+    await s.end();
   });
 });

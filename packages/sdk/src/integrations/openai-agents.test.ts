@@ -160,6 +160,28 @@ describe('OpenAI Agents SDK guarded tools', () => {
     expect(named('execute_tool').map((t) => [t.name, t.attributes['guardtrace.attempt']])).toEqual([['execute_tool get_time', 2]]);
   });
 
+  it('never auto-repairs a made-up name: the SDK hands over no arguments, only a placeholder', async () => {
+    const { gt, named } = traced();
+    const calls: string[] = [];
+    const listCities = {
+      name: 'list_cities',
+      description: 'Cities of a country (all by default)',
+      parameters: z.object({ country: z.string().optional() }),
+      execute: ({ country }: { country?: string }) => {
+        calls.push(`list_cities:${country ?? 'all'}`);
+        return ['Oslo'];
+      },
+    };
+    const guarded = guardAgentsTools(gt, [listCities], { agentName: 'concierge', meta: { list_cities: { flags: { readOnly: true } } } });
+    const model = new ScriptedModel([{ call: ['call_1', 'list_city', '{"country":"NO"}'] }, { text: 'none' }]);
+    await new Runner({ tracingDisabled: true }).run(new Agent({ name: 'concierge', model, tools: guarded.tools }), 'cities?', guarded.runOptions);
+    await guarded.sessions.end();
+    // list_cities({}) would satisfy the schema, but {} is not what the model sent
+    expect(calls).toEqual([]);
+    expect(outputsSeen(model).call_1).toContain('Unknown tool "list_city"');
+    expect(named('guardtrace.attempt').map((a) => a.attributes['guardtrace.decision'])).toEqual(['reject_with_feedback']);
+  });
+
   it('refuses a definition without a zod schema, saying which tool and what it needs', () => {
     const { gt } = traced();
     const def = { name: 'raw', description: 'x', parameters: { type: 'object' } as unknown as z.ZodObject, execute: () => 'x' };

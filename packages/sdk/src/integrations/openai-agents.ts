@@ -19,7 +19,7 @@
 import { type CallModelInputFilter, type FunctionTool, type RunContext, type ToolErrorFormatter, getCurrentTrace, tool } from '@openai/agents';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
-import type { Session } from '../session.ts';
+import type { CallOptions, Session } from '../session.ts';
 import type { CallFailure, ModelCall } from '../types.ts';
 import { GuardtraceEscalation, InvocationScope, SessionMap, type SessionKey, type ToolMeta, escalateOrReturn, specOf } from './adapter.ts';
 import { modelText } from './model-text.ts';
@@ -151,7 +151,7 @@ export function guardAgentsTools<TContext = unknown>(
     return { id, userId };
   };
 
-  const call = async (runContext: RunContext<TContext>, name: string, input: unknown, details?: ToolCallDetails): Promise<string> => {
+  const call = async (runContext: RunContext<TContext>, name: string, input: unknown, details?: ToolCallDetails, placeholder = false): Promise<string> => {
     const session = sessions.get(keyOf(runContext));
     throwPending(session.id);
     recordModelCalls(session, runContext);
@@ -160,7 +160,10 @@ export function guardAgentsTools<TContext = unknown>(
     if (traceId !== undefined) byTrace.set(traceId, session.id);
     if (typeof runContext.context === 'object' && runContext.context !== null) byContext.set(runContext.context, session.id);
     const callId = details?.toolCall?.callId;
-    const r = await scope.run({ runContext, details }, () => session.callTool(name, input, callId !== undefined ? { callId } : {}));
+    const opts: CallOptions = callId !== undefined ? { callId } : {};
+    // arguments the adapter made up are never run under a corrected tool name
+    if (placeholder) opts.autoRepair = false;
+    const r = await scope.run({ runContext, details }, () => session.callTool(name, input, opts));
     if (!r.ok && !toRepair.has(session.id)) toRepair.set(session.id, r);
     return modelText(escalateOrReturn(r));
   };
@@ -187,7 +190,7 @@ export function guardAgentsTools<TContext = unknown>(
     if (a.kind !== 'tool_not_found') return undefined;
     try {
       // the SDK gives no arguments here: the name is what is wrong
-      return await call(a.runContext, a.toolName, {}, { toolCall: { type: 'function_call', callId: a.callId, name: a.toolName, arguments: '{}' } });
+      return await call(a.runContext, a.toolName, {}, { toolCall: { type: 'function_call', callId: a.callId, name: a.toolName, arguments: '{}' } }, true);
     } catch (e) {
       if (!(e instanceof GuardtraceEscalation)) throw e;
       pending.set(keyOf(a.runContext).id, e);
