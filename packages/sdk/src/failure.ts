@@ -19,6 +19,7 @@ import {
 } from '@guardtrace/semconv';
 import { type AttemptRun, canonicalArgs } from './attempt-state.ts';
 import { type BudgetView, backoffDelay, type DecideOutput, decide } from './policy.ts';
+import { type CallProgress, failingPointers, type ProgressView } from './progress.ts';
 import type { RegisteredTool, Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
@@ -27,7 +28,7 @@ import type { AttemptRecord, Escalation, ReconcileResult } from './types.ts';
 import type { Attrs } from './telemetry.ts';
 
 /** Escalation reasons that are not a budget running out (`guardtrace.budget.exhausted` stays unset). */
-const NOT_A_BUDGET: ReadonlySet<EscalationReason> = new Set(['class_retries', 'repeated_rejection']);
+const NOT_A_BUDGET: ReadonlySet<EscalationReason> = new Set(['class_retries', 'repeated_rejection', 'repeated_call', 'no_progress']);
 
 /** A failed attempt, judged: its class, the policy's decision, and what the session is told. */
 export interface Judgement {
@@ -40,6 +41,8 @@ export interface Judgement {
   decision: DecideOutput;
   /** The escalation reason when it is a budget running out. */
   budgetExhausted: EscalationReason | undefined;
+  /** How the attempt compares with the call's earlier ones (when the call tracks progress). */
+  progress?: ProgressView;
 }
 
 export interface JudgeInput {
@@ -51,6 +54,8 @@ export interface JudgeInput {
   history: readonly AttemptRecord[];
   book: CallReports;
   attemptsLeft: number;
+  /** The call's progress so far; the judged attempt is booked into it. */
+  progress?: CallProgress;
 }
 
 /** Rejections the model was sent for a call (its attempts asking for a corrected call). */
@@ -69,15 +74,29 @@ export function judge(j: JudgeInput): Judgement {
   const feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
   const fingerprint = `${j.toolName}\u0000${canonicalArgs(run)}\u0000${failureClass}\u0000${feedback}`;
   const backoffMs = policy.decision === 'retry_backoff' ? backoffDelay(rt.backoff, classFailures - 1, rt.clock.random(), run.retryAfterMs) : 0;
+  const args = canonicalArgs(run);
+  const pointers = j.progress ? failingPointers(run.guards) : undefined;
+  const progress = j.progress && pointers ? j.progress.assess(j.toolName, args, failureClass, pointers) : undefined;
   const decision = decide({
     failureClass, policy, classFailures, budgets: j.book.budgets(j.attemptsLeft, rejectionsOf(j.history)), repeatedRejection: j.book.alreadySent(fingerprint),
-    backoffMs, circuitOpen: Boolean(run.circuitOpen), hasFallback: Boolean(j.tool?.fallbackTool),
+    backoffMs, circuitOpen: Boolean(run.circuitOpen), hasFallback: Boolean(j.tool?.fallbackTool), progress,
   });
+  if (j.progress && pointers && progress) j.progress.record(j.toolName, args, failureClass, pointers, decision.decision, progress);
   // neither the class's own retries nor a repeated rejection is a budget running out:
   // the call keeps its failure class and the reason says why it escalated
   const reason = decision.escalationReason;
   const budgetExhausted = reason && !NOT_A_BUDGET.has(reason) ? reason : undefined;
-  return { failureClass, feedback, fingerprint, backoffMs, decision, budgetExhausted };
+  const out: Judgement = { failureClass, feedback, fingerprint, backoffMs, decision, budgetExhausted };
+  if (progress) out.progress = progress;
+  return out;
+}
+
+/**
+ * Whether the judged rejection spends the rejection budget: a correction that made measured
+ * progress does not (the progress rule and its cap bound it), every other rejection does.
+ */
+export function spendsRejection(j: Judgement): boolean {
+  return !(j.progress?.measured && j.progress.progressing);
 }
 
 /** The feedback the model is shown for the decision; `found` is what discovery found. */
@@ -92,6 +111,12 @@ export function shownFeedback(j: Judgement, found: string | undefined, toolName:
 function escalationFeedback(reason: EscalationReason, original: string): string {
   if (reason === 'repeated_rejection') {
     return `The same call was already rejected with this feedback; it is not being sent again. Escalating.\n\n${original}`;
+  }
+  if (reason === 'repeated_call') {
+    return `This exact call (same tool, same arguments) was already rejected in this call; sending it again cannot fix it. Escalating.\n\n${original}`;
+  }
+  if (reason === 'no_progress') {
+    return `The corrections are not reducing the fields at fault; escalating with the attempt history.\n\n${original}`;
   }
   if (reason === 'class_retries') return original;
   return `Retry budget exhausted (${reason}). Escalating with the attempt history.\n\n${original}`;

@@ -31,8 +31,9 @@ import {
 } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
 import type { AttemptRun } from './attempt-state.ts';
-import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, rejectionsOf, shownFeedback } from './failure.ts';
+import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, rejectionsOf, shownFeedback, spendsRejection } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
+import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
 import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
@@ -82,6 +83,8 @@ export class ToolCall {
   readonly #spanOpts: CallSpanOptions | undefined;
   /** The caller's per-call data (`ctx.meta`) for attempts run without their own. */
   readonly #meta: unknown;
+  /** What each failed attempt objected to, for the policy's progress rule. */
+  readonly #progress = new CallProgress();
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
@@ -219,9 +222,9 @@ export class ToolCall {
   ): Promise<CallResult | 'again'> {
     const { rt, book } = this.#scope;
     book.attemptFailed(a.durationMs);
-    const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history: this.attempts, book, attemptsLeft: a.attemptsLeft });
+    const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history: this.attempts, book, attemptsLeft: a.attemptsLeft, progress: this.#progress });
     const d = j.decision;
-    book.decided(d.decision, j.fingerprint, j.backoffMs);
+    book.decided(d.decision, j.fingerprint, j.backoffMs, spendsRejection(j));
     if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
     const found = d.decision === 'replan' && this.#tool?.discover ? await this.#discover(this.#tool.discover, run) : undefined;
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
