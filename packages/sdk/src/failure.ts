@@ -18,7 +18,7 @@ import {
   type FailureClass,
 } from '@guardtrace/semconv';
 import { type AttemptRun, canonicalArgs } from './attempt-state.ts';
-import { type BudgetView, backoffDelay, type DecideOutput, decide } from './policy.ts';
+import { type BudgetView, backoffDelay, type DecideOutput, decide, windowedBackoff } from './policy.ts';
 import { type CallProgress, failingPointers, type ProgressView } from './progress.ts';
 import type { RegisteredTool, Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
@@ -65,6 +65,13 @@ export function rejectionsOf(attempts: readonly AttemptRecord[]): number {
   return n;
 }
 
+/** The waits of the automatic retries that directly precede this attempt (the outage so far). */
+function waitedInOutage(history: readonly AttemptRecord[]): number {
+  let ms = 0;
+  for (let i = history.length - 1; i >= 0 && history[i]?.decision === 'retry_backoff'; i--) ms += history[i]?.backoffMs ?? 0;
+  return ms;
+}
+
 /** Everything the decision needs, gathered once; `decide()` is called once and its output kept as it is. */
 export function judge(j: JudgeInput): Judgement {
   const { rt, run } = j;
@@ -73,12 +80,19 @@ export function judge(j: JudgeInput): Judgement {
   const classFailures = j.history.filter((a) => a.failureClass === failureClass).length + 1;
   const feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
   const fingerprint = `${j.toolName}\u0000${canonicalArgs(run)}\u0000${failureClass}\u0000${feedback}`;
-  const backoffMs = policy.decision === 'retry_backoff' ? backoffDelay(rt.backoff, classFailures - 1, rt.clock.random(), run.retryAfterMs) : 0;
+  const budgets = j.book.budgets(j.attemptsLeft, rejectionsOf(j.history));
+  let backoffMs = 0;
+  if (policy.decision === 'retry_backoff') {
+    // the retry that will be the last the class or the attempt cap allows
+    const lastRetry = classFailures >= policy.retries || j.attemptsLeft <= 1;
+    const raw = backoffDelay(rt.backoff, classFailures - 1, rt.clock.random(), run.retryAfterMs);
+    backoffMs = windowedBackoff(raw, policy, { lastRetry, waitedMs: waitedInOutage(j.history), latencyLeftMs: budgets.latencyLeftMs });
+  }
   const args = canonicalArgs(run);
   const pointers = j.progress ? failingPointers(run.guards) : undefined;
   const progress = j.progress && pointers ? j.progress.assess(j.toolName, args, failureClass, pointers) : undefined;
   const decision = decide({
-    failureClass, policy, classFailures, budgets: j.book.budgets(j.attemptsLeft, rejectionsOf(j.history)), repeatedRejection: j.book.alreadySent(fingerprint),
+    failureClass, policy, classFailures, budgets, repeatedRejection: j.book.alreadySent(fingerprint),
     backoffMs, circuitOpen: Boolean(run.circuitOpen), hasFallback: Boolean(j.tool?.fallbackTool), progress,
   });
   if (j.progress && pointers && progress) j.progress.record(j.toolName, args, failureClass, pointers, decision.decision, progress);

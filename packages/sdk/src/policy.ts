@@ -11,6 +11,23 @@ import type { BackoffConfig, ClassPolicy, PolicyOverrides, PolicyTable } from '.
  */
 export const FRAMEWORK_CORRECTIONS_CAP = 9;
 
+/**
+ * Time an outage lasts before a framework's code-level retries give up: the AI SDK's default
+ * `maxRetries` 2 waits 2 s then 4 s (initial delay 2 s, factor 2); the OpenAI client's
+ * `maxRetries` 2 waits less (0.5 s base). The longer of the two.
+ */
+export const FRAMEWORK_RETRY_WINDOW_MS = 6_000;
+
+/**
+ * The wait before an automatic retry: its backoff, raised for the last retry the caps allow so
+ * that the call's waits reach the class's retry window (never past the latency budget left).
+ */
+export function windowedBackoff(backoffMs: number, policy: ClassPolicy, o: { lastRetry: boolean; waitedMs: number; latencyLeftMs: number }): number {
+  const windowMs = policy.retryWindowMs ?? 0;
+  if (!o.lastRetry || windowMs <= 0) return backoffMs;
+  return Math.max(backoffMs, Math.min(windowMs - o.waitedMs, o.latencyLeftMs));
+}
+
 /** Defaults from the seed articles' "practical budgets from production systems". */
 export const DEFAULT_POLICY: PolicyTable = {
   // Schema failures: one retry with structured error details.
@@ -24,8 +41,9 @@ export const DEFAULT_POLICY: PolicyTable = {
   missing_resource: { retries: 0, decision: 'replan', onExhausted: 'replan' },
   // Deterministic violation: will not change without new information.
   guard_violation: { retries: 0, decision: 'replan', onExhausted: 'replan' },
-  // Network/I/O transients: 3 retries with exponential backoff (the per-call cap may cut earlier).
-  transient: { retries: 3, decision: 'retry_backoff', onExhausted: 'escalate_human' },
+  // Network/I/O transients: 3 retries with exponential backoff (the per-call cap may cut earlier);
+  // the last one waits until 6 s of waiting, the AI SDK's maxRetries 2 (2 s, then 4 s).
+  transient: { retries: 3, decision: 'retry_backoff', onExhausted: 'escalate_human', retryWindowMs: FRAMEWORK_RETRY_WINDOW_MS },
   // Compile/lint/test failures: 2 retries with the output in context.
   // (the progress rule applies when its guards name the failing pointers)
   execution_feedback: { retries: 2, decision: 'reject_with_feedback', onExhausted: 'escalate_human', maxCorrections: FRAMEWORK_CORRECTIONS_CAP, noProgressAfter: 2 },

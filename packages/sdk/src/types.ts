@@ -39,6 +39,12 @@ export interface ClassPolicy {
   maxCorrections?: number;
   /** Corrections in a row whose failing pointers do not shrink before escalating (`no_progress`). Default 1. */
   noProgressAfter?: number;
+  /**
+   * Automatic retries (`retry_backoff`): the waits before the last attempt the caps allow add
+   * up to at least this many ms (within the latency budget left), so an outage escalates no
+   * earlier than a framework's own code-level retries would have got through. Unset or 0: none.
+   */
+  retryWindowMs?: number;
 }
 
 export type PolicyTable = Record<FailureClass, ClassPolicy>;

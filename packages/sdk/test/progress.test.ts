@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import type { GuardtraceOptions } from '../src/runtime.ts';
 import type { PolicyOverrides } from '../src/types.ts';
-import { traced } from './helpers.ts';
+import { httpError, registerSeedTools } from './fixtures.ts';
+import { FakeClock, traced } from './helpers.ts';
 
 // Progress-aware escalation (issue 25, point 2): the failing JSON pointers of each rejected
 // attempt of a call decide whether the model is converging; the spans say why a call escalated.
@@ -107,5 +108,41 @@ describe('progress-aware escalation', () => {
     // fixes f3 but breaks f0: as many failing pointers as before
     const r = await s.callTool('fill_form', { ...form(4), f0: 'oops' });
     expect(r).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'no_progress' } });
+  });
+});
+
+describe('outages: no escalation before the frameworks\' code-level retries would have got through', () => {
+  it('raises the last wait so the waits reach 6 s (the AI SDK\'s maxRetries 2: 2 s, 4 s), then escalates at the attempt cap', async () => {
+    const { gt, clock, named } = traced({}, new FakeClock([0.5]));
+    const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
+    const r = await gt.session({ agentName: 'a' }).callTool('lookup_customer', { email: 'a@b.co' });
+    expect(calls.lookup).toBe(3);
+    // retry 1: 0.5 * 200 = 100; retry 2 (the last the cap allows): 6000 - 100
+    expect(clock.sleeps).toEqual([100, 5900]);
+    expect(r).toMatchObject({ ok: false, decision: 'escalate_human', escalation: { reason: 'attempts_per_call' } });
+    expect(named('guardtrace.attempt').map((a) => a.attributes['guardtrace.backoff_ms'])).toEqual([100, 5900, undefined]);
+  });
+
+  it('an outage that ends within the window succeeds; the window never goes past the latency budget', async () => {
+    const clock = new FakeClock([0.5]);
+    const t0 = clock.t;
+    const { gt } = traced({}, clock);
+    // down for 5 s of wall time
+    registerSeedTools(gt, { lookup: () => { if (clock.t - t0 < 5_000) throw httpError(503); return { id: 'cus_1' }; } });
+    expect(await gt.session({ agentName: 'a' }).callTool('lookup_customer', { email: 'x' })).toMatchObject({ ok: true, value: { id: 'cus_1' } });
+    const tight = traced({ budgets: { addedLatencyMs: 3_000 } }, new FakeClock([0.5]));
+    registerSeedTools(tight.gt, { lookup: () => { throw httpError(503); } });
+    await tight.gt.session({ agentName: 'a' }).callTool('lookup_customer', { email: 'x' });
+    expect(tight.clock.sleeps).toEqual([100, 2900]);
+  });
+
+  it('takes the retry window per tool', async () => {
+    const { gt, clock } = traced({}, new FakeClock([0.5]));
+    gt.tool({
+      name: 'slow_api', description: 'an API that recovers slowly', schema: z.object({}), flags: { readOnly: true },
+      policy: { transient: { retryWindowMs: 10_000 } }, execute: () => { throw httpError(503); },
+    });
+    await gt.session({ agentName: 'a' }).callTool('slow_api', {});
+    expect(clock.sleeps).toEqual([100, 9900]);
   });
 });
