@@ -80,7 +80,7 @@ export function judge(j: JudgeInput): Judgement {
   const classFailures = j.history.filter((a) => a.failureClass === failureClass).length + 1;
   const feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
   const fingerprint = `${j.toolName}\u0000${canonicalArgs(run)}\u0000${failureClass}\u0000${feedback}`;
-  const budgets = j.book.budgets(j.attemptsLeft, rejectionsOf(j.history));
+  const budgets = j.book.budgets(j.attemptsLeft, j.progress ? j.progress.spentRejections : rejectionsOf(j.history));
   let backoffMs = 0;
   if (policy.decision === 'retry_backoff') {
     // the retry that will be the last the class or the attempt cap allows

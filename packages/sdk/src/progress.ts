@@ -47,6 +47,12 @@ function closer(now: ReadonlySet<string>, before: ReadonlySet<string>): boolean 
 /** The failed attempts of one logical call, for the policy's progress rule. */
 export class CallProgress {
   readonly #entries: Entry[] = [];
+  #spent = 0;
+
+  /** Rejections of this call that spend the rejection budget (`rejectionsScope: 'call'`): a closer correction does not. */
+  get spentRejections(): number {
+    return this.#spent;
+  }
 
   /** How this failed attempt compares with the call's earlier ones. */
   assess(tool: string, args: string, failureClass: FailureClass, pointers: ReadonlySet<string>): ProgressView {
@@ -65,6 +71,8 @@ export class CallProgress {
 
   /** Books the attempt once the policy decided on it. */
   record(tool: string, args: string, failureClass: FailureClass, pointers: ReadonlySet<string>, decision: Decision, view: ProgressView): void {
-    this.#entries.push({ tool, args, failureClass, pointers, toModel: TO_MODEL.has(decision), stalled: view.stalled });
+    const toModel = TO_MODEL.has(decision);
+    if (toModel && !(view.measured && view.progressing)) this.#spent += 1;
+    this.#entries.push({ tool, args, failureClass, pointers, toModel, stalled: view.stalled });
   }
 }

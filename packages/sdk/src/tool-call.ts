@@ -31,7 +31,7 @@ import {
 } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
 import type { AttemptRun } from './attempt-state.ts';
-import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, rejectionsOf, shownFeedback, spendsRejection } from './failure.ts';
+import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback, spendsRejection } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
 import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
@@ -230,7 +230,7 @@ export class ToolCall {
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
     this.attempts.push(record);
     closeGuardSpan(rt, run.failingGuard, d.decision);
-    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft, rejectionsOf(this.attempts))));
+    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft, this.#progress.spentRejections)));
     rt.telemetry.end(a.span, { error: j.failureClass });
 
     if (d.decision === 'retry_backoff') {

@@ -101,6 +101,16 @@ describe('progress-aware escalation', () => {
     expect(named('guardtrace.attempt').filter((a) => a.attributes['guardtrace.escalation.reason'] === 'corrections_per_call')).toHaveLength(2);
   });
 
+  it("with rejectionsScope 'call', a closer correction does not spend the call's rejections either", async () => {
+    const { gt, named } = setup({ budgets: { rejectionsScope: 'call' } });
+    const s = gt.session({ agentName: 'a' });
+    expect(await s.callTool('fill_form', form(0))).toMatchObject({ decision: 'reject_with_feedback' }); // 11 at fault: spends 1
+    expect(await s.callTool('fill_form', form(2))).toMatchObject({ decision: 'reject_with_feedback' }); // 9: closer, spends none
+    // sideways (9 again): answered, and it spends the second
+    expect(await s.callTool('fill_form', { ...form(3), f0: 'x' })).toMatchObject({ decision: 'reject_with_feedback' });
+    expect(named('guardtrace.attempt').map((a) => a.attributes['guardtrace.budget.rejections_left'])).toEqual([1, 1, 0]);
+  });
+
   it('a per-tool stall limit of 1 escalates the first sideways correction', async () => {
     const { gt } = setup({}, { invalid_arguments: { noProgressAfter: 1 } });
     const s = gt.session({ agentName: 'a' });
