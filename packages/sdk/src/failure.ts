@@ -59,7 +59,7 @@ export interface JudgeInput {
 }
 
 /** Rejections the model was sent for a call (its attempts asking for a corrected call). */
-export function rejectionsOf(attempts: readonly AttemptRecord[]): number {
+function rejectionsOf(attempts: readonly AttemptRecord[]): number {
   let n = 0;
   for (const a of attempts) if (a.decision === 'reject_with_feedback' || a.decision === 'corrected_retry') n += 1;
   return n;
