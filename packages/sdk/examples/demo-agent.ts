@@ -118,8 +118,8 @@ const scenarios: { name: string; agent: string; run: Scenario }[] = [
 /** Runs every scenario as its own session with the given tracer; returns each session's id and outcome. */
 export async function runDemoSessions(tracer: Tracer): Promise<{ id: string; scenario: string; outcome: SessionOutcome }[]> {
   const script: DemoScript = { lookupFailures: 0, chargeHangsMs: 0, fxAlwaysDown: false };
-  // short backoffs keep the whole demo under a few seconds
-  const gt = new Guardtrace({ tracer, backoff: { baseMs: 40, maxMs: 200 } });
+  // short backoffs (and no 6 s retry window before an outage escalates) keep the whole demo under a few seconds
+  const gt = new Guardtrace({ tracer, backoff: { baseMs: 40, maxMs: 200 }, policy: { transient: { retryWindowMs: 0 } } });
   registerDemoTools(gt, script);
   const run = randomUUID().slice(0, 8);
   const out: { id: string; scenario: string; outcome: SessionOutcome }[] = [];

@@ -18,7 +18,8 @@ import {
   type FailureClass,
 } from '@guardtrace/semconv';
 import { type AttemptRun, canonicalArgs } from './attempt-state.ts';
-import { type BudgetView, backoffDelay, type DecideOutput, decide } from './policy.ts';
+import { type BudgetView, backoffDelay, type DecideOutput, decide, windowedBackoff } from './policy.ts';
+import { type CallProgress, failingPointers, type ProgressView } from './progress.ts';
 import type { RegisteredTool, Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
@@ -27,7 +28,7 @@ import type { AttemptRecord, Escalation, ReconcileResult } from './types.ts';
 import type { Attrs } from './telemetry.ts';
 
 /** Escalation reasons that are not a budget running out (`guardtrace.budget.exhausted` stays unset). */
-const NOT_A_BUDGET: ReadonlySet<EscalationReason> = new Set(['class_retries', 'repeated_rejection']);
+const NOT_A_BUDGET: ReadonlySet<EscalationReason> = new Set(['class_retries', 'repeated_rejection', 'repeated_call', 'no_progress']);
 
 /** A failed attempt, judged: its class, the policy's decision, and what the session is told. */
 export interface Judgement {
@@ -40,6 +41,8 @@ export interface Judgement {
   decision: DecideOutput;
   /** The escalation reason when it is a budget running out. */
   budgetExhausted: EscalationReason | undefined;
+  /** How the attempt compares with the call's earlier ones (when the call tracks progress). */
+  progress?: ProgressView;
 }
 
 export interface JudgeInput {
@@ -51,13 +54,22 @@ export interface JudgeInput {
   history: readonly AttemptRecord[];
   book: CallReports;
   attemptsLeft: number;
+  /** The call's progress so far; the judged attempt is booked into it. */
+  progress?: CallProgress;
 }
 
 /** Rejections the model was sent for a call (its attempts asking for a corrected call). */
-export function rejectionsOf(attempts: readonly AttemptRecord[]): number {
+function rejectionsOf(attempts: readonly AttemptRecord[]): number {
   let n = 0;
   for (const a of attempts) if (a.decision === 'reject_with_feedback' || a.decision === 'corrected_retry') n += 1;
   return n;
+}
+
+/** The waits of the automatic retries that directly precede this attempt (the outage so far). */
+function waitedInOutage(history: readonly AttemptRecord[]): number {
+  let ms = 0;
+  for (let i = history.length - 1; i >= 0 && history[i]?.decision === 'retry_backoff'; i--) ms += history[i]?.backoffMs ?? 0;
+  return ms;
 }
 
 /** Everything the decision needs, gathered once; `decide()` is called once and its output kept as it is. */
@@ -68,16 +80,37 @@ export function judge(j: JudgeInput): Judgement {
   const classFailures = j.history.filter((a) => a.failureClass === failureClass).length + 1;
   const feedback = sanitizeFeedback(run.feedback ?? failureClass, rt.sanitize);
   const fingerprint = `${j.toolName}\u0000${canonicalArgs(run)}\u0000${failureClass}\u0000${feedback}`;
-  const backoffMs = policy.decision === 'retry_backoff' ? backoffDelay(rt.backoff, classFailures - 1, rt.clock.random(), run.retryAfterMs) : 0;
+  const budgets = j.book.budgets(j.attemptsLeft, j.progress ? j.progress.spentRejections : rejectionsOf(j.history));
+  let backoffMs = 0;
+  if (policy.decision === 'retry_backoff') {
+    // the retry that will be the last the class or the attempt cap allows
+    const lastRetry = classFailures >= policy.retries || j.attemptsLeft <= 1;
+    const raw = backoffDelay(rt.backoff, classFailures - 1, rt.clock.random(), run.retryAfterMs);
+    backoffMs = windowedBackoff(raw, policy, { lastRetry, waitedMs: waitedInOutage(j.history), latencyLeftMs: budgets.latencyLeftMs });
+  }
+  const args = canonicalArgs(run);
+  const pointers = j.progress ? failingPointers(run.guards) : undefined;
+  const progress = j.progress && pointers ? j.progress.assess(j.toolName, args, failureClass, pointers) : undefined;
   const decision = decide({
-    failureClass, policy, classFailures, budgets: j.book.budgets(j.attemptsLeft, rejectionsOf(j.history)), repeatedRejection: j.book.alreadySent(fingerprint),
-    backoffMs, circuitOpen: Boolean(run.circuitOpen), hasFallback: Boolean(j.tool?.fallbackTool),
+    failureClass, policy, classFailures, budgets, repeatedRejection: j.book.alreadySent(fingerprint),
+    backoffMs, circuitOpen: Boolean(run.circuitOpen), hasFallback: Boolean(j.tool?.fallbackTool), progress,
   });
+  if (j.progress && pointers && progress) j.progress.record(j.toolName, args, failureClass, pointers, decision.decision, progress);
   // neither the class's own retries nor a repeated rejection is a budget running out:
   // the call keeps its failure class and the reason says why it escalated
   const reason = decision.escalationReason;
   const budgetExhausted = reason && !NOT_A_BUDGET.has(reason) ? reason : undefined;
-  return { failureClass, feedback, fingerprint, backoffMs, decision, budgetExhausted };
+  const out: Judgement = { failureClass, feedback, fingerprint, backoffMs, decision, budgetExhausted };
+  if (progress) out.progress = progress;
+  return out;
+}
+
+/**
+ * Whether the judged rejection spends the rejection budget: a correction that made measured
+ * progress does not (the progress rule and its cap bound it), every other rejection does.
+ */
+export function spendsRejection(j: Judgement): boolean {
+  return !(j.progress?.measured && j.progress.progressing);
 }
 
 /** The feedback the model is shown for the decision; `found` is what discovery found. */
@@ -92,6 +125,12 @@ export function shownFeedback(j: Judgement, found: string | undefined, toolName:
 function escalationFeedback(reason: EscalationReason, original: string): string {
   if (reason === 'repeated_rejection') {
     return `The same call was already rejected with this feedback; it is not being sent again. Escalating.\n\n${original}`;
+  }
+  if (reason === 'repeated_call') {
+    return `This exact call (same tool, same arguments) was already rejected in this call; sending it again cannot fix it. Escalating.\n\n${original}`;
+  }
+  if (reason === 'no_progress') {
+    return `The corrections are not reducing the fields at fault; escalating with the attempt history.\n\n${original}`;
   }
   if (reason === 'class_retries') return original;
   return `Retry budget exhausted (${reason}). Escalating with the attempt history.\n\n${original}`;

@@ -10,7 +10,7 @@ export type { ToolCall } from './tool-call.ts';
 export type { CallSpanOptions } from './span-options.ts';
 export type { RecordedAttempt, RecordedGuard } from './record.ts';
 export { GuardViolation, TransientFailure, FeedbackRequired, Fatal, ToolTimeout } from './errors.ts';
-export { DEFAULT_POLICY, DEFAULT_BACKOFF } from './policy.ts';
+export { DEFAULT_POLICY, DEFAULT_BACKOFF, FRAMEWORK_CORRECTIONS_CAP, FRAMEWORK_RETRY_WINDOW_MS } from './policy.ts';
 export { DEFAULT_BUDGETS } from './budgets.ts';
 export type { Budgets, BudgetOverrides } from './budgets.ts';
 export { redactSecrets, sanitizeFeedback } from './sanitize.ts';

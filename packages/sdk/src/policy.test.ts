@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type BudgetView, type DecideInput, DEFAULT_POLICY, decide } from './policy.ts';
+import { type BudgetView, type DecideInput, DEFAULT_POLICY, decide, windowedBackoff } from './policy.ts';
+import { CallProgress } from './progress.ts';
 
 const PLENTY: BudgetView = { attemptsLeft: 2, sessionRetriesLeft: 9, rejectionsLeft: 2, latencyLeftMs: 30_000, repairTokensLeft: 200_000 };
 
@@ -40,5 +41,48 @@ describe('decide()', () => {
     expect(decide({ ...schema, repeatedRejection: true, hasFallback: true })).toEqual({
       decision: 'escalate_human', escalationReason: 'repeated_rejection', awaitingCorrection: false,
     });
+  });
+
+  it('lets a closer correction past the class retries, the attempt cap and the rejection budget, but not past maxCorrections', () => {
+    const schema = input({ failureClass: 'invalid_arguments', policy: DEFAULT_POLICY.invalid_arguments, backoffMs: 0, classFailures: 5 });
+    const spent = { ...PLENTY, attemptsLeft: 0, rejectionsLeft: 0 };
+    const closer = { repeated: false, measured: true, progressing: true, stalled: 0, corrections: 4 };
+    expect(decide({ ...schema, budgets: spent, progress: closer })).toEqual({ decision: 'reject_with_feedback', awaitingCorrection: true });
+    expect(decide({ ...schema, progress: { ...closer, corrections: 9 } })).toEqual({ decision: 'escalate_human', escalationReason: 'corrections_per_call', awaitingCorrection: false });
+    // sideways: allowed once past the caps, not past the rejection budget; twice is no_progress
+    const sideways = { ...closer, progressing: false, stalled: 1 };
+    expect(decide({ ...schema, budgets: { ...PLENTY, attemptsLeft: 0 }, progress: sideways })).toMatchObject({ decision: 'reject_with_feedback' });
+    expect(decide({ ...schema, budgets: spent, progress: sideways })).toMatchObject({ escalationReason: 'rejections_per_task' });
+    expect(decide({ ...schema, progress: { ...sideways, stalled: 2 } })).toMatchObject({ decision: 'escalate_human', escalationReason: 'no_progress' });
+    // not measured: the class's own retries decide, as without the rule
+    expect(decide({ ...schema, progress: { ...closer, measured: false } })).toMatchObject({ escalationReason: 'class_retries' });
+    // the model repeating its own call comes first
+    expect(decide({ ...schema, progress: { ...closer, repeated: true } })).toMatchObject({ escalationReason: 'repeated_call' });
+  });
+
+  it('measures progress by the failing pointers of the call\'s previous rejection', () => {
+    const p = new CallProgress();
+    const a = p.assess('t', '{"a":1}', 'invalid_arguments', new Set(['/a', '/b']));
+    expect(a).toMatchObject({ measured: false, corrections: 0 });
+    p.record('t', '{"a":1}', 'invalid_arguments', new Set(['/a', '/b']), 'reject_with_feedback', a);
+    expect(p.assess('t', '{"a":2}', 'invalid_arguments', new Set(['/b']))).toMatchObject({ measured: true, progressing: true, stalled: 0, corrections: 1 });
+    const side = p.assess('t', '{"a":3}', 'invalid_arguments', new Set(['/b', '/c']));
+    expect(side).toMatchObject({ measured: true, progressing: false, stalled: 1, repeated: false });
+    p.record('t', '{"a":3}', 'invalid_arguments', new Set(['/b', '/c']), 'reject_with_feedback', side);
+    expect(p.assess('t', '{"a":1}', 'invalid_arguments', new Set(['/a', '/b']))).toMatchObject({ repeated: true, stalled: 2 });
+    // another class: it got past the stage that stopped the last attempt
+    expect(p.assess('t', '{"a":4}', 'guard_violation', new Set())).toMatchObject({ measured: true, progressing: true });
+    // no pointers to compare: not measured
+    expect(p.assess('t', '{"a":5}', 'invalid_arguments', new Set())).toMatchObject({ measured: false });
+    expect(p.spentRejections).toBe(2);
+  });
+
+  it('raises only the last automatic retry\'s wait to the retry window, within the latency left', () => {
+    const t = DEFAULT_POLICY.transient;
+    expect(windowedBackoff(100, t, { lastRetry: false, waitedMs: 0, latencyLeftMs: 30_000 })).toBe(100);
+    expect(windowedBackoff(200, t, { lastRetry: true, waitedMs: 100, latencyLeftMs: 30_000 })).toBe(5_900);
+    expect(windowedBackoff(200, t, { lastRetry: true, waitedMs: 100, latencyLeftMs: 1_000 })).toBe(1_000);
+    expect(windowedBackoff(8_000, t, { lastRetry: true, waitedMs: 100, latencyLeftMs: 30_000 })).toBe(8_000);
+    expect(windowedBackoff(200, { ...t, retryWindowMs: 0 }, { lastRetry: true, waitedMs: 0, latencyLeftMs: 30_000 })).toBe(200);
   });
 });

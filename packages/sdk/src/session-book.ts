@@ -38,8 +38,8 @@ export interface CallReports<C extends BookedCall = BookedCall> {
   retrying(): void;
   /** An attempt failed after this long. */
   attemptFailed(durationMs: number): void;
-  /** The policy decided on a failed attempt. */
-  decided(decision: Decision, fingerprint: string, backoffMs: number): void;
+  /** The policy decided on a failed attempt; `spendsRejection: false` for a correction that made progress. */
+  decided(decision: Decision, fingerprint: string, backoffMs: number, spendsRejection?: boolean): void;
   /** The call waits for the model's corrected call. */
   awaiting(call: C): void;
   /** The call reached its final result. */
@@ -114,12 +114,13 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
     this.#addedLatencyMs += durationMs;
   }
 
-  decided(decision: Decision, fingerprint: string, backoffMs: number): void {
+  decided(decision: Decision, fingerprint: string, backoffMs: number, spendsRejection = true): void {
     // rejections (the model is asked for a corrected call) count against the task's budget
     // (with `rejectionsScope: 'call'` the call counts its own, from its attempts);
     // a replan's feedback is remembered too, so the identical call is never rejected twice
     const rejection = decision === 'reject_with_feedback' || decision === 'corrected_retry';
-    if (rejection) this.#rejectionsUsed += 1;
+    // (a correction that made progress does not spend it: the progress rule bounds it)
+    if (rejection && spendsRejection) this.#rejectionsUsed += 1;
     if (rejection || decision === 'replan') this.#sent.add(fingerprint);
     if (decision === 'retry_backoff') this.#addedLatencyMs += backoffMs;
   }

@@ -32,8 +32,9 @@ import {
 import { runAttempt } from './attempt.ts';
 import { correctionNote, planAutoRepair, recordAutoRepair } from './auto-repair.ts';
 import type { AttemptRun } from './attempt-state.ts';
-import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, rejectionsOf, shownFeedback } from './failure.ts';
+import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback, spendsRejection } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
+import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
 import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
@@ -90,6 +91,8 @@ export class ToolCall {
   #corrections: Correction[] = [];
   /** The caller said the arguments are not the model's own (`autoRepair: false`): nothing is repaired. */
   readonly #noAutoRepair: boolean;
+  /** What each failed attempt objected to, for the policy's progress rule. */
+  readonly #progress = new CallProgress();
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
@@ -245,15 +248,15 @@ export class ToolCall {
     book.attemptFailed(a.durationMs);
     // attempts repaired in code were never the model's to fix: they count toward no class's retries
     const history = this.attempts.filter((x) => x.decision !== 'auto_repair');
-    const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history, book, attemptsLeft: a.attemptsLeft });
+    const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history, book, attemptsLeft: a.attemptsLeft, progress: this.#progress });
     const d = j.decision;
-    book.decided(d.decision, j.fingerprint, j.backoffMs);
+    book.decided(d.decision, j.fingerprint, j.backoffMs, spendsRejection(j));
     if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
     const found = d.decision === 'replan' && this.#tool?.discover ? await this.#discover(this.#tool.discover, run) : undefined;
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
     this.attempts.push(record);
     closeGuardSpan(rt, run.failingGuard, d.decision);
-    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft, rejectionsOf(this.attempts))));
+    rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft, this.#progress.spentRejections)));
     rt.telemetry.end(a.span, { error: j.failureClass });
 
     if (d.decision === 'retry_backoff') {

@@ -30,6 +30,22 @@ export interface ClassPolicy {
   decision: Decision;
   /** Decision once the class's retries are used up. */
   onExhausted: Decision;
+  /**
+   * The progress rule (classes the model corrects): while the model's corrections shrink the
+   * failing JSON pointers, neither `retries`, the attempt cap nor the rejection budget stops
+   * the call; it ends at `maxCorrections` corrections (`corrections_per_call`). Unset or 0: no
+   * progress rule, `retries` decides. The rule applies only to attempts whose progress can be
+   * measured (both failing attempts name their pointers, or the class changed).
+   */
+  maxCorrections?: number;
+  /** Corrections in a row whose failing pointers do not shrink before escalating (`no_progress`). Default 1. */
+  noProgressAfter?: number;
+  /**
+   * Automatic retries (`retry_backoff`): the waits before the last attempt the caps allow add
+   * up to at least this many ms (within the latency budget left), so an outage escalates no
+   * earlier than a framework's own code-level retries would have got through. Unset or 0: none.
+   */
+  retryWindowMs?: number;
 }
 
 export type PolicyTable = Record<FailureClass, ClassPolicy>;

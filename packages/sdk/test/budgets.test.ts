@@ -24,8 +24,8 @@ describe('repair-token budget', () => {
 });
 
 describe('class budgets and sanitized feedback', () => {
-  it('gives a schema failure exactly one corrected retry', async () => {
-    const { gt } = traced();
+  it('gives a schema failure exactly one corrected retry when the progress rule is off', async () => {
+    const { gt } = traced({ policy: { invalid_arguments: { maxCorrections: 0 } } });
     registerSeedTools(gt);
     const s = gt.session({ agentName: 'a' });
     expect(await s.callTool('create_file', { filepath: 'a' })).toMatchObject({ decision: 'reject_with_feedback' });
@@ -85,7 +85,8 @@ describe('tasks inside a session', () => {
     await s.callTool('nope_2', {});
     s.startTask();
     expect(await s.callTool('nope_3', {})).toMatchObject({ decision: 'reject_with_feedback' });
-    expect(await s.callTool('nope_1', {})).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
+    // nope_1's call still waits for its correction: the same call again is the model repeating itself
+    expect(await s.callTool('nope_1', {})).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_call' } });
   });
 });
 
@@ -111,7 +112,8 @@ describe('rejectionsScope', () => {
   it('call: each logical call has its own rejections; the corrections of one call still escalate at the budget', async () => {
     const { gt, named } = traced({
       budgets: { rejectionsScope: 'call', maxAttemptsPerCall: 5 },
-      policy: { invalid_arguments: { retries: 5 } },
+      // the progress rule would stop these sideways corrections first (no_progress): let the budget speak
+      policy: { invalid_arguments: { retries: 5, noProgressAfter: 5 } },
     });
     setters(gt);
     const s = gt.session({ agentName: 'a' });

@@ -54,17 +54,18 @@ describe('rejection and correction', () => {
     // no budget ran out: the class stays the attempt's own, the reason says why it escalated
     expect(r2).toMatchObject({ ok: false, decision: 'escalate_human', failureClass: 'invalid_arguments', awaitingCorrection: false });
     if (r2.ok) return;
-    expect(r2.escalation).toMatchObject({ kind: 'escalate_human', reason: 'repeated_rejection' });
+    // within one logical call the model repeated its own call: `repeated_call`
+    expect(r2.escalation).toMatchObject({ kind: 'escalate_human', reason: 'repeated_call' });
     expect(r2.escalation?.history).toHaveLength(2);
     expect(r2.feedback).toMatch(/already rejected/);
     expect(await s.end()).toBe('escalated');
-    expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.escalation.reason']).toBe('repeated_rejection');
+    expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.escalation.reason']).toBe('repeated_call');
     expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.failure.class']).toBe('invalid_arguments');
     expect(named('guardtrace.attempt')[1]?.attributes['guardtrace.budget.exhausted']).toBeUndefined();
     expect(named('execute_tool')[0]?.attributes).toMatchObject({
       'guardtrace.failure.class': 'invalid_arguments',
       'error.type': 'invalid_arguments',
-      'guardtrace.escalation.reason': 'repeated_rejection',
+      'guardtrace.escalation.reason': 'repeated_call',
     });
     expect(named('invoke_agent')[0]?.attributes['guardtrace.session.outcome']).toBe('escalated');
   });

@@ -9,7 +9,8 @@ describe('transient failures', () => {
   it('retries 503 with full-jitter exponential backoff, honouring Retry-After, inside one call', async () => {
     const clock = new FakeClock([0.5]);
     let n = 0;
-    const { gt, named } = traced({}, clock);
+    // the retry window (progress.test) would raise the last wait: off here, the backoff alone
+    const { gt, named } = traced({ policy: { transient: { retryWindowMs: 0 } } }, clock);
     registerSeedTools(gt, {
       lookup: () => {
         n += 1;

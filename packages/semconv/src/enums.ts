@@ -100,6 +100,12 @@ export const ESCALATION_REASONS = [
   'repeated_rejection',
   /** The failure class allows no more retries. */
   'class_retries',
+  /** The model sent the same tool with canonically equal arguments as an earlier rejected attempt of the call. */
+  'repeated_call',
+  /** The failing JSON pointers of the model's corrections stopped shrinking. */
+  'no_progress',
+  /** The call's corrections reached the class's cap (`maxCorrections`), progress or not. */
+  'corrections_per_call',
 ] as const;
 export type EscalationReason = (typeof ESCALATION_REASONS)[number];
 
