@@ -49,7 +49,8 @@ try {
   console.log(`tools: ${tools.map((t) => t.name).join(', ')}`);
   show('read a file', await client.callTool({ name: 'read_text_file', arguments: { path: ws('src/Button.tsx') } }));
   show('wrong argument type', await client.callTool({ name: 'read_text_file', arguments: { path: ws('src/Button.tsx'), head: '5' } }));
-  show('hallucinated tool', await client.callTool({ name: 'read_file_contents', arguments: { path: ws('src/Button.tsx') } }));
+  show('hallucinated tool, one close match', await client.callTool({ name: 'read_file_contents', arguments: { path: ws('src/Button.tsx') } }));
+  show('hallucinated tool, no close match', await client.callTool({ name: 'summarize_repo', arguments: { path: ws('src') } }));
   show('outside the roots', await client.callTool({ name: 'read_text_file', arguments: { path: path.join(dir, 'credentials.txt') } }));
   show('precondition', await client.callTool({ name: 'write_file', arguments: { path: ws('.env'), content: 'KEY=1' } }));
   show('missing file', await client.callTool({ name: 'read_text_file', arguments: { path: ws('src/Buton.tsx') } }));

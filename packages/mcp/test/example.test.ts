@@ -16,7 +16,8 @@ it('examples/filesystem.ts: each scripted call gets the answer the README descri
   expect(heads).toEqual([
     '## read a file: ok',
     '## wrong argument type: rejected (invalid_arguments, reject_with_feedback)',
-    '## hallucinated tool: rejected (unknown_tool, reject_with_feedback)',
+    '## hallucinated tool, one close match: ok',
+    '## hallucinated tool, no close match: rejected (unknown_tool, reject_with_feedback)',
     '## outside the roots: rejected (guard_violation, replan)',
     '## precondition: rejected (guard_violation, replan)',
     '## missing file: rejected (missing_resource, replan)',
@@ -24,5 +25,8 @@ it('examples/filesystem.ts: each scripted call gets the answer the README descri
     '## the same move again (answered from the idempotency store): ok',
   ]);
   expect(r.stdout).toContain('- Field "head": expected number, received string ("5")');
+  // corrected in code, and the client is told so
+  expect(r.stdout).toContain('- called `read_file`; `read_file_contents` does not exist');
+  expect(r.stdout).toContain('Unknown tool "summarize_repo"');
   expect(r.stderr).not.toContain('upstream server exited');
 });
