@@ -41,6 +41,16 @@ function evidenceOf(a: AttemptDto | null, call: ToolCallStepDto): string | null 
   return null;
 }
 
+/**
+ * The runtime's reasons (semconv ESCALATION_REASONS) whose name alone would not tell a reader what
+ * happened; the others read as their words ("because rejections per task").
+ */
+const REASON_TEXT: Record<string, string> = {
+  repeated_call: 'the model sent the same call again (same tool, same arguments) after it was rejected',
+  no_progress: "the model's corrections stopped getting closer (the same fields kept failing)",
+  corrections_per_call: "the call's corrections reached their cap",
+};
+
 /** Why the call escalated, as one phrase: never empty. */
 function escalationWhy(e: {
   decision: string | null;
@@ -50,7 +60,7 @@ function escalationWhy(e: {
   reconcileStatus: string | null;
   evidence: string | null;
 }): string {
-  if (e.reason) return `because ${words(e.reason)}${e.evidence ? ` (${e.evidence})` : ''}`;
+  if (e.reason) return `because ${REASON_TEXT[e.reason] ?? words(e.reason)}${e.evidence ? ` (${e.evidence})` : ''}`;
   if (e.budgetExhausted) return `the ${words(e.budgetExhausted)} budget ran out${e.evidence ? ` (${e.evidence})` : ''}`;
   if (e.decision === 'fail_reconcile') {
     return e.reconcileStatus
@@ -62,7 +72,7 @@ function escalationWhy(e: {
 }
 
 // The escalation reasons (semconv ESCALATION_REASONS) that name a budget running out.
-const BUDGET_REASONS = new Set(['attempts_per_call', 'session_retries', 'rejections_per_task', 'added_latency', 'repair_tokens']);
+const BUDGET_REASONS = new Set(['attempts_per_call', 'session_retries', 'rejections_per_task', 'added_latency', 'repair_tokens', 'corrections_per_call']);
 
 function kindOf(e: { decision: string | null; failureClass: string | null; reason: string | null; budgetExhausted: string | null }): EscalationKind {
   if (e.budgetExhausted || e.failureClass === 'budget_exhausted' || (e.reason && BUDGET_REASONS.has(e.reason))) return 'budget';
