@@ -1,0 +1,82 @@
+/**
+ * A repair done in code, from a real SDK agent over OTLP: a read-only tool called with a misspelled
+ * argument name is corrected by the SDK (auto-repair) and runs once. The replay shows the failed
+ * attempt like a model repair, but marked as corrected in code: the kind, from → to and the
+ * pointers before and after; no repair turn is attributed to it. Likewise a hallucinated tool name.
+ */
+import { randomBytes } from 'node:crypto';
+import { Guardtrace } from '@guardtrace/sdk';
+import { setupGuardtrace } from '@guardtrace/sdk/setup';
+import { expect, test } from '@playwright/test';
+import { z } from 'zod';
+
+async function runAgent(sessionId: string): Promise<void> {
+  const otel = setupGuardtrace({
+    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
+    apiKey: process.env.GUARDTRACE_API_KEY as string,
+    serviceName: 'e2e-autorepair-agent',
+    register: false,
+    flushOnExit: false,
+  });
+  const gt = new Guardtrace({ tracer: otel.tracer });
+  gt.tool({
+    name: 'search_files',
+    description: 'Search the files',
+    schema: z.object({ query: z.string(), limit: z.number().int().optional() }),
+    flags: { readOnly: true },
+    execute: (a) => ({ hits: [`${a.query}.ts`] }),
+  });
+  const s = gt.session({ id: sessionId, agentName: 'e2e-autorepair-agent' });
+  s.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 900, outputTokens: 30 });
+  const r = await s.callTool('search_files', { query_text: 'Button', limit: 3 });
+  expect(r).toMatchObject({ ok: true, value: { hits: ['Button.ts'] } });
+  // A hallucinated tool name with one close registered tool the arguments satisfy.
+  expect(await s.callTool('search_codebase', { query: 'Card' })).toMatchObject({ ok: true, tool: 'search_files' });
+  s.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 950, outputTokens: 20 });
+  await s.end();
+  await otel.shutdown();
+}
+
+test('an argument name corrected in code shows as corrected in code, from → to with the pointers, and no repair turn', async ({ page }) => {
+  const id = `e2e-autorepair-${randomBytes(4).toString('hex')}`;
+  await runAgent(id);
+  const project = process.env.GUARDTRACE_PROJECT_ID as string;
+
+  const call = page.locator('[data-testid=tool-call][data-tool=search_files]');
+  await expect(async () => {
+    await page.goto(`/sessions/${id}?project=${project}&step=2`);
+    await expect(call).toHaveCount(1, { timeout: 1000 });
+  }).toPass({ timeout: 30_000 });
+
+  // One call, two attempts: the first repaired in code, the second ran with the correction.
+  const attempts = call.getByTestId('attempt');
+  await expect(attempts).toHaveCount(2);
+  const repaired = attempts.nth(0);
+  await expect(repaired.getByTestId('failure-class').first()).toHaveAttribute('data-class', 'invalid_arguments');
+  await expect(repaired.getByTestId('attempt-header')).toContainText('→ auto_repair');
+  const note = repaired.getByTestId('corrected-in-code');
+  await expect(note).toContainText('Corrected in code');
+  await expect(note.getByTestId('auto-repair-kind')).toHaveText('argument name');
+  await expect(note.getByTestId('auto-repair-change')).toHaveText('query_text → query');
+  await expect(note).toContainText('ran as attempt #2');
+  await expect(note.getByTestId('auto-repair-before')).toHaveText('/query /query_text');
+  await expect(note.getByTestId('auto-repair-after')).toHaveText('/query');
+  await expect(repaired).toContainText('Correction told to the model with the result');
+  await expect(repaired).toContainText('used argument `query` for `query_text`');
+  // Not a model repair: no repair turn named, none linked.
+  await expect(repaired.getByTestId('repaired-by')).toHaveCount(0);
+  await expect(attempts.nth(1)).toHaveAttribute('data-outcome', 'success');
+  await expect(attempts.nth(1).getByTestId('corrected-in-code')).toHaveCount(0);
+  // The session's steps: turn, call, call, turn; each call is one step (not split at a repair turn).
+  await expect(page.locator('[data-testid=step][data-kind=tool]')).toHaveCount(2);
+  await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(2);
+
+  // The tool-name repair: the model's name → the tool that ran, no pointers.
+  await page.goto(`/sessions/${id}?project=${project}&step=3`);
+  const byName = page.getByTestId('tool-call').getByTestId('attempt').nth(0);
+  await expect(byName.getByTestId('attempt-tool')).toHaveText('as search_codebase');
+  await expect(byName.getByTestId('failure-class').first()).toHaveAttribute('data-class', 'unknown_tool');
+  await expect(byName.getByTestId('auto-repair-kind')).toHaveText('tool name');
+  await expect(byName.getByTestId('auto-repair-change')).toHaveText('search_codebase → search_files');
+  await expect(byName.getByTestId('repaired-by')).toHaveCount(0);
+});
