@@ -56,7 +56,8 @@ async function attemptsOf(sessionId: string): Promise<AttemptRow[]> {
        a.fixed, a.tool_call_span_id AS call,
        (SELECT g.failed_pointers FROM guard_checks g WHERE g.project_id = a.project_id AND g.attempt_span_id = a.span_id
           AND g.verdict = 'fail' LIMIT 1) AS before
-     FROM attempts a WHERE a.project_id = $1 AND a.session_id = $2 ORDER BY a.started_at, a.number`,
+     FROM attempts a WHERE a.project_id = $1 AND a.session_id = $2
+     ORDER BY (SELECT sp.start_time_unix_nano FROM spans sp WHERE sp.project_id = a.project_id AND sp.span_id = a.span_id)`,
     [env.projectId, sessionId],
   );
   return rows;
@@ -85,6 +86,11 @@ describe('an auto-repaired attempt', () => {
     expect(await s.callTool('search_files', { query_text: 'Button', limit: 3 })).toMatchObject({ ok: true });
     expect(await s.callTool('search_codebase', { query: 'Button' })).toMatchObject({ ok: true, tool: 'search_files' });
     expect(await s.callTool('read_file', { path: 'Buton.tsx' })).toMatchObject({ ok: true });
+    // A mistake with no sound correction: rejected, repaired by the model, corrected by it.
+    const wrong = await s.callTool('search_files', { query: 42 });
+    expect(wrong).toMatchObject({ ok: false, decision: 'reject_with_feedback' });
+    if (!wrong.ok) s.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 300, outputTokens: 20, repairs: wrong });
+    expect(await s.callTool('search_files', { query: '42' })).toMatchObject({ ok: true });
     await s.end();
     await otel.shutdown();
 
@@ -96,6 +102,8 @@ describe('an auto-repaired attempt', () => {
       ['search_files', 2, 'proceed', 'success'],
       ['read_file', 1, 'auto_repair', 'rejected'],
       ['read_file', 2, 'proceed', 'success'],
+      ['search_files', 1, 'reject_with_feedback', 'rejected'],
+      ['search_files', 2, 'proceed', 'success'],
     ]);
     const [arg, , tool, , file] = rows as [AttemptRow, AttemptRow, AttemptRow, AttemptRow, AttemptRow];
     expect(arg).toMatchObject({ failure_class: 'invalid_arguments', auto_repair_kind: 'argument_name', auto_repair_pointers: ['/query'], auto_repair_tool: null, before: ['/query', '/query_text'] });
@@ -103,7 +111,22 @@ describe('an auto-repaired attempt', () => {
     expect(file).toMatchObject({ failure_class: 'missing_resource', auto_repair_kind: 'path', auto_repair_pointers: ['/path'], auto_repair_tool: null, before: ['/path'] });
     // Corrected by the same call's next attempt, in code: no repair turn.
     for (const r of [arg, tool, file]) expect(r).toMatchObject({ repair_span_id: null, correction_span_id: r.call, correction_attempt: 2, fixed: true });
+    // (Attempts of one call, ordered by their spans' nanosecond starts: derived rows keep milliseconds.)
     // The corrected attempts are not repairs themselves.
     for (const r of rows.filter((x) => x.decision === 'proceed')) expect(r).toMatchObject({ auto_repair_kind: null, auto_repair_pointers: null, auto_repair_tool: null });
+    // The model's repair is linked to its repair turn; a repair in code to none.
+    expect(rows[6]?.repair_span_id).not.toBeNull();
+
+    // Analytics: repairs in code per class beside the rejections the model repaired.
+    const { rows: parts } = await env.sql.query(
+      `SELECT failure_class AS cls, sum(repairs_in_code)::int AS in_code, sum(rejections)::int AS by_model
+       FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class <> '' GROUP BY 1 ORDER BY 1`,
+      [env.projectId, 'sess_autorepair_1'],
+    );
+    expect(parts).toEqual([
+      { cls: 'invalid_arguments', in_code: 1, by_model: 1 },
+      { cls: 'missing_resource', in_code: 1, by_model: 0 },
+      { cls: 'unknown_tool', in_code: 1, by_model: 0 },
+    ]);
   });
 });
