@@ -9,11 +9,19 @@ import { Guardtrace } from '@guardtrace/sdk';
 import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
 import { z } from 'zod';
+import { newProjectWithKey } from '../projects.ts';
 
-async function runAgent(sessionId: string): Promise<void> {
+// A page load on the shared 2-core machine can take tens of seconds; no step here is timed.
+test.slow();
+
+/**
+ * Session `sessionId`: two mistakes repaired in code; session `${sessionId}-model`: one the SDK
+ * cannot correct (a wrong type), rejected, repaired by the model's turn and corrected by it.
+ */
+async function runAgent(apiKey: string, sessionId: string): Promise<void> {
   const otel = setupGuardtrace({
     endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
-    apiKey: process.env.GUARDTRACE_API_KEY as string,
+    apiKey,
     serviceName: 'e2e-autorepair-agent',
     register: false,
     flushOnExit: false,
@@ -34,13 +42,20 @@ async function runAgent(sessionId: string): Promise<void> {
   expect(await s.callTool('search_codebase', { query: 'Card' })).toMatchObject({ ok: true, tool: 'search_files' });
   s.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 950, outputTokens: 20 });
   await s.end();
+  const m = gt.session({ id: `${sessionId}-model`, agentName: 'e2e-autorepair-agent' });
+  const wrong = await m.callTool('search_files', { query: 42 });
+  expect(wrong).toMatchObject({ ok: false, decision: 'reject_with_feedback' });
+  if (!wrong.ok) m.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 300, outputTokens: 20, repairs: wrong });
+  expect(await m.callTool('search_files', { query: '42' })).toMatchObject({ ok: true });
+  await m.end();
   await otel.shutdown();
 }
 
-test('an argument name corrected in code shows as corrected in code, from → to with the pointers, and no repair turn', async ({ page }) => {
+test('repairs in code show as corrected in code (from → to, pointers, no repair turn) and count apart from the model\'s in analytics', async ({ page }) => {
+  // A project of its own: analytics' counts meet no other test's sessions.
+  const { project, apiKey } = await newProjectWithKey(page, 'Auto-repair');
   const id = `e2e-autorepair-${randomBytes(4).toString('hex')}`;
-  await runAgent(id);
-  const project = process.env.GUARDTRACE_PROJECT_ID as string;
+  await runAgent(apiKey, id);
 
   const call = page.locator('[data-testid=tool-call][data-tool=search_files]');
   await expect(async () => {
@@ -79,4 +94,15 @@ test('an argument name corrected in code shows as corrected in code, from → to
   await expect(byName.getByTestId('auto-repair-kind')).toHaveText('tool name');
   await expect(byName.getByTestId('auto-repair-change')).toHaveText('search_codebase → search_files');
   await expect(byName.getByTestId('repaired-by')).toHaveCount(0);
+
+  // Analytics: repairs in code vs by the model, per class.
+  await page.goto(`/analytics?project=${project}`);
+  const row = (cls: string) => page.locator(`[data-testid=repair-split-row][data-class=${cls}]`);
+  await expect(page.getByTestId('repair-split-row')).toHaveCount(2);
+  await expect(row('invalid_arguments').getByTestId('repairs-in-code')).toHaveText('1');
+  await expect(row('invalid_arguments').getByTestId('repairs-by-model')).toHaveText('1');
+  await expect(row('invalid_arguments')).toContainText('50.0%');
+  await expect(row('unknown_tool').getByTestId('repairs-in-code')).toHaveText('1');
+  await expect(row('unknown_tool').getByTestId('repairs-by-model')).toHaveText('0');
+  await expect(row('unknown_tool')).toContainText('100.0%');
 });

@@ -294,3 +294,25 @@ export async function getClassShares(db: PrismaClient, projectId: string, w: Day
     sessions: Number(r.sessions),
   }));
 }
+
+/** Repairs of one failure class: done in code by the SDK (auto-repair) and left to the model (rejections). */
+export interface RepairSplitDto {
+  failureClass: string;
+  /** Failed attempts the SDK corrected in code and ran again, without a model turn (decision `auto_repair`). */
+  inCode: number;
+  /** Failed attempts whose feedback went back to the model: the rejections of "Rejection effectiveness". */
+  byModel: number;
+}
+
+/** Repairs in code vs by the model, per failure class, most repairs first. */
+export async function getRepairSplit(db: PrismaClient, projectId: string, w: DayWindow): Promise<RepairSplitDto[]> {
+  const rows = await db.$queryRaw<{ cls: string; in_code: number; by_model: number }[]>`
+    SELECT failure_class AS cls, sum(repairs_in_code)::int AS in_code, sum(rejections)::int AS by_model
+    FROM analytics_session_parts
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
+      AND (repairs_in_code > 0 OR rejections > 0)
+    GROUP BY 1
+    ORDER BY sum(repairs_in_code) + sum(rejections) DESC, 1
+    LIMIT ${TOP}`;
+  return rows.map((r) => ({ failureClass: r.cls, inCode: Number(r.in_code), byModel: Number(r.by_model) }));
+}
