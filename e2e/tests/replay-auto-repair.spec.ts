@@ -2,10 +2,15 @@
  * A repair done in code, from a real SDK agent over OTLP: a read-only tool called with a misspelled
  * argument name is corrected by the SDK (auto-repair) and runs once. The replay shows the failed
  * attempt like a model repair, but marked as corrected in code: the kind, from → to and the
- * pointers before and after; no repair turn is attributed to it. Likewise a hallucinated tool name.
+ * pointers before and after; no repair turn is attributed to it. Likewise a hallucinated tool name
+ * and a missing path. Analytics counts them per class apart from the model's repairs.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Guardtrace } from '@guardtrace/sdk';
+import { fileExists } from '@guardtrace/sdk/guards/files';
 import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
 import { z } from 'zod';
@@ -34,12 +39,25 @@ async function runAgent(apiKey: string, sessionId: string): Promise<void> {
     flags: { readOnly: true },
     execute: (a) => ({ hits: [`${a.query}.ts`] }),
   });
+  const root = mkdtempSync(path.join(tmpdir(), 'e2e-autorepair-'));
+  mkdirSync(path.join(root, 'src/components'), { recursive: true });
+  writeFileSync(path.join(root, 'src/components/Button.tsx'), 'export {}\n');
+  gt.tool({
+    name: 'read_file',
+    description: 'Read a file',
+    schema: z.object({ path: z.string() }),
+    flags: { readOnly: true },
+    guards: [fileExists<{ path: string }>({ root, paths: (a) => a.path })],
+    execute: (a) => a.path,
+  });
   const s = gt.session({ id: sessionId, agentName: 'e2e-autorepair-agent' });
   s.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 900, outputTokens: 30 });
   const r = await s.callTool('search_files', { query_text: 'Button', limit: 3 });
   expect(r).toMatchObject({ ok: true, value: { hits: ['Button.ts'] } });
   // A hallucinated tool name with one close registered tool the arguments satisfy.
   expect(await s.callTool('search_codebase', { query: 'Card' })).toMatchObject({ ok: true, tool: 'search_files' });
+  // A missing path the files guard resolves to one candidate.
+  expect(await s.callTool('read_file', { path: 'src/Button.tsx' })).toMatchObject({ ok: true, value: 'src/components/Button.tsx' });
   s.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 950, outputTokens: 20 });
   await s.end();
   const m = gt.session({ id: `${sessionId}-model`, agentName: 'e2e-autorepair-agent' });
@@ -82,8 +100,8 @@ test('repairs in code show as corrected in code (from → to, pointers, no repai
   await expect(repaired.getByTestId('repaired-by')).toHaveCount(0);
   await expect(attempts.nth(1)).toHaveAttribute('data-outcome', 'success');
   await expect(attempts.nth(1).getByTestId('corrected-in-code')).toHaveCount(0);
-  // The session's steps: turn, call, call, turn; each call is one step (not split at a repair turn).
-  await expect(page.locator('[data-testid=step][data-kind=tool]')).toHaveCount(2);
+  // The session's steps: turn, three calls, turn; each call is one step (not split at a repair turn).
+  await expect(page.locator('[data-testid=step][data-kind=tool]')).toHaveCount(3);
   await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(2);
 
   // The tool-name repair: the model's name → the tool that ran, no pointers.
@@ -95,14 +113,25 @@ test('repairs in code show as corrected in code (from → to, pointers, no repai
   await expect(byName.getByTestId('auto-repair-change')).toHaveText('search_codebase → search_files');
   await expect(byName.getByTestId('repaired-by')).toHaveCount(0);
 
+  // The path repair: the path the model sent → the one candidate, at the same pointer.
+  await page.goto(`/sessions/${id}?project=${project}&step=4`);
+  const byPath = page.getByTestId('tool-call').getByTestId('attempt').nth(0);
+  await expect(byPath.getByTestId('failure-class').first()).toHaveAttribute('data-class', 'missing_resource');
+  await expect(byPath.getByTestId('auto-repair-kind')).toHaveText('path');
+  await expect(byPath.getByTestId('auto-repair-change')).toHaveText('src/Button.tsx → src/components/Button.tsx');
+  await expect(byPath.getByTestId('auto-repair-before')).toHaveText('/path');
+  await expect(byPath.getByTestId('auto-repair-after')).toHaveText('/path');
+
   // Analytics: repairs in code vs by the model, per class.
   await page.goto(`/analytics?project=${project}`);
   const row = (cls: string) => page.locator(`[data-testid=repair-split-row][data-class=${cls}]`);
-  await expect(page.getByTestId('repair-split-row')).toHaveCount(2);
+  await expect(page.getByTestId('repair-split-row')).toHaveCount(3);
   await expect(row('invalid_arguments').getByTestId('repairs-in-code')).toHaveText('1');
   await expect(row('invalid_arguments').getByTestId('repairs-by-model')).toHaveText('1');
   await expect(row('invalid_arguments')).toContainText('50.0%');
   await expect(row('unknown_tool').getByTestId('repairs-in-code')).toHaveText('1');
   await expect(row('unknown_tool').getByTestId('repairs-by-model')).toHaveText('0');
   await expect(row('unknown_tool')).toContainText('100.0%');
+  await expect(row('missing_resource').getByTestId('repairs-in-code')).toHaveText('1');
+  await expect(row('missing_resource').getByTestId('repairs-by-model')).toHaveText('0');
 });
