@@ -117,16 +117,18 @@ describe('an auto-repaired attempt', () => {
     // The model's repair is linked to its repair turn; a repair in code to none.
     expect(rows[6]?.repair_span_id).not.toBeNull();
 
-    // Analytics: repairs in code per class beside the rejections the model repaired.
+    // Analytics: repairs in code per class beside the rejections the model repaired, and the repair
+    // turns (the model's one: 300 + 20 tokens) that measure what a repair turn costs.
     const { rows: parts } = await env.sql.query(
-      `SELECT failure_class AS cls, sum(repairs_in_code)::int AS in_code, sum(rejections)::int AS by_model
+      `SELECT failure_class AS cls, sum(repairs_in_code)::int AS in_code, sum(rejections)::int AS by_model,
+         sum(repair_turns)::float8 AS turns, sum(failed_tokens)::float8 AS tokens
        FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class <> '' GROUP BY 1 ORDER BY 1`,
       [env.projectId, 'sess_autorepair_1'],
     );
     expect(parts).toEqual([
-      { cls: 'invalid_arguments', in_code: 1, by_model: 1 },
-      { cls: 'missing_resource', in_code: 1, by_model: 0 },
-      { cls: 'unknown_tool', in_code: 1, by_model: 0 },
+      { cls: 'invalid_arguments', in_code: 1, by_model: 1, turns: 1, tokens: 320 },
+      { cls: 'missing_resource', in_code: 1, by_model: 0, turns: 0, tokens: 0 },
+      { cls: 'unknown_tool', in_code: 1, by_model: 0, turns: 0, tokens: 0 },
     ]);
   });
 });
