@@ -134,4 +134,9 @@ test('repairs in code show as corrected in code (from → to, pointers, no repai
   await expect(row('unknown_tool')).toContainText('100.0%');
   await expect(row('missing_resource').getByTestId('repairs-in-code')).toHaveText('1');
   await expect(row('missing_resource').getByTestId('repairs-by-model')).toHaveText('0');
+  // Tokens saved, estimated: a repair turn not spent each, at the mean of the range's repair turns of
+  // the class (the model's one: 300 + 20 tokens), else of all classes (marked *).
+  await expect(row('invalid_arguments').getByTestId('tokens-saved')).toHaveText('≈ 320');
+  await expect(row('unknown_tool').getByTestId('tokens-saved')).toHaveText('≈ 320 *');
+  await expect(row('missing_resource').getByTestId('tokens-saved')).toHaveText('≈ 320 *');
 });

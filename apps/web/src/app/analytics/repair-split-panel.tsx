@@ -4,6 +4,9 @@ import { heavyRead } from '@/server/db';
 import { type DayWindow, getRepairSplit } from '@/server/queries/analytics';
 import { Bar, Card, Empty, NUM, TD, TH } from './card';
 
+const SAVED_HELP =
+  "Tokens saved, estimated: each repair in code is a repair turn not spent, at the mean tokens of this range's repair turns of the class (else of all classes, marked *; scaled by sampling weight).";
+
 const share = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)}%` : '—');
 
 /** Repairs in code (SDK auto-repair, no model turn) vs by the model (rejections), per failure class. */
@@ -13,7 +16,7 @@ export async function RepairSplitPanel({ project, window }: { project: string; w
     <Card
       id="repair-split"
       title="Repairs in code vs by the model"
-      subtitle="Per failure class: failed attempts the SDK corrected in code and ran again without a model turn (auto-repair), and those whose feedback went back to the model (rejections)."
+      subtitle={`Per failure class: failed attempts the SDK corrected in code and ran again without a model turn (auto-repair), and those whose feedback went back to the model (rejections). ${SAVED_HELP}`}
     >
       {rows.length === 0 ? (
         <Empty>No repairs in this range.</Empty>
@@ -27,6 +30,7 @@ export async function RepairSplitPanel({ project, window }: { project: string; w
               <th scope="col" className={`${TH} text-right`}>By the model</th>
               <th scope="col" className={`${TH} text-right`}>Share in code</th>
               <th scope="col" className={`${TH} w-1/6`}><span className="sr-only">Share in code, as a bar</span></th>
+              <th scope="col" className={`${TH} text-right`} title={SAVED_HELP}>Tokens saved (est.)</th>
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
@@ -40,6 +44,9 @@ export async function RepairSplitPanel({ project, window }: { project: string; w
                 <td className={`${NUM} font-medium`}>{share(r.inCode, r.inCode + r.byModel)}</td>
                 <td className={TD}>
                   <Bar value={r.inCode} max={r.inCode + r.byModel} color="#059669" />
+                </td>
+                <td className={NUM} data-testid="tokens-saved" data-basis={r.savedBasis ?? ''}>
+                  {r.savedTokens === null ? '—' : `≈ ${formatInt(r.savedTokens)}${r.savedBasis === 'all' ? ' *' : ''}`}
                 </td>
               </tr>
             ))}
