@@ -93,6 +93,9 @@ function attemptRow(span: NormSpan, m: Meaning, projectId: string, sessionId: st
     arguments: m.arguments,
     error_type: m.errorType,
     failure_reason: m.failureReason,
+    auto_repair_kind: m.autoRepairKind,
+    auto_repair_pointers: m.autoRepairPointers,
+    auto_repair_tool: m.autoRepairTool,
   };
 }
 
@@ -124,6 +127,9 @@ function impliedAttemptRow(span: NormSpan, r: ImpliedAttempt, projectId: string,
     arguments: r.arguments,
     error_type: r.errorType,
     failure_reason: r.reason,
+    auto_repair_kind: null,
+    auto_repair_pointers: null,
+    auto_repair_tool: null,
   };
 }
 

@@ -59,7 +59,7 @@ export const ATTEMPTS = target(
   'attempts',
   `project_id, trace_id, span_id, session_id, started_at, tool_call_span_id, tool_name, number, duration_ms,
    outcome, failure_class, decision, feedback, backoff_ms, attempts_left, session_retries_left,
-   budget_exhausted, arguments, error_type, failure_reason`,
+   budget_exhausted, arguments, error_type, failure_reason, auto_repair_kind, auto_repair_pointers, auto_repair_tool`,
 );
 export const GUARD_CHECKS = target(
   'guard_checks',

@@ -24,6 +24,7 @@ const attempt = (number: number, outcome: string, failureClass: string | null = 
   failureReason: null,
   guardChecks: [],
   repairedByStep: null,
+  autoRepair: null,
 });
 
 const tool = (step: number, toolName: string, attempts: AttemptDto[]): ToolCallStepDto => ({

@@ -4,6 +4,9 @@
  */
 import {
   ATTR_GUARDTRACE_ATTEMPT,
+  ATTR_GUARDTRACE_AUTO_REPAIR_KIND,
+  ATTR_GUARDTRACE_AUTO_REPAIR_POINTERS,
+  ATTR_GUARDTRACE_AUTO_REPAIR_TOOL,
   ATTR_GUARDTRACE_BACKOFF_MS,
   ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT,
   ATTR_GUARDTRACE_BUDGET_EXHAUSTED,
@@ -69,6 +72,9 @@ export function read(span: NormSpan, m: Meaning): void {
       m.attemptsLeft = int(a, ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT);
       m.sessionRetriesLeft = int(a, ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT);
       m.budgetExhausted = text(a, ATTR_GUARDTRACE_BUDGET_EXHAUSTED);
+      m.autoRepairKind = text(a, ATTR_GUARDTRACE_AUTO_REPAIR_KIND);
+      m.autoRepairPointers = pointers(a[ATTR_GUARDTRACE_AUTO_REPAIR_POINTERS]);
+      m.autoRepairTool = text(a, ATTR_GUARDTRACE_AUTO_REPAIR_TOOL);
       return;
     case 'guard_check':
       m.stage = text(a, ATTR_GUARDTRACE_GUARD_STAGE);

@@ -53,6 +53,10 @@ export interface Meaning {
   attemptsLeft: number | null;
   sessionRetriesLeft: number | null;
   budgetExhausted: string | null;
+  /** An attempt repaired in code: what was corrected, the pointers into the corrected call's arguments, the tool used instead. */
+  autoRepairKind: string | null;
+  autoRepairPointers: string[] | null;
+  autoRepairTool: string | null;
   // Guard checks.
   guardName: string | null;
   stage: string | null;
@@ -102,6 +106,9 @@ export function newMeaning(): Meaning {
     attemptsLeft: null,
     sessionRetriesLeft: null,
     budgetExhausted: null,
+    autoRepairKind: null,
+    autoRepairPointers: null,
+    autoRepairTool: null,
     guardName: null,
     stage: null,
     verdict: null,
@@ -146,6 +153,9 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.attemptsLeft = null;
   m.sessionRetriesLeft = null;
   m.budgetExhausted = null;
+  m.autoRepairKind = null;
+  m.autoRepairPointers = null;
+  m.autoRepairTool = null;
   m.guardName = null;
   m.stage = null;
   m.verdict = null;

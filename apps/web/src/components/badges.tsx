@@ -83,7 +83,10 @@ export function VerdictBadge({ verdict }: { verdict: string }) {
 export function DecisionChip({ decision }: { decision: string | null }) {
   if (!decision) return null;
   return (
-    <span className="inline-flex items-center whitespace-nowrap rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700">
+    <span
+      className="inline-flex items-center whitespace-nowrap rounded bg-slate-100 px-1.5 py-0.5 font-mono text-[11px] text-slate-700"
+      title={decision === 'auto_repair' ? 'Repaired in code: the corrected call ran as the next attempt, without a model turn' : undefined}
+    >
       → {decision}
     </span>
   );

@@ -10,6 +10,7 @@ import { ANALYTICS_RANGES, DEFAULT_RANGE, parseAnalyticsWindow } from '@/server/
 import { RepairCostPanel } from './cost-panels';
 import { ClassSharePanel, ExhaustionPanel, RejectionPanel, ToolClassPanel } from './failure-panels';
 import { ChartPanel, CostHistogramPanel, TotalsPanel } from './panels';
+import { RepairSplitPanel } from './repair-split-panel';
 
 export const metadata: Metadata = { title: 'Analytics' };
 
@@ -83,6 +84,9 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
         </Suspense>
         <Suspense key={`r:${key}`} fallback={<TableSkeleton rows={5} />}>
           <RejectionPanel {...panel} />
+        </Suspense>
+        <Suspense key={`rs:${key}`} fallback={<TableSkeleton rows={5} />}>
+          <RepairSplitPanel {...panel} />
         </Suspense>
         <Suspense key={`e:${key}`} fallback={<TableSkeleton rows={5} />}>
           <ExhaustionPanel {...panel} />

@@ -294,3 +294,49 @@ export async function getClassShares(db: PrismaClient, projectId: string, w: Day
     sessions: Number(r.sessions),
   }));
 }
+
+/** Repairs of one failure class: done in code by the SDK (auto-repair) and left to the model (rejections). */
+export interface RepairSplitDto {
+  failureClass: string;
+  /** Failed attempts the SDK corrected in code and ran again, without a model turn (decision `auto_repair`). */
+  inCode: number;
+  /** Failed attempts whose feedback went back to the model: the rejections of "Rejection effectiveness". */
+  byModel: number;
+  /**
+   * Tokens the repairs in code saved, estimated: each one a repair turn not spent, at the mean
+   * tokens of the window's repair turns of its class (`class`), else of all classes (`all`); null
+   * when the window has no repair turn to measure.
+   */
+  savedTokens: number | null;
+  savedBasis: 'class' | 'all' | null;
+}
+
+/** Repairs in code vs by the model, per failure class, most repairs first. */
+export async function getRepairSplit(db: PrismaClient, projectId: string, w: DayWindow): Promise<RepairSplitDto[]> {
+  // Repair turns' tokens only where their count is stored too (parts counted before it was are left out).
+  const rows = await db.$queryRaw<{ cls: string; in_code: number; by_model: number; tokens: number; turns: number; all_tokens: number; all_turns: number }[]>`
+    SELECT failure_class AS cls, sum(repairs_in_code)::int AS in_code, sum(rejections)::int AS by_model,
+      coalesce(sum(failed_tokens) FILTER (WHERE repair_turns > 0), 0)::float8 AS tokens, sum(repair_turns)::float8 AS turns,
+      sum(coalesce(sum(failed_tokens) FILTER (WHERE repair_turns > 0), 0)) OVER ()::float8 AS all_tokens,
+      sum(sum(repair_turns)) OVER ()::float8 AS all_turns
+    FROM analytics_session_parts
+    WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
+      AND (repairs_in_code > 0 OR rejections > 0 OR repair_turns > 0)
+    GROUP BY 1
+    ORDER BY sum(repairs_in_code) + sum(rejections) DESC, 1
+    LIMIT ${TOP}`;
+  return rows
+    .filter((r) => Number(r.in_code) > 0 || Number(r.by_model) > 0)
+    .map((r) => {
+      const inCode = Number(r.in_code);
+      const [perTurn, basis] =
+        Number(r.turns) > 0 ? [Number(r.tokens) / Number(r.turns), 'class' as const] : Number(r.all_turns) > 0 ? [Number(r.all_tokens) / Number(r.all_turns), 'all' as const] : [null, null];
+      return {
+        failureClass: r.cls,
+        inCode,
+        byModel: Number(r.by_model),
+        savedTokens: perTurn === null ? null : Math.round(inCode * perTurn),
+        savedBasis: basis,
+      };
+    });
+}

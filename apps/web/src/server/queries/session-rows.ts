@@ -55,6 +55,10 @@ interface AttemptRow {
   repairSpanId: string | null;
   correctionSpanId: string | null;
   correctionAttempt: number | null;
+  /** A repair done in code (attempts.auto_repair_*). */
+  autoRepairKind: string | null;
+  autoRepairPointers: unknown;
+  autoRepairTool: string | null;
 }
 
 interface GuardCheckRow {
@@ -162,6 +166,9 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
           repairSpanId: sql`repair_span_id`,
           correctionSpanId: sql`correction_span_id`,
           correctionAttempt: sql`correction_attempt`,
+          autoRepairKind: sql`auto_repair_kind`,
+          autoRepairPointers: sql`auto_repair_pointers`,
+          autoRepairTool: sql`auto_repair_tool`,
         },
         where(sql`attempts`),
         sql`number, started_at, span_id`,

@@ -65,6 +65,26 @@ export interface AttemptDto {
   guardChecks: GuardCheckDto[];
   /** The model turn that repaired this attempt (`repair_attempt_span_id`), by its step. */
   repairedByStep: number | null;
+  /** Set when the SDK corrected this attempt in code (decision `auto_repair`): no model turn. */
+  autoRepair: AutoRepairDto | null;
+}
+
+/** A repair done in code (auto-repair.ts): what was corrected, from what to what, the pointers before and after. */
+export interface AutoRepairDto {
+  /** `argument_name`, `tool_name` or `path`. */
+  kind: string;
+  /** The argument name(s), tool name or path the model sent; null when unknown. */
+  from: string | null;
+  /** What the call ran with instead; null when unknown. */
+  to: string | null;
+  /** Pointers the failed guard objected to, in this attempt's arguments. */
+  before: string[];
+  /** Pointers of the corrected fields, in the corrected attempt's arguments. */
+  after: string[];
+  /** The tool the call ran as instead (tool-name repairs). */
+  tool: string | null;
+  /** The same call's attempt that ran with the correction. */
+  correctedAttempt: number | null;
 }
 
 /** The start of a long value; the rest is loaded on demand from `/sessions/[id]/payload`. */

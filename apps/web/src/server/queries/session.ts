@@ -1,6 +1,7 @@
 import 'server-only';
 import { estimateCost, type PriceBook, type PrismaClient } from '@guardtrace/db';
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
+import { type AutoRepairRow, autoRepairOf } from './auto-repair.ts';
 import { numberParts, splitAtRepairs, stepKey } from './call-parts.ts';
 import { type CostDto, estimateSessionCosts, priceBookOf } from './costs.ts';
 import { escalationsOf } from './escalations.ts';
@@ -141,6 +142,7 @@ export async function getSessionDetail(
   for (const rows of [toolCalls, guardChecks, modelCalls]) for (const r of rows) derived.add(key(r.traceId, r.spanId));
   const toolOfAttempt = new Map<string, string>();
   const repairLinks = new Map<string, RepairLink>();
+  const inCode: [AttemptDto, Unstepped<ToolCallStepDto>, AutoRepairRow][] = [];
   for (let i = 0; i < attempts.length; i++) {
     const a = attempts[i] as (typeof attempts)[number];
     if (a.repairSpanId || a.correctionSpanId) {
@@ -176,6 +178,7 @@ export async function getSessionDetail(
       failureReason: a.failureReason,
       guardChecks: checksByAttempt.get(k) ?? [],
       repairedByStep: null,
+      autoRepair: null,
     };
     derived.add(k);
     // An attempt whose tool-call span never arrived still shows, under a stand-in tool call.
@@ -187,6 +190,11 @@ export async function getSessionDetail(
     }
     tool.attempts.push(attempt);
     toolOfAttempt.set(a.spanId, parentKey);
+    if (a.autoRepairKind !== null) inCode.push([attempt, tool, { kind: a.autoRepairKind, pointers: pointerList(a.autoRepairPointers), tool: a.autoRepairTool }]);
+  }
+  // Repairs in code, once each call holds all its attempts: the corrected one is the next.
+  for (const [attempt, tool, row] of inCode) {
+    attempt.autoRepair = autoRepairOf(attempt, row, tool.attempts.find((x) => x.number === attempt.number + 1));
   }
   for (const t of tools.values()) {
     if (!t.result) t.result = [...t.attempts].reverse().map((a) => facts.get(key(t.traceId, a.spanId))?.result).find(Boolean) ?? null;

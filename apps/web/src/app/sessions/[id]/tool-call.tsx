@@ -5,6 +5,7 @@ import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { AttemptDiff } from './attempt-diff';
+import { AutoRepairNote } from './auto-repair-note';
 import { AttemptTimeline } from './attempt-timeline';
 import { FailureReason } from './failure-reason';
 import { FixtureButton } from './fixture-button';
@@ -204,7 +205,7 @@ function Attempt({
         <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={a.spanId} preview={a.arguments} />
         {a.feedback ? (
           <Payload
-            label={a.internalRetry ? 'Error kept by the SDK (not shown to the model)' : 'Feedback shown to the model'}
+            label={a.internalRetry ? 'Error kept by the SDK (not shown to the model)' : a.autoRepair ? 'Correction told to the model with the result' : 'Feedback shown to the model'}
             kind="feedback"
             traceId={call.traceId}
             spanId={a.spanId}
@@ -214,6 +215,7 @@ function Attempt({
           />
         ) : null}
       </div>
+      {a.autoRepair ? <AutoRepairNote repair={a.autoRepair} /> : null}
       {a.repairedByStep !== null ? (
         <p data-testid="repaired-by" className="mt-2 text-xs text-slate-600">
           Repaired by the model turn at{' '}
