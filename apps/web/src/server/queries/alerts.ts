@@ -13,17 +13,8 @@ import {
 } from '@guardtrace/db/alerts';
 
 /** One rule of Settings > Alerts, with its state (never its secret). */
-export interface AlertRuleDto {
+export interface AlertRuleDto extends AlertRuleInput {
   id: string;
-  name: string;
-  kind: AlertKind;
-  failureClass: string | null;
-  toolName: string | null;
-  windowMinutes: number;
-  comparison: AlertComparison;
-  threshold: number;
-  webhookUrl: string;
-  format: AlertFormat;
   muted: boolean;
   /** firing when any subject fires (a new_* rule: each new class or tool is a subject). */
   state: 'ok' | 'firing';
