@@ -111,11 +111,21 @@ export interface Scenario {
 
 export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS };
 
-export function scaleScenario(factors: { odds?: number; rates?: number }): Scenario {
+/**
+ * `odds` scales every fix odds (capped at 1); `gap` scales the gap between structured and raw
+ * odds, keeping the raw odds: structured = raw + gap x (structured - raw). gap 0 = a structured
+ * text helps no more than a raw error.
+ */
+export function scaleScenario(factors: { odds?: number; rates?: number; gap?: number }): Scenario {
   const o = factors.odds ?? 1;
   const r = factors.rates ?? 1;
+  const g = factors.gap ?? 1;
   const odds = Object.fromEntries(
-    Object.entries(FIX_ODDS).map(([k, v]) => [k, { structured: Math.min(1, v.structured * o), raw: Math.min(1, v.raw * o) }]),
+    Object.entries(FIX_ODDS).map(([k, v]) => {
+      const raw = Math.min(1, v.raw * o);
+      const structured = Math.min(1, v.structured * o);
+      return [k, { structured: raw + g * (structured - raw), raw }];
+    }),
   ) as FixOdds;
   const rates = Object.fromEntries(Object.entries(RATES).map(([k, v]) => [k, k === 'timeoutCommitted' ? v : Math.min(1, v * r)])) as Rates;
   return { rates, odds };
