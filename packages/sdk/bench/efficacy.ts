@@ -222,5 +222,18 @@ export async function runEfficacy(): Promise<Row[]> {
     target: 'reference',
     pass: true,
   };
-  return [...targets, ...armRows(base), ...perSeedRows(base, ms), ...kindRows(base), blindRow, ...sens];
+  const reasons: Record<string, number> = {};
+  for (const r of base) for (const [k, v] of Object.entries(r.guardtrace.escalationReasons)) reasons[k] = (reasons[k] ?? 0) + v;
+  const escalationRow: Row = {
+    benchmark: 'efficacy, guardtrace escalations (seeds 1-10 summed)',
+    metric: "by the step's mistake: decision/escalation reason",
+    value: Object.entries(reasons)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join('; '),
+    target: 'reference',
+    pass: true,
+  };
+  console.log(`guardtrace escalations: ${escalationRow.value}`);
+  return [...targets, escalationRow, ...armRows(base), ...perSeedRows(base, ms), ...kindRows(base), blindRow, ...sens];
 }

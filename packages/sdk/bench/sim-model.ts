@@ -30,6 +30,8 @@ export interface ArmStats {
   duplicateCharges: number;
   /** Tasks handed to a human by the arm's policy (escalate / abort), not by the turn cap. Never completed, never a saving. */
   escalated: number;
+  /** Escalations by the step's mistake and the runtime's reason (`mistake: decision/reason`). */
+  escalationReasons: Record<string, number>;
   /** Per task, in plan order: completed or not, and its repair tokens by the mistake of the step that spent them. */
   perTask: TaskRecord[];
 }
@@ -55,6 +57,7 @@ export const emptyStats = (): ArmStats => ({
   wastedRetries: 0,
   duplicateCharges: 0,
   escalated: 0,
+  escalationReasons: {},
   perTask: [],
 });
 

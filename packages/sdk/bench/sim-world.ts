@@ -18,7 +18,8 @@ export function prng(seed: number): () => number {
 /*
  * Sources. Every rate and odds below is either taken from a source or marked as an
  * assumption; the sensitivity table in docs/benchmarks.md scales all of them (fix odds x0.5 /
- * x1.5 capped at 1, mistake rates x0.5 / x2) to show where the result depends on them.
+ * x2 capped at 1, mistake rates x0.5 / x2, the gap between structured and raw fix odds x0 /
+ * x0.5) to show where the result depends on them.
  *
  * [S1] Seed "Tool call retries with deterministic guards" (/work/shared/seeds/000_*.txt): "50
  *      tool calls in a session with a 10% per-call failure rate"; the misspelled path
@@ -37,6 +38,17 @@ export function prng(seed: number): () => number {
  *      incorrect/missing argument names are among the error patterns of every model tested.
  * [P3] Berkeley Function Calling Leaderboard (BFCL), https://gorilla.cs.berkeley.edu/leaderboard.html:
  *      even the top models miss a share of single calls (wrong function or arguments).
+ *      Its V3 multi-turn release (https://gorilla.cs.berkeley.edu/blogs/13_bfcl_v3_multi_turn.html)
+ *      describes a model "stuck in a loop, listing the current directory, write a non-existing
+ *      file, and list the directory again": the repeated-mistake behaviour IDENTICAL_REPEAT models.
+ * [P4] Yao et al., "tau-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+ *      Domains" (2024), https://arxiv.org/abs/2406.12045: gpt-4o function-calling agents
+ *      succeed on < 50% of tasks (pass^8 < 25% in retail). A task-level figure (policy and
+ *      reasoning errors included), so only an upper envelope: the framework arm here fails
+ *      about 10% of tasks, well inside it.
+ * None of these gives a per-step rate for each mistake kind below, nor the odds that a model
+ * fixes one from a given text: those are ASSUMPTIONS, and the sensitivity table varies them
+ * (rates x0.5 / x2, odds x0.5 / x2, the structured-raw gap x0 / x0.5).
  */
 
 /**

@@ -159,6 +159,8 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
         // escalate_human / abort / fallback: a human takes over; and no turn past the cap
         if (!modelActs) {
           rec.escalated = true;
+          const reason = `${step.mistake}: ${r.decision}/${r.attempts.at(-1)?.escalationReason ?? '-'}`;
+          stats.escalationReasons[reason] = (stats.escalationReasons[reason] ?? 0) + 1;
           break;
         }
         if (turns >= TURN_CAP_PER_STEP) break;
