@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commonTasks, repairByKindOn, repairOn, type SeedRun } from './efficacy-metrics.ts';
+import { runGuardtrace } from './sim.ts';
 import { frameworkAttempt, runFramework } from './sim-framework.ts';
 import { type ArmStats, emptyStats, execCareful, feedbackKind, type TaskRecord, worldOf } from './sim-model.ts';
 import type { TaskPlan } from './sim-world.ts';
@@ -26,6 +27,17 @@ describe('careful tool author arm', () => {
     const careful = await runFramework(tasks, 1, odds, true);
     expect([fw.completed, careful.completed]).toEqual([0, 1]);
     expect(careful.perTask[0]!.repairByKind.forbidden403).toBeGreaterThan(0);
+  });
+});
+
+describe('guardtrace arm', () => {
+  it("repairs a read_file path with one candidate in code, as the SDK's files guard lets it: no model turn, even when the model could never fix it", async () => {
+    const never = { hallucinatedTool: { structured: 0, raw: 0 }, renamedParameter: { structured: 0, raw: 0 }, misspelledPath: { structured: 0, raw: 0 }, forbidden403: { structured: 0, raw: 0 } };
+    const read = await runGuardtrace([{ id: 0, steps: [{ tool: 'read_file', mistake: 'misspelledPath' }] }], 1, never);
+    expect([read.completed, read.repairTokens]).toEqual([1, 0]);
+    // edit_file is neither read-only nor idempotent: never run with a path the model did not send
+    const edit = await runGuardtrace([{ id: 0, steps: [{ tool: 'edit_file', mistake: 'misspelledPath' }] }], 1, never);
+    expect(edit.completed).toBe(0);
   });
 });
 

@@ -85,7 +85,18 @@ function registerSimTools(gt: Guardtrace, world: { current: World }): void {
     check: ({ path }) => {
       if (WORKSPACE_FILES.includes(path)) return { pass: true };
       const candidates = pathCandidates(path);
-      return { pass: false, reason: `File not found: ${path}`, feedback: missingPathText(path), failureClass: 'missing_resource', candidates };
+      // as the SDK's files guard (src/guards/files.ts): a complete search (the whole workspace)
+      // with exactly one candidate is the one sound correction, which the runtime may apply
+      const only = candidates.length === 1 ? candidates[0] : undefined;
+      return {
+        pass: false,
+        reason: `File not found: ${path}`,
+        feedback: missingPathText(path),
+        failureClass: 'missing_resource',
+        candidates,
+        pointers: ['/path'],
+        ...(only ? { repair: { pointer: '/path', from: path, to: only } } : {}),
+      };
     },
   };
   const exec = (tool: string) => (args: Record<string, unknown>) => execRaw({ tool, args }, world.current);
