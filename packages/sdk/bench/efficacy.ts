@@ -101,8 +101,8 @@ function perSeedRows(runs: SeedRun[], ms: SeedMetrics[]): Row[] {
   });
 }
 
-/** The four targets at the worst seed; `sensitivitySuccessOk` is whether the success target held in every sensitivity row. */
-function targetRows(runs: SeedRun[], ms: SeedMetrics[], sensitivitySuccessOk: boolean): Row[] {
+/** The four targets at the worst seed; `sensitivityMisses` names the sensitivity rows where the success target did not hold. */
+function targetRows(runs: SeedRun[], ms: SeedMetrics[], sensitivityMisses: string[]): Row[] {
   const vsF = ms.map((m) => m.reductionVsFramework);
   const vsC = ms.map((m) => m.reductionVsCareful);
   const lower = ms.filter((m) => !m.successNotLower).map((m) => m.seed);
@@ -110,14 +110,18 @@ function targetRows(runs: SeedRun[], ms: SeedMetrics[], sensitivitySuccessOk: bo
   const b = 'efficacy targets (issue 25)';
   const okF = Math.min(...vsF) >= TARGET_VS_FRAMEWORK;
   const okC = Math.min(...vsC) >= TARGET_VS_CAREFUL;
-  const okS = lower.length === 0 && sensitivitySuccessOk;
+  const okS = lower.length === 0 && sensitivityMisses.length === 0;
+  const seedsBelow = (arm: 'framework' | 'careful'): string => {
+    const xs = runs.filter((r) => success(r.guardtrace) < success(r[arm])).map((r) => r.seed);
+    return xs.length ? `lower on seeds ${xs.join(', ')}` : 'not lower on any seed';
+  };
   return [
     { benchmark: b, metric: `${verdict(okF)}: repair tokens on tasks all contending arms complete, guardtrace vs framework defaults (reduction: worst seed / mean / best)`, value: mmm(vsF, pct), target: `>= ${pct(TARGET_VS_FRAMEWORK)} at the worst seed`, pass: okF },
     { benchmark: b, metric: `${verdict(okC)}: the same, guardtrace vs the careful tool author`, value: mmm(vsC, pct), target: `>= ${pct(TARGET_VS_CAREFUL)} at the worst seed`, pass: okC },
     {
       benchmark: b,
       metric: `${verdict(okS)}: success, guardtrace vs framework and careful, every seed and every sensitivity row`,
-      value: `${lower.length ? `lower on seeds ${lower.join(', ')}` : 'not lower on any seed'}; sensitivity: ${sensitivitySuccessOk ? 'not lower in any row' : 'lower in some row (see the sensitivity rows)'}`,
+      value: `vs framework defaults: ${seedsBelow('framework')}; vs the careful tool author: ${seedsBelow('careful')}; sensitivity: ${sensitivityMisses.length ? `lower in ${sensitivityMisses.length}/${SENSITIVITY.length} rows (${sensitivityMisses.join('; ')})` : 'not lower in any row'}`,
       target: 'not lower anywhere',
       pass: okS,
     },
@@ -206,13 +210,13 @@ export async function runEfficacy(): Promise<Row[]> {
   const base = await runSeeds(BASE_SCENARIO, EFFICACY_TASKS, true);
   const ms = base.map(seedMetrics);
   const sens: Row[] = [];
-  let sensitivitySuccessOk = true;
+  const sensitivityMisses: string[] = [];
   for (const s of SENSITIVITY) {
     const r = sensitivityRow(s.name, await runSeeds(scaleScenario(s.factors), SENSITIVITY_TASKS, false));
     sens.push(r.row);
-    sensitivitySuccessOk &&= r.successOk;
+    if (!r.successOk) sensitivityMisses.push(s.name);
   }
-  const targets = targetRows(base, ms, sensitivitySuccessOk);
+  const targets = targetRows(base, ms, sensitivityMisses);
   printTable(base, ms, targets);
   for (const r of sens) console.log(`sensitivity ${r.metric}: ${r.value}`);
   const blindRow: Row = {

@@ -36,6 +36,9 @@ export function prng(seed: number): () => number {
  * [P2] Kokane et al., "ToolScan: A Benchmark for Characterizing Errors in Tool-Use LLMs"
  *      (2024), https://arxiv.org/abs/2411.13547: wrong/hallucinated tool names and
  *      incorrect/missing argument names are among the error patterns of every model tested.
+ *      Its seven patterns (150 human-annotated queries) include Incorrect Function Name,
+ *      Incorrect Argument Name and Repeated API Calls (identical calls again: IDENTICAL_REPEAT);
+ *      it characterizes them, it does not give a rate per step that this simulation could use.
  * [P3] Berkeley Function Calling Leaderboard (BFCL), https://gorilla.cs.berkeley.edu/leaderboard.html:
  *      even the top models miss a share of single calls (wrong function or arguments).
  *      Its V3 multi-turn release (https://gorilla.cs.berkeley.edu/blogs/13_bfcl_v3_multi_turn.html)
