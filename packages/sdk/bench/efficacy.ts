@@ -1,19 +1,31 @@
 /**
- * Efficacy over seeds 1-10: blind 3x retry, framework defaults and Guardtrace on the same
- * seeded tasks, min / mean / max per arm, the ratios against the framework-defaults arm, and
- * a sensitivity table that scales the fix odds and mistake rates.
+ * Efficacy over seeds 1-10: four arms on the same seeded tasks and fault stream (blind 3x
+ * retry, framework defaults, the careful tool author, Guardtrace), the issue-25 metrics per seed,
+ * the targets with their verdicts, the saving by mistake kind, and a sensitivity table that
+ * scales the fix odds, the mistake rates and the structured-vs-raw fix-odds gap.
  */
-import type { ArmStats } from './sim-model.ts';
-import { runFramework } from './sim-framework.ts';
+import {
+  CONTENDERS,
+  type ContenderName,
+  perCompletedTask,
+  repairByKindAllSeeds,
+  type SeedMetrics,
+  type SeedRun,
+  seedMetrics,
+  success,
+} from './efficacy-metrics.ts';
 import { runBlind, runGuardtrace } from './sim.ts';
-import { BASE_SCENARIO, type Scenario, planTasks, scaleScenario } from './sim-world.ts';
+import { runFramework } from './sim-framework.ts';
+import type { ArmStats } from './sim-model.ts';
+import { BASE_SCENARIO, type Mistake, planTasks, type Scenario, scaleScenario } from './sim-world.ts';
 
 export const EFFICACY_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 export const EFFICACY_TASKS = 2_000;
-/** Tasks per seed in the sensitivity runs (x1 included, for a like-for-like column): half, to keep `pnpm bench` near 3 minutes. */
+/** Tasks per seed in the sensitivity runs (x1 included, for a like-for-like column): half, to keep the run short. */
 export const SENSITIVITY_TASKS = 1_000;
-/** Targets of issue 11 against framework defaults. */
-const TARGET_REDUCTION = 0.4;
+/** Issue 25's targets, at the worst seed, on the tasks every contending arm completes. */
+export const TARGET_VS_FRAMEWORK = 0.4;
+export const TARGET_VS_CAREFUL = 0.25;
 
 interface Row {
   benchmark: string;
@@ -21,13 +33,6 @@ interface Row {
   value: string;
   target: string;
   pass: boolean;
-}
-
-interface SeedRun {
-  seed: number;
-  blind?: ArmStats;
-  framework: ArmStats;
-  guardtrace: ArmStats;
 }
 
 async function runSeeds(scenario: Scenario, n: number, withBlind: boolean): Promise<SeedRun[]> {
@@ -38,103 +43,201 @@ async function runSeeds(scenario: Scenario, n: number, withBlind: boolean): Prom
       seed,
       blind: withBlind ? runBlind(tasks, seed, scenario.odds) : undefined,
       framework: await runFramework(tasks, seed, scenario.odds),
+      careful: await runFramework(tasks, seed, scenario.odds, true),
       guardtrace: await runGuardtrace(tasks, seed, scenario.odds),
     });
   }
   return out;
 }
 
-const perTask = (s: ArmStats): number => s.tokens / Math.max(1, s.completed);
-const success = (s: ArmStats): number => s.completed / s.tasks;
-const reduction = (r: SeedRun): number => 1 - r.guardtrace.repairTokens / r.framework.repairTokens;
 const pct = (n: number): string => `${(n * 100).toFixed(1)}%`;
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 const mmm = (xs: number[], f: (n: number) => string): string => `${f(Math.min(...xs))} / ${f(mean(xs))} / ${f(Math.max(...xs))}`;
 const millions = (n: number): string => `${(n / 1e6).toFixed(2)}M`;
 const thousands = (n: number): string => Math.round(n).toLocaleString('en');
 const count = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 
-function armRows(runs: SeedRun[]): Row[] {
-  const arms: [string, (r: SeedRun) => ArmStats | undefined][] = [
-    ['blind 3x', (r) => r.blind],
-    ['framework defaults', (r) => r.framework],
-    ['guardtrace', (r) => r.guardtrace],
-  ];
-  const metrics: [string, (s: ArmStats) => number, (n: number) => string][] = [
-    ['repair tokens', (s) => s.repairTokens, millions],
-    ['tokens per completed task', perTask, thousands],
-    ['success rate', success, pct],
-    ['duplicate side effects (charges)', (s) => s.duplicateCharges, count],
-  ];
-  const rows: Row[] = [];
-  for (const [metric, get, fmt] of metrics) {
-    const value = arms
-      .map(([name, arm]) => {
-        const xs = runs.map(arm).filter((s): s is ArmStats => !!s).map(get);
-        return `${name} ${mmm(xs, fmt)}`;
-      })
-      .join('; ');
-    rows.push({ benchmark: 'efficacy, seeds 1-10', metric: `${metric} per seed (min / mean / max)`, value, target: 'reference', pass: true });
-  }
-  return rows;
-}
-
-/** The headline ratios against framework defaults (and, for continuity, blind 3x). */
-function ratioRows(runs: SeedRun[]): Row[] {
-  const red = runs.map(reduction);
-  const redBlind = runs.map((r) => 1 - r.guardtrace.repairTokens / r.blind!.repairTokens);
-  const tpt = runs.map((r) => perTask(r.guardtrace) / perTask(r.framework));
-  const succOk = runs.every((r) => success(r.guardtrace) >= success(r.framework));
-  const dups = runs.reduce((a, r) => a + r.guardtrace.duplicateCharges, 0);
-  const fwDups = runs.reduce((a, r) => a + r.framework.duplicateCharges, 0);
-  const b = 'efficacy vs framework defaults';
-  const ratio = (arm: (r: SeedRun) => ArmStats, get: (s: ArmStats) => number): string => mmm(runs.map((r) => get(arm(r)) / get(r.framework)), (n) => `${n.toFixed(3)}x`);
-  const ratioValue = (get: (s: ArmStats) => number): string => `blind 3x ${ratio((r) => r.blind!, get)}; guardtrace ${ratio((r) => r.guardtrace, get)}`;
-  return [
-    { benchmark: b, metric: 'repair tokens / framework defaults, per seed (min / mean / max)', value: ratioValue((s) => s.repairTokens), target: 'reference', pass: true },
-    { benchmark: b, metric: 'success rate / framework defaults, per seed (min / mean / max)', value: ratioValue(success), target: 'reference', pass: true },
-    { benchmark: b, metric: 'repair-token reduction (worst seed / mean / best)', value: mmm(red, pct), target: `>= ${pct(TARGET_REDUCTION)} at the worst seed`, pass: Math.min(...red) >= TARGET_REDUCTION },
-    { benchmark: b, metric: 'tokens per completed task, guardtrace / framework (min / mean / max)', value: mmm(tpt, (n) => `${n.toFixed(3)}x`), target: '< 1x', pass: Math.max(...tpt) < 1 },
-    {
-      benchmark: b,
-      metric: 'success rate, framework -> guardtrace (mean; lower on any seed?)',
-      value: `${pct(mean(runs.map((r) => success(r.framework))))} -> ${pct(mean(runs.map((r) => success(r.guardtrace))))}; ${succOk ? 'not lower on any seed' : `lower on seeds ${runs.filter((r) => success(r.guardtrace) < success(r.framework)).map((r) => r.seed).join(', ')}`}`,
-      target: 'not lower',
-      pass: succOk,
-    },
-    { benchmark: b, metric: 'duplicate side effects, all seeds (framework -> guardtrace)', value: `${fwDups} -> ${dups}`, target: '0', pass: dups === 0 },
-    { benchmark: 'efficacy vs blind 3x', metric: 'repair-token reduction (worst seed / mean / best)', value: mmm(redBlind, pct), target: '>= 60% at the worst seed', pass: Math.min(...redBlind) >= 0.6 },
-  ];
-}
-
-const SENSITIVITY: { name: string; factors: { odds?: number; rates?: number } }[] = [
-  { name: 'fix odds x0.5', factors: { odds: 0.5 } },
-  { name: 'fix odds x1.5 (capped at 1)', factors: { odds: 1.5 } },
-  { name: 'mistake rates x0.5', factors: { rates: 0.5 } },
-  { name: 'mistake rates x2', factors: { rates: 2 } },
+const ARMS: [string, (r: SeedRun) => ArmStats | undefined][] = [
+  ['blind 3x', (r) => r.blind],
+  ['framework defaults', (r) => r.framework],
+  ['careful tool author', (r) => r.careful],
+  ['guardtrace', (r) => r.guardtrace],
 ];
 
-function sensitivityRow(name: string, runs: SeedRun[]): Row {
-  const red = runs.map(reduction);
-  const succLower = runs.filter((r) => success(r.guardtrace) < success(r.framework)).length;
+function armRows(runs: SeedRun[]): Row[] {
+  const metrics: [string, (s: ArmStats) => number, (n: number) => string][] = [
+    ['success rate', success, pct],
+    ['tokens per completed task', perCompletedTask, thousands],
+    ['repair tokens, all tasks (escalated and failed included)', (s) => s.repairTokens, millions],
+    ['duplicate side effects (charges)', (s) => s.duplicateCharges, count],
+    ['escalations to a human (never completed, never a saving)', (s) => s.escalated, count],
+  ];
+  return metrics.map(([metric, get, fmt]) => ({
+    benchmark: 'efficacy, four arms, seeds 1-10',
+    metric: `${metric} per seed (min / mean / max)`,
+    value: ARMS.map(([name, arm]) => `${name} ${mmm(runs.map(arm).filter((s): s is ArmStats => !!s).map(get), fmt)}`).join('; '),
+    target: 'reference',
+    pass: true,
+  }));
+}
+
+function perSeedRows(runs: SeedRun[], ms: SeedMetrics[]): Row[] {
+  return runs.map((r, i) => {
+    const m = ms[i]!;
+    const s = ARMS.map(([, arm]) => (arm(r) ? pct(success(arm(r)!)) : '-')).join(' / ');
+    const t = ARMS.map(([, arm]) => (arm(r) ? thousands(perCompletedTask(arm(r)!)) : '-')).join(' / ');
+    return {
+      benchmark: 'efficacy per seed',
+      metric: `seed ${r.seed}`,
+      value:
+        `success (blind / framework / careful / guardtrace) ${s}; tokens per completed task ${t}; ` +
+        `common tasks ${m.common}: repair tokens framework ${millions(m.repairCommon.framework)}, careful ${millions(m.repairCommon.careful)}, guardtrace ${millions(m.repairCommon.guardtrace)} ` +
+        `(-${pct(m.reductionVsFramework)} vs framework, -${pct(m.reductionVsCareful)} vs careful); ` +
+        `duplicates ${CONTENDERS.map((a) => r[a].duplicateCharges).join(' / ')}; escalations ${CONTENDERS.map((a) => r[a].escalated).join(' / ')}`,
+      target: 'reference',
+      pass: true,
+    };
+  });
+}
+
+/** The four targets at the worst seed; `sensitivityMisses` names the sensitivity rows where the success target did not hold. */
+function targetRows(runs: SeedRun[], ms: SeedMetrics[], sensitivityMisses: string[]): Row[] {
+  const vsF = ms.map((m) => m.reductionVsFramework);
+  const vsC = ms.map((m) => m.reductionVsCareful);
+  const lower = ms.filter((m) => !m.successNotLower).map((m) => m.seed);
   const dups = runs.reduce((a, r) => a + r.guardtrace.duplicateCharges, 0);
-  const fwDups = runs.reduce((a, r) => a + r.framework.duplicateCharges, 0);
-  const sFw = mean(runs.map((r) => success(r.framework)));
-  const sGt = mean(runs.map((r) => success(r.guardtrace)));
-  const holds = Math.min(...red) >= TARGET_REDUCTION && succLower === 0 && dups === 0;
-  return {
-    benchmark: 'sensitivity vs framework defaults',
-    metric: name,
-    value: `repair tokens -${pct(Math.min(...red))} worst seed (mean -${pct(mean(red))}); success ${pct(sFw)} -> ${pct(sGt)} (lower on ${succLower}/10 seeds); duplicates ${fwDups} -> ${dups}`,
-    target: '>= 40% fewer at worst seed, success not lower, 0 duplicates',
-    pass: holds,
+  const b = 'efficacy targets (issue 25)';
+  const okF = Math.min(...vsF) >= TARGET_VS_FRAMEWORK;
+  const okC = Math.min(...vsC) >= TARGET_VS_CAREFUL;
+  const okS = lower.length === 0 && sensitivityMisses.length === 0;
+  const seedsBelow = (arm: 'framework' | 'careful'): string => {
+    const xs = runs.filter((r) => success(r.guardtrace) < success(r[arm])).map((r) => r.seed);
+    return xs.length ? `lower on seeds ${xs.join(', ')}` : 'not lower on any seed';
   };
+  return [
+    { benchmark: b, metric: `${verdict(okF)}: repair tokens on tasks all contending arms complete, guardtrace vs framework defaults (reduction: worst seed / mean / best)`, value: mmm(vsF, pct), target: `>= ${pct(TARGET_VS_FRAMEWORK)} at the worst seed`, pass: okF },
+    { benchmark: b, metric: `${verdict(okC)}: the same, guardtrace vs the careful tool author`, value: mmm(vsC, pct), target: `>= ${pct(TARGET_VS_CAREFUL)} at the worst seed`, pass: okC },
+    {
+      benchmark: b,
+      metric: `${verdict(okS)}: success, guardtrace vs framework and careful, every seed and every sensitivity row`,
+      value: `vs framework defaults: ${seedsBelow('framework')}; vs the careful tool author: ${seedsBelow('careful')}; sensitivity: ${sensitivityMisses.length ? `lower in ${sensitivityMisses.length}/${SENSITIVITY.length} rows (${sensitivityMisses.join('; ')})` : 'not lower in any row'}`,
+      target: 'not lower anywhere',
+      pass: okS,
+    },
+    { benchmark: b, metric: `${verdict(dups === 0)}: duplicate side effects, guardtrace, all seeds`, value: `${dups} (framework ${runs.reduce((a, r) => a + r.framework.duplicateCharges, 0)}, careful ${runs.reduce((a, r) => a + r.careful.duplicateCharges, 0)})`, target: '0', pass: dups === 0 },
+  ];
+}
+
+const KINDS: Mistake[] = ['hallucinatedTool', 'renamedParameter', 'misspelledPath', 'forbidden403', 'transient503', 'chargeTimeout', 'none'];
+
+/** Repair tokens on the common tasks by the mistake of the step that spent them, all seeds; the saving and its share of the total. */
+function kindRows(runs: SeedRun[]): Row[] {
+  const by = repairByKindAllSeeds(runs);
+  const total = (a: ContenderName): number => KINDS.reduce((t, k) => t + (by[a][k] ?? 0), 0);
+  const savF = total('framework') - total('guardtrace');
+  const savC = total('careful') - total('guardtrace');
+  return KINDS.filter((k) => CONTENDERS.some((a) => (by[a][k] ?? 0) > 0)).map((k) => {
+    const [f, c, g] = CONTENDERS.map((a) => by[a][k] ?? 0) as [number, number, number];
+    return {
+      benchmark: 'efficacy saving by mistake kind (common tasks, seeds 1-10 summed)',
+      metric: k,
+      value:
+        `repair tokens framework ${millions(f)}, careful ${millions(c)}, guardtrace ${millions(g)}; ` +
+        `saving vs framework ${millions(f - g)} (${pct(savF ? (f - g) / savF : 0)} of the total saving), vs careful ${millions(c - g)} (${pct(savC ? (c - g) / savC : 0)} of the total saving)`,
+      target: 'reference',
+      pass: true,
+    };
+  });
+}
+
+export const SENSITIVITY: { name: string; factors: { odds?: number; rates?: number; gap?: number } }[] = [
+  { name: 'x1 (as measured, fewer tasks)', factors: {} },
+  { name: 'fix odds x0.5', factors: { odds: 0.5 } },
+  { name: 'fix odds x2 (capped at 1)', factors: { odds: 2 } },
+  { name: 'mistake rates x0.5', factors: { rates: 0.5 } },
+  { name: 'mistake rates x2', factors: { rates: 2 } },
+  { name: 'structured-raw fix-odds gap x0 (structured = raw)', factors: { gap: 0 } },
+  { name: 'structured-raw fix-odds gap x0.5', factors: { gap: 0.5 } },
+];
+
+function sensitivityRow(name: string, runs: SeedRun[]): { row: Row; successOk: boolean } {
+  const ms = runs.map(seedMetrics);
+  const vsF = ms.map((m) => m.reductionVsFramework);
+  const vsC = ms.map((m) => m.reductionVsCareful);
+  const lower = ms.filter((m) => !m.successNotLower).length;
+  const dups = runs.reduce((a, r) => a + r.guardtrace.duplicateCharges, 0);
+  const s = CONTENDERS.map((a) => pct(mean(runs.map((r) => success(r[a]))))).join(' / ');
+  const successOk = lower === 0;
+  return {
+    successOk,
+    row: {
+      benchmark: 'efficacy sensitivity',
+      metric: name,
+      value:
+        `${verdict(successOk)} success (framework / careful / guardtrace, mean) ${s}, guardtrace lower on ${lower}/10 seeds; ` +
+        `repair tokens on common tasks, worst seed: -${pct(Math.min(...vsF))} vs framework (${verdict(Math.min(...vsF) >= TARGET_VS_FRAMEWORK)}), ` +
+        `-${pct(Math.min(...vsC))} vs careful (${verdict(Math.min(...vsC) >= TARGET_VS_CAREFUL)}); guardtrace duplicates ${dups}; escalations ${runs.reduce((a, r) => a + r.guardtrace.escalated, 0)}`,
+      target: 'success not lower than either arm on any seed',
+      pass: successOk,
+    },
+  };
+}
+
+function printTable(runs: SeedRun[], ms: SeedMetrics[], targets: Row[]): void {
+  const lines = ['', 'Efficacy, four arms on the same tasks and fault stream (seeds 1-10)', ''];
+  lines.push(['seed', 'success b/f/c/g', 'common', 'repair f/c/g (M)', 'vs f', 'vs c', 'dups f/c/g', 'esc g'].join('\t'));
+  runs.forEach((r, i) => {
+    const m = ms[i]!;
+    lines.push(
+      [
+        r.seed,
+        ARMS.map(([, arm]) => (arm(r) ? pct(success(arm(r)!)) : '-')).join(' '),
+        m.common,
+        CONTENDERS.map((a) => (m.repairCommon[a] / 1e6).toFixed(2)).join(' '),
+        `-${pct(m.reductionVsFramework)}`,
+        `-${pct(m.reductionVsCareful)}`,
+        CONTENDERS.map((a) => r[a].duplicateCharges).join(' '),
+        r.guardtrace.escalated,
+      ].join('\t'),
+    );
+  });
+  lines.push('', ...targets.map((t) => `${t.metric}: ${t.value} (target ${t.target})`), '');
+  console.log(lines.join('\n'));
 }
 
 export async function runEfficacy(): Promise<Row[]> {
   const base = await runSeeds(BASE_SCENARIO, EFFICACY_TASKS, true);
-  const rows = [...armRows(base), ...ratioRows(base)];
-  rows.push(sensitivityRow('x1 (as above, fewer tasks)', await runSeeds(BASE_SCENARIO, SENSITIVITY_TASKS, false)));
-  for (const s of SENSITIVITY) rows.push(sensitivityRow(s.name, await runSeeds(scaleScenario(s.factors), SENSITIVITY_TASKS, false)));
-  return rows;
+  const ms = base.map(seedMetrics);
+  const sens: Row[] = [];
+  const sensitivityMisses: string[] = [];
+  for (const s of SENSITIVITY) {
+    const r = sensitivityRow(s.name, await runSeeds(scaleScenario(s.factors), SENSITIVITY_TASKS, false));
+    sens.push(r.row);
+    if (!r.successOk) sensitivityMisses.push(s.name);
+  }
+  const targets = targetRows(base, ms, sensitivityMisses);
+  printTable(base, ms, targets);
+  for (const r of sens) console.log(`sensitivity ${r.metric}: ${r.value}`);
+  const blindRow: Row = {
+    benchmark: 'efficacy, blind 3x (reference, not a contender)',
+    metric: 'repair tokens, all tasks, blind / framework defaults per seed (min / mean / max)',
+    value: mmm(base.map((r) => r.blind!.repairTokens / r.framework.repairTokens), (n) => `${n.toFixed(3)}x`),
+    target: 'reference',
+    pass: true,
+  };
+  const reasons: Record<string, number> = {};
+  for (const r of base) for (const [k, v] of Object.entries(r.guardtrace.escalationReasons)) reasons[k] = (reasons[k] ?? 0) + v;
+  const escalationRow: Row = {
+    benchmark: 'efficacy, guardtrace escalations (seeds 1-10 summed)',
+    metric: "by the step's mistake: decision/escalation reason",
+    value: Object.entries(reasons)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join('; '),
+    target: 'reference',
+    pass: true,
+  };
+  console.log(`guardtrace escalations: ${escalationRow.value}`);
+  return [...targets, escalationRow, ...armRows(base), ...perSeedRows(base, ms), ...kindRows(base), blindRow, ...sens];
 }

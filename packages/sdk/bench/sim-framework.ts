@@ -26,10 +26,25 @@
  *   attaches an idempotency key, so a charge retried after a timeout that had committed is
  *   made twice.
  */
-import { InvalidToolInputError, NoSuchToolError, TypeValidationError, asSchema } from 'ai';
+import { asSchema, InvalidToolInputError, NoSuchToolError, TypeValidationError } from 'ai';
 import { z } from 'zod';
-import { type ArmStats, type Call, Meter, TURN_CAP_PER_STEP, type World, emptyStats, execRaw, feedbackKind, firstCall, nextCall, worldOf } from './sim-model.ts';
-import { FIX_ODDS, type FixOdds, type TaskPlan, prng } from './sim-world.ts';
+import {
+  type ArmStats,
+  addStepRepair,
+  type Call,
+  emptyStats,
+  execCareful,
+  execRaw,
+  feedbackKind,
+  firstCall,
+  Meter,
+  nextCall,
+  type TaskRecord,
+  TURN_CAP_PER_STEP,
+  type World,
+  worldOf,
+} from './sim-model.ts';
+import { FIX_ODDS, type FixOdds, prng, type TaskPlan } from './sim-world.ts';
 
 /** The AI SDK's default `maxRetries` (retries after the first attempt). */
 export const FRAMEWORK_MAX_RETRIES = 2;
@@ -61,7 +76,7 @@ export type FrameworkAttempt = { ok: true; codeRetries: number; backoffMs: numbe
  * One tool call as the framework runs it: name lookup, schema validation, then the tool with
  * code-level retries of retryable errors. A failure returns the text the model is shown.
  */
-export async function frameworkAttempt(call: Call, w: World): Promise<FrameworkAttempt> {
+export async function frameworkAttempt(call: Call, w: World, exec: (call: Call, w: World) => void = execRaw): Promise<FrameworkAttempt> {
   const schema = Object.hasOwn(SCHEMAS, call.tool) ? SCHEMAS[call.tool] : undefined;
   if (!schema) {
     return { ok: false, feedback: new NoSuchToolError({ toolName: call.tool, availableTools: TOOL_NAMES }).message, codeRetries: 0, backoffMs: 0 };
@@ -74,7 +89,7 @@ export async function frameworkAttempt(call: Call, w: World): Promise<FrameworkA
   let backoffMs = 0;
   for (let retry = 0; ; retry++) {
     try {
-      execRaw(call, w);
+      exec(call, w);
       return { ok: true, codeRetries: retry, backoffMs };
     } catch (e) {
       if (retry >= FRAMEWORK_MAX_RETRIES || !isRetryable(e)) return { ok: false, feedback: (e as Error).message, codeRetries: retry, backoffMs };
@@ -83,22 +98,30 @@ export async function frameworkAttempt(call: Call, w: World): Promise<FrameworkA
   }
 }
 
-/** Framework defaults: every failure goes back to the model as the framework's own text, up to the turn cap. */
-export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS): Promise<ArmStats> {
+/**
+ * Framework defaults: every failure goes back to the model as the framework's own text, up to
+ * the turn cap. `careful`: the careful tool author's arm, the same framework with tools whose
+ * errors are as informative as Guardtrace's guards (`execCareful`: candidate paths, discovered
+ * ids); the same odds table applies, by the text shown.
+ */
+export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS, careful = false): Promise<ArmStats> {
+  const exec = careful ? execCareful : execRaw;
   const stats = emptyStats();
   for (const task of tasks) {
     stats.tasks += 1;
     const rand = prng(seed ^ (task.id * 7919));
     const meter = new Meter(stats);
+    const rec: TaskRecord = { done: false, escalated: false, repairByKind: {} };
     let ok = true;
     for (const step of task.steps) {
       const w = worldOf(step);
+      const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
       let done = false;
       let retries = 0;
       for (let turns = 1; ; turns++) {
-        const r = await frameworkAttempt(call, w);
+        const r = await frameworkAttempt(call, w, exec);
         retries += r.codeRetries;
         if (r.ok) {
           done = true;
@@ -113,6 +136,7 @@ export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdd
       stats.retries += retries;
       stats.wastedRetries += done ? Math.max(0, retries - 1) : retries;
       stats.duplicateCharges += Math.max(0, w.charges.length - 1);
+      addStepRepair(rec, step.mistake, stats.repairTokens - before);
       if (!done) {
         ok = false;
         break;
@@ -122,6 +146,8 @@ export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdd
       meter.modelTurn(false);
       stats.completed += 1;
     }
+    rec.done = ok;
+    stats.perTask.push(rec);
   }
   return stats;
 }

@@ -5,7 +5,8 @@
  */
 import { countTokens } from 'gpt-tokenizer';
 import { replayInputTokens } from '../src/cost.ts';
-import { FIX_ODDS, type FixOdds, GOOD_ARGS, IDENTICAL_REPEAT, type Step, WORKSPACE_FILES, wrongCall } from './sim-world.ts';
+import { pathNotFoundFeedback } from '../src/guards/files.ts';
+import { FIX_ODDS, type FixOdds, GOOD_ARGS, IDENTICAL_REPEAT, type Mistake, type Step, WORKSPACE_FILES, wrongCall } from './sim-world.ts';
 
 /** Output tokens of one model turn (a tool call and a line of reasoning). */
 const OUTPUT_TOKENS = 150;
@@ -27,6 +28,23 @@ export interface ArmStats {
   wastedRetries: number;
   /** Side effects done twice: a charge repeated after a timeout that had committed. */
   duplicateCharges: number;
+  /** Tasks handed to a human by the arm's policy (escalate / abort), not by the turn cap. Never completed, never a saving. */
+  escalated: number;
+  /** Escalations by the step's mistake and the runtime's reason (`mistake: decision/reason`). */
+  escalationReasons: Record<string, number>;
+  /** Per task, in plan order: completed or not, and its repair tokens by the mistake of the step that spent them. */
+  perTask: TaskRecord[];
+}
+
+export interface TaskRecord {
+  done: boolean;
+  escalated: boolean;
+  repairByKind: Partial<Record<Mistake, number>>;
+}
+
+/** Adds the repair tokens a step spent (stats.repairTokens after minus before) to its task's record under the step's mistake. */
+export function addStepRepair(rec: TaskRecord, mistake: Mistake, tokens: number): void {
+  if (tokens > 0) rec.repairByKind[mistake] = (rec.repairByKind[mistake] ?? 0) + tokens;
 }
 
 export const emptyStats = (): ArmStats => ({
@@ -38,6 +56,9 @@ export const emptyStats = (): ArmStats => ({
   retries: 0,
   wastedRetries: 0,
   duplicateCharges: 0,
+  escalated: 0,
+  escalationReasons: {},
+  perTask: [],
 });
 
 const tokenCache = new Map<string, number>();
@@ -106,6 +127,41 @@ export interface World {
 
 export function worldOf(step: Step): World {
   return { outage: step.outage ?? 0, chargeTimeout: step.mistake === 'chargeTimeout', committed: step.committed ?? false, charges: [] };
+}
+
+/** The workspace files that a missing path may have meant: the files guard's candidates, the same list in every arm that shows one. */
+export function pathCandidates(path: string): string[] {
+  const base = path.split('/').pop() ?? path;
+  return WORKSPACE_FILES.filter((f) => f.endsWith(`/${base}`) || f.endsWith(base.replace(/[^A-Za-z.]/g, '')));
+}
+
+/** The text Guardtrace's files guard shows for a missing path (and the careful tool author's ENOENT). */
+export function missingPathText(path: string): string {
+  const base = path.split('/').pop() ?? path;
+  const candidates = pathCandidates(path);
+  return pathNotFoundFeedback(path, `**/${base}`, candidates.length ? candidates : ['src/components/Button.tsx']);
+}
+
+/** The reports the caller may read: what the declared discovery tool (list_reports) returns. */
+export const READABLE_REPORTS = ['rep_own'];
+
+/**
+ * The careful tool author's tools: the same executor, but every error it throws is as
+ * informative as Guardtrace's guards. A missing path lists the candidate paths (the files
+ * guard's text); a 403 lists the reports the caller may read, in the text Guardtrace's
+ * discovery shows. Other errors (503, timeout) carry nothing a model could fix from.
+ */
+export function execCareful(call: Call, w: World): void {
+  try {
+    execRaw(call, w);
+  } catch (e) {
+    const x = e as Error & { code?: string; status?: number };
+    if (x.code === 'ENOENT') throw err(missingPathText(String(call.args.path)), { code: 'ENOENT' });
+    if (x.status === 403) {
+      throw err(`403 Forbidden: report '${String(call.args.report_id)}' is not readable with this credential.\nDiscovery (list_reports) found: ${JSON.stringify(READABLE_REPORTS)}\nChoose from these and call again.`, { status: 403 });
+    }
+    throw e;
+  }
 }
 
 const err = (message: string, props: Record<string, unknown>) => Object.assign(new Error(message), props);

@@ -18,7 +18,8 @@ export function prng(seed: number): () => number {
 /*
  * Sources. Every rate and odds below is either taken from a source or marked as an
  * assumption; the sensitivity table in docs/benchmarks.md scales all of them (fix odds x0.5 /
- * x1.5 capped at 1, mistake rates x0.5 / x2) to show where the result depends on them.
+ * x2 capped at 1, mistake rates x0.5 / x2, the gap between structured and raw fix odds x0 /
+ * x0.5) to show where the result depends on them.
  *
  * [S1] Seed "Tool call retries with deterministic guards" (/work/shared/seeds/000_*.txt): "50
  *      tool calls in a session with a 10% per-call failure rate"; the misspelled path
@@ -35,8 +36,22 @@ export function prng(seed: number): () => number {
  * [P2] Kokane et al., "ToolScan: A Benchmark for Characterizing Errors in Tool-Use LLMs"
  *      (2024), https://arxiv.org/abs/2411.13547: wrong/hallucinated tool names and
  *      incorrect/missing argument names are among the error patterns of every model tested.
+ *      Its seven patterns (150 human-annotated queries) include Incorrect Function Name,
+ *      Incorrect Argument Name and Repeated API Calls (identical calls again: IDENTICAL_REPEAT);
+ *      it characterizes them, it does not give a rate per step that this simulation could use.
  * [P3] Berkeley Function Calling Leaderboard (BFCL), https://gorilla.cs.berkeley.edu/leaderboard.html:
  *      even the top models miss a share of single calls (wrong function or arguments).
+ *      Its V3 multi-turn release (https://gorilla.cs.berkeley.edu/blogs/13_bfcl_v3_multi_turn.html)
+ *      describes a model "stuck in a loop, listing the current directory, write a non-existing
+ *      file, and list the directory again": the repeated-mistake behaviour IDENTICAL_REPEAT models.
+ * [P4] Yao et al., "tau-bench: A Benchmark for Tool-Agent-User Interaction in Real-World
+ *      Domains" (2024), https://arxiv.org/abs/2406.12045: gpt-4o function-calling agents
+ *      succeed on < 50% of tasks (pass^8 < 25% in retail). A task-level figure (policy and
+ *      reasoning errors included), so only an upper envelope: the framework arm here fails
+ *      about 10% of tasks, well inside it.
+ * None of these gives a per-step rate for each mistake kind below, nor the odds that a model
+ * fixes one from a given text: those are ASSUMPTIONS, and the sensitivity table varies them
+ * (rates x0.5 / x2, odds x0.5 / x2, the structured-raw gap x0 / x0.5).
  */
 
 /**
@@ -111,11 +126,21 @@ export interface Scenario {
 
 export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS };
 
-export function scaleScenario(factors: { odds?: number; rates?: number }): Scenario {
+/**
+ * `odds` scales every fix odds (capped at 1); `gap` scales the gap between structured and raw
+ * odds, keeping the raw odds: structured = raw + gap x (structured - raw). gap 0 = a structured
+ * text helps no more than a raw error.
+ */
+export function scaleScenario(factors: { odds?: number; rates?: number; gap?: number }): Scenario {
   const o = factors.odds ?? 1;
   const r = factors.rates ?? 1;
+  const g = factors.gap ?? 1;
   const odds = Object.fromEntries(
-    Object.entries(FIX_ODDS).map(([k, v]) => [k, { structured: Math.min(1, v.structured * o), raw: Math.min(1, v.raw * o) }]),
+    Object.entries(FIX_ODDS).map(([k, v]) => {
+      const raw = Math.min(1, v.raw * o);
+      const structured = Math.min(1, v.structured * o);
+      return [k, { structured: raw + g * (structured - raw), raw }];
+    }),
   ) as FixOdds;
   const rates = Object.fromEntries(Object.entries(RATES).map(([k, v]) => [k, k === 'timeoutCommitted' ? v : Math.min(1, v * r)])) as Rates;
   return { rates, odds };

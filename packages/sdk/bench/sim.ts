@@ -5,10 +5,26 @@
  * sim-framework.ts.
  */
 import { z } from 'zod';
-import { pathNotFoundFeedback } from '../src/guards/files.ts';
 import { type AttemptRecord, type CallResult, type Clock, type Guard, Guardtrace } from '../src/index.ts';
-import { type ArmStats, type Call, Meter, TURN_CAP_PER_STEP, type World, emptyStats, execRaw, feedbackKind, firstCall, nextCall, worldOf } from './sim-model.ts';
-import { FIX_ODDS, type FixOdds, type TaskPlan, WORKSPACE_FILES, prng } from './sim-world.ts';
+import {
+  type ArmStats,
+  addStepRepair,
+  type Call,
+  emptyStats,
+  execRaw,
+  feedbackKind,
+  firstCall,
+  Meter,
+  missingPathText,
+  nextCall,
+  pathCandidates,
+  READABLE_REPORTS,
+  type TaskRecord,
+  TURN_CAP_PER_STEP,
+  type World,
+  worldOf,
+} from './sim-model.ts';
+import { FIX_ODDS, type FixOdds, prng, type TaskPlan, WORKSPACE_FILES } from './sim-world.ts';
 
 export type { ArmStats } from './sim-model.ts';
 
@@ -19,9 +35,11 @@ export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_OD
     stats.tasks += 1;
     const rand = prng(seed ^ (task.id * 7919));
     const meter = new Meter(stats);
+    const rec: TaskRecord = { done: false, escalated: false, repairByKind: {} };
     let ok = true;
     for (const step of task.steps) {
       const w = worldOf(step);
+      const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
       let done = false;
@@ -40,6 +58,7 @@ export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_OD
         }
       }
       stats.duplicateCharges += Math.max(0, w.charges.length - 1);
+      addStepRepair(rec, step.mistake, stats.repairTokens - before);
       if (!done) {
         ok = false;
         break;
@@ -49,6 +68,8 @@ export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_OD
       meter.modelTurn(false);
       stats.completed += 1;
     }
+    rec.done = ok;
+    stats.perTask.push(rec);
   }
   return stats;
 }
@@ -63,16 +84,26 @@ function registerSimTools(gt: Guardtrace, world: { current: World }): void {
     name: 'file_exists',
     check: ({ path }) => {
       if (WORKSPACE_FILES.includes(path)) return { pass: true };
-      const base = path.split('/').pop() ?? path;
-      const candidates = WORKSPACE_FILES.filter((f) => f.endsWith(`/${base}`) || f.endsWith(base.replace(/[^A-Za-z.]/g, '')));
-      return { pass: false, reason: `File not found: ${path}`, feedback: pathNotFoundFeedback(path, `**/${base}`, candidates.length ? candidates : ['src/components/Button.tsx']), failureClass: 'missing_resource', candidates };
+      const candidates = pathCandidates(path);
+      // as the SDK's files guard (src/guards/files.ts): a complete search (the whole workspace)
+      // with exactly one candidate is the one sound correction, which the runtime may apply
+      const only = candidates.length === 1 ? candidates[0] : undefined;
+      return {
+        pass: false,
+        reason: `File not found: ${path}`,
+        feedback: missingPathText(path),
+        failureClass: 'missing_resource',
+        candidates,
+        pointers: ['/path'],
+        ...(only ? { repair: { pointer: '/path', from: path, to: only } } : {}),
+      };
     },
   };
   const exec = (tool: string) => (args: Record<string, unknown>) => execRaw({ tool, args }, world.current);
   gt.tool({ name: 'read_file', description: 'read', schema: z.object({ path: z.string() }), flags: { readOnly: true }, guards: [pathGuard], execute: exec('read_file') });
   gt.tool({ name: 'edit_file', description: 'edit', schema: z.object({ path: z.string(), content: z.string() }), guards: [pathGuard], execute: exec('edit_file') });
   gt.tool({ name: 'lookup_customer', description: 'crm', schema: z.object({ email: z.string() }), flags: { readOnly: true, external: true }, execute: exec('lookup_customer') });
-  gt.tool({ name: 'list_reports', description: 'discovery', schema: z.object({}), flags: { readOnly: true }, execute: () => ['rep_own'] });
+  gt.tool({ name: 'list_reports', description: 'discovery', schema: z.object({}), flags: { readOnly: true }, execute: () => READABLE_REPORTS });
   gt.tool({
     name: 'fetch_report',
     description: 'report',
@@ -102,9 +133,11 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
     const gt = new Guardtrace({ tracing: false, clock: simClock() });
     registerSimTools(gt, world);
     const s = gt.session({ agentName: 'sim', userId: `u${task.id}` });
+    const rec: TaskRecord = { done: false, escalated: false, repairByKind: {} };
     let ok = true;
     for (const step of task.steps) {
       world.current = worldOf(step);
+      const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
       const seen = new Set<AttemptRecord>();
@@ -135,7 +168,13 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
         const modelActs =
           r.decision === 'reject_with_feedback' || r.decision === 'corrected_retry' || r.decision === 'replan' || (r.decision === 'fail_reconcile' && r.reconciliation?.status === 'not_committed');
         // escalate_human / abort / fallback: a human takes over; and no turn past the cap
-        if (!modelActs || turns >= TURN_CAP_PER_STEP) break;
+        if (!modelActs) {
+          rec.escalated = true;
+          const reason = `${step.mistake}: ${r.decision}/${r.attempts.at(-1)?.escalationReason ?? '-'}`;
+          stats.escalationReasons[reason] = (stats.escalationReasons[reason] ?? 0) + 1;
+          break;
+        }
+        if (turns >= TURN_CAP_PER_STEP) break;
         meter.show(r.feedback);
         meter.modelTurn(true);
         turns += 1;
@@ -146,6 +185,7 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
       stats.retries += retries;
       stats.wastedRetries += done ? Math.max(0, retries - 1) : retries;
       stats.duplicateCharges += Math.max(0, world.current.charges.length - 1);
+      addStepRepair(rec, step.mistake, stats.repairTokens - before);
       if (!done) {
         ok = false;
         break;
@@ -156,6 +196,9 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
       meter.modelTurn(false);
       stats.completed += 1;
     }
+    rec.done = ok;
+    if (rec.escalated) stats.escalated += 1;
+    stats.perTask.push(rec);
   }
   return stats;
 }
