@@ -123,7 +123,7 @@ describe('capture', () => {
   it('rejects an unknown mode with a clear error', () => {
     expect(() => new Guardtrace({ capture: 'some' as CaptureMode })).toThrow("guardtrace: option capture: expected 'all', 'failures' or 'none', got 'some'");
     const gt = new Guardtrace({});
-    expect(() => gt.tool({ name: 't', schema: z.object({}), capture: 'errors' as CaptureMode, execute: () => 1 })).toThrow(
+    expect(() => gt.tool({ name: 't', description: 'T', schema: z.object({}), capture: 'errors' as CaptureMode, execute: () => 1 })).toThrow(
       `guardtrace: tool "t": option capture: expected 'all', 'failures' or 'none', got 'errors'`,
     );
   });
