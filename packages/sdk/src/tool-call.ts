@@ -24,7 +24,6 @@ import {
   ATTR_GUARDTRACE_TOOL_EXTERNAL,
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
   ATTR_GUARDTRACE_TOOL_READ_ONLY,
-  ATTR_GUARDTRACE_VERSION,
   OP_EXECUTE_TOOL,
   type Outcome,
   SPAN_ATTEMPT,
@@ -36,7 +35,7 @@ import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shown
 import { closeGuardSpan } from './guard-span.ts';
 import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
-import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
+import type { RegisteredTool, Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
 import { type CallSpanOptions, callSpanName, checkAttributes, checkSpanOptions, withExtra } from './span-options.ts';
@@ -131,7 +130,7 @@ export class ToolCall {
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
       [ATTR_GEN_AI_TOOL_TYPE]: 'function',
       [ATTR_GEN_AI_TOOL_DESCRIPTION]: opts.description ?? this.#tool?.description,
-      [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
+      // guardtrace.version is constant per session: on its invoke_agent span only
       [ATTR_GUARDTRACE_INTENT_ID]: this.intentId,
       [ATTR_GUARDTRACE_STEP_SEQUENCE]: scope.book.nextStep(),
       // the flags spelled out, not spread from flagAttrs(): this runs on every call

@@ -120,6 +120,16 @@ describe('capture', () => {
     expect(content()).toEqual([[undefined, undefined], ['{"query":7}', undefined], ['{"query":"seven"}', undefined]]);
   });
 
+  it('writes guardtrace.version once per session, on its root span; every span keeps the conversation id the collector reads', async () => {
+    const { gt, spans } = setup({});
+    const s = gt.session({ id: 'sess_v', agentName: 'a' });
+    await s.callTool('search_files', { query: 'x' });
+    await s.end();
+    const versioned = spans().filter((x) => 'guardtrace.version' in x.attributes).map((x) => x.name);
+    expect(versioned).toEqual(['invoke_agent a']);
+    expect(spans().map((x) => x.attributes['gen_ai.conversation.id'])).toEqual(['sess_v', 'sess_v', 'sess_v', 'sess_v']);
+  });
+
   it('rejects an unknown mode with a clear error', () => {
     expect(() => new Guardtrace({ capture: 'some' as CaptureMode })).toThrow("guardtrace: option capture: expected 'all', 'failures' or 'none', got 'some'");
     const gt = new Guardtrace({});
