@@ -39,8 +39,10 @@ export interface GuardtraceOptions {
   autoRepair?: AutoRepairSetting;
   /**
    * Tool-call content on spans (arguments and results, opt-in in the GenAI conventions):
-   * `'all'` (default), `'failures'` or `'none'`; see `CaptureMode`. A tool's own `capture`
-   * overrides it.
+   * `'all'`, `'failures'` (default) or `'none'`; see `CaptureMode`. At the default
+   * `cleanSessionRate` of 1 every clean session is sampled in, so `'failures'` records what
+   * `'all'` does; below it, the clean calls of sessions not sampled in go without content.
+   * A tool's own `capture` overrides it.
    */
   capture?: CaptureMode;
 }
@@ -115,7 +117,7 @@ export class Runtime {
     this.idempotency = opts.idempotencyStore ?? new MemoryIdempotencyStore();
     this.sanitize = opts.sanitize ?? {};
     this.autoRepair = opts.autoRepair ?? true;
-    this.capture = checkCapture(opts.capture, 'guardtrace: option capture') ?? 'all';
+    this.capture = checkCapture(opts.capture, 'guardtrace: option capture') ?? 'failures';
     const rate = opts.sampling?.cleanSessionRate ?? 1;
     this.#rate = typeof rate === 'function' ? rate : () => rate;
   }

@@ -154,7 +154,8 @@ export interface ToolContext {
  * Which tool-call content (`gen_ai.tool.call.arguments` / `gen_ai.tool.call.result`) goes on
  * attempt spans: `all`, every attempt; `failures`, the attempts of calls that had a failed or
  * auto-repaired attempt, and every call of a clean session sampled in at the project's
- * `sampling.cleanSessionRate`; `none`, no content (failure classes, pointers and decisions stay).
+ * `sampling.cleanSessionRate` (default); `none`, no content (failure classes, pointers and
+ * decisions stay).
  */
 export type CaptureMode = 'all' | 'failures' | 'none';
 

@@ -40,12 +40,25 @@ function ids(rate: number): { inside: string; outside: string } {
 }
 
 describe('capture', () => {
-  it("'all' (the default) puts arguments and result on a clean call's attempt", async () => {
-    const { gt, content } = setup({});
+  it("'all' puts arguments and result on a clean call's attempt, in any session", async () => {
+    const { gt, content } = setup({ capture: 'all', sampling: { cleanSessionRate: 0 } });
     const s = gt.session({ agentName: 'a' });
     await s.callTool('search_files', { query: 'Button' });
     await s.end();
     expect(content()).toEqual([['{"query":"Button"}', '{"hits":["Button.ts"]}']]);
+  });
+
+  it("the default is 'failures': at the default rate of 1 every clean session is sampled in and keeps its content; at rate 0 none is", async () => {
+    for (const [rate, expected] of [
+      [undefined, [['{"query":"Button"}', '{"hits":["Button.ts"]}']]],
+      [0, [[undefined, undefined]]],
+    ] as const) {
+      const { gt, content } = setup(rate === undefined ? {} : { sampling: { cleanSessionRate: rate } });
+      const s = gt.session({ agentName: 'a' });
+      await s.callTool('search_files', { query: 'Button' });
+      await s.end();
+      expect(content()).toEqual(expected);
+    }
   });
 
   it("'failures' leaves a clean call bare and records every attempt of a call that failed or was repaired", async () => {
