@@ -56,6 +56,9 @@ export interface CaptureArm {
   vsFloorNoExport: [number, number, number];
   /** Request bytes received for this arm, all rounds. */
   bytes: number;
+  /** Spans this arm handed to the exporter, and those dropped from its full queue (never sent, so not in `bytes`). */
+  spans: number;
+  dropped: number;
 }
 
 export const CAPTURE_MODES: readonly CaptureMode[] = ['all', 'failures', 'none'];
@@ -121,6 +124,7 @@ export async function runExportOverhead(calls = 5_000, rounds = 11): Promise<Exp
     }
     const guardedBytes = (): number => bytes.get('Bearer guarded') ?? 0;
     const armBytes = new Map<CaptureMode, number>(CAPTURE_MODES.map((m) => [m, 0]));
+    const armSpans = new Map<CaptureMode, { spans: number; dropped: number }>(CAPTURE_MODES.map((m) => [m, { spans: 0, dropped: 0 }]));
     const armUs = new Map<CaptureMode, number[]>(CAPTURE_MODES.map((m) => [m, []]));
     const withExport = (apiKey: string) =>
       new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(guardtraceExporter({ endpoint, apiKey }), BATCH)] });
@@ -147,9 +151,14 @@ export async function runExportOverhead(calls = 5_000, rounds = 11): Promise<Exp
       for (const m of CAPTURE_MODES) {
         const s = gts.get(m)!.session({ agentName: 'bench' });
         const b0 = guardedBytes();
+        const st0 = telemetry.stats();
         byMode.set(m, await time((i) => s.callTool('read_range', args, { callId: `c${i}` }), () => telemetry.forceFlush()));
         await s.end();
         armBytes.set(m, armBytes.get(m)! + guardedBytes() - b0);
+        const st = telemetry.stats();
+        const n = armSpans.get(m)!;
+        n.spans += st.produced - st0.produced;
+        n.dropped += st.droppedQueueFull - st0.droppedQueueFull;
       }
       const a = byMode.get('all')!;
       const ft = floor.getTracer('bench');
@@ -180,7 +189,7 @@ export async function runExportOverhead(calls = 5_000, rounds = 11): Promise<Exp
       vsFloorNoExport: ratios(us.c),
       capture: Object.fromEntries(CAPTURE_MODES.map((m) => {
         const xs = armUs.get(m)!;
-        return [m, { guardedUs: med(xs), vsFloorExport: ratios(us.b, xs), vsFloorNoExport: ratios(us.c, xs), bytes: armBytes.get(m)! }];
+        return [m, { guardedUs: med(xs), vsFloorExport: ratios(us.b, xs), vsFloorNoExport: ratios(us.c, xs), bytes: armBytes.get(m)!, ...armSpans.get(m)! }];
       })) as Record<CaptureMode, CaptureArm>,
       bytes: { guarded: armBytes.get('all')!, floor: bytes.get('Bearer floor') ?? 0, floorOneSpan: bytes.get('Bearer floor-one-span') ?? 0 },
     };

@@ -60,11 +60,14 @@ rows.push(
     const c = x.capture[m];
     const exportTarget = m === 'failures' ? 1.2 : m === 'all' ? 1.4 : undefined;
     const perCall = (b: number): number => b / (x.calls * (x.rounds + 1));
-    const bytesRatio = c.bytes / x.bytes.floor;
+    // spans dropped from a full export queue were never sent: bytes scaled up to every span the arm made
+    const sentShare = c.spans > 0 ? (c.spans - c.dropped) / c.spans : 1;
+    const bytes = c.bytes / sentShare;
+    const bytesRatio = bytes / x.bytes.floor;
     return [
       { benchmark: 'overhead with export', metric: `capture '${m}': guarded / floor with the same OTLP exporter (min / median / max of rounds)`, value: r3(c.vsFloorExport), target: exportTarget ? `<= ${exportTarget}x` : 'reference', pass: exportTarget ? c.vsFloorExport[1] <= exportTarget : true },
       { benchmark: 'overhead with export', metric: `capture '${m}': guarded / floor without export (min / median / max)`, value: r3(c.vsFloorNoExport), target: '<= 1.5x', pass: c.vsFloorNoExport[1] <= 1.5 },
-      { benchmark: 'overhead with export', metric: `capture '${m}': OTLP request bytes per clean call, guarded | floor (guarded / floor)`, value: `${perCall(c.bytes).toFixed(0)} | ${perCall(x.bytes.floor).toFixed(0)} B (${bytesRatio.toFixed(2)}x)`, target: '<= 1.5x', pass: bytesRatio <= 1.5 },
+      { benchmark: 'overhead with export', metric: `capture '${m}': OTLP request bytes per clean call, guarded | floor (guarded / floor)`, value: `${perCall(bytes).toFixed(0)} | ${perCall(x.bytes.floor).toFixed(0)} B (${bytesRatio.toFixed(2)}x; ${pct(1 - sentShare)} of spans dropped, queue full)`, target: '<= 1.5x', pass: bytesRatio <= 1.5 },
     ];
   }),
   { benchmark: 'overhead with export', metric: 'guarded / one-span floor with OTLP (min / median / max)', value: r3(x.vsFloorOneSpan), target: 'reference', pass: true },
@@ -108,7 +111,7 @@ const result = {
     '(BatchSpanProcessor 8192/512/1 s + OTLP/HTTP protobuf exporter) to a local node:http server on port 0 answering 200; b = the same zod parse and tool body under three nested plain',
     'tracer.startActiveSpan spans (tool, attempt, guard) with the same batch settings and the same exporter (guardtraceExporter) to the same server; b1 = the same with one span;',
     'c = b with no span processor. Cost = the CPU time of this process (user + system, the in-process server included) per call, not wall time (the machine is shared). Each timed round includes flushing its spans; every arm yields to the event loop every 256 calls. Ratios are per round (a/b, a/c), min / median / max.',
-    "Arm a runs once per content capture mode (capture 'all' | 'failures' | 'none', one Guardtrace each on the same tracer, in turn within each round): 'failures' is a clean session not sampled in for content (cleanSessionRate 0, and setupGuardtrace without sampling has no tail sampler, so its spans are exported all the same); request bytes per arm are those the server received while the arm ran and flushed.",
+    "Arm a runs once per content capture mode (capture 'all' | 'failures' | 'none', one Guardtrace each on the same tracer, in turn within each round): 'failures' is a clean session not sampled in for content (cleanSessionRate 0, and setupGuardtrace without sampling has no tail sampler, so its spans are exported all the same); request bytes per arm are those the server received while the arm ran and flushed, scaled up by the share of its spans dropped from the full export queue (the guarded arms' spans are larger and the queue of 8192 overflows; the floor's plain BatchSpanProcessor does not count drops: its bytes are as received).",
     'Memory: bench/memory.ts in its own node --expose-gc process: one session, 1,000,000 session.callTool calls on a read-only tool with a schema and a predicate guard, tracing on through a',
     'BatchSpanProcessor into an exporter that counts and drops spans; gc() twice before each heapUsed reading (after 1k, 100k and 1M calls).',
     `Efficacy: ${EFFICACY_TASKS.toLocaleString('en')} seeded tasks per seed, seeds 1-10 (60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card), three arms on the same tasks.`,
