@@ -50,7 +50,7 @@ export interface GuardtraceOptions {
 const CAPTURE_MODES: readonly unknown[] = ['all', 'failures', 'none'];
 
 /** Throws a clear error for a `capture` option that is not one of the modes. */
-export function checkCapture(v: unknown, where: string): CaptureMode | undefined {
+function checkCapture(v: unknown, where: string): CaptureMode | undefined {
   if (v === undefined || CAPTURE_MODES.includes(v)) return v as CaptureMode | undefined;
   throw new TypeError(`${where}: expected 'all', 'failures' or 'none', got ${typeof v === 'string' ? `'${v}'` : String(v)}`);
 }
