@@ -2,7 +2,10 @@
  * Overhead of a guarded call with export, in one process, rounds interleaved:
  *
  * (a) `session.callTool` with the tracer of `setupGuardtrace` (batch processor + OTLP/HTTP
- *     protobuf exporter) sending to a local HTTP server on port 0 that answers 200;
+ *     protobuf exporter) sending to a local HTTP server on port 0 that answers 200, once per
+ *     content capture mode: `all` (the default), `failures` (a clean session not sampled in
+ *     for content: `cleanSessionRate` 0, no tail sampler, so its spans are still exported) and
+ *     `none`;
  * (b) the OTel floor: the same zod parse and tool body under three nested plain
  *     `tracer.startActiveSpan` spans (the tree Guardtrace emits: tool, attempt, guard), a
  *     BatchSpanProcessor with setupGuardtrace's batch settings and the same exporter
@@ -19,7 +22,7 @@ import type { AddressInfo } from 'node:net';
 import type { Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
-import { Guardtrace } from '../src/index.ts';
+import { type CaptureMode, Guardtrace } from '../src/index.ts';
 import { guardtraceExporter, setupGuardtrace } from '../src/setup.ts';
 
 const schema = z.object({ path: z.string().min(1), start_line: z.number().int().positive(), end_line: z.number().int().positive() });
@@ -43,7 +46,22 @@ export interface ExportOverheadResult {
   vsFloorNoExport: [number, number, number];
   /** Request bytes the server received per arm (similar payloads mean a like-for-like export). */
   bytes: { guarded: number; floor: number; floorOneSpan: number };
+  /** The guarded arm per capture mode (the fields above are `all`'s). */
+  capture: Record<CaptureMode, CaptureArm>;
 }
+
+export interface CaptureArm {
+  guardedUs: number;
+  vsFloorExport: [number, number, number];
+  vsFloorNoExport: [number, number, number];
+  /** Request bytes received for this arm, all rounds. */
+  bytes: number;
+  /** Spans this arm handed to the exporter, and those dropped from its full queue (never sent, so not in `bytes`). */
+  spans: number;
+  dropped: number;
+}
+
+export const CAPTURE_MODES: readonly CaptureMode[] = ['all', 'failures', 'none'];
 
 function otlpServer() {
   const bytes = new Map<string, number>();
@@ -97,8 +115,17 @@ export async function runExportOverhead(calls = 5_000, rounds = 11): Promise<Exp
   try {
     // (a) registers the AsyncLocalStorage context manager every arm's startActiveSpan nests with
     const telemetry = setupGuardtrace({ endpoint, apiKey: 'guarded', serviceName: 'bench', flushOnExit: false });
-    const gt = new Guardtrace({ tracer: telemetry.tracer });
-    gt.tool({ name: 'read_range', description: 'read lines', schema, flags: { readOnly: true }, execute: toolBody });
+    const gts = new Map<CaptureMode, Guardtrace>();
+    for (const capture of CAPTURE_MODES) {
+      // `failures`: the session is not sampled in for content (rate 0); with no tail sampler its spans are exported all the same
+      const gt = new Guardtrace({ tracer: telemetry.tracer, capture, ...(capture === 'failures' ? { sampling: { cleanSessionRate: 0 } } : {}) });
+      gt.tool({ name: 'read_range', description: 'read lines', schema, flags: { readOnly: true }, execute: toolBody });
+      gts.set(capture, gt);
+    }
+    const guardedBytes = (): number => bytes.get('Bearer guarded') ?? 0;
+    const armBytes = new Map<CaptureMode, number>(CAPTURE_MODES.map((m) => [m, 0]));
+    const armSpans = new Map<CaptureMode, { spans: number; dropped: number }>(CAPTURE_MODES.map((m) => [m, { spans: 0, dropped: 0 }]));
+    const armUs = new Map<CaptureMode, number[]>(CAPTURE_MODES.map((m) => [m, []]));
     const withExport = (apiKey: string) =>
       new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(guardtraceExporter({ endpoint, apiKey }), BATCH)] });
     const floor = withExport('floor');
@@ -120,9 +147,20 @@ export async function runExportOverhead(calls = 5_000, rounds = 11): Promise<Exp
     const us = { a: [] as number[], b: [] as number[], b1: [] as number[], c: [] as number[] };
     const noFlush = async (): Promise<void> => {};
     for (let r = 0; r < rounds + 1; r++) {
-      const s = gt.session({ agentName: 'bench' });
-      const a = await time((i) => s.callTool('read_range', args, { callId: `c${i}` }), () => telemetry.forceFlush());
-      await s.end();
+      const byMode = new Map<CaptureMode, number>();
+      for (const m of CAPTURE_MODES) {
+        const s = gts.get(m)!.session({ agentName: 'bench' });
+        const b0 = guardedBytes();
+        const st0 = telemetry.stats();
+        byMode.set(m, await time((i) => s.callTool('read_range', args, { callId: `c${i}` }), () => telemetry.forceFlush()));
+        await s.end();
+        armBytes.set(m, armBytes.get(m)! + guardedBytes() - b0);
+        const st = telemetry.stats();
+        const n = armSpans.get(m)!;
+        n.spans += st.produced - st0.produced;
+        n.dropped += st.droppedQueueFull - st0.droppedQueueFull;
+      }
+      const a = byMode.get('all')!;
       const ft = floor.getTracer('bench');
       const b = await time((i) => floorCall(ft, i, 3), () => floor.forceFlush());
       const f1 = floorOne.getTracer('bench');
@@ -130,13 +168,14 @@ export async function runExportOverhead(calls = 5_000, rounds = 11): Promise<Exp
       const bt = bare.getTracer('bench');
       const c = await time((i) => floorCall(bt, i, 3), noFlush);
       if (r === 0) continue; // warm-up round: JIT, zod compilation, first connections
+      for (const m of CAPTURE_MODES) armUs.get(m)!.push(byMode.get(m)!);
       us.a.push(a);
       us.b.push(b);
       us.b1.push(b1);
       us.c.push(c);
     }
     await Promise.all([telemetry.shutdown(), floor.shutdown(), floorOne.shutdown(), bare.shutdown()]);
-    const ratios = (xs: number[]) => sorted3(us.a.map((a, i) => a / xs[i]!));
+    const ratios = (xs: number[], of: number[] = us.a) => sorted3(of.map((a, i) => a / xs[i]!));
     const med = (xs: number[]) => sorted3(xs)[1];
     return {
       calls,
@@ -148,7 +187,11 @@ export async function runExportOverhead(calls = 5_000, rounds = 11): Promise<Exp
       vsFloorExport: ratios(us.b),
       vsFloorOneSpan: ratios(us.b1),
       vsFloorNoExport: ratios(us.c),
-      bytes: { guarded: bytes.get('Bearer guarded') ?? 0, floor: bytes.get('Bearer floor') ?? 0, floorOneSpan: bytes.get('Bearer floor-one-span') ?? 0 },
+      capture: Object.fromEntries(CAPTURE_MODES.map((m) => {
+        const xs = armUs.get(m)!;
+        return [m, { guardedUs: med(xs), vsFloorExport: ratios(us.b, xs), vsFloorNoExport: ratios(us.c, xs), bytes: armBytes.get(m)!, ...armSpans.get(m)! }];
+      })) as Record<CaptureMode, CaptureArm>,
+      bytes: { guarded: armBytes.get('all')!, floor: bytes.get('Bearer floor') ?? 0, floorOneSpan: bytes.get('Bearer floor-one-span') ?? 0 },
     };
   } finally {
     server.closeAllConnections();

@@ -13,7 +13,7 @@ import { PACKAGE_METHOD, packageRows, runPackageBench } from './package.ts';
 import { spawnSync } from 'node:child_process';
 import { EFFICACY_TASKS, SENSITIVITY_TASKS, runEfficacy } from './efficacy.ts';
 import type { MemoryResult } from './memory.ts';
-import { runExportOverhead } from './overhead-export.ts';
+import { CAPTURE_MODES, runExportOverhead } from './overhead-export.ts';
 import { TURN_CAP_PER_STEP } from './sim-model.ts';
 import { FIX_ODDS, IDENTICAL_REPEAT, RATES } from './sim-world.ts';
 
@@ -50,17 +50,30 @@ const r3 = (t: [number, number, number]): string => t.map((n) => `${n.toFixed(2)
 rows.push(
   {
     benchmark: 'overhead with export',
-    metric: 'CPU µs/call, median round: guarded (setupGuardtrace OTLP) | floor + OTLP | 1-span floor + OTLP | floor, no export',
-    value: `${x.guardedUs.toFixed(1)} | ${x.floorExportUs.toFixed(1)} | ${x.floorOneSpanExportUs.toFixed(1)} | ${x.floorNoExportUs.toFixed(1)}`,
+    metric: "CPU µs/call, median round: guarded (setupGuardtrace OTLP; capture 'all' | 'failures' | 'none') | floor + OTLP | 1-span floor + OTLP | floor, no export",
+    value: `${CAPTURE_MODES.map((m) => x.capture[m].guardedUs.toFixed(1)).join(' / ')} | ${x.floorExportUs.toFixed(1)} | ${x.floorOneSpanExportUs.toFixed(1)} | ${x.floorNoExportUs.toFixed(1)}`,
     target: 'reference',
     pass: true,
   },
-  { benchmark: 'overhead with export', metric: 'guarded / floor with the same OTLP exporter (min / median / max of rounds)', value: r3(x.vsFloorExport), target: '<= 1.2x', pass: x.vsFloorExport[1] <= 1.2 },
-  { benchmark: 'overhead with export', metric: 'guarded / floor without export (min / median / max)', value: r3(x.vsFloorNoExport), target: '<= 1.5x', pass: x.vsFloorNoExport[1] <= 1.5 },
+  // per content capture mode (bench/overhead-export.ts); issue 25's targets: with export <= 1.2x under failures, <= 1.4x under all
+  ...CAPTURE_MODES.flatMap((m): Row[] => {
+    const c = x.capture[m];
+    const exportTarget = m === 'failures' ? 1.2 : m === 'all' ? 1.4 : undefined;
+    const perCall = (b: number): number => b / (x.calls * (x.rounds + 1));
+    // spans dropped from a full export queue were never sent: bytes scaled up to every span the arm made
+    const sentShare = c.spans > 0 ? (c.spans - c.dropped) / c.spans : 1;
+    const bytes = c.bytes / sentShare;
+    const bytesRatio = bytes / x.bytes.floor;
+    return [
+      { benchmark: 'overhead with export', metric: `capture '${m}': guarded / floor with the same OTLP exporter (min / median / max of rounds)`, value: r3(c.vsFloorExport), target: exportTarget ? `<= ${exportTarget}x` : 'reference', pass: exportTarget ? c.vsFloorExport[1] <= exportTarget : true },
+      { benchmark: 'overhead with export', metric: `capture '${m}': guarded / floor without export (min / median / max)`, value: r3(c.vsFloorNoExport), target: '<= 1.5x', pass: c.vsFloorNoExport[1] <= 1.5 },
+      { benchmark: 'overhead with export', metric: `capture '${m}': OTLP request bytes per clean call, guarded | floor (guarded / floor)`, value: `${perCall(bytes).toFixed(0)} | ${perCall(x.bytes.floor).toFixed(0)} B (${bytesRatio.toFixed(2)}x; ${pct(1 - sentShare)} of spans dropped, queue full)`, target: '<= 1.5x', pass: bytesRatio <= 1.5 },
+    ];
+  }),
   { benchmark: 'overhead with export', metric: 'guarded / one-span floor with OTLP (min / median / max)', value: r3(x.vsFloorOneSpan), target: 'reference', pass: true },
   {
     benchmark: 'overhead with export',
-    metric: 'OTLP request bytes received: guarded | floor | one-span floor',
+    metric: "OTLP request bytes received: guarded (capture 'all') | floor | one-span floor",
     value: `${(x.bytes.guarded / 2 ** 20).toFixed(1)} | ${(x.bytes.floor / 2 ** 20).toFixed(1)} | ${(x.bytes.floorOneSpan / 2 ** 20).toFixed(1)} MiB`,
     target: 'reference',
     pass: true,
@@ -98,6 +111,7 @@ const result = {
     '(BatchSpanProcessor 8192/512/1 s + OTLP/HTTP protobuf exporter) to a local node:http server on port 0 answering 200; b = the same zod parse and tool body under three nested plain',
     'tracer.startActiveSpan spans (tool, attempt, guard) with the same batch settings and the same exporter (guardtraceExporter) to the same server; b1 = the same with one span;',
     'c = b with no span processor. Cost = the CPU time of this process (user + system, the in-process server included) per call, not wall time (the machine is shared). Each timed round includes flushing its spans; every arm yields to the event loop every 256 calls. Ratios are per round (a/b, a/c), min / median / max.',
+    "Arm a runs once per content capture mode (capture 'all' | 'failures' | 'none', one Guardtrace each on the same tracer, in turn within each round): 'failures' is a clean session not sampled in for content (cleanSessionRate 0, and setupGuardtrace without sampling has no tail sampler, so its spans are exported all the same); request bytes per arm are those the server received while the arm ran and flushed, scaled up by the share of its spans dropped from the full export queue (the guarded arms' spans are larger and the queue of 8192 overflows; the floor's plain BatchSpanProcessor does not count drops: its bytes are as received).",
     'Memory: bench/memory.ts in its own node --expose-gc process: one session, 1,000,000 session.callTool calls on a read-only tool with a schema and a predicate guard, tracing on through a',
     'BatchSpanProcessor into an exporter that counts and drops spans; gc() twice before each heapUsed reading (after 1k, 100k and 1M calls).',
     `Efficacy: ${EFFICACY_TASKS.toLocaleString('en')} seeded tasks per seed, seeds 1-10 (60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card), four arms on the same tasks and the same fault stream.`,

@@ -48,6 +48,7 @@ export type {
   BackoffConfig,
   Clock,
   AutoRepairSetting,
+  CaptureMode,
   Correction,
 } from './types.ts';
 export { correctionNote } from './auto-repair.ts';

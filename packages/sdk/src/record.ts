@@ -74,7 +74,7 @@ export interface RecordedCallRef {
 }
 
 /** Emits an attempt span with its guard spans from recorded data (instrument-only API). */
-export function recordAttemptSpan(rt: Runtime, call: RecordedCallRef, n: number, a: RecordedAttempt): AttemptRecord {
+export function recordAttemptSpan(rt: Runtime, call: RecordedCallRef, n: number, a: RecordedAttempt, withArgs = true): AttemptRecord {
   const t = rt.telemetry;
   const args = sanitizeFeedback(typeof a.args === 'string' ? a.args : canonicalJson(a.args), rt.sanitize);
   const callId = a.callId ?? call.callId;
@@ -86,7 +86,7 @@ export function recordAttemptSpan(rt: Runtime, call: RecordedCallRef, n: number,
     [ATTR_GEN_AI_TOOL_NAME]: call.toolName,
     [ATTR_GEN_AI_TOOL_CALL_ID]: callId,
     [ATTR_GUARDTRACE_ATTEMPT]: n,
-    [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
+    [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: withArgs ? args : undefined,
     [ATTR_GUARDTRACE_OUTCOME]: a.outcome,
     [ATTR_GUARDTRACE_FAILURE_CLASS]: a.failureClass,
     [ATTR_GUARDTRACE_DECISION]: decision,

@@ -4,7 +4,7 @@ import { type IdempotencyStore, MemoryIdempotencyStore } from './idempotency.ts'
 import { DEFAULT_BACKOFF, DEFAULT_POLICY, mergePolicy } from './policy.ts';
 import type { SanitizeOptions } from './sanitize.ts';
 import { Telemetry } from './telemetry.ts';
-import type { AutoRepairSetting, BackoffConfig, Clock, PolicyOverrides, PolicyTable, ToolSpec } from './types.ts';
+import type { AutoRepairSetting, BackoffConfig, CaptureMode, Clock, PolicyOverrides, PolicyTable, ToolSpec } from './types.ts';
 
 export const SDK_VERSION = '0.1.0';
 /** Version of the guardtrace.* attribute set written on spans. */
@@ -37,6 +37,22 @@ export interface GuardtraceOptions {
    * that is neither in.
    */
   autoRepair?: AutoRepairSetting;
+  /**
+   * Tool-call content on spans (arguments and results, opt-in in the GenAI conventions):
+   * `'all'`, `'failures'` (default) or `'none'`; see `CaptureMode`. At the default
+   * `cleanSessionRate` of 1 every clean session is sampled in, so `'failures'` records what
+   * `'all'` does; below it, the clean calls of sessions not sampled in go without content.
+   * A tool's own `capture` overrides it.
+   */
+  capture?: CaptureMode;
+}
+
+const CAPTURE_MODES: readonly unknown[] = ['all', 'failures', 'none'];
+
+/** Throws a clear error for a `capture` option that is not one of the modes. */
+function checkCapture(v: unknown, where: string): CaptureMode | undefined {
+  if (v === undefined || CAPTURE_MODES.includes(v)) return v as CaptureMode | undefined;
+  throw new TypeError(`${where}: expected 'all', 'failures' or 'none', got ${typeof v === 'string' ? `'${v}'` : String(v)}`);
 }
 
 const realClock: Clock = {
@@ -81,6 +97,7 @@ export class Runtime {
   readonly tools = new Map<string, RegisteredTool>();
   readonly sanitize: SanitizeOptions;
   readonly autoRepair: AutoRepairSetting;
+  readonly capture: CaptureMode;
   readonly #rate: () => number;
 
   constructor(opts: GuardtraceOptions) {
@@ -100,6 +117,7 @@ export class Runtime {
     this.idempotency = opts.idempotencyStore ?? new MemoryIdempotencyStore();
     this.sanitize = opts.sanitize ?? {};
     this.autoRepair = opts.autoRepair ?? true;
+    this.capture = checkCapture(opts.capture, 'guardtrace: option capture') ?? 'failures';
     const rate = opts.sampling?.cleanSessionRate ?? 1;
     this.#rate = typeof rate === 'function' ? rate : () => rate;
   }
@@ -116,6 +134,7 @@ export class Runtime {
 
   register(spec: ToolSpec): RegisteredTool {
     if (this.tools.has(spec.name)) throw new Error(`guardtrace: tool "${spec.name}" is already registered`);
+    checkCapture(spec.capture, `guardtrace: tool "${spec.name}": option capture`);
     const tool: RegisteredTool = { ...spec, mergedPolicy: mergePolicy(this.policy, spec.policy) };
     this.tools.set(spec.name, tool);
     return tool;

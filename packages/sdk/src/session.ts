@@ -26,7 +26,7 @@ import {
 } from '@guardtrace/semconv';
 import type { RecordedAttempt } from './record.ts';
 import { type Runtime, SCHEMA_VERSION } from './runtime.ts';
-import { samplingWeight } from './sampling.ts';
+import { samplingWeight, sessionHash } from './sampling.ts';
 import { SessionBook } from './session-book.ts';
 import { type CallSpanOptions, checkSpanOptions } from './span-options.ts';
 import { type CallScope, ToolCall } from './tool-call.ts';
@@ -124,7 +124,10 @@ export class SessionCore {
       [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
     }, opts.parent, undefined, SpanKind.INTERNAL);
     this.#book = new SessionBook(rt, this.id, this.userId ?? `session:${this.id}`);
-    this.#scope = { rt, sessionId: this.id, span: this.span, book: this.#book };
+    let sampledIn: boolean | undefined;
+    // asked only under capture 'failures', once per session: the same decision as tail sampling's
+    const contentSampled = (): boolean => (sampledIn ??= sessionHash(this.id) < rt.cleanSessionRate());
+    this.#scope = { rt, sessionId: this.id, span: this.span, book: this.#book, contentSampled };
   }
 
   /**

@@ -24,7 +24,6 @@ import {
   ATTR_GUARDTRACE_TOOL_EXTERNAL,
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
   ATTR_GUARDTRACE_TOOL_READ_ONLY,
-  ATTR_GUARDTRACE_VERSION,
   OP_EXECUTE_TOOL,
   type Outcome,
   SPAN_ATTEMPT,
@@ -36,7 +35,7 @@ import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shown
 import { closeGuardSpan } from './guard-span.ts';
 import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
-import { type RegisteredTool, type Runtime, SCHEMA_VERSION } from './runtime.ts';
+import type { RegisteredTool, Runtime } from './runtime.ts';
 import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
 import { type CallSpanOptions, callSpanName, checkAttributes, checkSpanOptions, withExtra } from './span-options.ts';
@@ -54,7 +53,12 @@ export interface CallScope {
   /** The session's `invoke_agent` span, parent of the call's `execute_tool` span. */
   span: Span;
   book: CallReports<ToolCall>;
+  /** Under capture `failures`: whether this session is a sampled-in clean session, whose calls all carry their content. */
+  contentSampled: () => boolean;
 }
+
+/** When a call's arguments and results go on its attempt spans: on every attempt, only once an attempt failed, or never. */
+type Content = 'always' | 'failures' | 'never';
 
 function flagAttrs(flags: ToolFlags): Attrs {
   return {
@@ -126,7 +130,7 @@ export class ToolCall {
       [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
       [ATTR_GEN_AI_TOOL_TYPE]: 'function',
       [ATTR_GEN_AI_TOOL_DESCRIPTION]: opts.description ?? this.#tool?.description,
-      [ATTR_GUARDTRACE_VERSION]: SCHEMA_VERSION,
+      // guardtrace.version is constant per session: on its invoke_agent span only
       [ATTR_GUARDTRACE_INTENT_ID]: this.intentId,
       [ATTR_GUARDTRACE_STEP_SEQUENCE]: scope.book.nextStep(),
       // the flags spelled out, not spread from flagAttrs(): this runs on every call
@@ -173,6 +177,19 @@ export class ToolCall {
     return this.#last;
   }
 
+  /** The content rule for the tool called now (its own `capture`, else the global one). */
+  #content(): Content {
+    const mode = this.#tool?.capture ?? this.#scope.rt.capture;
+    if (mode === 'all') return 'always';
+    if (mode === 'none') return 'never';
+    return this.#scope.contentSampled() ? 'always' : 'failures';
+  }
+
+  /** Under `failures`, a failed or repaired attempt's arguments go on its span before it ends. */
+  #lateArgs(span: Span, args: string): void {
+    if (this.#content() === 'failures') this.#scope.rt.telemetry.set(span, { [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args });
+  }
+
   #attemptSpan(n: number, callId: string, rawArgs: unknown, extra: Attributes | undefined): { span: Span; args: string } {
     const { rt, sessionId } = this.#scope;
     const args = clip(sanitizeFeedback(typeof rawArgs === 'string' ? rawArgs : jsonText(rawArgs), rt.sanitize));
@@ -182,7 +199,7 @@ export class ToolCall {
       [ATTR_GEN_AI_TOOL_NAME]: this.toolName,
       [ATTR_GEN_AI_TOOL_CALL_ID]: callId,
       [ATTR_GUARDTRACE_ATTEMPT]: n,
-      [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args,
+      [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: this.#content() === 'always' ? args : undefined,
     }), this.#span);
     return { span, args };
   }
@@ -223,6 +240,7 @@ export class ToolCall {
       const fix = canRepair ? planAutoRepair(rt, this.#tool, this.toolName, run) : undefined;
       if (fix) {
         book.attemptFailed(durationMs);
+        this.#lateArgs(span, args);
         const record = recordAutoRepair(rt, run, fix, { span, n, tool: this.toolName, callId, args, durationMs });
         this.attempts.push(record);
         this.#corrections.push(record.correction ?? fix.correction);
@@ -256,6 +274,7 @@ export class ToolCall {
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
     this.attempts.push(record);
     closeGuardSpan(rt, run.failingGuard, d.decision);
+    this.#lateArgs(a.span, a.args);
     rt.telemetry.set(a.span, failedAttemptAttrs(j, record, run, a.attemptsLeft, book.budgets(a.attemptsLeft, this.#progress.spentRejections)));
     rt.telemetry.end(a.span, { error: j.failureClass });
 
@@ -324,6 +343,9 @@ export class ToolCall {
   #succeed(run: AttemptRun, span: Span, n: number, callId: string, args: string, durationMs: number): CallResult {
     const { rt } = this.#scope;
     rt.breakers.success(this.toolName);
+    const content = this.#content();
+    // under `failures`, the success that follows a failed or repaired attempt carries its content too
+    const withContent = content === 'always' || (content === 'failures' && this.attempts.length > 0);
     const record: AttemptRecord = {
       attempt: n, tool: this.toolName, callId, args, outcome: 'success', decision: 'proceed',
       guards: run.guards, durationMs, spanId: rt.telemetry.spanId(span),
@@ -332,8 +354,9 @@ export class ToolCall {
     const attrs: Record<string, string | boolean> = {
       [ATTR_GUARDTRACE_OUTCOME]: 'success',
       [ATTR_GUARDTRACE_DECISION]: 'proceed',
-      [ATTR_GEN_AI_TOOL_CALL_RESULT]: clip(sanitizeFeedback(jsonText(run.value), rt.sanitize)),
     };
+    if (withContent) attrs[ATTR_GEN_AI_TOOL_CALL_RESULT] = clip(sanitizeFeedback(jsonText(run.value), rt.sanitize));
+    if (content === 'failures' && withContent) attrs[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
     if (run.idempotencyKey) attrs[ATTR_GUARDTRACE_IDEMPOTENCY_KEY] = run.idempotencyKey;
     if (run.deduplicated) attrs[ATTR_GUARDTRACE_DEDUPLICATED] = true;
     rt.telemetry.set(span, attrs);
@@ -384,7 +407,10 @@ export class ToolCall {
     const { rt, book, sessionId } = this.#scope;
     const n = this.attempts.length + 1;
     const ref = { sessionId, toolName: this.toolName, callId: this.callId, span: this.#span, attemptAttributes: this.#spanOpts?.attemptAttributes };
-    const rec = recordAttemptSpan(rt, ref, n, a);
+    const content = this.#content();
+    // under `failures`: a failed attempt, and every attempt after one, carries its arguments
+    const withArgs = content === 'always' || (content === 'failures' && (a.outcome !== 'success' || this.attempts.some((x) => x.outcome !== 'success')));
+    const rec = recordAttemptSpan(rt, ref, n, a, withArgs);
     this.attempts.push(rec);
     if (n > 1) book.retrying();
     if (a.outcome !== 'success') book.attemptFailed(0);

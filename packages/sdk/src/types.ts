@@ -150,6 +150,15 @@ export interface ToolContext {
  * Repair in code, without a model turn, of mistakes with exactly one sound correction:
  * `true` / `false` for all kinds, or per kind (a kind left out keeps its default).
  */
+/**
+ * Which tool-call content (`gen_ai.tool.call.arguments` / `gen_ai.tool.call.result`) goes on
+ * attempt spans: `all`, every attempt; `failures`, the attempts of calls that had a failed or
+ * auto-repaired attempt, and every call of a clean session sampled in at the project's
+ * `sampling.cleanSessionRate` (default); `none`, no content (failure classes, pointers and
+ * decisions stay).
+ */
+export type CaptureMode = 'all' | 'failures' | 'none';
+
 export type AutoRepairSetting = boolean | { argumentNames?: boolean; toolNames?: boolean; paths?: boolean };
 
 /** A mistake the runtime corrected in code before running the call (see `autoRepair`). */
@@ -198,6 +207,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType, R = unknown> {
    * the model did not send only when it opts in here.
    */
   autoRepair?: AutoRepairSetting;
+  /** Content capture for calls of this tool (overrides the global `capture`). */
+  capture?: CaptureMode;
 }
 
 export interface GuardRecord {

@@ -113,7 +113,7 @@ export const GUARDRAIL_RESULT_TYPE_VERDICT = 'verdict' as const;
 
 // ---------------------------------------------------------------- guardtrace.*
 
-/** Schema version of the guardtrace.* attributes on a span. @example 1 */
+/** Schema version of the guardtrace.* attributes of a session's spans, on its invoke_agent span only (constant per session). @example 1 */
 export const ATTR_GUARDTRACE_VERSION = 'guardtrace.version' as const;
 /** 1-based attempt number within a tool call. @example 2 */
 export const ATTR_GUARDTRACE_ATTEMPT = 'guardtrace.attempt' as const;
