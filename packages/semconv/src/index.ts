@@ -126,3 +126,20 @@ export type {
 } from './enums.ts';
 export { MODEL_INPUT_KEYS, MODEL_OUTPUT_KEYS, TOOL_RESULT_KEYS } from './content.ts';
 export { sessionSamplingWeight } from './sampling.ts';
+export {
+  ATTR_GUARDTRACE_TOOL_DEFINITION_HASH,
+  ATTR_GUARDTRACE_TOOL_DEFINITION,
+  DATASET_ITEM_FORMAT,
+  REPLAY_RUN_FORMAT,
+  REPLAY_CHANGE,
+} from './dataset.ts';
+export type {
+  ToolDefinitionSummary,
+  DatasetItemCheck,
+  DatasetItemAttempt,
+  DatasetItem,
+  ReplayChange,
+  ReplayDecision,
+  ReplayResult,
+  ReplayRunReport,
+} from './dataset.ts';
