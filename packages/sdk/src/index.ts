@@ -53,6 +53,7 @@ export type {
 } from './types.ts';
 export { correctionNote } from './auto-repair.ts';
 export { toolDefinition } from './definition.ts';
+export type { CheckExecute, CheckOptions, CheckResult } from './check.ts';
 export type { ToolDefinitionSummary } from './definition.ts';
 export { diffDefinitions } from './definition-diff.ts';
 export {
