@@ -30,7 +30,7 @@ const FLAGS = ['readOnly', 'idempotent', 'destructive', 'external'] as const;
  * a build changes), regular expressions as `re:/source/flags`, Maps and Sets as arrays, cycles
  * cut, `undefined` left out. Key order is made canonical by the hash's serializer.
  */
-export function jsonSafe(v: unknown, seen: Set<object> = new Set()): unknown {
+function jsonSafe(v: unknown, seen: Set<object> = new Set()): unknown {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
   if (typeof v === 'bigint') return v.toString();
@@ -110,7 +110,7 @@ function policyOf(spec: ToolSpec & { mergedPolicy?: PolicyTable }): Record<strin
 }
 
 /** The readable summary of a tool's definition. */
-export function definitionSummary(spec: ToolSpec & { mergedPolicy?: PolicyTable }): ToolDefinitionSummary {
+function definitionSummary(spec: ToolSpec & { mergedPolicy?: PolicyTable }): ToolDefinitionSummary {
   const flags: Record<string, boolean> = {};
   for (const f of FLAGS) if (spec.flags?.[f]) flags[f] = true;
   return {
@@ -126,7 +126,7 @@ export function definitionSummary(spec: ToolSpec & { mergedPolicy?: PolicyTable 
 }
 
 /** 16 hex characters: the first 64 bits of the SHA-256 of the summary's canonical JSON. */
-export function definitionHash(summary: ToolDefinitionSummary): string {
+function definitionHash(summary: ToolDefinitionSummary): string {
   return bytesToHex(sha256(utf8ToBytes(stringify(summary) ?? 'null'))).slice(0, 16);
 }
 
