@@ -173,8 +173,8 @@ describe('what cannot be replayed', () => {
     expect(report.summary).toMatchObject({ calls: 11, unchanged: 8, not_replayed: 3 });
     expect(report.results.map((r) => r.error)).toEqual([
       expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: not valid JSON: `)),
-      `${file}:5: not a dataset item (a JSON object on one line), got an array`,
-      'not a dataset item: unknown format "other/v9" (expected "guardtrace.dataset-item/v1")',
+      `${file}:5: not a dataset item: expected a dataset item (a JSON object), got an array`,
+      `${file}:6: not a dataset item: unknown format "other/v9" (expected "guardtrace.dataset-item/v1")`,
     ]);
     expect(report.results[0]?.itemId).toBe('line:3');
   });

@@ -3,7 +3,6 @@
  * sessions (`gt.checkSession`, the same code as `callTool`), and says per attempt what changed.
  */
 import {
-  DATASET_ITEM_FORMAT,
   type DatasetItem,
   type DatasetItemAttempt,
   REPLAY_CHANGE,
@@ -21,6 +20,7 @@ import type { Session } from '../session.ts';
 import type { ToolCall } from '../tool-call.ts';
 import type { AttemptRecord } from '../types.ts';
 import { changeOf, nowDecision, recordedDecision } from './compare.ts';
+import { itemProblem } from './item.ts';
 
 export interface ReplayOptions {
   /** `none` (default): no tool runs. `read-only`: read-only tools run, with their post-execution checks. */
@@ -60,19 +60,6 @@ const MAX_DEFINITIONS = 1_000;
 const RUNTIME_MADE: ReadonlySet<string> = new Set(['auto_repair', 'retry_backoff']);
 
 const NONE: ReplayDecision = { allowed: false, decision: null, failureClass: null, feedback: null, checks: [] };
-
-/** What is wrong with a value that should be a dataset item; undefined when it is one. */
-function itemProblem(x: unknown): string | undefined {
-  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `expected a dataset item (a JSON object), got ${Array.isArray(x) ? 'an array' : x === null ? 'null' : typeof x}`;
-  const o = x as Record<string, unknown>;
-  if (o.format !== undefined && o.format !== DATASET_ITEM_FORMAT) return `unknown format ${JSON.stringify(o.format)} (expected "${DATASET_ITEM_FORMAT}")`;
-  if (typeof o.tool !== 'string' || o.tool === '') return 'field "tool" is missing or not a string';
-  if (!Array.isArray(o.attempts)) return 'field "attempts" is missing or not an array';
-  for (const [i, a] of o.attempts.entries()) {
-    if (typeof a !== 'object' || a === null || typeof (a as { number?: unknown }).number !== 'number') return `attempts[${i}] is not an attempt (an object with a number)`;
-  }
-  return undefined;
-}
 
 /** Replays items one after the other; keeps only bounded caches (check sessions, definition diffs). */
 class Replayer {
