@@ -152,9 +152,11 @@ describe('what cannot be replayed', () => {
       { ...base, attempts: [{ ...att, arguments: null }] },
       { ...base, attempts: [{ ...att, argumentsInexact: true }] },
       { ...base, definition: { hash: '0123456789abcdef', summary: null } },
+      { ...base, attempts: [{ ...att, outcome: 'rejected', decision: 'escalate_human', failureClass: 'budget_exhausted', checks: [{ guard: 'circuit_breaker', stage: 'logical', verdict: 'fail', reason: 'Circuit open', failureClass: 'budget_exhausted', pointers: [] }] }] },
     ];
     const rs = (await Promise.all(variants.map((v) => replayItem(gt, v)))).map((r) => r[0]!);
-    expect(rs.map((r) => r.change)).toEqual(['not_replayed', 'not_replayed', 'not_replayed', 'newly_rejected']);
+    expect(rs.map((r) => r.change)).toEqual(['not_replayed', 'not_replayed', 'not_replayed', 'newly_rejected', 'not_replayed']);
+    expect(rs[4]?.error).toBe("rejected by circuit_breaker, which the runtime's state at the time decided (an open circuit after repeated failures), not the guards");
     expect(rs[0]?.error).toBe('unknown tool "drop_db": not registered in the Guardtrace instance replayed against (registered: read_file, query_db, open_ticket)');
     expect(rs[1]?.error).toMatch(/^arguments not captured/);
     expect(rs[2]?.error).toMatch(/^arguments inexact/);

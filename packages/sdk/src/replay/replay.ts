@@ -59,6 +59,12 @@ const MAX_SESSIONS = 1_000;
 const MAX_DEFINITIONS = 1_000;
 const RUNTIME_MADE: ReadonlySet<string> = new Set(['auto_repair', 'retry_backoff']);
 
+/** Built-in checks that answer from live state, which a replay does not have. */
+const STATEFUL = new Map([
+  ['circuit_breaker', 'an open circuit after repeated failures'],
+  ['idempotency', 'an earlier call of the same intent in the idempotency store'],
+]);
+
 const NONE: ReplayDecision = { allowed: false, decision: null, failureClass: null, feedback: null, checks: [] };
 
 /** Replays items one after the other; keeps only bounded caches (check sessions, definition diffs). */
@@ -106,6 +112,8 @@ class Replayer {
       const names = this.gt.tools().map((t) => t.name);
       return `unknown tool "${item.tool}": not registered in the Guardtrace instance replayed against (registered: ${names.join(', ') || 'none'})`;
     }
+    const live = (a.checks ?? []).find((c) => c.verdict === 'fail' && STATEFUL.has(c.guard));
+    if (live) return `rejected by ${live.guard}, which the runtime's state at the time decided (${STATEFUL.get(live.guard)}), not the guards`;
     if (a.arguments === null || a.arguments === undefined) return 'arguments not captured (the recorded span has no gen_ai.tool.call.arguments: capture mode or sampling)';
     if (a.argumentsInexact) return 'arguments inexact (shortened or redacted when recorded): a replay of them would not be exact';
     return undefined;
