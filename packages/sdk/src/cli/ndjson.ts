@@ -1,0 +1,86 @@
+/**
+ * Dataset items from NDJSON, one per line, streamed: a file, stdin or the collector's response
+ * body are read line by line (node:readline), so memory stays flat whatever the dataset's size.
+ * A line that is not JSON or not a dataset item stops the run with an InputError naming the
+ * source and the line (exit code 2): a replay of part of a dataset would report less than it
+ * seems to.
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { DATASET_ITEM_FORMAT, type DatasetItem } from '@guardtrace/semconv';
+
+/** Bad input (a file, a line, a tools module): exit code 2 with this message. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+const preview = (v: unknown): string => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+};
+
+/** What is wrong with a parsed line as a dataset item, or null when it is one. */
+export function datasetItemProblem(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return `expected a JSON object (a dataset item), got ${preview(v)}`;
+  const o = v as Record<string, unknown>;
+  if (o.format !== DATASET_ITEM_FORMAT) return `"format" is ${preview(o.format)}, expected "${DATASET_ITEM_FORMAT}"`;
+  for (const key of ['id', 'tool', 'sessionId', 'stepPath'] as const) {
+    if (typeof o[key] !== 'string') return `"${key}" is ${preview(o[key])}, expected a string`;
+  }
+  if (!Array.isArray(o.attempts)) return `"attempts" is ${preview(o.attempts)}, expected an array of recorded attempts`;
+  for (const [i, a] of (o.attempts as unknown[]).entries()) {
+    if (typeof a !== 'object' || a === null || typeof (a as { number?: unknown }).number !== 'number') {
+      return `"attempts[${i}]" is ${preview(a)}, expected an attempt with a "number"`;
+    }
+  }
+  if (typeof o.definition !== 'object' || o.definition === null) return `"definition" is ${preview(o.definition)}, expected { hash, summary }`;
+  return null;
+}
+
+/**
+ * Parses and checks each non-blank line of `input`. `source` names the input in errors
+ * (`items.ndjson, line 12: ...`). `onReadError` turns a read error of the stream into the error to throw.
+ */
+export async function* readItems(input: Readable, source: string, onReadError: (err: unknown, lines: number) => Error = (e) => e as Error): AsyncGenerator<DatasetItem> {
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let n = 0;
+  try {
+    const it = lines[Symbol.asyncIterator]();
+    for (;;) {
+      let next: IteratorResult<string>;
+      try {
+        next = await it.next();
+      } catch (err) {
+        throw onReadError(err, n);
+      }
+      if (next.done) return;
+      n++;
+      const line = next.value;
+      if (line.trim() === '') continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch (err) {
+        throw new InputError(`${source}, line ${n}: not JSON (${(err as Error).message}): expected one dataset item per line (NDJSON)`);
+      }
+      const problem = datasetItemProblem(parsed);
+      if (problem) throw new InputError(`${source}, line ${n}: not a dataset item: ${problem}`);
+      yield parsed as DatasetItem;
+    }
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+}
+
+/** The items of an NDJSON file, or of stdin for "-". */
+export function readItemsFile(file: string, stdin: Readable): AsyncGenerator<DatasetItem> {
+  if (file === '-') return readItems(stdin, 'stdin');
+  return readItems(createReadStream(file), file, (err) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return new InputError(`--file ${file}: no such file`);
+    if (code === 'EISDIR') return new InputError(`--file ${file}: is a directory, expected an NDJSON file of dataset items`);
+    return new InputError(`--file ${file}: cannot be read (${(err as Error).message})`);
+  });
+}
