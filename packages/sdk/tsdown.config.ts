@@ -15,6 +15,7 @@ export default defineConfig({
     'guards/files': 'src/guards/files.ts',
     'guards/command': 'src/guards/command.ts',
     'guards/sql': 'src/guards/sql.ts',
+    replay: 'src/replay/index.ts',
   },
   format: ['esm', 'cjs'],
   platform: 'node',
