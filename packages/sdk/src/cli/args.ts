@@ -116,7 +116,7 @@ function collectorOf(values: { endpoint?: string; key?: string }, env: Env, why:
   return { endpoint: httpUrl(endpoint, values.endpoint ? '--endpoint' : 'GUARDTRACE_ENDPOINT'), apiKey };
 }
 
-export function parseFailOn(raw: string | undefined): ReplayChange[] {
+function parseFailOn(raw: string | undefined): ReplayChange[] {
   if (raw === undefined) return [];
   const out: ReplayChange[] = [];
   for (const name of raw.split(',').map((s) => s.trim().toLowerCase())) {

@@ -53,10 +53,11 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const collect = async <T>(it: AsyncIterable<T>) => {
-  const out: T[] = [];
+/** Items, or line errors where a test expects them (DatasetItem typed for brevity). */
+const collect = async (it: AsyncIterable<unknown>): Promise<DatasetItem[]> => {
+  const out: unknown[] = [];
   for await (const x of it) out.push(x);
-  return out;
+  return out as DatasetItem[];
 };
 const rejection = async (p: Promise<unknown>) => {
   try {
@@ -104,11 +105,14 @@ describe('GET /v1/datasets/{id}', () => {
     expect(err.message).toBe(`GET ${collector.endpoint}/v1/datasets/ds1 answered 401: invalid API key: check the API key (--key or GUARDTRACE_API_KEY) and that it belongs to the dataset's project`);
   });
 
-  it('a line that is not a dataset item stops the stream, naming the dataset and the line', async () => {
-    handler = (_req, _body, res) => res.writeHead(200).end(`${JSON.stringify(datasetItem(1))}\n{"format":"other/v9"}\n`);
-    const err = await rejection(collect(streamDataset(collector, 'ds1')));
-    expect(err).toBeInstanceOf(InputError);
-    expect(err.message).toBe(`dataset ds1 (GET ${collector.endpoint}/v1/datasets/ds1), line 2: not a dataset item: "format" is "other/v9", expected "guardtrace.dataset-item/v1"`);
+  it('a line that is not a dataset item comes out as a line error naming the dataset and the line, and the others go on', async () => {
+    handler = (_req, _body, res) => res.writeHead(200).end(`${JSON.stringify(datasetItem(1))}\n{"format":"other/v9"}\n{oops\n${JSON.stringify(datasetItem(4))}\n`);
+    const got = await collect(streamDataset(collector, 'ds1'));
+    const where = `dataset ds1 (GET ${collector.endpoint}/v1/datasets/ds1)`;
+    expect(got[0]).toMatchObject({ id: 'trace1:span1' });
+    expect(got[1]).toEqual({ format: 'guardtrace.dataset-line-error', line: 2, error: `${where}, line 2: not a dataset item: "format" is "other/v9", expected "guardtrace.dataset-item/v1"` });
+    expect(got[2]).toMatchObject({ format: 'guardtrace.dataset-line-error', line: 3, error: expect.stringMatching(new RegExp(`^${where.replace(/[()/.?]/g, '\\$&')}, line 3: not JSON \\(.+\\): expected one dataset item per line \\(NDJSON\\)$`)) });
+    expect(got[3]).toMatchObject({ id: 'trace4:span4' });
   });
 
   it('a connection cut mid-stream is a collector error, not a short dataset', async () => {
@@ -120,7 +124,7 @@ describe('GET /v1/datasets/{id}', () => {
     const got: string[] = [];
     const err = await rejection(
       (async () => {
-        for await (const i of streamDataset(collector, 'ds1')) got.push(i.id);
+        for await (const i of streamDataset(collector, 'ds1')) got.push((i as DatasetItem).id);
       })(),
     );
     expect(got).toEqual(['trace1:span1']);
@@ -191,14 +195,14 @@ describe('NDJSON files', () => {
     expect((await collect(readItemsFile('-', stdin))).map((i) => i.id)).toEqual(['trace3:span3']);
   });
 
-  it('names the file and line of a bad line, and a missing file', async () => {
+  it('a missing file is an input error; bad lines of a file are line errors', async () => {
     const file = path.join(dir, 'bad.ndjson');
-    writeFileSync(file, `${JSON.stringify(datasetItem(1))}\n${JSON.stringify(datasetItem(2, { attempts: 'x' as never }))}\n{oops\n`);
-    const err = await rejection(collect(readItemsFile(file, Readable.from([]))));
-    expect(err.message).toBe(`${file}, line 2: not a dataset item: "attempts" is "x", expected an array of recorded attempts`);
-    writeFileSync(file, '{oops\n');
-    expect((await rejection(collect(readItemsFile(file, Readable.from([]))))).message).toMatch(new RegExp(`^${file}, line 1: not JSON \\(.+\\): expected one dataset item per line \\(NDJSON\\)$`));
+    writeFileSync(file, `${JSON.stringify(datasetItem(1))}\n{oops\n`);
+    const got = await collect(readItemsFile(file, Readable.from([])));
+    expect(got[1]).toMatchObject({ format: 'guardtrace.dataset-line-error', line: 2 });
     const missing = path.join(dir, 'nope.ndjson');
-    expect((await rejection(collect(readItemsFile(missing, Readable.from([]))))).message).toBe(`--file ${missing}: no such file`);
+    const err = await rejection(collect(readItemsFile(missing, Readable.from([]))));
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message).toBe(`--file ${missing}: no such file`);
   });
 });

@@ -7,6 +7,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import type { DatasetItem, ReplayRunReport } from '@guardtrace/semconv';
+import type { DatasetLineError } from '../replay/index.ts';
 import type { Collector } from './args.ts';
 import { readItems } from './ndjson.ts';
 
@@ -68,8 +69,8 @@ async function request(c: Collector, method: 'GET' | 'POST', path: string, init:
   throw new CollectorRequestError(`${method} ${url} answered ${res.status}: ${message}${hint}`, res.status);
 }
 
-/** The dataset's items as the collector streams them, checked line by line. */
-export async function* streamDataset(c: Collector, id: string): AsyncGenerator<DatasetItem> {
+/** The dataset's items as the collector streams them, checked line by line (a bad line comes out as a DatasetLineError). */
+export async function* streamDataset(c: Collector, id: string): AsyncGenerator<DatasetItem | DatasetLineError> {
   const path = `/v1/datasets/${encodeURIComponent(id)}`;
   let res: Response;
   try {

@@ -35,11 +35,6 @@ export function failedGuards(d: ReplayDecision | null): string {
   return d ? [...new Set(d.checks.filter((c) => c.verdict === 'fail').map((c) => c.guard))].join(', ') : '';
 }
 
-/** Attempts whose change is one the run fails on. */
-export function failing(report: ReplayRunReport): number {
-  return report.options.failOn.reduce((n, c) => n + (report.summary[c] ?? 0), 0);
-}
-
 /** Results grouped by change, in CHANGE_ORDER, empty groups left out. */
 export function byChange(results: ReplayResult[]): [ReplayChange, ReplayResult[]][] {
   const groups = new Map<ReplayChange, ReplayResult[]>();

@@ -26,6 +26,8 @@ export function mdEscape(text: string): string {
 const linkTarget = (url: string) => url.replace(/[ ()<>|]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 
 function callCell(r: ReplayResult, webUrl: string | null): string {
+  // a line of the dataset that was not an item has no session or step
+  if (!r.sessionId || !r.stepPath) return mdEscape(r.itemId || '(no id)');
   const label = mdEscape(`${r.sessionId} · ${r.itemId.split(':').at(-1) ?? r.itemId}`);
   return webUrl ? `[${label}](${linkTarget(`${webUrl}${r.stepPath}`)})` : label;
 }

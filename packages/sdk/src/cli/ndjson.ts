@@ -1,13 +1,13 @@
 /**
- * Dataset items from NDJSON, one per line, streamed: a file, stdin or the collector's response
- * body are read line by line (node:readline), so memory stays flat whatever the dataset's size.
- * A line that is not JSON or not a dataset item stops the run with an InputError naming the
- * source and the line (exit code 2): a replay of part of a dataset would report less than it
- * seems to.
+ * Dataset items from NDJSON, one per line, streamed: the collector's response body or stdin are
+ * read line by line (node:readline), so memory stays flat whatever the dataset's size. Files go
+ * through the replay library's `readDatasetFile` (NDJSON, a JSON array, or one pretty-printed
+ * fixture). As there, a line that is not a dataset item does not stop the others: it comes out as
+ * a `DatasetLineError` naming the source and the line, which the replay reports as `not_replayed`.
  */
-import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { type DatasetLineError, readDatasetFile } from '../replay/index.ts';
 import { DATASET_ITEM_FORMAT, type DatasetItem } from '@guardtrace/semconv';
 
 /** Bad input (a file, a line, a tools module): exit code 2 with this message. */
@@ -21,7 +21,7 @@ const preview = (v: unknown): string => {
 };
 
 /** What is wrong with a parsed line as a dataset item, or null when it is one. */
-export function datasetItemProblem(v: unknown): string | null {
+function datasetItemProblem(v: unknown): string | null {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return `expected a JSON object (a dataset item), got ${preview(v)}`;
   const o = v as Record<string, unknown>;
   if (o.format !== DATASET_ITEM_FORMAT) return `"format" is ${preview(o.format)}, expected "${DATASET_ITEM_FORMAT}"`;
@@ -38,11 +38,13 @@ export function datasetItemProblem(v: unknown): string | null {
   return null;
 }
 
+const lineError = (line: number, error: string): DatasetLineError => ({ format: 'guardtrace.dataset-line-error', line, error });
+
 /**
  * Parses and checks each non-blank line of `input`. `source` names the input in errors
- * (`items.ndjson, line 12: ...`). `onReadError` turns a read error of the stream into the error to throw.
+ * (`stdin, line 12: ...`). `onReadError` turns a read error of the stream into the error to throw.
  */
-export async function* readItems(input: Readable, source: string, onReadError: (err: unknown, lines: number) => Error = (e) => e as Error): AsyncGenerator<DatasetItem> {
+export async function* readItems(input: Readable, source: string, onReadError: (err: unknown, lines: number) => Error = (e) => e as Error): AsyncGenerator<DatasetItem | DatasetLineError> {
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
   try {
@@ -62,11 +64,11 @@ export async function* readItems(input: Readable, source: string, onReadError: (
       try {
         parsed = JSON.parse(line);
       } catch (err) {
-        throw new InputError(`${source}, line ${n}: not JSON (${(err as Error).message}): expected one dataset item per line (NDJSON)`);
+        yield lineError(n, `${source}, line ${n}: not JSON (${(err as Error).message}): expected one dataset item per line (NDJSON)`);
+        continue;
       }
       const problem = datasetItemProblem(parsed);
-      if (problem) throw new InputError(`${source}, line ${n}: not a dataset item: ${problem}`);
-      yield parsed as DatasetItem;
+      yield problem ? lineError(n, `${source}, line ${n}: not a dataset item: ${problem}`) : (parsed as DatasetItem);
     }
   } finally {
     lines.close();
@@ -74,13 +76,16 @@ export async function* readItems(input: Readable, source: string, onReadError: (
   }
 }
 
-/** The items of an NDJSON file, or of stdin for "-". */
-export function readItemsFile(file: string, stdin: Readable): AsyncGenerator<DatasetItem> {
-  if (file === '-') return readItems(stdin, 'stdin');
-  return readItems(createReadStream(file), file, (err) => {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return new InputError(`--file ${file}: no such file`);
-    if (code === 'EISDIR') return new InputError(`--file ${file}: is a directory, expected an NDJSON file of dataset items`);
-    return new InputError(`--file ${file}: cannot be read (${(err as Error).message})`);
-  });
+/** The items of a dataset file (NDJSON, a JSON array or one item), or of NDJSON on stdin for "-". */
+export async function* readItemsFile(file: string, stdin: Readable): AsyncGenerator<DatasetItem | DatasetLineError> {
+  if (file === '-') {
+    yield* readItems(stdin, 'stdin');
+    return;
+  }
+  try {
+    yield* readDatasetFile(file);
+  } catch (err) {
+    // readDatasetFile throws only when the file cannot be read (missing, a directory)
+    throw new InputError(`--file ${(err as Error).message.replace(/^guardtrace: cannot read dataset file /, '')}`);
+  }
 }

@@ -32,7 +32,8 @@ export function terminalSummary(report: ReplayRunReport, opts: { webUrl: string 
     out.push('', `${CHANGE_LABEL[change]} (${results.length}):`);
     for (const r of results.slice(0, TERMINAL_ROWS)) {
       const what = change === REPLAY_CHANGE.NOT_REPLAYED ? (r.error ?? 'not replayed') : `${decisionText(r.recorded)} -> ${decisionText(r.now)}`;
-      out.push(`  ${r.tool} #${r.attempt}  ${what}  ${opts.webUrl ? `${opts.webUrl}${r.stepPath}` : r.stepPath}`);
+      const step = r.stepPath ? `  ${opts.webUrl ? `${opts.webUrl}${r.stepPath}` : r.stepPath}` : '';
+      out.push(`  ${r.tool ? `${r.tool} #${r.attempt}` : r.itemId}  ${what}${step}`);
       const fb = r.now?.feedback;
       if (fb && change !== REPLAY_CHANGE.NOT_REPLAYED) out.push(`      feedback now: ${clip(fb, 160)}`);
     }
@@ -42,7 +43,7 @@ export function terminalSummary(report: ReplayRunReport, opts: { webUrl: string 
 }
 
 interface Tty {
-  write(chunk: string): boolean;
+  write(chunk: string): unknown;
   isTTY?: boolean;
   columns?: number;
 }

@@ -23,7 +23,7 @@ describe('the tools module', () => {
     );
     expect(await message(loadGuardtrace(FIXTURE, 'broken', TEST))).toBe(`--tools ${FIXTURE}: the export "broken" failed while making the Guardtrace instance: DATABASE_URL is not set`);
     expect(await message(loadGuardtrace(FIXTURE, 'gt', TEST))).toBe(
-      `--tools ${FIXTURE}: the module has no export "gt"; its exports are broken, later, makeGuardtrace, notAnInstance: pass --export <name>; expected your Guardtrace instance (or a function returning it, or a promise of it)`,
+      `--tools ${FIXTURE}: the module has no export "gt"; its exports are broken, later, makeGuardtrace, notAnInstance, registerTools: pass --export <name>; expected your Guardtrace instance (or a function returning it, or a promise of it)`,
     );
   });
 
