@@ -188,6 +188,11 @@ describe('what cannot be replayed', () => {
     await expect(expectNoGuardRegressions(gt, path.join(dir, 'one.json'))).rejects.toThrow(/1 of 1 replayed attempts \(1 calls\) changed \(newly_rejected 1\)/);
     const all = await replayDataset(gt, readDatasetFile(path.join(dir, 'all.json')));
     expect(all.summary).toMatchObject({ calls: 8, newly_rejected: 1, unchanged: 7 });
+    // a byte order mark, CRLF line ends; an empty fixture is an error, not a pass
+    writeFileSync(path.join(dir, 'bom.ndjson'), `\uFEFF${items.map((x) => JSON.stringify(x)).join('\r\n')}\r\n`);
+    expect((await replayDataset(gt, readDatasetFile(path.join(dir, 'bom.ndjson')))).summary).toMatchObject({ calls: 8, newly_rejected: 1, unchanged: 7 });
+    writeFileSync(path.join(dir, 'empty.ndjson'), '\n');
+    await expect(expectNoGuardRegressions(gt, path.join(dir, 'empty.ndjson'))).rejects.toThrow(`Guard regressions: nothing to replay: ${path.join(dir, 'empty.ndjson')} holds no recorded calls`);
     await expect(expectNoGuardRegressions(gt, path.join(dir, 'missing.ndjson'))).rejects.toThrow(`guardtrace: cannot read dataset file ${path.join(dir, 'missing.ndjson')}: no such file`);
   });
 });

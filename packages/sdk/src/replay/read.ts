@@ -41,7 +41,7 @@ function parseError(file: string, text: string, err: unknown, firstLine = 1): st
 
 /** One whole-file JSON document: an array of items, or a single item. */
 async function* whole(file: string): AsyncGenerator<DatasetItem | DatasetLineError> {
-  const text = await readFile(file, 'utf8');
+  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -63,8 +63,10 @@ async function* whole(file: string): AsyncGenerator<DatasetItem | DatasetLineErr
 async function* lines(file: string): AsyncGenerator<DatasetItem | DatasetLineError> {
   const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
-  for await (const line of rl) {
+  for await (const raw of rl) {
     n += 1;
+    // a byte order mark some editors write is not part of the first item
+    const line = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
     if (line.trim() === '') continue;
     let v: unknown;
     try {
