@@ -16,6 +16,8 @@ export default defineConfig({
     'guards/command': 'src/guards/command.ts',
     'guards/sql': 'src/guards/sql.ts',
     replay: 'src/replay/index.ts',
+    // the guardtrace-replay command: dist/bin.js keeps its shebang (the .cjs twin is unused)
+    bin: 'src/cli/bin.ts',
   },
   format: ['esm', 'cjs'],
   platform: 'node',
