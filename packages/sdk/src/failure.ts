@@ -119,6 +119,9 @@ export function shownFeedback(j: Judgement, found: string | undefined, toolName:
   const { decision, escalationReason } = j.decision;
   if (decision === 'fallback_tool') return `${feedback}\n\n${toolName} keeps failing; use ${fallbackTool} instead.`;
   if (decision === 'escalate_human' && escalationReason) return escalationFeedback(escalationReason, feedback);
+  if (decision === 'replan' && j.failureClass === 'transient') {
+    return `${feedback}\n\n${toolName} was retried in code until this call's retries ran out; the outage may still end: call it again, or continue with another step first.`;
+  }
   return feedback;
 }
 

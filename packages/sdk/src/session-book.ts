@@ -158,9 +158,23 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
   finished(call: C, result: CallResult): void {
     this.#unmark(call);
     this.#open.delete(call);
-    if (result.ok) return;
+    if (result.ok) {
+      this.#answered(result);
+      return;
+    }
     if (result.decision === 'escalate_human' || result.decision === 'fail_reconcile') this.#escalated = true;
     if (result.decision === 'abort') this.#failed = true;
+  }
+
+  /**
+   * A call succeeded: the rejections sent for its tool (and for the names it was corrected
+   * from) proved actionable, so they no longer count as sent. Seed 001: "If the model returns
+   * the identical invalid argument after reading your first error, the error is not actually
+   * actionable"; once the model fixed the call, the same mistake in a later step is a new one.
+   */
+  #answered(result: CallResult): void {
+    const tools = new Set([result.tool, ...result.attempts.map((a) => a.tool)]);
+    for (const f of this.#sent) if (tools.has(f.slice(0, f.indexOf('\u0000')))) this.#sent.delete(f);
   }
 
   /**

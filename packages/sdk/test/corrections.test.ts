@@ -163,6 +163,25 @@ describe('replan feedback', () => {
   });
 });
 
+describe('the same rejection twice', () => {
+  // seed 001: "If the model returns the identical invalid argument after reading your first error, the
+  // error is not actually actionable". Once the model fixed the call, the error was actionable: the
+  // same mistake in a later step is a new mistake, answered again, not escalated as a repeat.
+  it('answers the same mistake again once a call of that tool succeeded after the rejection', async () => {
+    const { gt } = traced();
+    let fail = true;
+    registerSeedTools(gt, { lookup: () => { if (fail) throw httpError(404); return { id: 'cus_1' }; } });
+    const s = gt.session({ agentName: 'a' });
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
+    fail = false;
+    expect(await s.callTool('lookup_customer', { email: 'y' })).toMatchObject({ ok: true });
+    fail = true;
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
+    // still unanswered: the identical call right after its replan escalates
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
+  });
+});
+
 describe('discovery before replanning', () => {
   it('runs the declared read-only discovery tool on a 403 and puts its answer in the feedback', async () => {
     const { gt, named } = traced();

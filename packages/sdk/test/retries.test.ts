@@ -31,14 +31,14 @@ describe('transient failures', () => {
     expect(named('execute_tool')[0]?.attributes['guardtrace.attempt']).toBe(3);
   });
 
-  it('stops at the hard cap of 3 attempts and escalates with the history', async () => {
+  it('stops at the hard cap of 3 attempts and hands the outage back to the model with the history', async () => {
     const { gt, clock } = traced();
     const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
     const s = gt.session({ agentName: 'a' });
     const r = await s.callTool('lookup_customer', { email: 'a@b.co' });
     expect(calls.lookup).toBe(3);
     expect(clock.sleeps).toHaveLength(2);
-    expect(r).toMatchObject({ ok: false, decision: 'escalate_human', failureClass: 'budget_exhausted', escalation: { reason: 'attempts_per_call' } });
+    expect(r).toMatchObject({ ok: false, decision: 'replan', failureClass: 'budget_exhausted', escalation: { kind: 'replan', reason: 'attempts_per_call' } });
     if (!r.ok) expect(r.escalation?.history.map((a) => a.failureClass)).toEqual(['transient', 'transient', 'transient']);
   });
 
