@@ -268,7 +268,7 @@ export class ToolCall {
     const history = this.attempts.filter((x) => x.decision !== 'auto_repair');
     const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history, book, attemptsLeft: a.attemptsLeft, progress: this.#progress });
     const d = j.decision;
-    book.decided(d.decision, j.fingerprint, j.backoffMs, spendsRejection(j));
+    book.decided(d.decision, j.fingerprint, j.backoffMs, spendsRejection(j), this.callId);
     if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
     const found = d.decision === 'replan' && this.#tool?.discover ? await this.#discover(this.#tool.discover, run) : undefined;
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
