@@ -157,6 +157,12 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
       (opts.intentId === undefined ? (w.get(`tool:${name}`) ?? (this.rt.tools.has(name) ? w.get('unknown_tool') : undefined)) : undefined);
     if (!call || call.done || (call.toolName !== name && !call.awaitsToolName)) return undefined;
     this.#unmark(call);
+    // a made-up name corrected to a registered tool: the model found the tool, so the other made-up
+    // names it tried meanwhile (no intent id) stop waiting; a later call of one is a call of its own
+    if (call.awaitsToolName && call.intentId === undefined && this.rt.tools.has(name)) {
+      const stale = new Set([...w.values()].filter((c) => c.awaitsToolName && c.intentId === undefined && !c.done));
+      for (const c of stale) c.end();
+    }
     return call;
   }
 
