@@ -27,7 +27,10 @@ describe('demo agent', () => {
     expect(attempts(hallucinated!)).toEqual(['reject_with_feedback', 'proceed']);
     expect(attempts(transient!)).toEqual(['retry_backoff', 'proceed']);
     expect(attempts(charge!)).toEqual(['proceed', 'fail_reconcile']);
-    expect(attempts(budget!)).toEqual(['retry_backoff', 'retry_backoff', 'escalate_human']);
+    const perCall = ['retry_backoff', 'retry_backoff', 'replan'];
+    expect(attempts(budget!)).toEqual([...perCall, ...perCall, ...perCall, ...perCall, ...perCall, 'escalate_human']);
+    const last = spans.filter((s) => s.name === 'guardtrace.attempt' && s.attributes['gen_ai.conversation.id'] === budget).at(-1);
+    expect(last?.attributes['guardtrace.escalation.reason']).toBe('circuit_breaker');
     const repairs = spans.filter((s) => s.name.startsWith('chat ') && s.attributes['guardtrace.repair.failure_class']);
     expect(repairs.map((s) => s.attributes['guardtrace.repair.failure_class'])).toEqual(['invalid_arguments', 'unknown_tool']);
     expect(repairs.map((s) => s.attributes['gen_ai.usage.input_tokens'])).toEqual([6000, 6000]);

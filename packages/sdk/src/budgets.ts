@@ -18,7 +18,10 @@ export interface Budgets {
   addedLatencyMs: number;
   /** Repair tokens per user on a rolling window (the SRE rule: budget retry tokens per user, not attempts). */
   repairTokens: { perUser: number; windowMs: number };
-  /** Consecutive execution failures that open a tool's circuit, and how long it stays open. */
+  /**
+   * Consecutive failed calls of a tool (each counted once its code-level retries ended) that open
+   * its circuit, and how long it stays open. Seeds: circuit breakers "kill runaway operations".
+   */
   circuitBreaker: { failureThreshold: number; cooldownMs: number };
 }
 
@@ -30,7 +33,9 @@ export const DEFAULT_BUDGETS: Budgets = {
   addedLatencyMs: 30_000,
   // ~10 context-replay repairs of a three-step agent (18k tokens each) per user per hour.
   repairTokens: { perUser: 200_000, windowMs: 60 * 60 * 1000 },
-  // 5 straight failures is a pattern, not bad luck; 30 s lets a flapping dependency recover.
+  // 5 straight failed calls is a pattern, not bad luck; 30 s lets a flapping dependency recover.
+  // Calls, not attempts: a call's retries are what a framework's code does within one tool call, and
+  // an outage must not be cut before those would have got through (issue 25 point 2).
   circuitBreaker: { failureThreshold: 5, cooldownMs: 30_000 },
 };
 

@@ -99,7 +99,8 @@ export function judge(j: JudgeInput): Judgement {
   // neither the class's own retries nor a repeated rejection is a budget running out:
   // the call keeps its failure class and the reason says why it escalated
   const reason = decision.escalationReason;
-  const budgetExhausted = reason && !NOT_A_BUDGET.has(reason) ? reason : undefined;
+  // (a replan is the class's policy handing the call back to the model, not a budget ending it)
+  const budgetExhausted = reason && !NOT_A_BUDGET.has(reason) && decision.decision !== 'replan' ? reason : undefined;
   const out: Judgement = { failureClass, feedback, fingerprint, backoffMs, decision, budgetExhausted };
   if (progress) out.progress = progress;
   return out;
@@ -119,6 +120,9 @@ export function shownFeedback(j: Judgement, found: string | undefined, toolName:
   const { decision, escalationReason } = j.decision;
   if (decision === 'fallback_tool') return `${feedback}\n\n${toolName} keeps failing; use ${fallbackTool} instead.`;
   if (decision === 'escalate_human' && escalationReason) return escalationFeedback(escalationReason, feedback);
+  if (decision === 'replan' && j.failureClass === 'transient') {
+    return `${feedback}\n\n${toolName} was retried in code until this call's retries ran out; the outage may still end: call it again, or continue with another step first.`;
+  }
   return feedback;
 }
 

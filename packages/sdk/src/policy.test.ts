@@ -30,6 +30,20 @@ describe('decide()', () => {
     expect(decide({ ...exhausted, classFailures: 1, budgets: { ...PLENTY, attemptsLeft: 0 } })).toMatchObject({ decision: 'fallback_tool', escalationReason: 'attempts_per_call' });
   });
 
+  it('hands an outage that outlasts the code-level retries back to the model (as the frameworks do), not to a human', () => {
+    // issue 25: "escalate when the outage outlasts the budget, not before the framework's code-level
+    // retries would have succeeded": a framework shows the error after its retries and the model's next
+    // call retries again; the session budgets (retries, added latency) bound the outage
+    expect(decide(input({ classFailures: 4 }))).toEqual({ decision: 'replan', escalationReason: 'class_retries', awaitingCorrection: false });
+    expect(decide(input({ budgets: { ...PLENTY, attemptsLeft: 0 } }))).toEqual({ decision: 'replan', escalationReason: 'attempts_per_call', awaitingCorrection: false });
+    // a class the model repairs keeps a human escalation at the attempt cap
+    const schema = input({ failureClass: 'invalid_arguments', policy: DEFAULT_POLICY.invalid_arguments, backoffMs: 0, budgets: { ...PLENTY, attemptsLeft: 0 } });
+    expect(decide(schema)).toMatchObject({ decision: 'escalate_human', escalationReason: 'attempts_per_call' });
+    // a missing resource is not the tool failing: its replan never becomes the fallback tool
+    const missing = input({ failureClass: 'missing_resource', policy: DEFAULT_POLICY.missing_resource, hasFallback: true, backoffMs: 0 });
+    expect(decide(missing)).toMatchObject({ decision: 'replan' });
+  });
+
   it('keeps a human escalation when a session budget ran out, fallback or not: the tool is not the one failing', () => {
     const spent = input({ hasFallback: true, budgets: { ...PLENTY, latencyLeftMs: 0 } });
     expect(decide(spent)).toEqual({ decision: 'escalate_human', escalationReason: 'added_latency', awaitingCorrection: false });

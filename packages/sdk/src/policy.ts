@@ -43,7 +43,11 @@ export const DEFAULT_POLICY: PolicyTable = {
   guard_violation: { retries: 0, decision: 'replan', onExhausted: 'replan' },
   // Network/I/O transients: 3 retries with exponential backoff (the per-call cap may cut earlier);
   // the last one waits until 6 s of waiting, the AI SDK's maxRetries 2 (2 s, then 4 s).
-  transient: { retries: 3, decision: 'retry_backoff', onExhausted: 'escalate_human', retryWindowMs: FRAMEWORK_RETRY_WINDOW_MS },
+  // When they run out the outage goes back to the model with the error, as every framework's loop
+  // does after its code-level retries (its next call retries again); the session's budgets
+  // (retries, added latency) escalate an outage that outlasts them (issue 25: "not before the
+  // framework's code-level retries would have succeeded").
+  transient: { retries: 3, decision: 'retry_backoff', onExhausted: 'replan', retryWindowMs: FRAMEWORK_RETRY_WINDOW_MS },
   // Compile/lint/test failures: 2 retries with the output in context.
   // (the progress rule applies when its guards name the failing pointers)
   execution_feedback: { retries: 2, decision: 'reject_with_feedback', onExhausted: 'escalate_human', maxCorrections: FRAMEWORK_CORRECTIONS_CAP, noProgressAfter: 2 },
@@ -126,7 +130,9 @@ export function decide(input: DecideInput): DecideOutput {
   const d = byPolicyAndBudgets(input);
   const reason = input.circuitOpen ? 'circuit_breaker' : d.escalationReason;
   // the tool itself keeps failing (not the model, not a session budget): use the declared fallback
-  const fallback = d.decision === 'escalate_human' && input.hasFallback && TOOL_EXHAUSTION.has(reason ?? 'class_retries');
+  // (a class retried in code hands its exhaustion back as its policy says: a fallback is the better next step too)
+  const handedOver = d.decision === 'escalate_human' || (input.policy.decision === 'retry_backoff' && d.escalationReason !== undefined);
+  const fallback = handedOver && input.hasFallback && TOOL_EXHAUSTION.has(reason ?? 'class_retries');
   if (!fallback && reason === d.escalationReason) return d;
   const out: DecideOutput = { decision: fallback ? 'fallback_tool' : d.decision, awaitingCorrection: d.awaitingCorrection };
   if (reason) out.escalationReason = reason;
@@ -158,6 +164,10 @@ function byPolicyAndBudgets(input: DecideInput): DecideOutput {
     }
   } else if (input.classFailures > policy.retries) {
     return { decision: policy.onExhausted, escalationReason: 'class_retries', awaitingCorrection: false };
+  }
+  // the per-call attempt cap ends a class retried in code the way its own retries end: by its policy
+  if (budgets.attemptsLeft <= 0 && policy.decision === 'retry_backoff') {
+    return { decision: policy.onExhausted, escalationReason: 'attempts_per_call', awaitingCorrection: false };
   }
   let reason: EscalationReason | undefined;
   // under the progress rule the call's own cap is maxCorrections, and the rejection budget

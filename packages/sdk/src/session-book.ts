@@ -38,8 +38,11 @@ export interface CallReports<C extends BookedCall = BookedCall> {
   retrying(): void;
   /** An attempt failed after this long. */
   attemptFailed(durationMs: number): void;
-  /** The policy decided on a failed attempt; `spendsRejection: false` for a correction that made progress. */
-  decided(decision: Decision, fingerprint: string, backoffMs: number, spendsRejection?: boolean): void;
+  /**
+   * The policy decided on a failed attempt; `spendsRejection: false` for a correction that made
+   * progress; `callId`, the logical call's, so that its rejections are given back if it succeeds.
+   */
+  decided(decision: Decision, fingerprint: string, backoffMs: number, spendsRejection?: boolean, callId?: string): void;
   /** The call waits for the model's corrected call. */
   awaiting(call: C): void;
   /** The call reached its final result. */
@@ -55,6 +58,8 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
   /** Failed or rejected attempts in the session (a session with any is always kept by sampling). */
   #failedAttempts = 0;
   #rejectionsUsed = 0;
+  /** Rejections spent per logical call in this task, given back when the call succeeds. */
+  readonly #spentBy = new Map<string, number>();
   #addedLatencyMs = 0;
   readonly #sent = new Set<string>();
   readonly #waiting = new Map<string, C>();
@@ -74,6 +79,7 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
   /** A new task: the rejections-per-task budget starts over. */
   startTask(): void {
     this.#rejectionsUsed = 0;
+    this.#spentBy.clear();
   }
 
   nextCallId(): string {
@@ -114,13 +120,16 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
     this.#addedLatencyMs += durationMs;
   }
 
-  decided(decision: Decision, fingerprint: string, backoffMs: number, spendsRejection = true): void {
+  decided(decision: Decision, fingerprint: string, backoffMs: number, spendsRejection = true, callId?: string): void {
     // rejections (the model is asked for a corrected call) count against the task's budget
     // (with `rejectionsScope: 'call'` the call counts its own, from its attempts);
     // a replan's feedback is remembered too, so the identical call is never rejected twice
     const rejection = decision === 'reject_with_feedback' || decision === 'corrected_retry';
     // (a correction that made progress does not spend it: the progress rule bounds it)
-    if (rejection && spendsRejection) this.#rejectionsUsed += 1;
+    if (rejection && spendsRejection) {
+      this.#rejectionsUsed += 1;
+      if (callId !== undefined) this.#spentBy.set(callId, (this.#spentBy.get(callId) ?? 0) + 1);
+    }
     if (rejection || decision === 'replan') this.#sent.add(fingerprint);
     if (decision === 'retry_backoff') this.#addedLatencyMs += backoffMs;
   }
@@ -148,6 +157,12 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
       (opts.intentId === undefined ? (w.get(`tool:${name}`) ?? (this.rt.tools.has(name) ? w.get('unknown_tool') : undefined)) : undefined);
     if (!call || call.done || (call.toolName !== name && !call.awaitsToolName)) return undefined;
     this.#unmark(call);
+    // a made-up name corrected to a registered tool: the model found the tool, so the other made-up
+    // names it tried meanwhile (no intent id) stop waiting; a later call of one is a call of its own
+    if (call.awaitsToolName && call.intentId === undefined && this.rt.tools.has(name)) {
+      const stale = new Set([...w.values()].filter((c) => c.awaitsToolName && c.intentId === undefined && !c.done));
+      for (const c of stale) c.end();
+    }
     return call;
   }
 
@@ -158,9 +173,28 @@ export class SessionBook<C extends BookedCall> implements CallReports<C> {
   finished(call: C, result: CallResult): void {
     this.#unmark(call);
     this.#open.delete(call);
-    if (result.ok) return;
+    if (result.ok) {
+      this.#answered(result);
+      return;
+    }
     if (result.decision === 'escalate_human' || result.decision === 'fail_reconcile') this.#escalated = true;
     if (result.decision === 'abort') this.#failed = true;
+  }
+
+  /**
+   * A call succeeded: the rejections sent for its tool (and for the names it was corrected
+   * from) proved actionable, so they no longer count as sent. Seed 001: "If the model returns
+   * the identical invalid argument after reading your first error, the error is not actually
+   * actionable"; once the model fixed the call, the same mistake in a later step is a new one.
+   */
+  #answered(result: CallResult): void {
+    // the task's rejections bound a model going round in circles (seed 001: "cap the number of
+    // rejections per task ... before escalating to a failure"); one it answered with a call that
+    // ran was progress, as a closer correction is, and is given back (issue 25 point 2)
+    this.#rejectionsUsed = Math.max(0, this.#rejectionsUsed - (this.#spentBy.get(result.callId) ?? 0));
+    this.#spentBy.delete(result.callId);
+    const tools = new Set([result.tool, ...result.attempts.map((a) => a.tool)]);
+    for (const f of this.#sent) if (tools.has(f.slice(0, f.indexOf('\u0000')))) this.#sent.delete(f);
   }
 
   /**

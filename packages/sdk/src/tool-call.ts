@@ -284,8 +284,11 @@ export class ToolCall {
     const history = this.attempts.filter((x) => x.decision !== 'auto_repair');
     const j = judge({ rt, tool: this.#tool, toolName: this.toolName, run, history, book, attemptsLeft: a.attemptsLeft, progress: this.#progress });
     const d = j.decision;
-    book.decided(d.decision, j.fingerprint, j.backoffMs, spendsRejection(j));
-    if (run.stage === 'execution') rt.breakers.failure(this.toolName, rt.clock.now());
+    book.decided(d.decision, j.fingerprint, j.backoffMs, spendsRejection(j), this.callId);
+    // the breaker counts failed operations (a call once its code-level retries ended), not attempts;
+    // a half-open circuit's one trial attempt reopens it at once
+    const now = rt.clock.now();
+    if (run.stage === 'execution' && (d.decision !== 'retry_backoff' || rt.breakers.state(this.toolName, now) === 'half_open')) rt.breakers.failure(this.toolName, now);
     const found = d.decision === 'replan' && this.#tool?.discover ? await this.#discover(this.#tool.discover, run) : undefined;
     const record = this.#failedRecord(run, j, a, shownFeedback(j, found, this.toolName, this.#tool?.fallbackTool));
     this.attempts.push(record);

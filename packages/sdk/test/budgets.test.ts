@@ -109,6 +109,24 @@ describe('rejectionsScope', () => {
     expect(decisions).toEqual([['reject_with_feedback', null], ['reject_with_feedback', null], ['escalate_human', 'rejections_per_task']]);
   });
 
+  it('task: a rejection the model answered with a call that ran is not spent; unanswered ones still escalate at the third', async () => {
+    // issue 25: a model fixing each mistake is making progress, and no framework stops it before its
+    // loop cap (OpenAI Agents maxTurns 10); seed 001's cap ("two is a common choice") bounds the loop
+    const { gt } = traced();
+    setters(gt);
+    const s = gt.session({ agentName: 'a' });
+    for (const name of ['set_alpha', 'set_beta', 'set_gamma']) {
+      expect(await s.callTool(name, { n: 'one' })).toMatchObject({ decision: 'reject_with_feedback' });
+      expect(await s.callTool(name, { n: 1 })).toMatchObject({ ok: true });
+    }
+    const decisions = [];
+    for (const name of ['set_alpha', 'set_beta', 'set_gamma']) {
+      const r = await s.callTool(name, { n: 'two' });
+      decisions.push(r.ok ? 'ok' : [r.decision, r.escalation?.reason ?? null]);
+    }
+    expect(decisions).toEqual([['reject_with_feedback', null], ['reject_with_feedback', null], ['escalate_human', 'rejections_per_task']]);
+  });
+
   it('call: each logical call has its own rejections; the corrections of one call still escalate at the budget', async () => {
     const { gt, named } = traced({
       budgets: { rejectionsScope: 'call', maxAttemptsPerCall: 5 },

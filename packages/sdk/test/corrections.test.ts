@@ -85,6 +85,20 @@ describe('rejection and correction', () => {
     expect(guard.attributes['guardtrace.guard.candidates']).toEqual(['charge_card', 'create_file', 'lookup_customer']);
   });
 
+  it('once a made-up name is corrected to a registered tool, an earlier made-up name of the same turn no longer waits', async () => {
+    // the model guessed two names (open_file, read_files) and then found the real tool: a later
+    // step's fresh open_file is a mistake of its own, not the second failure of the stale call
+    const { gt } = traced({ autoRepair: false });
+    registerSeedTools(gt);
+    const s = gt.session({ agentName: 'a' });
+    expect(await s.callTool('open_file', { email: 'x' })).toMatchObject({ awaitingCorrection: true });
+    expect(await s.callTool('read_files', { email: 'x' })).toMatchObject({ awaitingCorrection: true });
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ ok: true });
+    const r = await s.callTool('open_file', { report_id: 'r' });
+    expect(r.attempts).toHaveLength(1);
+    expect(r).toMatchObject({ decision: 'reject_with_feedback', awaitingCorrection: true });
+  });
+
   it('continues the call after an unknown tool name: the corrected call is attempt 2 under the same execute_tool span', async () => {
     // the model's own correction (auto-repair off: lookup_customr has one sound correction)
     const { gt, named, childrenOf } = traced({ autoRepair: false });
@@ -159,6 +173,25 @@ describe('replan feedback', () => {
     const s = gt.session({ agentName: 'a' });
     expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
     expect(await s.callTool('lookup_customer', { email: 'y' })).toMatchObject({ decision: 'replan' });
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
+  });
+});
+
+describe('the same rejection twice', () => {
+  // seed 001: "If the model returns the identical invalid argument after reading your first error, the
+  // error is not actually actionable". Once the model fixed the call, the error was actionable: the
+  // same mistake in a later step is a new mistake, answered again, not escalated as a repeat.
+  it('answers the same mistake again once a call of that tool succeeded after the rejection', async () => {
+    const { gt } = traced();
+    let fail = true;
+    registerSeedTools(gt, { lookup: () => { if (fail) throw httpError(404); return { id: 'cus_1' }; } });
+    const s = gt.session({ agentName: 'a' });
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
+    fail = false;
+    expect(await s.callTool('lookup_customer', { email: 'y' })).toMatchObject({ ok: true });
+    fail = true;
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
+    // still unanswered: the identical call right after its replan escalates
     expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
   });
 });

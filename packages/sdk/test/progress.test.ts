@@ -122,15 +122,20 @@ describe('progress-aware escalation', () => {
 });
 
 describe('outages: no escalation before the frameworks\' code-level retries would have got through', () => {
-  it('raises the last wait so the waits reach 6 s (the AI SDK\'s maxRetries 2: 2 s, 4 s), then escalates at the attempt cap', async () => {
+  it('raises the last wait so the waits reach 6 s (the AI SDK\'s maxRetries 2: 2 s, 4 s), then hands the outage back to the model at the attempt cap', async () => {
     const { gt, clock, named } = traced({}, new FakeClock([0.5]));
     const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
     const r = await gt.session({ agentName: 'a' }).callTool('lookup_customer', { email: 'a@b.co' });
     expect(calls.lookup).toBe(3);
     // retry 1: 0.5 * 200 = 100; retry 2 (the last the cap allows): 6000 - 100
     expect(clock.sleeps).toEqual([100, 5900]);
-    expect(r).toMatchObject({ ok: false, decision: 'escalate_human', escalation: { reason: 'attempts_per_call' } });
+    // as a framework's loop does after its code-level retries: the model sees the error and may call again
+    expect(r).toMatchObject({ ok: false, decision: 'replan', escalation: { kind: 'replan', reason: 'attempts_per_call' } });
+    if (!r.ok) expect(r.feedback).toContain('the outage may still end: call it again');
     expect(named('guardtrace.attempt').map((a) => a.attributes['guardtrace.backoff_ms'])).toEqual([100, 5900, undefined]);
+    // handed back, not escalated by a budget: the last attempt names why the retries stopped, no budget ran out
+    expect(named('guardtrace.attempt').at(-1)?.attributes).toMatchObject({ 'guardtrace.escalation.reason': 'attempts_per_call', 'guardtrace.failure.class': 'transient' });
+    expect(named('guardtrace.attempt').at(-1)?.attributes['guardtrace.budget.exhausted']).toBeUndefined();
   });
 
   it('an outage that ends within the window succeeds; the window never goes past the latency budget', async () => {

@@ -31,14 +31,15 @@ describe('transient failures', () => {
     expect(named('execute_tool')[0]?.attributes['guardtrace.attempt']).toBe(3);
   });
 
-  it('stops at the hard cap of 3 attempts and escalates with the history', async () => {
+  it('stops at the hard cap of 3 attempts and hands the outage back to the model with the history', async () => {
     const { gt, clock } = traced();
     const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
     const s = gt.session({ agentName: 'a' });
     const r = await s.callTool('lookup_customer', { email: 'a@b.co' });
     expect(calls.lookup).toBe(3);
     expect(clock.sleeps).toHaveLength(2);
-    expect(r).toMatchObject({ ok: false, decision: 'escalate_human', failureClass: 'budget_exhausted', escalation: { reason: 'attempts_per_call' } });
+    // the class's policy handed it back (not a budget ending the call): the call keeps its class
+    expect(r).toMatchObject({ ok: false, decision: 'replan', failureClass: 'transient', escalation: { kind: 'replan', reason: 'attempts_per_call' } });
     if (!r.ok) expect(r.escalation?.history.map((a) => a.failureClass)).toEqual(['transient', 'transient', 'transient']);
   });
 
@@ -78,24 +79,30 @@ describe('transient failures', () => {
     expect(named2('guardtrace.attempt')[0]?.attributes['guardtrace.budget.session_retries_left']).toBe(0);
   });
 
-  it('opens the circuit after repeated failures and proposes the fallback tool', async () => {
-    const { gt, clock } = traced({ budgets: { circuitBreaker: { failureThreshold: 3, cooldownMs: 10_000 } } });
+  it('opens the circuit after repeated failed calls (each after its code-level retries) and proposes the fallback tool', async () => {
+    // the seed's breakers "kill runaway operations": a call and its retries are one operation, so the
+    // breaker never cuts the retries a framework would make within a call (issue 25 point 2)
+    const { gt, clock } = traced({ budgets: { circuitBreaker: { failureThreshold: 2, cooldownMs: 10_000 }, sessionRetries: 20 } });
     const calls = registerSeedTools(gt, { lookup: () => { throw httpError(503); } });
     const s = gt.session({ agentName: 'a' });
-    await s.callTool('lookup_customer', { email: 'x' });
-    const r = await s.callTool('lookup_customer', { email: 'y' });
+    expect(await s.callTool('lookup_customer', { email: 'x' })).toMatchObject({ decision: 'replan' });
     expect(calls.lookup).toBe(3);
+    // one failed call: the circuit is still closed, the next call runs its 3 attempts
+    expect(await s.callTool('lookup_customer', { email: 'w' })).toMatchObject({ decision: 'replan' });
+    expect(calls.lookup).toBe(6);
+    const r = await s.callTool('lookup_customer', { email: 'y' });
+    expect(calls.lookup).toBe(6);
     expect(r).toMatchObject({ failureClass: 'budget_exhausted', decision: 'escalate_human' });
     expect(r.attempts[0]?.guards.map((g) => g.name)).toEqual(['circuit_breaker']);
     clock.t += 10_000;
     await s.callTool('lookup_customer', { email: 'z' });
-    expect(calls.lookup).toBe(4); // half-open trial let one call through
+    expect(calls.lookup).toBe(7); // half-open trial let one call through
   });
 });
 
 describe('fallback tool', () => {
   it('proposes the declared fallback when the tool keeps failing or its circuit is open', async () => {
-    const { gt } = traced({ budgets: { circuitBreaker: { failureThreshold: 3, cooldownMs: 60_000 } } });
+    const { gt } = traced({ budgets: { circuitBreaker: { failureThreshold: 1, cooldownMs: 60_000 } } });
     gt.tool({
       name: 'atomic_replace',
       description: 'replace atomically',
