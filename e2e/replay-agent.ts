@@ -2,8 +2,8 @@
  * A real Guardtrace agent for the replay's tests and benchmark: the SDK, its OTLP exporter and the
  * collector, no hand-made rows. Each cycle is a model turn, a call that fails (a hallucinated tool
  * name, or arguments the schema rejects), the repair turn the model spends on it and the corrected
- * call (naming the real tool): 7 spans a cycle with their guard spans. With the SDK's budgets the
- * third failure escalates (two rejections per task); `unlimited` keeps every cycle alike.
+ * call (naming the real tool): 7 spans a cycle with their guard spans. `repeatAt` makes one cycle's
+ * model send its rejected call again unchanged (escalated); `unlimited` raises every budget out of reach.
  */
 import { Guardtrace } from '@guardtrace/sdk';
 import { setupGuardtrace } from '@guardtrace/sdk/setup';
@@ -15,6 +15,11 @@ export interface ReplayAgentOptions {
   sessionId: string;
   cycles: number;
   userId?: string;
+  /**
+   * The cycle in which the model, after the repair turn, sends the rejected call again unchanged
+   * before correcting it: the SDK escalates that call (`repeated_call`) and the correction is a new call.
+   */
+  repeatAt?: number;
   /** Raise every session budget out of reach (a long session that never escalates); default: the SDK's budgets. */
   unlimited?: boolean;
 }
@@ -51,6 +56,10 @@ export async function runReplayAgent(o: ReplayAgentOptions): Promise<void> {
     const failed = i % 2 === 0 ? await s.callTool('reed_file', { path: `src/f${i}.ts` }) : await s.callTool('read_file', { file: `src/f${i}.ts` });
     if (failed.ok) throw new Error(`cycle ${i}: the failing call passed its guards`);
     s.recordModelCall({ model: 'gpt-test', provider: 'openai', inputTokens: 300, outputTokens: 20, repairs: failed });
+    if (i === o.repeatAt) {
+      const again = i % 2 === 0 ? await s.callTool('reed_file', { path: `src/f${i}.ts` }) : await s.callTool('read_file', { file: `src/f${i}.ts` });
+      if (again.ok || again.escalation?.reason !== 'repeated_call') throw new Error(`cycle ${i}: the repeated call was not escalated: ${JSON.stringify(again)}`);
+    }
     const fixed = await s.callTool('read_file', { path: `src/f${i}.ts` });
     if (!fixed.ok) throw new Error(`cycle ${i}: the corrected call failed: ${JSON.stringify(fixed)}`);
   }

@@ -9,12 +9,13 @@ import { expect, test } from '@playwright/test';
 import { runReplayAgent } from '../replay-agent.ts';
 import { exportingProvider, openReplay, position, selected } from './replay-helpers.ts';
 
-const agent = (sessionId: string, cycles: number) =>
+const agent = (sessionId: string, cycles: number, repeatAt?: number) =>
   runReplayAgent({
     endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
     apiKey: process.env.GUARDTRACE_API_KEY as string,
     sessionId,
     cycles,
+    repeatAt,
   });
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
@@ -26,18 +27,19 @@ test('steps with the keyboard through a rejection, its feedback, the repair turn
   const id = `replay-keys-${randomBytes(4).toString('hex')}`;
   // Three cycles with the SDK's budgets: each of the first two is a model turn, the waiting call's
   // failed attempt, the repair turn and the corrected attempt (the call's second part, after the
-  // turn that made it); the third failure escalates (two rejections per task), and its correction
-  // is a new call: 12 steps.
-  await agent(id, 3);
-  await openReplay(page, id, 12, { ended: true });
+  // turn that made it); in the third the model sends the rejected call again unchanged after its
+  // repair turn (the call's second part, escalated: never the same rejection twice), and its
+  // correction is a new call: 13 steps.
+  await agent(id, 3, 2);
+  await openReplay(page, id, 13, { ended: true });
 
   // Where and why the session escalated: one line, its list on ask, each a link.
-  await expect(page.getByTestId('escalation-summary')).toHaveText('1 escalation: 1 budget exhausted (unknown tool)');
+  await expect(page.getByTestId('escalation-summary')).toHaveText('1 escalation: 1 handed to a human (unknown tool)');
   await page.getByTestId('escalations-toggle').click();
   const escalation = page.getByTestId('escalation');
   await expect(escalation).toHaveCount(1);
-  await expect(escalation).toContainText('Step 10 attempt #1');
-  await expect(escalation).toContainText('because rejections per task');
+  await expect(escalation).toContainText('Step 12 attempt #2');
+  await expect(escalation).toContainText('the model sent the same call again');
 
   // Opens on the first failure: the hallucinated tool name, attempt 1.
   await expect(selected(page)).toHaveAttribute('data-step', '2');
@@ -98,7 +100,8 @@ test('steps with the keyboard through a rejection, its feedback, the repair turn
   await page.keyboard.press('/');
   await expect(page.getByTestId('step-search')).toBeFocused();
   await page.keyboard.type('reed_file');
-  await expect(page.getByTestId('match-count')).toHaveText('2 matches');
+  // The two rejected calls, and the repeated attempt of the second.
+  await expect(page.getByTestId('match-count')).toHaveText('3 matches');
   await expect(selected(page)).toHaveAttribute('data-step', '2');
   await page.keyboard.press('Enter');
   await expect(selected(page)).toHaveAttribute('data-step', '10');
@@ -111,14 +114,15 @@ test('steps with the keyboard through a rejection, its feedback, the repair turn
   expect(link).toBe(page.url());
   await page.goto(link);
   await expect(selected(page)).toHaveAttribute('data-step', '10');
-  await expect(position(page)).toHaveText('Step 10 of 12');
-  // The escalated attempt: its budgets, the reason, and the repair turn's correction as a new call.
-  const escalated = page.getByTestId('attempt');
-  await expect(escalated).toHaveCount(1);
-  await expect(escalated.getByTestId('escalation-reason')).toHaveText('escalated: rejections_per_task');
-  await expect(escalated.getByTestId('budgets')).toContainText('rejections left0');
+  await expect(position(page)).toHaveText('Step 10 of 13');
+  // The call's repeated attempt, after its repair turn: escalated, with the reason.
+  await page.keyboard.press('l');
+  await expect(selected(page)).toHaveAttribute('data-step', '12');
+  await expect(page).toHaveURL(/[?&]attempt=2(&|$)/);
+  const escalated = page.getByTestId('tool-call').locator('[data-testid=attempt][data-number="2"]');
+  await expect(escalated.getByTestId('escalation-reason')).toHaveText('escalated: repeated_call');
   await page.keyboard.press('j');
-  await expect(page.getByTestId('repair-chain')).toContainText('corrected call: step 12 attempt #1 (read_file)');
+  await expect(selected(page)).toHaveAttribute('data-step', '13');
 
   // ?: the help, closed with Escape.
   await page.keyboard.press('?');
