@@ -492,3 +492,20 @@ END $fn$;
 CREATE TRIGGER spans_tool_definition AFTER INSERT ON "spans" FOR EACH ROW
   WHEN (NEW.role = 'tool_call' AND NEW.attributes ? 'guardtrace.tool.definition')
   EXECUTE FUNCTION guardtrace_tool_definition();
+
+-- A dataset item's text as it is copied (packages/db/src/datasets.ts): a recorded argument text
+-- as JSON when it is JSON (null when it is not: cut or not captured), and a session id as a URL
+-- path segment (its step path), every character but A-Z a-z 0-9 - _ . ~ percent-encoded as UTF-8.
+CREATE FUNCTION guardtrace_try_jsonb(v text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $fn$
+BEGIN
+  RETURN v::jsonb;
+EXCEPTION WHEN invalid_text_representation THEN
+  RETURN NULL;
+END $fn$;
+
+CREATE FUNCTION guardtrace_uri_component(v text) RETURNS text LANGUAGE sql IMMUTABLE AS $fn$
+  SELECT CASE WHEN v ~ '^[A-Za-z0-9_.~-]*$' THEN v ELSE (
+    SELECT string_agg(CASE WHEN ch ~ '^[A-Za-z0-9_.~-]$' THEN ch
+      ELSE regexp_replace(upper(encode(convert_to(ch, 'UTF8'), 'hex')), '(..)', '%\1', 'g') END, '' ORDER BY n)
+    FROM regexp_split_to_table(v, '') WITH ORDINALITY AS x(ch, n)) END
+$fn$;
