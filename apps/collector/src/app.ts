@@ -18,6 +18,7 @@ import { createMetrics } from './metrics.ts';
 import { createPool } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
+import { datasetsRoute } from './routes/datasets.ts';
 import { healthRoute } from './routes/health.ts';
 import { metricsRoute } from './routes/metrics.ts';
 import { readyRoute } from './routes/ready.ts';
@@ -59,6 +60,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(tracesRoute, ctx);
   await app.register(samplingRoute, ctx);
   await app.register(sessionsRoute, ctx);
+  await app.register(datasetsRoute, ctx);
   await app.register(healthRoute);
   await app.register(readyRoute, ctx);
   await app.register(metricsRoute, ctx);
