@@ -70,7 +70,6 @@ export interface RecordedAttempt {
   number: number;
   arguments: unknown;
   failureClass: string | null;
-  decision: string | null;
   checks: DatasetItemCheck[];
 }
 
