@@ -20,7 +20,8 @@
  * goes from `building` to `ready` (or `failed`).
  */
 import { randomUUID } from 'node:crypto';
-import { planTerm, RARE_TERM_SESSIONS, whereClause } from './session-filter.ts';
+import { plainSql } from './plain-sql.ts';
+import { RARE_TERM_SESSIONS, sessionFilter } from './session-filter.ts';
 import { type Comparison, parseSessionQuery, type SessionQueryFilters } from './session-query.ts';
 
 /** What datasets.ts needs of a database client: run one statement with $n parameters. */
@@ -44,6 +45,8 @@ export interface CreateDatasetInput {
   createdBy?: string | null;
   /** Told after each chunk of sessions: items copied so far, sessions done of all. */
   onProgress?: (p: DatasetProgress) => void;
+  /** Told the new dataset's id once its row exists (before any item is copied). */
+  onCreated?: (id: string) => void;
   /** Sessions per INSERT (default 2,000). */
   chunkSessions?: number;
 }
@@ -173,6 +176,7 @@ async function sourceSessions(db: Queryable, projectId: string, source: DatasetS
   if (source.kind !== 'query') return { sessions: [source.sessionId], filters: null };
   const parsed = parseSessionQuery(source.query);
   if (parsed.errors.length > 0) throw new DatasetInputError(`Bad query: ${parsed.errors.map((e) => e.message).join('; ')}`);
+  const { planTerm, whereClause } = sessionFilter(plainSql);
   const run = async <T>(q: { text: string; values: unknown[] }) => db.query<T>(q.text, q.values);
   const terms = await Promise.all(parsed.terms.map((t) => planTerm(run, projectId, t, RARE_TERM_SESSIONS)));
   const where = whereClause(projectId, parsed.filters, terms);
@@ -198,6 +202,7 @@ export async function createDataset(db: Queryable, input: CreateDatasetInput): P
      VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, 0, 'building', $7)`,
     [id, input.projectId, name, input.description ?? null, input.source.kind, sourceText(input.projectId, input.source), input.createdBy ?? null],
   );
+  input.onCreated?.(id);
   const call = filters === null ? { sql: '', values: [] } : callFilters(filters, 5);
   if (input.source.kind === 'step') {
     call.sql += ` AND t.span_id = $5`;

@@ -3,24 +3,18 @@
  * sessions a query matches, shared by the web app's explorer and the datasets made from a query
  * (datasets.ts, the collector's `POST /v1/datasets`), so both mean the same sessions.
  */
-// Prisma's own SQL tag (the class Prisma.sql makes, so the web app's $queryRaw templates embed
-// these fragments), imported from its runtime: the collector does not load the Prisma client.
-import { type Sql, sqltag as sql } from '@prisma/client/runtime/client';
 import type { Comparison, SessionQueryFilters } from './session-query.ts';
 
-const COMPARE: Record<Comparison, Sql> = { '>': sql`>`, '>=': sql`>=`, '<': sql`<`, '<=': sql`<=`, '=': sql`=` };
-
-const concat = (parts: Sql[]): Sql => parts.reduce((acc, p) => sql`${acc} ${p}`, sql``);
-
-/** `%text%` for ILIKE with the pattern characters of the text taken literally. */
-const containsPattern = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+/**
+ * A SQL template tag whose fragments nest (`sql\`a ${fragment} b\``): Prisma.sql in the web app
+ * (its $queryRaw templates embed the fragments), plainSql (plain-sql.ts) with pg in the collector,
+ * which does not load Prisma.
+ */
+export type SqlTag<S> = (strings: readonly string[], ...values: unknown[]) => S;
 
 // Up to this many matching session texts a word counts as rare (its sessions are listed up front).
 // Past it, a word is in at least 1 of every (sessions / 5,000) sessions, so counting 1,000 of its
 // sessions one by one checks at most about (sessions / 5) of them.
-/** Runs a query: `(q) => prisma.$queryRaw(q)` in the web app, `(q) => pool.query(q.text, q.values).then((r) => r.rows)` with pg. */
-export type RowsOf = <T>(q: Sql) => Promise<T[]>;
-
 export const RARE_TERM_SESSIONS = 5000;
 
 export interface TermPlan {
@@ -31,12 +25,25 @@ export interface TermPlan {
   sessionsSeen: number;
 }
 
+/** `%text%` for ILIKE with the pattern characters of the text taken literally. */
+const containsPattern = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The explorer's SQL built with the tag `sql`: planTerm and whereClause. */
+export function sessionFilter<Sql>(sql: SqlTag<Sql>) {
+
+const COMPARE: Record<Comparison, Sql> = { '>': sql`>`, '>=': sql`>=`, '<': sql`<`, '<=': sql`<=`, '=': sql`=` };
+
+const concat = (parts: Sql[]): Sql => parts.reduce((acc, p) => sql`${acc} ${p}`, sql``);
+
+/** Runs a query: `(q) => prisma.$queryRaw(q)` in the web app, `(q) => pool.query(q.text, q.values)` rows with pg. */
+type RowsOf = <T>(q: Sql) => Promise<T[]>;
+
 /**
  * Looks a free-text term up in the trigram index of the sessions' search text (session_search:
  * each session's attempts' tool names, arguments and feedback, kept by triggers on attempts),
  * stopping once it is clearly common.
  */
-export async function planTerm(run: RowsOf, projectId: string, term: string, rare: number): Promise<TermPlan> {
+async function planTerm(run: RowsOf, projectId: string, term: string, rare: number): Promise<TermPlan> {
   const rows = await run<{ session_id: string }>(sql`
     SELECT d.session_id FROM session_search d
     WHERE d.project_id = ${projectId}::uuid AND d.text ILIKE ${containsPattern(term)}::text
@@ -63,7 +70,7 @@ function startedOn(op: Comparison, day: string): Sql {
   }
 }
 
-export function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
+function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
   const parts: Sql[] = [sql`WHERE s.project_id = ${projectId}::uuid`];
   // A session held at weight 0 is one every process would drop, kept only until the collector's
   // decision wait ends: not a kept session, so listed and counted only when asked for.
@@ -103,3 +110,5 @@ export function whereClause(projectId: string, f: Partial<SessionQueryFilters>, 
   return concat(parts);
 }
 
+return { planTerm, whereClause };
+}

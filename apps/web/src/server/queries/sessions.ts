@@ -1,6 +1,6 @@
 import 'server-only';
 import { type PriceBook, type PrismaClient, sql } from '@guardtrace/db';
-import { planTerm, RARE_TERM_SESSIONS, whereClause } from '@guardtrace/db/session-filter';
+import { RARE_TERM_SESSIONS, sessionFilter } from '@guardtrace/db/session-filter';
 import type { SessionQueryFilters } from '@/lib/session-query';
 import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
 import { type Cursor, decodeCursor, encodeCursor, keysetCondition, orderBy, sortExpr } from './session-sort';
@@ -13,6 +13,8 @@ const SESSIONS_PAGE_SIZE = 25;
  * stops there, so a broad filter costs about as much as a thousand rows whatever the project's size.
  */
 const COUNT_CAP = 1000;
+
+const { planTerm, whereClause } = sessionFilter(sql);
 
 
 export interface SessionListQuery {
