@@ -69,7 +69,7 @@ export async function RunsSection({ projectId, datasetId }: { projectId: string;
               {runs.map((r) => (
                 <tr key={r.id} data-testid="dataset-run" data-run-id={r.id}>
                   <td className="px-3 py-2">
-                    <Link href={hrefWith(`/datasets/${datasetId}/runs/${r.id}`, { project: projectId })} className="text-indigo-700 hover:underline">
+                    <Link href={hrefWith(`/datasets/${datasetId}/runs/${r.id}`, { project: projectId })} prefetch={false} className="text-indigo-700 hover:underline">
                       {r.label ?? r.id.slice(0, 8)}
                     </Link>
                   </td>

@@ -46,13 +46,13 @@ export default async function ReplayRunPage({ params, searchParams }: Props) {
       {run && project ? (
         <>
           <nav className="mb-2 text-sm">
-            <Link href={hrefWith(`/datasets/${datasetId}`, { project: project.id })} className="text-indigo-700 hover:underline">
+            <Link href={hrefWith(`/datasets/${datasetId}`, { project: project.id })} prefetch={false} className="text-indigo-700 hover:underline">
               ← Dataset
             </Link>
           </nav>
           <PageTitle
             title={`Replay run${run.label ? `: ${run.label}` : ''}`}
-            subtitle={`Started ${formatDateTime(run.startedAt)} · ${formatInt(run.calls)} calls, ${formatInt(run.attempts)} attempts replayed (${run.execute === 'read-only' ? 'guards and read-only tools' : 'guards only'})${run.failOn.length ? ` · fails on ${run.failOn.join(', ')}` : ''}`}
+            subtitle={`Started ${formatDateTime(run.startedAt)} · ${formatInt(run.calls)} calls, ${formatInt(run.attempts)} attempts replayed (${run.execute === 'read-only' ? 'guards and read-only tools' : 'guards only'})${run.failOn.length ? ` · fails on ${run.failOn.map((c) => (c in CHANGE_TEXT ? CHANGE_TEXT[c as keyof typeof CHANGE_TEXT].title.toLowerCase() : c)).join(', ')}` : ''}`}
           />
           <ChangeCounts counts={run.counts} />
           {changed === 0 ? (
