@@ -37,6 +37,14 @@ interface Bench {
 
 const PACKAGES: Bench[] = [
   { name: '@guardtrace/sdk', dir: 'packages/sdk', title: 'SDK (guard runtime)' },
+  {
+    name: '@guardtrace/sdk',
+    dir: 'packages/sdk',
+    title: 'Guard regression replay (`@guardtrace/sdk/replay`, 100,000 recorded calls)',
+    script: 'bench:guard-replay',
+    results: 'bench/guard-replay.json',
+    notes: 'bench/guard-replay-notes.md',
+  },
   { name: '@guardtrace/mcp', dir: 'packages/mcp', title: 'MCP guard proxy (`guardtrace-mcp`)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
   { name: '@guardtrace/db', dir: 'packages/db', title: 'Database (the explorer search text at ingest)' },

@@ -15,6 +15,9 @@ export default defineConfig({
     'guards/files': 'src/guards/files.ts',
     'guards/command': 'src/guards/command.ts',
     'guards/sql': 'src/guards/sql.ts',
+    replay: 'src/replay/index.ts',
+    // the guardtrace-replay command: dist/bin.js keeps its shebang (the .cjs twin is unused)
+    bin: 'src/cli/bin.ts',
   },
   format: ['esm', 'cjs'],
   platform: 'node',

@@ -26,6 +26,8 @@ export interface AttemptRun {
   guards: GuardRecord[];
   failingGuard?: PendingGuardSpan;
   reconciliation?: ReconcileResult;
+  /** A check session let the call through without running the tool (`gt.checkSession()`). */
+  notExecuted?: boolean;
   /** The tool's circuit was open: the attempt failed fast. */
   circuitOpen?: boolean;
   /** The failing guard's one sound correction (see `GuardFail.repair`). */

@@ -52,6 +52,10 @@ export type {
   Correction,
 } from './types.ts';
 export { correctionNote } from './auto-repair.ts';
+export { toolDefinition } from './definition.ts';
+export type { CheckExecute, CheckOptions, CheckResult } from './check.ts';
+export type { ToolDefinitionSummary } from './definition.ts';
+export { diffDefinitions } from './definition-diff.ts';
 export {
   openAITools,
   runOpenAIToolCalls,
@@ -154,6 +158,11 @@ export {
   ATTR_GUARDTRACE_AUTO_REPAIR_TOOL,
   ATTR_GUARDTRACE_REPAIR_TOKENS,
   ATTR_GUARDTRACE_STEP_SEQUENCE,
+  ATTR_GUARDTRACE_TOOL_DEFINITION_HASH,
+  ATTR_GUARDTRACE_TOOL_DEFINITION,
+  DATASET_ITEM_FORMAT,
+  REPLAY_RUN_FORMAT,
+  REPLAY_CHANGE,
   OP_RUN_GUARDRAIL,
   ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE,
   ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON,
@@ -202,4 +211,11 @@ export type {
   EscalationReason,
   ReconcileStatus,
   CircuitState,
+  DatasetItem,
+  DatasetItemAttempt,
+  DatasetItemCheck,
+  ReplayChange,
+  ReplayDecision,
+  ReplayResult,
+  ReplayRunReport,
 } from '@guardtrace/semconv';

@@ -94,13 +94,22 @@ export class Runtime {
   readonly ledger: RepairLedger;
   readonly idempotency: IdempotencyStore;
   readonly locks = new LockTable();
-  readonly tools = new Map<string, RegisteredTool>();
+  readonly tools: Map<string, RegisteredTool>;
+  /**
+   * Set on a check runtime (guards-only evaluation, `gt.checkSession()`): tools do not run,
+   * except read-only ones under `'read-only'`; undefined on a real one.
+   */
+  readonly dryRun: 'none' | 'read-only' | undefined;
+  readonly #opts: GuardtraceOptions;
   readonly sanitize: SanitizeOptions;
   readonly autoRepair: AutoRepairSetting;
   readonly capture: CaptureMode;
   readonly #rate: () => number;
 
-  constructor(opts: GuardtraceOptions) {
+  constructor(opts: GuardtraceOptions, check?: { tools: Map<string, RegisteredTool>; execute: 'none' | 'read-only' }) {
+    this.#opts = opts;
+    this.tools = check?.tools ?? new Map();
+    this.dryRun = check?.execute;
     this.telemetry = new Telemetry(opts.tracer, opts.tracing !== false, SDK_VERSION);
     const c = opts.clock;
     // method lookups, not a spread: a class instance keeps its methods on the prototype
@@ -120,6 +129,24 @@ export class Runtime {
     this.capture = checkCapture(opts.capture, 'guardtrace: option capture') ?? 'failures';
     const rate = opts.sampling?.cleanSessionRate ?? 1;
     this.#rate = typeof rate === 'function' ? rate : () => rate;
+  }
+
+  /**
+   * A runtime for guards-only evaluation: the same tools (registered later ones too), options,
+   * policy and auto-repair; no spans, no waits; its own idempotency store, locks, circuit
+   * breakers and repair ledger, so nothing it does touches the real sessions'.
+   */
+  checkRuntime(execute: 'none' | 'read-only'): Runtime {
+    const clock = this.clock;
+    const opts: GuardtraceOptions = {
+      ...this.#opts,
+      tracing: false,
+      clock: { now: () => clock.now(), random: () => clock.random(), sleep: () => Promise.resolve() },
+      idempotencyStore: new MemoryIdempotencyStore(),
+      sampling: { cleanSessionRate: 1 },
+    };
+    delete opts.tracer;
+    return new Runtime(opts, { tools: this.tools, execute });
   }
 
   /** Fraction of clean sessions kept, now (clamped to 0..1; a failing rate source keeps all). */

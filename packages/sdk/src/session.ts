@@ -127,7 +127,7 @@ export class SessionCore {
     let sampledIn: boolean | undefined;
     // asked only under capture 'failures', once per session: the same decision as tail sampling's
     const contentSampled = (): boolean => (sampledIn ??= sessionHash(this.id) < rt.cleanSessionRate());
-    this.#scope = { rt, sessionId: this.id, span: this.span, book: this.#book, contentSampled };
+    this.#scope = { rt, sessionId: this.id, span: this.span, book: this.#book, contentSampled, definitionsSent: new Set() };
   }
 
   /**

@@ -127,8 +127,17 @@ async function runLogicalGuards(s: AttemptState): Promise<AttemptRun | undefined
   return undefined;
 }
 
+/**
+ * Whether the tool runs in this attempt: always in a real session; in a check session
+ * (`gt.checkSession()`) only a read-only tool under `execute: 'read-only'`.
+ */
+function runsTool(s: AttemptState): boolean {
+  const mode = s.rt.dryRun;
+  return mode === undefined || (mode === 'read-only' && Boolean(s.tool.flags?.readOnly));
+}
+
 /** Post-execution guards prepare before the tool runs (a snapshot to roll back to, say). */
-const preparePostGuards: Stage = (s) => (s.tool.guards?.length ? preparePost(s) : undefined);
+const preparePostGuards: Stage = (s) => (s.tool.guards?.length && runsTool(s) ? preparePost(s) : undefined);
 
 async function preparePost(s: AttemptState): Promise<undefined> {
   for (const guard of s.tool.guards ?? []) {
@@ -151,6 +160,7 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> =>
  */
 const execute: Stage = (s) => {
   const { rt, tool, run, ctx } = s;
+  if (!runsTool(s)) return notExecuted(run);
   let out: unknown;
   try {
     const exec = (): unknown => tool.execute(run.args, ctx);
@@ -171,6 +181,14 @@ const execute: Stage = (s) => {
   s.value = out;
   return ONE_TICK;
 };
+
+/** A check session's verdict on a tool it does not run: the guards let the call through; nothing ran, nothing is stored. */
+function notExecuted(run: AttemptRun): AttemptRun {
+  run.ok = true;
+  run.value = undefined;
+  run.notExecuted = true;
+  return run;
+}
 
 function executionFailed(s: AttemptState, err: unknown): AttemptRun {
   const { rt, tool, run, ctx } = s;

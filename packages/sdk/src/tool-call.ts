@@ -22,6 +22,8 @@ import {
   ATTR_GUARDTRACE_STEP_SEQUENCE,
   ATTR_GUARDTRACE_TOOL_DESTRUCTIVE,
   ATTR_GUARDTRACE_TOOL_EXTERNAL,
+  ATTR_GUARDTRACE_TOOL_DEFINITION,
+  ATTR_GUARDTRACE_TOOL_DEFINITION_HASH,
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
   ATTR_GUARDTRACE_TOOL_READ_ONLY,
   OP_EXECUTE_TOOL,
@@ -32,6 +34,7 @@ import { runAttempt } from './attempt.ts';
 import { correctionNote, planAutoRepair, recordAutoRepair } from './auto-repair.ts';
 import type { AttemptRun } from './attempt-state.ts';
 import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback, spendsRejection } from './failure.ts';
+import { definitionOf } from './definition.ts';
 import { closeGuardSpan } from './guard-span.ts';
 import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
@@ -55,6 +58,17 @@ export interface CallScope {
   book: CallReports<ToolCall>;
   /** Under capture `failures`: whether this session is a sampled-in clean session, whose calls all carry their content. */
   contentSampled: () => boolean;
+  /** Tools whose definition (`guardtrace.tool.definition`) a call of this session already carried. */
+  definitionsSent: Set<string>;
+}
+
+/** The definition fingerprint of a registered tool (hash on every call, summary on the session's first call of it). */
+function definitionAttrs(scope: CallScope, tool: RegisteredTool | undefined): Attrs {
+  if (!tool) return {};
+  const d = definitionOf(tool);
+  if (scope.definitionsSent.has(tool.name)) return { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: d.hash };
+  scope.definitionsSent.add(tool.name);
+  return { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: d.hash, [ATTR_GUARDTRACE_TOOL_DEFINITION]: d.json };
 }
 
 /** When a call's arguments and results go on its attempt spans: on every attempt, only once an attempt failed, or never. */
@@ -138,6 +152,7 @@ export class ToolCall {
       [ATTR_GUARDTRACE_TOOL_IDEMPOTENT]: Boolean(flags.idempotent || flags.readOnly),
       [ATTR_GUARDTRACE_TOOL_DESTRUCTIVE]: Boolean(flags.destructive),
       [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
+      ...definitionAttrs(scope, this.#tool),
     }), scope.span, undefined, so?.kind);
     scope.book.opened(this);
   }
@@ -163,6 +178,7 @@ export class ToolCall {
       [ATTR_GEN_AI_TOOL_NAME]: name,
       [ATTR_GEN_AI_TOOL_DESCRIPTION]: this.#tool?.description,
       ...flagAttrs(this.#tool?.flags ?? {}),
+      ...definitionAttrs(this.#scope, this.#tool),
     });
   }
 

@@ -124,6 +124,13 @@ export interface Guard<A = any> {
   name: string;
   /** `logical` (default) or `post_execution`. */
   stage?: Extract<GuardStage, 'logical' | 'post_execution'>;
+  /**
+   * The options that decide the guard's verdicts, in a JSON-safe form (functions by name, see
+   * `toolDefinition`): part of the tool definition's fingerprint, so a changed option shows in a
+   * replay as `guard <name>: option <key> changed old → new`. Leave out what is deployment, not
+   * behaviour (the workspace root), so production and CI hash alike.
+   */
+  options?: unknown;
   /** Runs before execution for post-execution guards (e.g. snapshot files to roll back). */
   prepare?(args: A, ctx: GuardContext): unknown | Promise<unknown>;
   check(args: A, ctx: GuardContext): GuardOutcome | Promise<GuardOutcome>;

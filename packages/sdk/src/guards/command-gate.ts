@@ -105,6 +105,8 @@ export class CommandGate {
     return {
       name,
       stage: 'post_execution',
+      // the working directory and environment are deployment: left out of the fingerprint
+      options: { command: this.opts.command, args: this.opts.args ?? [], timeoutMs: this.opts.timeoutMs ?? 60_000, files },
       prepare: (args, ctx) => {
         const paths = pathsOf(files, args, { guard: name, tool: ctx.tool });
         return Array.isArray(paths) ? this.begin(paths) : { misconfigured: paths };

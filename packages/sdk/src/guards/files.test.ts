@@ -28,6 +28,19 @@ describe('insideWorkspace', () => {
       if (!r.pass) expect(r.feedback).toContain('is outside the workspace');
     }
   });
+
+  it('with folders, confines paths to those folders of the root (prefix lookalikes and ../ out of them too)', async () => {
+    const g = insideWorkspace<{ path: string }>({ root, paths: (a) => a.path, folders: ['src/api', 'config'] });
+    for (const ok of ['src/api/routes.ts', 'config/app.yaml', 'src/api/new.ts']) expect((await g.check({ path: ok }, ctx)).pass, ok).toBe(true);
+    for (const bad of ['src/ui/Button.tsx', 'src/api-old/x.ts', 'config/../src/ui/Button.tsx', 'README.md']) {
+      const r = await g.check({ path: bad }, ctx);
+      expect(r.pass, bad).toBe(false);
+      if (!r.pass) {
+        expect(r.feedback).toBe(`TOOL CALL REJECTED: Path "${bad}" is outside the folders this tool may use: src/api, config. Use a path inside one of them.`);
+        expect(r.pointers).toEqual(['/path']);
+      }
+    }
+  });
 });
 
 describe('path callbacks', () => {

@@ -19,20 +19,36 @@ export type { PathsOf } from './args.ts';
 
 const IGNORE = ['**/node_modules/**', '**/.git/**'];
 
-/** Path stays inside the workspace root: no `../` escape, no absolute path elsewhere, no symlink out. */
-export function insideWorkspace<A>(opts: { root: string; paths: PathsOf<A>; name?: string }): Guard<A> {
+/**
+ * Path stays inside the workspace root: no `../` escape, no absolute path elsewhere, no symlink
+ * out. With `folders` (relative to the root), it must also be inside one of them.
+ */
+export function insideWorkspace<A>(opts: { root: string; paths: PathsOf<A>; folders?: string[]; name?: string }): Guard<A> {
   const name = opts.name ?? 'path_inside_workspace';
+  const folders = opts.folders;
   return {
     name,
+    // the root is deployment (production and CI mount the workspace in different places)
+    options: { paths: opts.paths, folders },
     check(args, ctx) {
       const paths = pathsOf(opts.paths, args, { guard: name, tool: ctx.tool });
       if (!Array.isArray(paths)) return paths;
       for (const p of paths) {
-        if (p.includes('\0') || resolveInside(opts.root, p) === undefined) {
+        const abs = p.includes('\0') ? undefined : resolveInside(opts.root, p);
+        if (abs === undefined) {
           return {
             pass: false,
             reason: `Path escapes the workspace root: ${p}`,
             feedback: `TOOL CALL REJECTED: Path "${p}" is outside the workspace. Use a path relative to the workspace root, without "..".`,
+            failureClass: 'guard_violation',
+            pointers: pointersTo(args, p),
+          };
+        }
+        if (folders && !folders.some((f) => resolveInside(path.resolve(opts.root, f), abs) !== undefined)) {
+          return {
+            pass: false,
+            reason: `Path is outside the allowed folders (${folders.join(', ')}): ${p}`,
+            feedback: `TOOL CALL REJECTED: Path "${p}" is outside the folders this tool may use: ${folders.join(', ')}. Use a path inside one of them.`,
             failureClass: 'guard_violation',
             pointers: pointersTo(args, p),
           };
@@ -83,6 +99,7 @@ export function fileExists<A>(opts: { root: string; paths: PathsOf<A>; maxCandid
   const name = opts.name ?? 'file_exists';
   return {
     name,
+    options: { paths: opts.paths, maxCandidates: opts.maxCandidates ?? 5 },
     async check(args, ctx): Promise<GuardOutcome> {
       const paths = pathsOf(opts.paths, args, { guard: name, tool: ctx.tool });
       if (!Array.isArray(paths)) return paths;
@@ -122,6 +139,7 @@ export function lineRange<A>(opts: {
 }): Guard<A> {
   return {
     name: opts.name ?? 'line_range',
+    options: { path: opts.path, start: opts.start, end: opts.end, failureClass: opts.failureClass ?? 'invalid_arguments' },
     async check(args): Promise<GuardOutcome> {
       const a = args as Loose<A>;
       const p = opts.path(a);

@@ -11,6 +11,7 @@ import type { Loose } from './args.ts';
 export function resourceLock<A>(opts: { resource: (args: Loose<A>) => string | string[]; name?: string; describe?: (resource: string) => string }): Guard<A> {
   return {
     name: opts.name ?? 'resource_lock',
+    options: { resource: opts.resource, describe: opts.describe },
     check(args, ctx): GuardOutcome {
       const raw = opts.resource(args as Loose<A>);
       const resources = [...new Set(Array.isArray(raw) ? raw : [raw])].sort();
@@ -46,6 +47,7 @@ export function predicate<A>(opts: {
 }): Guard<A> {
   return {
     name: opts.name,
+    options: { test: opts.test, message: opts.message, failureClass: opts.failureClass ?? 'guard_violation', pointers: opts.pointers },
     async check(args): Promise<GuardOutcome> {
       const a = args as Loose<A>;
       if (await opts.test(a)) return { pass: true };

@@ -83,6 +83,7 @@ export function sqlViolation(sql: string, opts: { database?: string; largeTables
 export function sqlHeuristics<A>(opts: SqlHeuristicsOptions<A>): Guard<A> {
   return {
     name: opts.name ?? 'sql_heuristics',
+    options: { sql: opts.sql, database: opts.database ?? 'postgresql', largeTables: [...(opts.largeTables ?? [])].sort() },
     check(args): GuardOutcome {
       const sql = opts.sql(args as Loose<A>);
       let problem: string | undefined;

@@ -1,0 +1,245 @@
+/**
+ * Replays recorded tool calls (dataset items) through the current guards and policy, in check
+ * sessions (`gt.checkSession`, the same code as `callTool`), and says per attempt what changed.
+ */
+import {
+  type DatasetItem,
+  type DatasetItemAttempt,
+  REPLAY_CHANGE,
+  REPLAY_RUN_FORMAT,
+  type ReplayChange,
+  type ReplayDecision,
+  type ReplayResult,
+  type ReplayRunReport,
+} from '@guardtrace/semconv';
+import type { CheckExecute } from '../check.ts';
+import { diffDefinitions } from '../definition-diff.ts';
+import { toolDefinition } from '../definition.ts';
+import type { Guardtrace } from '../guardtrace.ts';
+import type { Session } from '../session.ts';
+import type { ToolCall } from '../tool-call.ts';
+import type { AttemptRecord } from '../types.ts';
+import { changeOf, nowDecision, recordedDecision } from './compare.ts';
+import { itemProblem } from './item.ts';
+
+export interface ReplayOptions {
+  /** `none` (default): no tool runs. `read-only`: read-only tools run, with their post-execution checks. */
+  execute?: CheckExecute;
+}
+
+/** A line of a dataset file that is not an item: replayed as `not_replayed` with this error. */
+export interface DatasetLineError {
+  format: 'guardtrace.dataset-line-error';
+  /** 1-based line of the file (the array element's index + 1 for a JSON array). */
+  line: number;
+  error: string;
+}
+
+export interface ReplayProgress {
+  calls: number;
+  attempts: number;
+  /** Attempts whose change is not `unchanged`. */
+  changed: number;
+}
+
+export interface ReplayDatasetOptions extends ReplayOptions {
+  datasetId?: string | null;
+  /** Free label of the run (the git commit or branch of the guard change). */
+  label?: string | null;
+  /** Changes that fail the run (recorded in the report's options; `failedBy` reads them). */
+  failOn?: ReplayChange[];
+  /** Called after each call is replayed. */
+  onProgress?: (p: ReplayProgress) => void;
+  /** The run's clock, for `startedAt` / `finishedAt` (default: the system clock). */
+  now?: () => Date;
+}
+
+/** Check sessions kept per recorded session, so a session's calls share session rules as they did; bounded. */
+const MAX_SESSIONS = 1_000;
+const MAX_DEFINITIONS = 1_000;
+const RUNTIME_MADE: ReadonlySet<string> = new Set(['auto_repair', 'retry_backoff']);
+
+/** Built-in checks that answer from live state, which a replay does not have. */
+const STATEFUL = new Map([
+  ['circuit_breaker', 'an open circuit after repeated failures'],
+  ['idempotency', 'an earlier call of the same intent in the idempotency store'],
+]);
+
+const NONE: ReplayDecision = { allowed: false, decision: null, failureClass: null, feedback: null, checks: [] };
+
+/** Replays items one after the other; keeps only bounded caches (check sessions, definition diffs). */
+class Replayer {
+  readonly #sessions = new Map<string, Session>();
+  readonly #diffs = new Map<string, string[]>();
+  constructor(
+    readonly gt: Guardtrace,
+    readonly execute: CheckExecute,
+  ) {}
+
+  #session(id: string): Session {
+    let s = this.#sessions.get(id);
+    if (s) {
+      this.#sessions.delete(id);
+    } else {
+      s = this.gt.checkSession({ execute: this.execute });
+      if (this.#sessions.size >= MAX_SESSIONS) this.#sessions.delete(this.#sessions.keys().next().value as string);
+    }
+    this.#sessions.set(id, s);
+    return s;
+  }
+
+  #definition(item: DatasetItem): ReplayResult['definition'] {
+    const tool = this.gt.getTool(item.tool);
+    const current = tool ? toolDefinition(tool) : undefined;
+    const currentHash = current?.hash ?? '';
+    const recordedHash = item.definition?.hash ?? null;
+    if (!current || !recordedHash || recordedHash === currentHash) return { recordedHash, currentHash, changes: [] };
+    const key = `${item.tool}\u0000${recordedHash}`;
+    let changes = this.#diffs.get(key);
+    if (!changes) {
+      const summary = item.definition?.summary;
+      changes = summary ? diffDefinitions(summary, current.summary) : ['definition changed (recorded summary unavailable)'];
+      if (changes.length === 0) changes = ['definition changed (no difference in the readable summary)'];
+      if (this.#diffs.size >= MAX_DEFINITIONS) this.#diffs.clear();
+      this.#diffs.set(key, changes);
+    }
+    return { recordedHash, currentHash, changes };
+  }
+
+  /** Why an attempt cannot be replayed, or undefined. */
+  #unreplayable(item: DatasetItem, a: DatasetItemAttempt, registered: boolean): string | undefined {
+    if (!registered && a.failureClass !== 'unknown_tool') {
+      const names = this.gt.tools().map((t) => t.name);
+      return `unknown tool "${item.tool}": not registered in the Guardtrace instance replayed against (registered: ${names.join(', ') || 'none'})`;
+    }
+    const live = (a.checks ?? []).find((c) => c.verdict === 'fail' && STATEFUL.has(c.guard));
+    if (live) return `rejected by ${live.guard}, which the runtime's state at the time decided (${STATEFUL.get(live.guard)}), not the guards`;
+    if (a.arguments === null || a.arguments === undefined) return 'arguments not captured (the recorded span has no gen_ai.tool.call.arguments: capture mode or sampling)';
+    if (a.argumentsInexact) return 'arguments inexact (shortened or redacted when recorded): a replay of them would not be exact';
+    return undefined;
+  }
+
+  async replay(raw: DatasetItem | DatasetLineError): Promise<ReplayResult[]> {
+    if ((raw as DatasetLineError).format === 'guardtrace.dataset-line-error') return [lineError(raw as DatasetLineError)];
+    const problem = itemProblem(raw);
+    if (problem) return [badItem(raw, problem)];
+    const item = raw as DatasetItem;
+    const definition = this.#definition(item);
+    const registered = this.gt.getTool(item.tool) !== undefined;
+    const readOnly = Boolean(this.gt.getTool(item.tool)?.flags?.readOnly);
+    const session = this.#session(String(item.sessionId ?? ''));
+    const out: ReplayResult[] = [];
+    let call: ToolCall | undefined;
+    // attempts the runtime made in the current batch, matched to recorded runtime-made attempts
+    let pending: AttemptRecord[] = [];
+    let prev: DatasetItemAttempt | undefined;
+    for (const a of [...item.attempts].sort((x, y) => x.number - y.number)) {
+      const recorded = recordedDecision(a);
+      const base = {
+        itemId: String(item.id ?? ''), attempt: a.number, tool: item.tool, sessionId: String(item.sessionId ?? ''),
+        stepPath: String(item.stepPath ?? ''), arguments: a.arguments ?? null, recorded, definition,
+      };
+      const runtimeMade = prev !== undefined && RUNTIME_MADE.has(prev.decision ?? '');
+      prev = a;
+      let now: AttemptRecord | undefined = runtimeMade ? pending.shift() : undefined;
+      if (!now) {
+        pending = [];
+        const why = this.#unreplayable(item, a, registered);
+        if (why) {
+          out.push({ ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null, error: why });
+          continue;
+        }
+        try {
+          if (!call || call.done) call = session.toolCall(item.tool);
+          const before = call.attempts.length;
+          await call.attempt(a.arguments);
+          [now, ...pending] = call.attempts.slice(before);
+        } catch (err) {
+          out.push({ ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null, error: `replay failed: ${err instanceof Error ? err.message : String(err)}` });
+          call = undefined;
+          continue;
+        }
+      }
+      if (!now) {
+        out.push({ ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null, error: 'the call made no attempt' });
+        continue;
+      }
+      const d = nowDecision(now);
+      const ranNow = d.allowed && readOnly && this.execute === 'read-only';
+      out.push({ ...base, change: changeOf(recorded, d, ranNow), now: d });
+    }
+    return out;
+  }
+}
+
+function lineError(e: DatasetLineError): ReplayResult {
+  return {
+    itemId: `line:${e.line}`, attempt: 0, tool: '', sessionId: '', stepPath: '', change: REPLAY_CHANGE.NOT_REPLAYED,
+    arguments: null, recorded: NONE, now: null, definition: { recordedHash: null, currentHash: '', changes: [] }, error: e.error,
+  };
+}
+
+function badItem(x: unknown, problem: string): ReplayResult {
+  const o = (typeof x === 'object' && x !== null ? x : {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  return { ...lineError({ format: 'guardtrace.dataset-line-error', line: 0, error: `not a dataset item: ${problem}` }), itemId: str(o.id), tool: str(o.tool), sessionId: str(o.sessionId), stepPath: str(o.stepPath) };
+}
+
+/**
+ * Replays one recorded call: each attempt's recorded arguments through the current guards and
+ * policy, in a fresh check session, in the order they were made (an attempt the runtime made
+ * itself, after an auto-repair or an automatic retry, is matched to the one it makes now).
+ */
+export function replayItem(gt: Guardtrace, item: DatasetItem, opts: ReplayOptions = {}): Promise<ReplayResult[]> {
+  return new Replayer(gt, opts.execute ?? 'none').replay(item);
+}
+
+function emptySummary(): ReplayRunReport['summary'] {
+  const s = { calls: 0, attempts: 0 } as ReplayRunReport['summary'];
+  for (const c of Object.values(REPLAY_CHANGE)) s[c] = 0;
+  return s;
+}
+
+/**
+ * Replays a dataset (items streamed from an iterable or async iterable, e.g. `readDatasetFile`)
+ * and returns the run report: counts per change, and the results of every attempt that changed
+ * (unchanged ones are counted, not kept: memory stays flat). Calls of the same recorded session
+ * share one check session, in the dataset's order.
+ */
+export async function replayDataset(
+  gt: Guardtrace,
+  items: AsyncIterable<DatasetItem | DatasetLineError> | Iterable<DatasetItem | DatasetLineError>,
+  opts: ReplayDatasetOptions = {},
+): Promise<ReplayRunReport> {
+  const now = opts.now ?? (() => new Date());
+  const execute = opts.execute ?? 'none';
+  const startedAt = now().toISOString();
+  const r = new Replayer(gt, execute);
+  const summary = emptySummary();
+  const results: ReplayResult[] = [];
+  for await (const item of items) {
+    const rs = await r.replay(item);
+    summary.calls += 1;
+    for (const x of rs) {
+      summary.attempts += 1;
+      summary[x.change] += 1;
+      if (x.change !== REPLAY_CHANGE.UNCHANGED) results.push(x);
+    }
+    opts.onProgress?.({ calls: summary.calls, attempts: summary.attempts, changed: results.length });
+  }
+  return {
+    format: REPLAY_RUN_FORMAT,
+    datasetId: opts.datasetId ?? null,
+    label: opts.label ?? null,
+    startedAt,
+    finishedAt: now().toISOString(),
+    options: { execute, failOn: opts.failOn ?? [] },
+    summary,
+    results,
+  };
+}
+
+/** The changes of a report that its `failOn` names (what makes a CI run fail). */
+export function failedBy(report: ReplayRunReport, failOn: readonly ReplayChange[] = report.options.failOn): ReplayResult[] {
+  return report.results.filter((x) => failOn.includes(x.change));
+}
