@@ -300,7 +300,7 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
       </dl>
       {call.attempts.length ? (
         <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
-          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={() => fixtureText(sessionId, whole)} />}
+          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={() => fixtureText(project, sessionId, whole)} />}
           <SaveDatasetForm project={project} kind="step" session={sessionId} call={call.spanId} defaultName={`${call.toolName} call`} />
           {signature && nav ? <SameFailureLinks project={project} signature={signature} nav={nav} /> : null}
         </div>
