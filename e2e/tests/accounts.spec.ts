@@ -165,6 +165,15 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await expect(mp.getByTestId('new-api-key')).toHaveText(/gt_/);
   await mp.goto(`/settings/alerts?project=${project}`);
   await expect(mp.getByTestId('alert-rule-form')).toBeVisible();
+  // A member saves a dataset (the explorer's query: the project has no sessions, so no calls).
+  await mp.goto(`/sessions?project=${project}`);
+  const save = mp.getByTestId('save-dataset-query');
+  await save.locator('summary').click();
+  await save.getByLabel('Dataset name').fill('member dataset');
+  await save.getByRole('button', { name: 'Save' }).click();
+  await expect(mp).toHaveURL(/\/datasets\/[0-9a-f-]{36}\?project=/);
+  await expect(mp.getByTestId('dataset-status')).toHaveText('0 calls');
+  const datasetUrl = mp.url();
 
   // The owner renames the project and makes the member a viewer.
   await page.goto('/projects');
@@ -188,15 +197,29 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await expect(mp.getByRole('heading', { name: 'Alerts' })).toBeVisible();
   await expect(mp.getByTestId('alert-rule-form')).toHaveCount(0);
   expect((await mp.request.get(`/settings/audit/export?project=${project}`)).status()).toBe(403);
+  // Datasets: read, not made or deleted.
+  await mp.goto(`/datasets?project=${project}`);
+  await expect(mp.getByTestId('datasets').getByRole('link', { name: 'member dataset' })).toBeVisible();
+  await mp.goto(`/sessions?project=${project}`);
+  const refused = mp.getByTestId('save-dataset-query');
+  await refused.locator('summary').click();
+  await refused.getByLabel('Dataset name').fill('viewer dataset');
+  await refused.getByRole('button', { name: 'Save' }).click();
+  await expect(refused.getByRole('status')).toHaveText('Your role in this project (viewer) does not allow this.');
+  await mp.goto(datasetUrl);
+  await mp.getByRole('button', { name: 'Delete dataset' }).click();
+  await expect(mp.getByRole('status').filter({ hasText: 'does not allow' })).toHaveText('Your role in this project (viewer) does not allow this.');
+  await mp.goto(`/datasets?project=${project}`);
+  await expect(mp.getByTestId('datasets').getByRole('link')).toHaveText(['member dataset']);
 
   // The owner reads who did what.
   await page.goto(`/settings/audit?project=${project}`);
   const actions = await page.getByTestId('audit-entry').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
-  expect(actions).toEqual(['member.role_changed', 'project.renamed', 'key.created', 'member.joined', 'member.invited', 'project.created']);
+  expect(actions).toEqual(['member.role_changed', 'project.renamed', 'dataset.created', 'key.created', 'member.joined', 'member.invited', 'project.created']);
   await expect(page.getByTestId('audit-entry').first()).toContainText(`changed the role of ${email} from member to viewer`);
   const exported = await page.request.get(`/settings/audit/export?project=${project}`);
   expect(exported.status()).toBe(200);
-  expect(((await exported.json()) as { entries: unknown[] }).entries).toHaveLength(6);
+  expect(((await exported.json()) as { entries: unknown[] }).entries).toHaveLength(7);
 
   // Removed: the project is gone from the member's view (404).
   await page.goto(`/settings?project=${project}`);

@@ -80,6 +80,20 @@ describe('guardtrace-mcp spans', () => {
     expect(call?.parentSpanContext?.spanId).toBe(root?.spanContext().spanId);
   });
 
+  it('every tools/call span carries the tool definition hash; the first call of a tool in a session its definition, the upstream schema in it', async () => {
+    const p = await proxied();
+    await p.client.callTool({ name: 'echo', arguments: { text: 'a' } });
+    await p.client.callTool({ name: 'echo', arguments: { text: 'b' } });
+    await p.conn.end();
+    const calls = p.spans().filter((s) => s.name.startsWith('tools/call'));
+    expect(calls).toHaveLength(2);
+    const [h1, h2] = calls.map((c) => c.attributes['guardtrace.tool.definition.hash']);
+    expect(h1).toMatch(/^[0-9a-f]{16}$/);
+    expect(h2).toBe(h1);
+    expect(JSON.parse(String(calls[0]?.attributes['guardtrace.tool.definition']))).toMatchObject({ tool: 'echo', schema: { properties: { text: { type: 'string' } } }, flags: { readOnly: true } });
+    expect(calls[1]?.attributes['guardtrace.tool.definition']).toBeUndefined();
+  });
+
   it('an unknown tool corrected by the next request stays one SERVER span named after the corrected tool; the attempts carry their own request ids', async () => {
     const p = await proxied({ autoRepair: false }); // the model corrects `ecoh` here, not the proxy
     expect(await p.client.callTool({ name: 'ecoh', arguments: { text: 'hi' } })).toMatchObject({ isError: true, _meta: { 'guardtrace/failureClass': 'unknown_tool' } });

@@ -100,7 +100,6 @@ function policyOf(spec: ToolSpec & { mergedPolicy?: PolicyTable }): Record<strin
     fallbackTool: spec.fallbackTool,
     unknownKeys: spec.unknownKeys,
     autoRepair: spec.autoRepair,
-    capture: spec.capture,
     discover: spec.discover ? { tool: spec.discover.tool, args: spec.discover.args } : undefined,
     idempotencyArgs: spec.idempotencyArgs,
     reconcile: spec.reconcile,

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { ATTR_GUARDTRACE_TOOL_DEFINITION, ATTR_GUARDTRACE_TOOL_DEFINITION_HASH, type ToolDefinitionSummary } from '@guardtrace/semconv';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { diffDefinitions, predicate, resourceLock, type ToolSpec, toolDefinition } from '../src/index.ts';
+import { diffDefinitions, predicate, resourceLock, runOpenAIToolCalls, type ToolSpec, toolDefinition } from '../src/index.ts';
 import { fileExists, insideWorkspace, lineRange } from '../src/guards/files.ts';
 import { sqlHeuristics } from '../src/guards/sql.ts';
 import { CommandGate } from '../src/guards/command.ts';
@@ -154,5 +154,19 @@ describe('on spans', () => {
     await s.end();
     const [call] = named('execute_tool');
     expect(call?.attributes[ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]).toBe(toolDefinition(tool).hash);
+  });
+
+  it('so do the calls an integration runs through the session (OpenAI tool calls)', async () => {
+    const { gt, named } = traced();
+    const tool = gt.tool(readSpec());
+    const s = gt.session({ id: 's', agentName: 'a' });
+    await runOpenAIToolCalls(s, { tool_calls: [
+      { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"src/a.ts"}' } },
+      { id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{"path":"docs/b.md"}' } },
+    ] });
+    await s.end();
+    const calls = named('execute_tool');
+    expect(calls.map((c) => c.attributes[ATTR_GUARDTRACE_TOOL_DEFINITION_HASH])).toEqual([toolDefinition(tool).hash, toolDefinition(tool).hash]);
+    expect(calls.map((c) => typeof c.attributes[ATTR_GUARDTRACE_TOOL_DEFINITION])).toEqual(['string', 'undefined']);
   });
 });

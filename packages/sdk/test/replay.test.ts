@@ -152,9 +152,11 @@ describe('what cannot be replayed', () => {
       { ...base, attempts: [{ ...att, arguments: null }] },
       { ...base, attempts: [{ ...att, argumentsInexact: true }] },
       { ...base, definition: { hash: '0123456789abcdef', summary: null } },
+      { ...base, attempts: [{ ...att, outcome: 'rejected', decision: 'escalate_human', failureClass: 'budget_exhausted', checks: [{ guard: 'circuit_breaker', stage: 'logical', verdict: 'fail', reason: 'Circuit open', failureClass: 'budget_exhausted', pointers: [] }] }] },
     ];
     const rs = (await Promise.all(variants.map((v) => replayItem(gt, v)))).map((r) => r[0]!);
-    expect(rs.map((r) => r.change)).toEqual(['not_replayed', 'not_replayed', 'not_replayed', 'newly_rejected']);
+    expect(rs.map((r) => r.change)).toEqual(['not_replayed', 'not_replayed', 'not_replayed', 'newly_rejected', 'not_replayed']);
+    expect(rs[4]?.error).toBe("rejected by circuit_breaker, which the runtime's state at the time decided (an open circuit after repeated failures), not the guards");
     expect(rs[0]?.error).toBe('unknown tool "drop_db": not registered in the Guardtrace instance replayed against (registered: read_file, query_db, open_ticket)');
     expect(rs[1]?.error).toMatch(/^arguments not captured/);
     expect(rs[2]?.error).toMatch(/^arguments inexact/);
@@ -173,8 +175,8 @@ describe('what cannot be replayed', () => {
     expect(report.summary).toMatchObject({ calls: 11, unchanged: 8, not_replayed: 3 });
     expect(report.results.map((r) => r.error)).toEqual([
       expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3: not valid JSON: `)),
-      `${file}:5: not a dataset item (a JSON object on one line), got an array`,
-      'not a dataset item: unknown format "other/v9" (expected "guardtrace.dataset-item/v1")',
+      `${file}:5: not a dataset item: expected a dataset item (a JSON object), got an array`,
+      `${file}:6: not a dataset item: unknown format "other/v9" (expected "guardtrace.dataset-item/v1")`,
     ]);
     expect(report.results[0]?.itemId).toBe('line:3');
   });
@@ -188,6 +190,11 @@ describe('what cannot be replayed', () => {
     await expect(expectNoGuardRegressions(gt, path.join(dir, 'one.json'))).rejects.toThrow(/1 of 1 replayed attempts \(1 calls\) changed \(newly_rejected 1\)/);
     const all = await replayDataset(gt, readDatasetFile(path.join(dir, 'all.json')));
     expect(all.summary).toMatchObject({ calls: 8, newly_rejected: 1, unchanged: 7 });
+    // a byte order mark, CRLF line ends; an empty fixture is an error, not a pass
+    writeFileSync(path.join(dir, 'bom.ndjson'), `\uFEFF${items.map((x) => JSON.stringify(x)).join('\r\n')}\r\n`);
+    expect((await replayDataset(gt, readDatasetFile(path.join(dir, 'bom.ndjson')))).summary).toMatchObject({ calls: 8, newly_rejected: 1, unchanged: 7 });
+    writeFileSync(path.join(dir, 'empty.ndjson'), '\n');
+    await expect(expectNoGuardRegressions(gt, path.join(dir, 'empty.ndjson'))).rejects.toThrow(`Guard regressions: nothing to replay: ${path.join(dir, 'empty.ndjson')} holds no recorded calls`);
     await expect(expectNoGuardRegressions(gt, path.join(dir, 'missing.ndjson'))).rejects.toThrow(`guardtrace: cannot read dataset file ${path.join(dir, 'missing.ndjson')}: no such file`);
   });
 });

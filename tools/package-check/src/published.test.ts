@@ -5,7 +5,8 @@
  * packages from the registry), type-checks against them under node16 and bundler resolution,
  * and runs an ESM and a CommonJS agent on Node 20, 22 and 24 that export a guarded tool call to
  * a real collector, and the installed `guardtrace-mcp` bin in front of the filesystem server;
- * the sessions are then read back from its Postgres.
+ * the sessions are then read back from its Postgres. The installed `guardtrace-replay` bin
+ * replays a dataset file against the consumer's tools module (ESM and CommonJS).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -82,6 +83,12 @@ describe('packed tarballs', () => {
       expect(peers.peerDependencies[peer]).toMatch(/^\^/);
       expect(peers.peerDependenciesMeta[peer]).toEqual({ optional: true });
     }
+  });
+
+  it('ships the guardtrace-replay bin: dist/bin.js with a node shebang', () => {
+    const manifest = JSON.parse(run('tar', ['-xzOf', tarballs.sdk, 'package/package.json'], { cwd: work }).output) as { bin?: Record<string, string> };
+    expect(manifest.bin).toEqual({ 'guardtrace-replay': './dist/bin.js' });
+    expect(run('tar', ['-xzOf', tarballs.sdk, 'package/dist/bin.js'], { cwd: work }).output.split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 });
 
@@ -247,6 +254,28 @@ describe('a consumer project outside the workspace', () => {
       }, 60_000);
     }
   }
+  it('the installed guardtrace-replay bin replays a dataset file against an ESM and a CommonJS tools module through npx', () => {
+    for (const tools of ['replay-tools.mjs', 'replay-tools.cjs']) {
+      const json = `replay-report-${tools}.json`;
+      const r = run('npx', ['--no-install', 'guardtrace-replay', '--tools', tools, '--file', 'replay-items.ndjson', '--fail-on', 'newly-rejected', '--json', json], { cwd: project, env: npmEnv(), timeoutMs: 60_000 });
+      // exit 1: the call that read docs/, a folder the tool may no longer use, is newly rejected
+      expect(r.status, r.output).toBe(1);
+      expect(r.output).toMatch(/Newly rejected +1 {2}FAIL/);
+      const report = JSON.parse(readFileSync(path.join(project, json), 'utf8')) as {
+        format: string;
+        summary: Record<string, number>;
+        results: { itemId: string; change: string; now: { allowed: boolean; feedback: string } }[];
+      };
+      expect(report.format).toBe('guardtrace.replay-run/v1');
+      expect(report.summary).toEqual({ calls: 3, attempts: 3, unchanged: 2, newly_rejected: 1, newly_allowed: 0, class_changed: 0, feedback_changed: 0, not_replayed: 0 });
+      expect(report.results.map((x) => [x.itemId, x.change, x.now.allowed])).toEqual([['trace2:span2', 'newly_rejected', false]]);
+      expect(report.results[0]!.now.feedback).toBe('TOOL CALL REJECTED: Path "docs/b.md" is outside the folders this tool may use: src. Use a path inside one of them.');
+    }
+    const usage = run('npx', ['--no-install', 'guardtrace-replay', '--file', 'replay-items.ndjson'], { cwd: project, env: npmEnv() });
+    expect(usage.status, usage.output).toBe(2);
+    expect(usage.output).toContain('guardtrace-replay: --tools <module> is required');
+  }, 120_000);
+
   it('the installed guardtrace-mcp bin answers --help through npx', () => {
     const r = run('npx', ['--no-install', 'guardtrace-mcp', '--help'], { cwd: project, env: npmEnv() });
     expect(r.status, r.output).toBe(0);

@@ -11,6 +11,7 @@ type Section = 'sessions' | 'analytics' | 'datasets' | 'settings' | 'projects' |
 const NAV: { section: Section; label: string; href: string }[] = [
   { section: 'sessions', label: 'Sessions', href: '/sessions' },
   { section: 'analytics', label: 'Analytics', href: '/analytics' },
+  { section: 'datasets', label: 'Datasets', href: '/datasets' },
   { section: 'settings', label: 'Settings', href: '/settings' },
 ];
 

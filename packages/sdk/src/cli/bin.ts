@@ -3,11 +3,15 @@
 import { main } from './main.ts';
 
 main({ argv: process.argv.slice(2), env: process.env, cwd: process.cwd(), stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }).then(
-  (code) => {
-    process.exitCode = code;
-  },
+  (code) => exit(code),
   (err: unknown) => {
     console.error('guardtrace-replay: unexpected error:', err);
-    process.exitCode = 3;
+    exit(3);
   },
 );
+
+/** Exits with `code` once the event loop is empty, or after 200 ms if the user's tools module left a handle open (a pool, a timer). */
+function exit(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), 200).unref();
+}

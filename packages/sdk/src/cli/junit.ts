@@ -51,8 +51,9 @@ export function junitReport(report: ReplayRunReport, opts: { webUrl: string | nu
   let skipped = 0;
   for (const r of report.results) {
     if (r.change === REPLAY_CHANGE.UNCHANGED) continue;
-    const name = `${r.tool} ${r.itemId} attempt ${r.attempt}: ${CHANGE_LABEL[r.change].toLowerCase()}`;
-    const head = `    <testcase${attrs({ classname: `guardtrace-replay.${r.tool}`, name, time: 0 })}>`;
+    // a dataset line that was not an item has no tool: its id is `line:<n>`
+    const name = `${r.tool ? `${r.tool} ${r.itemId} attempt ${r.attempt}` : r.itemId}: ${CHANGE_LABEL[r.change].toLowerCase()}`;
+    const head = `    <testcase${attrs({ classname: `guardtrace-replay.${r.tool || 'dataset'}`, name, time: 0 })}>`;
     const text = xmlEscape(detail(r, opts.webUrl));
     if (failOn.has(r.change)) {
       failures++;

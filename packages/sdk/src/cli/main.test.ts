@@ -123,7 +123,8 @@ describe('guardtrace-replay --file', () => {
 
   it('bad lines are reported as not replayed and named on stderr; the others replay', async () => {
     writeFileSync(path.join(dir, 'mixed.ndjson'), `${ndjson}{oops\n`);
-    const r = await run(['--tools', TOOLS, '--file', 'mixed.ndjson', '--fail-on', 'not-replayed']);
+    const r = await run(['--tools', TOOLS, '--file', 'mixed.ndjson', '--fail-on', 'not-replayed', '--junit', 'mixed.xml']);
+    expect(readFileSync(path.join(dir, 'mixed.xml'), 'utf8')).toContain('<testcase classname="guardtrace-replay.dataset" name="line:5: not replayed" time="0">');
     expect(r.stderr).toContain(`guardtrace-replay: 1 of 5 lines of mixed.ndjson are not dataset items (reported as not replayed):\n  ${path.join(dir, 'mixed.ndjson')}:5: not valid JSON`);
     expect(r.code).toBe(1);
   });

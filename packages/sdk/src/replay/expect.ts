@@ -38,6 +38,9 @@ function describe(r: ReplayResult): string {
 export async function expectNoGuardRegressions(gt: Guardtrace, itemsOrPath: string | DatasetItem | Items, opts: ExpectNoRegressionsOptions = {}): Promise<ReplayRunReport> {
   const items: Items = typeof itemsOrPath === 'string' ? readDatasetFile(itemsOrPath) : isIterable(itemsOrPath) ? itemsOrPath : [itemsOrPath];
   const report = await replayDataset(gt, items, opts.execute === undefined ? {} : { execute: opts.execute });
+  if (report.summary.calls === 0) {
+    throw new Error(`Guard regressions: nothing to replay: ${typeof itemsOrPath === 'string' ? `${itemsOrPath} holds` : 'the fixture holds'} no recorded calls`);
+  }
   const allow = new Set<ReplayChange>(opts.allow ?? []);
   const bad = report.results.filter((r) => r.change !== REPLAY_CHANGE.UNCHANGED && !allow.has(r.change));
   if (bad.length === 0) return report;

@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { DatasetItem } from '@guardtrace/semconv';
+import { itemProblem } from './item.ts';
 import type { DatasetLineError } from './replay.ts';
 
 const lineError = (line: number, error: string): DatasetLineError => ({ format: 'guardtrace.dataset-line-error', line, error });
@@ -41,7 +42,7 @@ function parseError(file: string, text: string, err: unknown, firstLine = 1): st
 
 /** One whole-file JSON document: an array of items, or a single item. */
 async function* whole(file: string): AsyncGenerator<DatasetItem | DatasetLineError> {
-  const text = await readFile(file, 'utf8');
+  const text = (await readFile(file, 'utf8')).replace(/^\uFEFF/, '');
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -50,12 +51,13 @@ async function* whole(file: string): AsyncGenerator<DatasetItem | DatasetLineErr
     return;
   }
   if (!Array.isArray(doc)) {
-    yield doc as DatasetItem;
+    const problem = itemProblem(doc);
+    yield problem ? lineError(1, `${file}: not a dataset item: ${problem}`) : (doc as DatasetItem);
     return;
   }
   for (const [i, x] of doc.entries()) {
-    if (typeof x === 'object' && x !== null && !Array.isArray(x)) yield x as DatasetItem;
-    else yield lineError(i + 1, `${file}: element ${i} of the array is not a dataset item (a JSON object)`);
+    const problem = itemProblem(x);
+    yield problem ? lineError(i + 1, `${file}: element ${i} of the array is not a dataset item: ${problem}`) : (x as DatasetItem);
   }
 }
 
@@ -63,8 +65,10 @@ async function* whole(file: string): AsyncGenerator<DatasetItem | DatasetLineErr
 async function* lines(file: string): AsyncGenerator<DatasetItem | DatasetLineError> {
   const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
-  for await (const line of rl) {
+  for await (const raw of rl) {
     n += 1;
+    // a byte order mark some editors write is not part of the first item
+    const line = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
     if (line.trim() === '') continue;
     let v: unknown;
     try {
@@ -73,8 +77,8 @@ async function* lines(file: string): AsyncGenerator<DatasetItem | DatasetLineErr
       yield lineError(n, parseError(file, line, err, n));
       continue;
     }
-    if (typeof v === 'object' && v !== null && !Array.isArray(v)) yield v as DatasetItem;
-    else yield lineError(n, `${file}:${n}: not a dataset item (a JSON object on one line), got ${Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v}`);
+    const problem = itemProblem(v);
+    yield problem ? lineError(n, `${file}:${n}: not a dataset item: ${problem}`) : (v as DatasetItem);
   }
 }
 

@@ -3,7 +3,6 @@
  * sessions (`gt.checkSession`, the same code as `callTool`), and says per attempt what changed.
  */
 import {
-  DATASET_ITEM_FORMAT,
   type DatasetItem,
   type DatasetItemAttempt,
   REPLAY_CHANGE,
@@ -21,6 +20,7 @@ import type { Session } from '../session.ts';
 import type { ToolCall } from '../tool-call.ts';
 import type { AttemptRecord } from '../types.ts';
 import { changeOf, nowDecision, recordedDecision } from './compare.ts';
+import { itemProblem } from './item.ts';
 
 export interface ReplayOptions {
   /** `none` (default): no tool runs. `read-only`: read-only tools run, with their post-execution checks. */
@@ -59,20 +59,13 @@ const MAX_SESSIONS = 1_000;
 const MAX_DEFINITIONS = 1_000;
 const RUNTIME_MADE: ReadonlySet<string> = new Set(['auto_repair', 'retry_backoff']);
 
-const NONE: ReplayDecision = { allowed: false, decision: null, failureClass: null, feedback: null, checks: [] };
+/** Built-in checks that answer from live state, which a replay does not have. */
+const STATEFUL = new Map([
+  ['circuit_breaker', 'an open circuit after repeated failures'],
+  ['idempotency', 'an earlier call of the same intent in the idempotency store'],
+]);
 
-/** What is wrong with a value that should be a dataset item; undefined when it is one. */
-function itemProblem(x: unknown): string | undefined {
-  if (typeof x !== 'object' || x === null || Array.isArray(x)) return `expected a dataset item (a JSON object), got ${Array.isArray(x) ? 'an array' : x === null ? 'null' : typeof x}`;
-  const o = x as Record<string, unknown>;
-  if (o.format !== undefined && o.format !== DATASET_ITEM_FORMAT) return `unknown format ${JSON.stringify(o.format)} (expected "${DATASET_ITEM_FORMAT}")`;
-  if (typeof o.tool !== 'string' || o.tool === '') return 'field "tool" is missing or not a string';
-  if (!Array.isArray(o.attempts)) return 'field "attempts" is missing or not an array';
-  for (const [i, a] of o.attempts.entries()) {
-    if (typeof a !== 'object' || a === null || typeof (a as { number?: unknown }).number !== 'number') return `attempts[${i}] is not an attempt (an object with a number)`;
-  }
-  return undefined;
-}
+const NONE: ReplayDecision = { allowed: false, decision: null, failureClass: null, feedback: null, checks: [] };
 
 /** Replays items one after the other; keeps only bounded caches (check sessions, definition diffs). */
 class Replayer {
@@ -119,6 +112,8 @@ class Replayer {
       const names = this.gt.tools().map((t) => t.name);
       return `unknown tool "${item.tool}": not registered in the Guardtrace instance replayed against (registered: ${names.join(', ') || 'none'})`;
     }
+    const live = (a.checks ?? []).find((c) => c.verdict === 'fail' && STATEFUL.has(c.guard));
+    if (live) return `rejected by ${live.guard}, which the runtime's state at the time decided (${STATEFUL.get(live.guard)}), not the guards`;
     if (a.arguments === null || a.arguments === undefined) return 'arguments not captured (the recorded span has no gen_ai.tool.call.arguments: capture mode or sampling)';
     if (a.argumentsInexact) return 'arguments inexact (shortened or redacted when recorded): a replay of them would not be exact';
     return undefined;
