@@ -12,7 +12,7 @@ export const CHANGE_ORDER = [
   REPLAY_CHANGE.NOT_REPLAYED,
 ] as const satisfies readonly ReplayChange[];
 
-export type ListedChange = (typeof CHANGE_ORDER)[number];
+type ListedChange = (typeof CHANGE_ORDER)[number];
 
 /** Counts per change of a run (its summary as uploaded; 0 where the report had none). */
 export type ChangeCounts = Record<ReplayChange, number>;

@@ -10,6 +10,7 @@ import { db } from '@/server/db';
 import { prismaQueryable } from '@/server/queries/datasets';
 import { DeleteDatasetForm } from './delete-form';
 import { RefreshWhileBuilding } from './refresh';
+import { RunsSection } from './runs/runs-section';
 
 export const metadata: Metadata = { title: 'Dataset' };
 
@@ -87,6 +88,7 @@ export default async function DatasetPage({ params, searchParams }: { params: Pr
           </Link>
         ) : null}
       </nav>
+      <RunsSection projectId={project} datasetId={dataset.id} />
     </Shell>
   );
 }
