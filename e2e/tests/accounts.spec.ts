@@ -163,6 +163,7 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await mp.getByTestId('create-key-form').getByPlaceholder(/Key name/).fill('member key');
   await mp.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
   await expect(mp.getByTestId('new-api-key')).toHaveText(/gt_/);
+  const memberKey = ((await mp.getByTestId('new-api-key').textContent()) ?? '').trim();
   await mp.goto(`/settings/alerts?project=${project}`);
   await expect(mp.getByTestId('alert-rule-form')).toBeVisible();
   // A member saves a dataset (the explorer's query: the project has no sessions, so no calls).
@@ -174,6 +175,16 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await expect(mp).toHaveURL(/\/datasets\/[0-9a-f-]{36}\?project=/);
   await expect(mp.getByTestId('dataset-status')).toHaveText('0 calls');
   const datasetUrl = mp.url();
+  // A replay run of it, uploaded with the member's key as guardtrace-replay --upload does.
+  const datasetId = (/\/datasets\/([0-9a-f-]{36})/.exec(datasetUrl) as RegExpExecArray)[1] as string;
+  const counts = { unchanged: 0, newly_rejected: 0, newly_allowed: 0, class_changed: 0, feedback_changed: 0, not_replayed: 0 };
+  const uploaded = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/datasets/${datasetId}/runs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${memberKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ format: 'guardtrace.replay-run/v1', datasetId, label: 'member run', startedAt: '2026-12-01T10:00:00Z', finishedAt: '2026-12-01T10:00:01Z', options: { execute: 'none', failOn: [] }, summary: { calls: 0, attempts: 0, ...counts }, results: [] }),
+  });
+  expect(uploaded.status).toBe(201);
+  const runUrl = ((await uploaded.json()) as { url: string }).url;
 
   // The owner renames the project and makes the member a viewer.
   await page.goto('/projects');
@@ -211,6 +222,12 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await expect(mp.getByRole('status').filter({ hasText: 'does not allow' })).toHaveText('Your role in this project (viewer) does not allow this.');
   await mp.goto(`/datasets?project=${project}`);
   await expect(mp.getByTestId('datasets').getByRole('link')).toHaveText(['member dataset']);
+  // A viewer reads the dataset's replay runs.
+  await mp.goto(datasetUrl);
+  await mp.getByTestId('dataset-runs').getByRole('link', { name: 'member run' }).click();
+  await expect(mp).toHaveURL(runUrl);
+  await expect(mp.getByRole('heading', { name: 'Replay run: member run' })).toBeVisible();
+  await expect(mp.getByTestId('run-unchanged')).toBeVisible();
 
   // The owner reads who did what.
   await page.goto(`/settings/audit?project=${project}`);
