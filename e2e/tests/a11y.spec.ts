@@ -72,6 +72,17 @@ async function replayRun(): Promise<string> {
   return ((await run.json()) as { url: string }).url;
 }
 
+/** A dataset of the project's calls, made through the collector's API. */
+async function dataset(): Promise<string> {
+  const res = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/datasets`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.GUARDTRACE_API_KEY}` },
+    body: JSON.stringify({ name: 'a11y dataset', query: 'has:errors' }),
+  });
+  if (res.status !== 201) throw new Error(`POST /v1/datasets: ${res.status} ${await res.text()}`);
+  return `/datasets/${((await res.json()) as { id: string }).id}`;
+}
+
 const PAGES: PageCase[] = [
   { name: 'sessions', url: async () => '/sessions' },
   { name: 'session replay', url: richestSession },
@@ -80,6 +91,8 @@ const PAGES: PageCase[] = [
   { name: 'settings', url: async () => '/settings' },
   { name: 'alert settings', url: async () => '/settings/alerts' },
   { name: 'replay run', url: replayRun },
+  { name: 'dataset', url: dataset },
+  { name: 'datasets', url: async () => '/datasets' },
   { name: 'not found', url: async () => '/no-such-page' },
   { name: 'unknown session', url: async () => '/sessions/no-such-session' },
 ];

@@ -134,4 +134,33 @@ describe('POST /v1/datasets, GET /v1/datasets/{id}', () => {
     expect((await call('GET', '/v1/datasets')).status).toBe(200);
     expect((await call('GET', '/v1/datasets', undefined, 'gt_wrong')).status).toBe(401);
   });
+
+  it('streams a dataset of more calls than a page in order, and keeps only the calls on the days `started:` names', async () => {
+    const traceId = hex(16);
+    const sessionId = `bulk-${hex(3)}`;
+    const day = Date.UTC(2026, 10, 20, 23, 0, 0);
+    // 1,300 calls: the first 1,000 on 2026-11-20, the rest after midnight (2026-11-21).
+    const spans = Array.from({ length: 1300 }, (_, i) =>
+      jsonSpan({
+        traceId,
+        name: 'execute_tool bulk_tool',
+        startMs: day + (i < 1000 ? i : 3_600_000 + i),
+        attrs: { 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'bulk_tool', 'guardtrace.outcome': 'success' },
+      }),
+    );
+    const res = await fetch(`${endpoint}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` }, body: JSON.stringify(jsonRequest(spans)) });
+    expect(res.status).toBe(200);
+    const all = await call('POST', '/v1/datasets', { name: 'bulk', query: 'tool:bulk_tool' });
+    expect(JSON.parse(all.text).itemCount).toBe(1300);
+    const lines = items((await call('GET', `/v1/datasets/${JSON.parse(all.text).id}`)).text);
+    expect(lines).toHaveLength(1300);
+    expect(new Set(lines.map((l) => l.id)).size).toBe(1300);
+    expect(lines.map((l) => l.startedAt)).toEqual([...lines.map((l) => l.startedAt)].sort());
+    // The session started on the 20th: the explorer lists it for started:2026-11-20 (not for the
+    // 21st), and the dataset keeps only its calls that started on the 20th themselves.
+    const first = await call('POST', '/v1/datasets', { name: 'bulk day one', query: 'tool:bulk_tool started:2026-11-20' });
+    expect(JSON.parse(first.text).itemCount).toBe(1000);
+    const none = await call('POST', '/v1/datasets', { name: 'bulk day two', query: 'tool:bulk_tool started:2026-11-21' });
+    expect(JSON.parse(none.text).itemCount).toBe(0);
+  });
 });

@@ -62,9 +62,24 @@ it('keeps a dataset whole after retention deleted the sessions it was made from'
   await session(projectId, 'old-2', '2027-02-02T00:00:00Z', 1);
   const q = pgQueryable(client);
   const progress: number[] = [];
-  const made = await createDataset(q, { projectId, name: 'old calls', source: { kind: 'query', query: 'tool:read_file' }, chunkSessions: 1, onProgress: (p) => progress.push(p.items) });
+  // What the web app's dataset page reads while it is saved: the row, building, its count growing.
+  const seen: Promise<{ status: string; item_count: number }>[] = [];
+  const made = await createDataset(q, {
+    projectId,
+    name: 'old calls',
+    source: { kind: 'query', query: 'tool:read_file' },
+    chunkSessions: 1,
+    onProgress: (p) => {
+      progress.push(p.items);
+      seen.push(client.query('SELECT status, item_count FROM datasets WHERE id = $1', [p.datasetId]).then((r) => r.rows[0]));
+    },
+  });
   expect(made).toMatchObject({ itemCount: 3, status: 'ready', sourceKind: 'query', source: 'tool:read_file' });
   expect(progress).toEqual([2, 3]);
+  expect(await Promise.all(seen)).toEqual([
+    { status: 'building', item_count: 2 },
+    { status: 'building', item_count: 3 },
+  ]);
   const before = [];
   for await (const line of datasetItemLines(q, made.id, 2)) before.push(line);
   expect(before).toHaveLength(3);

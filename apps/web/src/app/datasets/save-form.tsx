@@ -40,6 +40,13 @@ export function SaveDatasetForm({ project, kind, query, session, call, defaultNa
           Dataset name
         </label>
         <input id={nameId} name="name" defaultValue={defaultName} required maxLength={200} className="rounded border border-slate-300 px-2 py-1 text-sm" />
+        <p className="text-xs text-slate-600">
+          {kind === 'query'
+            ? 'Saves the tool calls of the sessions listed; tool:, class: and started: also narrow the calls themselves.'
+            : kind === 'session'
+              ? 'Saves every tool call of this session.'
+              : 'Saves this tool call.'}
+        </p>
         <button type="submit" disabled={pending} className="rounded bg-indigo-600 px-2 py-1 text-xs font-medium text-white hover:bg-indigo-700 disabled:opacity-60">
           {pending ? 'Saving…' : 'Save'}
         </button>

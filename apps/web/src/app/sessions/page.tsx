@@ -1,3 +1,4 @@
+import { allows } from '@guardtrace/db';
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { ReplicaLagNotice } from '@/components/replica-lag';
@@ -30,7 +31,7 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
         <ReplicaLagNotice />
       </Suspense>
       <QueryBar key={q} project={project} q={q} sort={sort} dir={dir} errors={query.errors} />
-      {project && !query.errors.length ? (
+      {project && !query.errors.length && allows(selection.current?.role, 'manageDatasets') ? (
         <div className="mb-3 flex justify-end">
           <SaveDatasetForm project={project} kind="query" query={q} defaultName={(q || 'all sessions').slice(0, 200)} />
         </div>

@@ -1,3 +1,4 @@
+import { allows } from '@guardtrace/db';
 import { datasetItemsPage, getDataset } from '@guardtrace/db/datasets';
 import type { DatasetItem } from '@guardtrace/semconv';
 import type { Metadata } from 'next';
@@ -38,7 +39,7 @@ export default async function DatasetPage({ params, searchParams }: { params: Pr
         ← All datasets
       </Link>
       <PageTitle title={dataset.name} subtitle={`From ${dataset.sourceKind}: ${dataset.source}`}>
-        <DeleteDatasetForm project={project} id={dataset.id} />
+        {allows(selection.current?.role, 'manageDatasets') ? <DeleteDatasetForm project={project} id={dataset.id} /> : null}
       </PageTitle>
       <RefreshWhileBuilding building={building} />
       <p role="status" aria-live="polite" className="mb-4 text-sm text-slate-700" data-testid="dataset-status">

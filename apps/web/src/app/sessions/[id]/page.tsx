@@ -1,3 +1,4 @@
+import { allows } from '@guardtrace/db';
 import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import Link from 'next/link';
@@ -56,9 +57,11 @@ export default async function SessionPage({ params, searchParams }: Props) {
           <script nonce={nonce} dangerouslySetInnerHTML={{ __html: earlyFetchScript(replayDataUrl(basePath, project)) }} />
           <ReplicaLagNotice choice={read?.choice} />
           <SessionHeader s={header} project={project} />
-          <div className="mb-3 flex justify-end">
-            <SaveDatasetForm project={project} kind="session" session={id} defaultName={`session ${id}`.slice(0, 200)} />
-          </div>
+          {allows(selection.current?.role, 'manageDatasets') ? (
+            <div className="mb-3 flex justify-end">
+              <SaveDatasetForm project={project} kind="session" session={id} defaultName={`session ${id}`.slice(0, 200)} />
+            </div>
+          ) : null}
           <Replay key={id} project={project} sessionId={id} basePath={basePath} initial={initial} />
         </>
       ) : null}
