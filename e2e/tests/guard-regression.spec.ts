@@ -148,6 +148,11 @@ test('a guard change replayed over a dataset from the explorer: exactly the call
     expect(r.now?.feedback).toBe(now);
     expect(r.recorded.allowed).toBe(true);
     expect(r.now?.allowed).toBe(false);
+    // recorded under v1's fingerprint, and what changed in the definition since
+    expect(r.definition.recordedHash).toMatch(/^[0-9a-f]{16}$/);
+    expect(r.definition.currentHash).not.toBe(r.definition.recordedHash);
+    expect(r.definition.changes.some((c) => c.includes('"lines"') && c.includes('"maxLines"'))).toBe(true);
+    expect(r.definition.changes.some((c) => c.includes('folders') && c.includes('["src","docs"]'))).toBe(true);
   }
   // The call outside both folders was rejected then and is now, told of other folders.
   const vendor = report.results.find((r) => (r.arguments as { path?: string }).path === 'lib/vendor.js');
@@ -177,6 +182,7 @@ test('a guard change replayed over a dataset from the explorer: exactly the call
     await expect(row.getByTestId('recorded').getByTestId('decision-line')).toContainText('let through');
     await expect(row.getByTestId('now').getByTestId('feedback')).toHaveText(r.now?.feedback as string);
     await expect(row.getByTestId('step-link')).toHaveAttribute('href', r.stepPath);
+    await expect(row.getByTestId('definition-changes').locator('li')).toHaveText(r.definition.changes);
   }
   await expect(page.locator('[data-testid=run-group][data-change=feedback_changed]').getByTestId('run-result')).toHaveCount(1);
 
