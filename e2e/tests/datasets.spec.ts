@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { position, selected } from './replay-helpers.ts';
 
+test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
+
 const collector = () => process.env.GUARDTRACE_COLLECTOR_URL as string;
 const apiKey = () => process.env.GUARDTRACE_API_KEY as string;
 const project = () => process.env.GUARDTRACE_PROJECT_ID as string;
@@ -88,6 +90,11 @@ test('a dataset saved from an explorer query holds the matching calls, streams a
   await page.goto(items[0].stepPath);
   await expect(position(page)).toBeVisible({ timeout: 60_000 });
   await expect(selected(page)).toContainText(clean);
+  // "Copy as test fixture" on that step: the same item as the API streams, but for what the replay does not load.
+  await page.getByTestId('tool-call').getByTestId('copy-fixture').click();
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  const fixture = JSON.parse(copied.slice(copied.indexOf('\n') + 1, copied.indexOf('\n\n// ')));
+  expect(fixture).toEqual({ ...items[0], definition: { hash: 'feedfacecafebeef', summary: null } });
   await page.goto(`/sessions/${s1}?project=${project()}`);
   await expect(selected(page)).toContainText(failing);
 });

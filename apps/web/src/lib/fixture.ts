@@ -36,8 +36,8 @@ function attemptOf(a: AttemptDto): DatasetItemAttempt {
 
 /**
  * The call as a dataset item (packages/semconv/src/dataset.ts); its stepPath as the collector's
- * datasets write it (packages/db/src/datasets.ts, stepPath). The replay does not load the call's
- * definition fingerprint: `definition` is left unknown (the replay then reports no definition diff).
+ * datasets write it (packages/db/src/datasets.ts, stepPath). The definition's hash as recorded; its
+ * readable summary is not loaded by the replay (null: a runner then names no definition changes).
  */
 export function callFixture(projectId: string, sessionId: string, call: ToolCallStepDto): DatasetItem {
   return {
@@ -50,7 +50,7 @@ export function callFixture(projectId: string, sessionId: string, call: ToolCall
     tool: call.toolName,
     callId: call.callId,
     startedAt: call.startedAt,
-    definition: { hash: null, summary: null },
+    definition: { hash: call.definitionHash ?? null, summary: null },
     outcome: call.outcome,
     failureClass: call.failureClass,
     attempts: call.attempts.map(attemptOf),
