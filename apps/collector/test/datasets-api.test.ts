@@ -163,4 +163,21 @@ describe('POST /v1/datasets, GET /v1/datasets/{id}', () => {
     const none = await call('POST', '/v1/datasets', { name: 'bulk day two', query: 'tool:bulk_tool started:2026-11-21' });
     expect(JSON.parse(none.text).itemCount).toBe(0);
   });
+
+  it('answers 409, never a partial stream, for a dataset still being saved or whose saving stopped', async () => {
+    const made = JSON.parse((await call('POST', '/v1/datasets', { name: 'half saved', query: 'tool:write_file' })).text);
+    expect(made.itemCount).toBeGreaterThan(0);
+    await env.sql.query(`UPDATE datasets SET status = 'building', updated_at = now() WHERE id = $1`, [made.id]);
+    const building = await call('GET', `/v1/datasets/${made.id}`);
+    expect(building.status).toBe(409);
+    expect(building.text).toContain('is still being saved');
+    await env.sql.query(`UPDATE datasets SET updated_at = now() - interval '1 hour' WHERE id = $1`, [made.id]);
+    const stopped = await call('GET', `/v1/datasets/${made.id}`);
+    expect(stopped.status).toBe(409);
+    expect(stopped.text).toContain('its saving stopped after');
+    const listed = JSON.parse((await call('GET', '/v1/datasets')).text).datasets.find((d: { id: string }) => d.id === made.id);
+    expect(listed.status).toBe('interrupted');
+    await env.sql.query(`UPDATE datasets SET status = 'ready' WHERE id = $1`, [made.id]);
+    expect((await call('GET', `/v1/datasets/${made.id}`)).status).toBe(200);
+  });
 });

@@ -65,6 +65,7 @@ export interface DatasetRow {
   sourceKind: string;
   source: string;
   itemCount: number;
+  /** `building`, `ready`, `failed`, or `interrupted` (a `building` one whose saving stopped: DATASET_STALL_MINUTES). */
   status: string;
   createdBy: string | null;
   createdAt: string;
@@ -215,18 +216,26 @@ export async function createDataset(db: Queryable, input: CreateDatasetInput): P
       const part = sessions.slice(i, i + chunk);
       const [row] = await db.query<{ n: number }>(INSERT_ITEMS(call.sql), [id, input.projectId, part, items, ...call.values]);
       items += row?.n ?? 0;
-      await db.query('UPDATE datasets SET item_count = $2 WHERE id = $1::uuid', [id, items]);
+      await db.query('UPDATE datasets SET item_count = $2, updated_at = now() WHERE id = $1::uuid', [id, items]);
       input.onProgress?.({ datasetId: id, items, sessionsDone: Math.min(i + chunk, sessions.length), sessions: sessions.length });
     }
-    await db.query(`UPDATE datasets SET status = 'ready', item_count = $2 WHERE id = $1::uuid`, [id, items]);
+    await db.query(`UPDATE datasets SET status = 'ready', item_count = $2, updated_at = now() WHERE id = $1::uuid`, [id, items]);
   } catch (err) {
-    await db.query(`UPDATE datasets SET status = 'failed' WHERE id = $1::uuid`, [id]).catch(() => {});
+    await db.query(`UPDATE datasets SET status = 'failed', updated_at = now() WHERE id = $1::uuid`, [id]).catch(() => {});
     throw err;
   }
   return (await getDataset(db, input.projectId, id)) as DatasetRow;
 }
 
-const COLUMNS = `id::text AS id, name, description, source_kind AS "sourceKind", source, item_count AS "itemCount", status,
+/**
+ * How long a `building` dataset may go without progress before it reads as `interrupted`: its
+ * saving was cut off (the web app or collector that copied it stopped) and will not finish. A
+ * chunk of items takes well under a second (packages/db/bench), so five minutes is never a slow save.
+ */
+export const DATASET_STALL_MINUTES = 5;
+
+const COLUMNS = `id::text AS id, name, description, source_kind AS "sourceKind", source, item_count AS "itemCount",
+  CASE WHEN status = 'building' AND updated_at < now() - interval '${DATASET_STALL_MINUTES} minutes' THEN 'interrupted' ELSE status END AS status,
   created_by AS "createdBy", to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`;
 
 /** A project's datasets, newest first. */

@@ -114,3 +114,17 @@ it('copies all calls of a session, or one step, and deletes a dataset with its i
   expect(await deleteDataset(q, projectId, step.id)).toBe(true);
   expect((await client.query('SELECT count(*)::int AS n FROM dataset_items WHERE dataset_id = $1', [step.id])).rows[0].n).toBe(0);
 });
+
+it('reads a building dataset whose saving stopped moving as interrupted, and a moving one as building', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds3']);
+  await session(projectId, 's/3', '2027-03-01T00:00:00Z', 2);
+  const q = pgQueryable(client);
+  const made = await createDataset(q, { projectId, name: 'cut off', source: { kind: 'session', sessionId: 's/3' } });
+  // What a restart mid-save leaves: the row still building, its last progress long ago (the
+  // database's own clock decides, as it does when the web app reads it).
+  await client.query(`UPDATE datasets SET status = 'building', item_count = 1, updated_at = now() - interval '1 hour' WHERE id = $1`, [made.id]);
+  expect(await getDataset(q, projectId, made.id)).toMatchObject({ status: 'interrupted', itemCount: 1 });
+  await client.query(`UPDATE datasets SET updated_at = now() - interval '4 minutes' WHERE id = $1`, [made.id]);
+  expect((await getDataset(q, projectId, made.id))?.status).toBe('building');
+});

@@ -6,7 +6,8 @@
  * - POST /v1/datasets `{ name, query, description? }`: a dataset of the calls the explorer query
  *   matches (same parser and meaning as the web app) → 201 `{ id, name, itemCount }`; 400 says
  *   what is wrong with the query or the body.
- * Another project's dataset is a 404, as one that does not exist.
+ * Another project's dataset is a 404, as one that does not exist; one not fully saved (building,
+ * failed, interrupted) a 409 saying so, never a partial stream.
  */
 import { Readable } from 'node:stream';
 import { createDataset, DatasetInputError, type DatasetRow, datasetItemLines, getDataset, listDatasets, pgQueryable } from '@guardtrace/db/datasets';
@@ -42,6 +43,8 @@ export const datasetsRoute: FastifyPluginAsync<Deps> = async (app, { admit, limi
     const principal = req.gt.principal as Principal;
     const dataset = await guarded(() => getDataset(db, principal.projectId, req.params.id));
     if (dataset === null) throw new CollectorError(404, NOT_FOUND);
+    // A partial dataset replayed as if whole would report fewer changes than there are.
+    if (dataset.status !== 'ready') throw new CollectorError(409, notReady(dataset));
     async function* lines() {
       for await (const json of datasetItemLines(db, dataset?.id as string)) yield `${json}\n`;
     }
@@ -68,6 +71,12 @@ export const datasetsRoute: FastifyPluginAsync<Deps> = async (app, { admit, limi
     return reply.code(201).send({ id: row.id, name: row.name, itemCount: row.itemCount });
   });
 };
+
+function notReady(d: DatasetRow): string {
+  const n = d.itemCount.toLocaleString('en-US');
+  if (d.status === 'building') return `dataset "${d.name}" is still being saved (${n} calls so far): try again when it is ready`;
+  return `dataset "${d.name}" is incomplete: its saving ${d.status === 'failed' ? 'failed' : 'stopped'} after ${n} calls; save it again`;
+}
 
 function summary(d: DatasetRow) {
   return { id: d.id, name: d.name, itemCount: d.itemCount, createdAt: d.createdAt, status: d.status, sourceKind: d.sourceKind, source: d.source };

@@ -47,7 +47,9 @@ export default async function DatasetPage({ params, searchParams }: { params: Pr
           ? `Saving… ${dataset.itemCount.toLocaleString('en-US')} calls copied so far`
           : dataset.status === 'failed'
             ? `Saving failed after ${dataset.itemCount.toLocaleString('en-US')} calls`
-            : `${dataset.itemCount.toLocaleString('en-US')} calls`}
+            : dataset.status === 'interrupted'
+              ? `Saving stopped after ${dataset.itemCount.toLocaleString('en-US')} calls and will not finish (the server stopped while saving): delete it and save it again`
+              : `${dataset.itemCount.toLocaleString('en-US')} calls`}
       </p>
       <table className="w-full text-left text-sm" data-testid="dataset-items">
         <thead className="border-b border-slate-200 text-xs uppercase text-slate-600">
