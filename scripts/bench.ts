@@ -48,6 +48,14 @@ const PACKAGES: Bench[] = [
   { name: '@guardtrace/mcp', dir: 'packages/mcp', title: 'MCP guard proxy (`guardtrace-mcp`)' },
   { name: '@guardtrace/collector', dir: 'apps/collector', title: 'Collector (OTLP ingest)' },
   { name: '@guardtrace/db', dir: 'packages/db', title: 'Database (the explorer search text at ingest)' },
+  {
+    name: '@guardtrace/db',
+    dir: 'packages/db',
+    title: 'Dataset creation from an explorer query (100,000 calls in 50,000 sessions)',
+    script: 'bench:datasets',
+    results: 'bench/datasets.json',
+    notes: 'bench/datasets-notes.md',
+  },
   { name: '@guardtrace/web', dir: 'apps/web', title: 'Web app (page queries)' },
   { name: '@guardtrace/e2e', dir: 'e2e', title: 'Start-up (`npm start`)' },
   {

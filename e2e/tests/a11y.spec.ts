@@ -9,6 +9,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { createPrisma } from '@guardtrace/db';
+import type { DatasetItem } from '@guardtrace/sdk/replay';
 import { expect, test } from '@playwright/test';
 import { sendLargeSeededSession } from '../seeded-session.ts';
 
@@ -39,6 +40,49 @@ async function largeSeededSession(): Promise<string> {
   return `/sessions/${encodeURIComponent(id)}`;
 }
 
+/**
+ * A replay run's page: a dataset of the demo's invalid-argument calls (collector API), and a run of
+ * it uploaded as the runner does, its first calls newly allowed, its next one's feedback changed.
+ */
+async function replayRun(): Promise<string> {
+  const collector = process.env.GUARDTRACE_COLLECTOR_URL as string;
+  const headers = { authorization: `Bearer ${process.env.GUARDTRACE_API_KEY}`, 'content-type': 'application/json' };
+  const made = await fetch(`${collector}/v1/datasets`, { method: 'POST', headers, body: JSON.stringify({ name: 'a11y', query: 'class:invalid_arguments' }) });
+  expect(made.status).toBe(201);
+  const { id } = (await made.json()) as { id: string };
+  const lines = (await (await fetch(`${collector}/v1/datasets/${id}`, { headers })).text()).trim().split('\n');
+  const items = lines.slice(0, 3).map((l) => JSON.parse(l) as DatasetItem);
+  expect(items.length, 'the demo agent records invalid arguments').toBeGreaterThan(0);
+  const results = items.map((item, i) => {
+    const a = item.attempts[0] as DatasetItem['attempts'][number];
+    const recorded = { allowed: false, decision: a.decision, failureClass: a.failureClass, feedback: a.feedback, checks: a.checks };
+    const change = i < 2 ? 'newly_allowed' : 'feedback_changed';
+    const now = change === 'newly_allowed' ? { allowed: true, decision: 'proceed', failureClass: null, feedback: null, checks: [] } : { ...recorded, feedback: `${a.feedback} (reworded)` };
+    return { itemId: item.id, attempt: a.number, tool: item.tool, sessionId: item.sessionId, stepPath: item.stepPath, change, arguments: a.arguments, recorded, now, definition: { recordedHash: item.definition.hash, currentHash: '00000000000000ff', changes: ['schema: field "path" renamed? removed "path", added "file"'] } };
+  });
+  const count = (c: string) => results.filter((r) => r.change === c).length;
+  const report = {
+    format: 'guardtrace.replay-run/v1', datasetId: id, label: 'a11y', startedAt: '2026-12-01T10:00:00.000Z', finishedAt: '2026-12-01T10:00:01.000Z',
+    options: { execute: 'none', failOn: ['newly_allowed'] },
+    summary: { calls: items.length, attempts: results.length, unchanged: 0, newly_rejected: 0, newly_allowed: count('newly_allowed'), class_changed: 0, feedback_changed: count('feedback_changed'), not_replayed: 0 },
+    results,
+  };
+  const run = await fetch(`${collector}/v1/datasets/${id}/runs`, { method: 'POST', headers, body: JSON.stringify(report) });
+  expect(run.status).toBe(201);
+  return ((await run.json()) as { url: string }).url;
+}
+
+/** A dataset of the project's calls, made through the collector's API. */
+async function dataset(): Promise<string> {
+  const res = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/datasets`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.GUARDTRACE_API_KEY}` },
+    body: JSON.stringify({ name: 'a11y dataset', query: 'has:errors' }),
+  });
+  if (res.status !== 201) throw new Error(`POST /v1/datasets: ${res.status} ${await res.text()}`);
+  return `/datasets/${((await res.json()) as { id: string }).id}`;
+}
+
 const PAGES: PageCase[] = [
   { name: 'sessions', url: async () => '/sessions' },
   { name: 'session replay', url: richestSession },
@@ -46,6 +90,9 @@ const PAGES: PageCase[] = [
   { name: 'analytics', url: async () => '/analytics' },
   { name: 'settings', url: async () => '/settings' },
   { name: 'alert settings', url: async () => '/settings/alerts' },
+  { name: 'replay run', url: replayRun },
+  { name: 'dataset', url: dataset },
+  { name: 'datasets', url: async () => '/datasets' },
   { name: 'not found', url: async () => '/no-such-page' },
   { name: 'unknown session', url: async () => '/sessions/no-such-session' },
 ];

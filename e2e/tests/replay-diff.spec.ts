@@ -72,18 +72,20 @@ test('the corrected call shows the failed field highlighted as fixed, copies as 
   await diff.getByLabel('To').selectOption('1');
   await expect(diff.getByTestId('diff-pair')).toContainText('Attempt #1 → #2');
 
-  // Copy as test fixture: the call with both attempts, and a vitest file.
+  // Copy as test fixture: the call with both attempts as a dataset item, and a vitest file.
   await call.getByTestId('copy-fixture').click();
   await expect(call.getByRole('status').filter({ hasText: 'Copied' })).toBeVisible();
   const copied = await page.evaluate(() => navigator.clipboard.readText());
-  const json = JSON.parse(copied.slice(copied.indexOf('\n') + 1, copied.indexOf('\n\n// '))) as { tool: string; attempts: { attempt: number; arguments: unknown; failedChecks: { pointers: string[] }[] }[] };
+  const json = JSON.parse(copied.slice(copied.indexOf('\n') + 1, copied.indexOf('\n\n// '))) as { format: string; stepPath: string; tool: string; attempts: { number: number; arguments: unknown; checks: { verdict: string; pointers: string[] }[] }[] };
   expect(json.tool).toBe(tool);
-  expect(json.attempts.map((a) => [a.attempt, a.arguments])).toEqual([
+  expect(json.format).toBe('guardtrace.dataset-item/v1');
+  expect(json.stepPath).toContain('&call=');
+  expect(json.attempts.map((a) => [a.number, a.arguments])).toEqual([
     [1, { filepath: 'src/main.py', content: 'print(1)' }],
     [2, { path: 'src/main.py', content: 'print(1)' }],
   ]);
-  expect(json.attempts[0]?.failedChecks[0]?.pointers).toEqual(['/path', '/filepath']);
-  expect(copied).toContain(`await s.callTool(${JSON.stringify(tool)}, attempts[n]?.arguments);`);
+  expect(json.attempts[0]?.checks.find((c) => c.verdict === 'fail')?.pointers).toEqual(['/path', '/filepath']);
+  expect(copied).toContain('await expectNoGuardRegressions(gt, [item]);');
 
   // The next session with the same failure.
   const same = call.getByTestId('same-failure');

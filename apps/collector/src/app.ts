@@ -1,6 +1,7 @@
 /**
  * The collector as a Fastify app: POST /v1/traces (OTLP/HTTP, protobuf or JSON), GET
- * /v1/sampling, GET /v1/sessions/:id, /healthz, /readyz, /metrics. buildApp() makes the shared
+ * /v1/sampling, GET /v1/sessions/:id, the datasets API (routes/datasets.ts), POST
+ * /v1/datasets/:id/runs, /healthz, /readyz, /metrics. buildApp() makes the shared
  * parts (http/context.ts) and composes the hooks (http/*) and one plugin per route (routes/*),
  * each given what it uses. app.close() stops taking requests, finishes the ones in flight,
  * drains the writer and closes the pool.
@@ -18,9 +19,11 @@ import { createMetrics } from './metrics.ts';
 import { createPool } from './pg.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
+import { datasetsRoute } from './routes/datasets.ts';
 import { healthRoute } from './routes/health.ts';
 import { metricsRoute } from './routes/metrics.ts';
 import { readyRoute } from './routes/ready.ts';
+import { runsRoute } from './routes/runs.ts';
 import { samplingRoute } from './routes/sampling.ts';
 import { sessionsRoute } from './routes/sessions.ts';
 import { tracesRoute } from './routes/traces.ts';
@@ -59,6 +62,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   await app.register(tracesRoute, ctx);
   await app.register(samplingRoute, ctx);
   await app.register(sessionsRoute, ctx);
+  await app.register(datasetsRoute, ctx);
+  await app.register(runsRoute, ctx);
   await app.register(healthRoute);
   await app.register(readyRoute, ctx);
   await app.register(metricsRoute, ctx);

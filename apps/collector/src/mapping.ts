@@ -4,6 +4,7 @@
  * decided in conventions/ (one module per convention); this module only builds rows from that
  * Meaning, the same way whichever convention it came from.
  */
+import { ATTR_GUARDTRACE_TOOL_DEFINITION_HASH } from '@guardtrace/semconv';
 import { copyField } from './copy.ts';
 import { type EventCheck, eventChecks, type ImpliedAttempt, interpret, type Meaning, type SpanRole } from './conventions/index.ts';
 import { keyText } from './key-text.ts';
@@ -67,7 +68,16 @@ function toolCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: s
     arguments: m.arguments,
     failure_reason: m.failureReason,
     step_sequence: m.stepSequence,
+    definition_hash: definitionHash(span),
   };
+}
+
+const DEFINITION_HASH = /^[0-9a-f]{16}$/;
+
+/** The call's definition hash (guardtrace.tool.definition.hash) when it is one (16 hex characters), else null. */
+function definitionHash(span: NormSpan): string | null {
+  const v = span.attributes[ATTR_GUARDTRACE_TOOL_DEFINITION_HASH];
+  return typeof v === 'string' && DEFINITION_HASH.test(v) ? v : null;
 }
 
 function attemptRow(span: NormSpan, m: Meaning, projectId: string, sessionId: string) {

@@ -53,7 +53,7 @@ export const TOOL_CALLS = target(
   'tool_calls',
   `project_id, trace_id, span_id, session_id, started_at, parent_span_id, tool_name, call_id, duration_ms,
    outcome, failure_class, decision, attempts, read_only, idempotent, destructive, external, idempotency_key,
-   arguments, failure_reason, step_sequence`,
+   arguments, failure_reason, step_sequence, definition_hash`,
 );
 export const ATTEMPTS = target(
   'attempts',

@@ -146,7 +146,7 @@ describe('encodings', () => {
     expect(json.statusCode).toBe(404);
     expect(JSON.parse(json.body)).toMatchObject({ code: 12, message: expect.stringContaining('/v1/logs is not served') });
     const other = await app.inject({ method: 'GET', url: '/nope?x=1' });
-    expect(JSON.parse(other.body).message).toBe('no route GET /nope: the collector serves POST /v1/traces, GET /v1/sampling, GET /v1/sessions/{id}, /healthz, /readyz and /metrics');
+    expect(JSON.parse(other.body).message).toBe('no route GET /nope: the collector serves POST /v1/traces, GET /v1/sampling, GET /v1/sessions/{id}, GET and POST /v1/datasets, GET /v1/datasets/{id}, POST /v1/datasets/{id}/runs, /healthz, /readyz and /metrics');
   });
 
   it('an empty request is a success with nothing stored', async () => {

@@ -1,8 +1,9 @@
 /**
- * "Copy as test fixture" for a call read back from Postgres: the JSON holds every attempt, and
- * the vitest file is valid: written into a throwaway project next to a real tool definition,
- * it runs with vitest against the real SDK and passes; against a tool whose guards let
- * everything through, it fails.
+ * "Copy as test fixture" for a call read back from Postgres: a dataset item (the format of
+ * `GET /v1/datasets/{id}`) holding every attempt, and a valid vitest file: written into a
+ * throwaway project next to a real Guardtrace instance, it replays the item with
+ * `expectNoGuardRegressions` (`@guardtrace/sdk/replay`) and passes; against a tool whose guards
+ * let everything through, it fails.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -24,7 +25,20 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function recordedCall(): Promise<{ sessionId: string; call: ToolCallStepDto }> {
+const FEEDBACK = [
+  'Validation error in create_file call:',
+  '- Missing required field: "path" (expected string)',
+  '- Unexpected field: "filepath" (did you mean "path"?)',
+  '- You provided: {"filepath":"src/main.py","content":"print(1)"}',
+  '',
+  'Expected schema:',
+  '{',
+  '  "path": "string (required)",',
+  '  "content": "string (required)"',
+  '}',
+].join('\n');
+
+async function recordedCall(): Promise<{ projectId: string; sessionId: string; call: ToolCallStepDto }> {
   const prisma = db.prisma();
   const project = await seedProject(prisma);
   const seeded = await seedSession(prisma, project.id, {
@@ -38,7 +52,8 @@ async function recordedCall(): Promise<{ sessionId: string; call: ToolCallStepDt
             outcome: 'rejected',
             failureClass: 'invalid_arguments',
             decision: 'reject_with_feedback',
-            feedback: 'Missing required field: "path"',
+            // The real SDK's feedback for these arguments under the tool below, as it recorded it.
+            feedback: FEEDBACK,
             arguments: '{"filepath":"src/main.py","content":"print(1)"}',
             guards: [{ guardName: 'schema', stage: 'schema', verdict: 'fail', reason: 'Missing required field: "path" (expected string)', failureClass: 'invalid_arguments', failedPointers: ['/path', '/filepath'] }],
           },
@@ -54,11 +69,11 @@ async function recordedCall(): Promise<{ sessionId: string; call: ToolCallStepDt
   const detail = await getSessionDetail(prisma, project.id, seeded.id);
   const call = detail?.steps.find((s): s is ToolCallStepDto => s.kind === 'tool');
   if (!call) throw new Error('seeded call not found');
-  return { sessionId: seeded.id, call };
+  return { projectId: project.id, sessionId: seeded.id, call };
 }
 
-/** A throwaway project: the snippet, a tool definition, and links to the SDK, zod and vitest. */
-function project(snippet: string, toolSource: string): string {
+/** A throwaway project: the snippet, a Guardtrace instance with the tool, and links to the SDK, zod and vitest. */
+function project(snippet: string, toolsSource: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'gt-fixture-'));
   dirs.push(dir);
   mkdirSync(path.join(dir, 'node_modules/@guardtrace'), { recursive: true });
@@ -67,7 +82,7 @@ function project(snippet: string, toolSource: string): string {
   symlinkSync(path.join(WEB, 'node_modules/zod'), path.join(dir, 'node_modules/zod'));
   writeFileSync(path.join(dir, 'package.json'), '{"type":"module","private":true}');
   writeFileSync(path.join(dir, 'vitest.config.mjs'), 'export default {};\n');
-  writeFileSync(path.join(dir, 'tool.ts'), toolSource);
+  writeFileSync(path.join(dir, 'agent-tools.ts'), toolsSource);
   writeFileSync(path.join(dir, 'create_file.fixture.test.ts'), snippet);
   return dir;
 }
@@ -78,38 +93,50 @@ function runVitest(dir: string): { status: number | null; output: string } {
   return { status: r.status, output: `${r.stdout}\n${r.stderr}` };
 }
 
-const realTool = `import { z } from 'zod';
-export const tool = {
+const realTool = `import { Guardtrace } from '@guardtrace/sdk';
+import { z } from 'zod';
+export const gt = new Guardtrace({ tracing: false });
+gt.tool({
   name: 'create_file',
   description: 'Create a file',
   schema: z.object({ path: z.string(), content: z.string() }),
   execute: () => { throw new Error('the fixture must not run the tool'); },
-};
+});
 `;
 const looseTool = realTool.replace("z.object({ path: z.string(), content: z.string() })", 'z.unknown()');
 
 describe('copy as test fixture', () => {
-  it('holds the call and every attempt with its arguments, failed checks and pointers', async () => {
-    const { sessionId, call } = await recordedCall();
-    const f = callFixture(sessionId, call);
-    expect(f).toMatchObject({ sessionId, tool: 'create_file', outcome: 'success' });
+  it('is a dataset item: the call and every attempt with its arguments, checks and pointers, and its step', async () => {
+    const { projectId, sessionId, call } = await recordedCall();
+    const f = callFixture(projectId, sessionId, call);
+    expect(f).toMatchObject({
+      format: 'guardtrace.dataset-item/v1',
+      id: `${call.traceId}:${call.spanId}`,
+      sessionId,
+      stepPath: `/sessions/${encodeURIComponent(sessionId)}?project=${projectId}&call=${call.spanId}`,
+      tool: 'create_file',
+      outcome: 'success',
+      definition: { hash: null, summary: null },
+    });
     expect(f.attempts).toEqual([
-      expect.objectContaining({ attempt: 1, arguments: { filepath: 'src/main.py', content: 'print(1)' }, outcome: 'rejected', guardsPassed: false, failedChecks: [expect.objectContaining({ guard: 'schema', pointers: ['/path', '/filepath'] })] }),
-      expect.objectContaining({ attempt: 2, arguments: { path: 'src/main.py', content: 'print(1)' }, outcome: 'success', guardsPassed: true, failedChecks: [] }),
+      expect.objectContaining({ number: 1, arguments: { filepath: 'src/main.py', content: 'print(1)' }, argumentsInexact: false, outcome: 'rejected', feedback: FEEDBACK, checks: [expect.objectContaining({ guard: 'schema', verdict: 'fail', pointers: ['/path', '/filepath'] })] }),
+      expect.objectContaining({ number: 2, arguments: { path: 'src/main.py', content: 'print(1)' }, outcome: 'success', checks: [expect.objectContaining({ guard: 'schema', verdict: 'pass' })] }),
     ]);
-    const text = fixtureText(sessionId, call);
+    const text = fixtureText(projectId, sessionId, call);
     expect(JSON.parse(text.slice(text.indexOf('\n') + 1, text.indexOf('\n\n// ')))).toEqual(f);
-    expect(text).toContain("import { Guardtrace } from '@guardtrace/sdk';");
+    expect(text).toContain("import { type DatasetItem, expectNoGuardRegressions } from '@guardtrace/sdk/replay';");
+    expect(text).toContain('await expectNoGuardRegressions(gt, [item]);');
   });
 
   it('writes a vitest file that passes against the real tool and the real SDK, and fails against guards that let all through', { timeout: 240_000 }, async () => {
-    const { sessionId, call } = await recordedCall();
-    const snippet = vitestSnippet(callFixture(sessionId, call));
+    const { projectId, sessionId, call } = await recordedCall();
+    const snippet = vitestSnippet(callFixture(projectId, sessionId, call));
     const good = runVitest(project(snippet, realTool));
-    expect(good.output).toMatch(/2 passed/);
+    expect(good.output).toMatch(/1 passed/);
     expect(good.status, good.output).toBe(0);
     const bad = runVitest(project(snippet, looseTool));
     expect(bad.status).not.toBe(0);
     expect(bad.output).toMatch(/1 failed/);
+    expect(bad.output).toContain('newly_allowed');
   });
 });

@@ -26,6 +26,7 @@ const NEEDS = {
   manageRetention: 'member',
   managePrices: 'member',
   manageAlerts: 'member',
+  manageDatasets: 'member',
   readAudit: 'member',
   manageMembers: 'owner',
   manageProject: 'owner',

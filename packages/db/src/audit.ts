@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'alert.unmuted',
   'alert.deleted',
   'alert.tested',
+  'dataset.created',
+  'dataset.deleted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -46,10 +46,10 @@ async function account(label: string) {
 describe('roles', () => {
   it('viewers read, members also manage keys, sampling, retention and read the audit log, owners also manage members', () => {
     expect(allows('viewer', 'read')).toBe(true);
-    for (const c of ['manageKeys', 'manageSampling', 'manageRetention', 'managePrices', 'manageAlerts', 'readAudit', 'manageMembers', 'manageProject'] as const) {
+    for (const c of ['manageKeys', 'manageSampling', 'manageRetention', 'managePrices', 'manageAlerts', 'manageDatasets', 'readAudit', 'manageMembers', 'manageProject'] as const) {
       expect(allows('viewer', c), c).toBe(false);
     }
-    for (const c of ['read', 'manageKeys', 'manageSampling', 'manageRetention', 'managePrices', 'manageAlerts', 'readAudit'] as const) expect(allows('member', c), c).toBe(true);
+    for (const c of ['read', 'manageKeys', 'manageSampling', 'manageRetention', 'managePrices', 'manageAlerts', 'manageDatasets', 'readAudit'] as const) expect(allows('member', c), c).toBe(true);
     expect(allows('member', 'manageMembers')).toBe(false);
     expect(allows('member', 'manageProject')).toBe(false);
     expect(allows('owner', 'manageMembers')).toBe(true);

@@ -37,7 +37,7 @@ export function registerErrorShaping(app: FastifyInstance, ctx: { limits: Limits
         ? `the Guardtrace collector receives traces only: ${path} is not served. Point traces here with ` +
           'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (http://<collector>/v1/traces) rather than OTEL_EXPORTER_OTLP_ENDPOINT, ' +
           'or turn that signal\'s exporter off'
-        : `no route ${req.method} ${path}: the collector serves POST /v1/traces, GET /v1/sampling, GET /v1/sessions/{id}, /healthz, /readyz and /metrics`;
+        : `no route ${req.method} ${path}: the collector serves POST /v1/traces, GET /v1/sampling, GET /v1/sessions/{id}, GET and POST /v1/datasets, GET /v1/datasets/{id}, POST /v1/datasets/{id}/runs, /healthz, /readyz and /metrics`;
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     return reply.status(404).type(contentTypeOf(encoding)).send(encodeStatus(encoding, RpcCode.UNIMPLEMENTED, message));
   });

@@ -6,11 +6,12 @@ import { Menu } from './menu';
 import type { ProjectDto, ProjectSelection } from '@/server/queries/projects';
 
 /** `projects` and `account` are reached from the account menu (and the project picker), not the top bar. */
-type Section = 'sessions' | 'analytics' | 'settings' | 'projects' | 'account';
+type Section = 'sessions' | 'analytics' | 'datasets' | 'settings' | 'projects' | 'account';
 
 const NAV: { section: Section; label: string; href: string }[] = [
   { section: 'sessions', label: 'Sessions', href: '/sessions' },
   { section: 'analytics', label: 'Analytics', href: '/analytics' },
+  { section: 'datasets', label: 'Datasets', href: '/datasets' },
   { section: 'settings', label: 'Settings', href: '/settings' },
 ];
 

@@ -1,65 +1,56 @@
 /**
- * "Copy as test fixture": a recorded tool call and all its attempts as JSON, and a vitest file
- * that runs each attempt's arguments through the tool's guards with the public SDK API
- * (`gt.tool(spec)` then `session.callTool`), expecting what was recorded. The SDK has no call
- * that runs guards alone, so the snippet registers the user's own tool definition (one import
- * line to point at it) with `execute` replaced: the fixture never touches the world.
+ * "Copy as test fixture": a recorded tool call as a dataset item (DatasetItem, the format
+ * `GET /v1/datasets/{id}` streams and `guardtrace-replay` reads), and a vitest file that replays
+ * it through the user's current guards with `expectNoGuardRegressions` from
+ * `@guardtrace/sdk/replay` (guards only: nothing is executed), failing when a recorded decision,
+ * class or feedback would now differ.
  */
+import { DATASET_ITEM_FORMAT, type DatasetItem, type DatasetItemAttempt } from '@guardtrace/semconv';
 import type { AttemptDto, ToolCallStepDto } from '@/server/queries/session-types';
 import { parseArguments } from './json-diff';
 
-interface FixtureCheck {
-  guard: string;
-  stage: string | null;
-  reason: string | null;
-  failureClass: string | null;
-  pointers: string[];
-}
+/** The marks the collector leaves in a value it redacted or shortened: a replay of such arguments is not exact. */
+const INEXACT = ['[REDACTED:', '[SHORTENED:'];
 
-interface FixtureAttempt {
-  attempt: number;
-  arguments: unknown;
-  outcome: string | null;
-  failureClass: string | null;
-  decision: string | null;
-  feedback: string | null;
-  failedChecks: FixtureCheck[];
-  /** Every check before execution passed (the guards let the arguments through). */
-  guardsPassed: boolean;
-}
-
-export interface CallFixture {
-  sessionId: string;
-  tool: string;
-  callId: string | null;
-  outcome: string | null;
-  failureClass: string | null;
-  attempts: FixtureAttempt[];
-}
-
-/** Stages whose checks run before `execute`: what the fixture can replay without running the tool. */
-const BEFORE_EXECUTION = new Set(['schema', 'logical']);
-
-function attemptOf(a: AttemptDto): FixtureAttempt {
-  const failed = a.guardChecks.filter((g) => g.verdict === 'fail');
+function attemptOf(a: AttemptDto): DatasetItemAttempt {
+  const text = a.arguments?.text ?? null;
+  const args = parseArguments(text);
   return {
-    attempt: a.number,
-    arguments: parseArguments(a.arguments?.text ?? null),
+    number: a.number,
+    arguments: args,
+    argumentsInexact: text !== null && ((a.arguments?.chars ?? 0) > text.length || INEXACT.some((m) => text.includes(m))),
     outcome: a.outcome,
-    failureClass: a.failureClass,
     decision: a.decision,
+    failureClass: a.failureClass,
     feedback: a.feedback?.text ?? null,
-    failedChecks: failed.map((g) => ({ guard: g.guardName, stage: g.stage, reason: g.reason, failureClass: g.failureClass, pointers: g.failedPointers })),
-    guardsPassed: !failed.some((g) => g.stage === null || BEFORE_EXECUTION.has(g.stage)),
+    checks: a.guardChecks.map((g) => ({
+      guard: g.guardName,
+      stage: g.stage,
+      verdict: g.verdict === 'fail' ? 'fail' : 'pass',
+      reason: g.reason,
+      failureClass: g.failureClass,
+      pointers: g.failedPointers,
+    })),
   };
 }
 
-/** The call and its attempts, as the fixture's JSON holds them. */
-export function callFixture(sessionId: string, call: ToolCallStepDto): CallFixture {
+/**
+ * The call as a dataset item (packages/semconv/src/dataset.ts); its stepPath as the collector's
+ * datasets write it (packages/db/src/datasets.ts, stepPath). The definition's hash as recorded; its
+ * readable summary is not loaded by the replay (null: a runner then names no definition changes).
+ */
+export function callFixture(projectId: string, sessionId: string, call: ToolCallStepDto): DatasetItem {
   return {
+    format: DATASET_ITEM_FORMAT,
+    id: `${call.traceId}:${call.spanId}`,
     sessionId,
+    traceId: call.traceId,
+    spanId: call.spanId,
+    stepPath: `/sessions/${encodeURIComponent(sessionId)}?project=${encodeURIComponent(projectId)}&call=${encodeURIComponent(call.spanId)}`,
     tool: call.toolName,
     callId: call.callId,
+    startedAt: call.startedAt,
+    definition: { hash: call.definitionHash ?? null, summary: null },
     outcome: call.outcome,
     failureClass: call.failureClass,
     attempts: call.attempts.map(attemptOf),
@@ -69,63 +60,31 @@ export function callFixture(sessionId: string, call: ToolCallStepDto): CallFixtu
 /** One line of comment text: no line breaks. */
 const oneLine = (s: string) => s.replace(/[\r\n\u2028\u2029]+/g, ' ');
 
-/** What one attempt's replay expects: the recorded failure of a check before execution, or a pass. */
-function expectation(a: FixtureAttempt): string[] {
-  const before = a.failedChecks.filter((c) => c.stage === null || BEFORE_EXECUTION.has(c.stage));
-  if (before.length === 0) {
-    const note = a.outcome && a.outcome !== 'success' ? ` (it then failed in execution: ${oneLine(a.failureClass ?? a.outcome)})` : '';
-    return [`    // attempt ${a.attempt}: every check before execution passed${note}`, '    expect(r.ok).toBe(true);'];
-  }
-  const first = before[0] as FixtureCheck;
-  const lines = [
-    `    // attempt ${a.attempt}: ${oneLine(first.guard)} failed${first.reason ? `: ${oneLine(first.reason).slice(0, 160)}` : ''}`,
-    `    expect(r).toMatchObject({ ok: false, failureClass: ${JSON.stringify(first.failureClass ?? a.failureClass)} });`,
-    `    const failed = r.attempts[0]?.guards.find((g) => g.verdict === 'fail');`,
-    `    expect(failed?.name).toBe(${JSON.stringify(first.guard)});`,
-  ];
-  if (first.pointers.length > 0) lines.push(`    expect(failed?.pointers).toEqual(${JSON.stringify(first.pointers)});`);
-  return lines;
-}
-
 /**
- * A vitest file replaying the call's attempts through the tool's guards. `toolImport` is the
- * module the user's tool definition (the spec passed to `gt.tool`) is exported from as `tool`.
+ * A vitest file replaying the item through the current guards. `toolsImport` is the module that
+ * exports the user's Guardtrace instance (with this tool registered) as `gt`.
  */
-export function vitestSnippet(f: CallFixture, toolImport = './tool'): string {
-  const head = [
-    `// Guardtrace fixture: tool ${oneLine(f.tool)}, session ${oneLine(f.sessionId)}${f.callId ? `, call ${oneLine(f.callId)}` : ''}.`,
-    `// Each recorded attempt's arguments run through the tool's guards; execute is replaced, so nothing runs for real.`,
-    `import { Guardtrace } from '@guardtrace/sdk';`,
-    `import { describe, expect, it } from 'vitest';`,
-    `// Your tool's definition (the spec you pass to gt.tool), exported as \`tool\`: point this import at it.`,
-    `import { tool } from ${JSON.stringify(toolImport)};`,
+export function vitestSnippet(item: DatasetItem, toolsImport = './agent-tools'): string {
+  return [
+    `// Guardtrace fixture: tool ${oneLine(item.tool)}, session ${oneLine(item.sessionId)}${item.callId ? `, call ${oneLine(item.callId)}` : ''}.`,
+    `// Each recorded attempt's arguments run through the tool's current guards (nothing is executed);`,
+    `// the test fails when a decision, failure class or feedback would now differ from the recording.`,
+    `import { type DatasetItem, expectNoGuardRegressions } from '@guardtrace/sdk/replay';`,
+    `import { it } from 'vitest';`,
+    `// Your Guardtrace instance, with this tool registered, exported as \`gt\`: point this import at it.`,
+    `import { gt } from ${JSON.stringify(toolsImport)};`,
     '',
-    `const attempts = ${JSON.stringify(f.attempts.map((a) => ({ attempt: a.attempt, arguments: a.arguments })), null, 2)};`,
+    `const item: DatasetItem = ${JSON.stringify(item, null, 2)};`,
     '',
-    `async function replay(n: number) {`,
-    `  // autoRepair off: each attempt is checked as the model sent it, as it was recorded`,
-    `  const gt = new Guardtrace({ tracing: false, autoRepair: false });`,
-    `  gt.tool({ ...tool, execute: () => null });`,
-    `  // a session per attempt: each one is checked on its own, not as a correction of the one before`,
-    `  const s = gt.session({ agentName: 'fixture' });`,
-    `  const r = await s.callTool(${JSON.stringify(f.tool)}, attempts[n]?.arguments);`,
-    `  await s.end();`,
-    `  return r;`,
-    `}`,
+    `it(${JSON.stringify(`${item.tool}: no guard regression on the recorded call`)}, async () => {`,
+    `  await expectNoGuardRegressions(gt, [item]);`,
+    `});`,
     '',
-    `describe(${JSON.stringify(`${f.tool}: recorded attempts`)}, () => {`,
-  ];
-  const body = f.attempts.flatMap((a, i) => [
-    `  it(${JSON.stringify(`attempt ${a.attempt}`)}, async () => {`,
-    `    const r = await replay(${i});`,
-    ...expectation(a),
-    '  });',
-  ]);
-  return [...head, ...body, '});', ''].join('\n');
+  ].join('\n');
 }
 
-/** What the copy button puts on the clipboard: the fixture JSON, then the vitest file. */
-export function fixtureText(sessionId: string, call: ToolCallStepDto): string {
-  const f = callFixture(sessionId, call);
-  return `// ${oneLine(f.tool)}.fixture.json\n${JSON.stringify(f, null, 2)}\n\n// ${oneLine(f.tool)}.fixture.test.ts\n${vitestSnippet(f)}`;
+/** What the copy button puts on the clipboard: the dataset item JSON, then the vitest file. */
+export function fixtureText(projectId: string, sessionId: string, call: ToolCallStepDto): string {
+  const item = callFixture(projectId, sessionId, call);
+  return `// ${oneLine(item.tool)}.fixture.json\n${JSON.stringify(item, null, 2)}\n\n// ${oneLine(item.tool)}.fixture.test.ts\n${vitestSnippet(item)}`;
 }

@@ -1,13 +1,15 @@
+import { allows } from '@guardtrace/db';
 import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { ReplicaLagNotice } from '@/components/replica-lag';
 import { PageTitle, Shell } from '@/components/shell';
 import { TableSkeleton } from '@/components/skeletons';
+import { publicCollectorUrl } from '@/env';
 import { first, type RawSearchParams } from '@/lib/search-params';
 import { parseSessionQuery } from '@/lib/session-query';
 import { parseSort } from '@/lib/session-sort';
-import { publicCollectorUrl } from '@/env';
 import { selectProject } from '@/server/context';
+import { SaveDatasetForm } from '../datasets/save-form';
 import { QueryBar } from './filters';
 import { SessionTable } from './session-table';
 
@@ -29,6 +31,11 @@ export default async function SessionsPage({ searchParams }: { searchParams: Pro
         <ReplicaLagNotice />
       </Suspense>
       <QueryBar key={q} project={project} q={q} sort={sort} dir={dir} errors={query.errors} />
+      {project && !query.errors.length && allows(selection.current?.role, 'manageDatasets') ? (
+        <div className="mb-3 flex justify-end">
+          <SaveDatasetForm project={project} kind="query" query={q} defaultName={(q || 'all sessions').slice(0, 200)} />
+        </div>
+      ) : null}
       {query.errors.length ? null : (
         <Suspense key={`${project}:${q}:${sort}:${dir}:${after}:${before}`} fallback={<TableSkeleton />}>
           <SessionTable

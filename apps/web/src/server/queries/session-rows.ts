@@ -23,6 +23,7 @@ interface ToolCallRow {
   outcome: string | null;
   failureClass: string | null;
   failureReason: string | null;
+  definitionHash: string | null;
   decision: string | null;
   readOnly: boolean | null;
   idempotent: boolean | null;
@@ -130,6 +131,7 @@ export async function loadSessionRows(db: PrismaClient, projectId: string, sessi
           outcome: sql`outcome`,
           failureClass: sql`failure_class`,
           failureReason: sql`failure_reason`,
+          definitionHash: sql`definition_hash`,
           decision: sql`decision`,
           readOnly: sql`read_only`,
           idempotent: sql`idempotent`,

@@ -131,6 +131,8 @@ export interface ToolCallStepDto {
   durationMs: number;
   outcome: string | null;
   failureClass: string | null;
+  /** The hash of the tool definition the call was decided under (guardtrace.tool.definition.hash); null or absent when not recorded. */
+  definitionHash?: string | null;
   /** Why the call failed: the exception's `Type: message` or the span's status message. */
   failureReason: string | null;
   decision: string | null;

@@ -123,6 +123,7 @@ export async function getSessionDetail(
       outcome: t.outcome,
       failureClass: t.failureClass,
       failureReason: t.failureReason,
+      definitionHash: t.definitionHash,
       decision: t.decision,
       flags: { readOnly: t.readOnly, idempotent: t.idempotent, destructive: t.destructive, external: t.external },
       idempotencyKey: t.idempotencyKey,

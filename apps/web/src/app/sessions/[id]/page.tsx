@@ -1,6 +1,7 @@
+import { allows } from '@guardtrace/db';
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { headers } from 'next/headers';
+import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { ReplicaLagNotice } from '@/components/replica-lag';
 import { Shell } from '@/components/shell';
@@ -12,6 +13,7 @@ import { db, heavyReadFrom } from '@/server/db';
 import { nonceOfPolicy } from '@/server/http-security';
 import { priceBookOf } from '@/server/queries/costs';
 import { getSessionHeader } from '@/server/queries/session';
+import { SaveDatasetForm } from '../../datasets/save-form';
 import { SessionHeader } from './header';
 import { Replay } from './replay';
 
@@ -43,7 +45,7 @@ export default async function SessionPage({ params, searchParams }: Props) {
   const basePath = `/sessions/${encodeURIComponent(id)}`;
   const nonce = nonceOfPolicy((await headers()).get('content-security-policy'));
   const int = (k: string) => (first(sp[k]) === undefined ? null : parsePositiveInt(sp, k, 1));
-  const initial = { step: int('step'), attempt: int('attempt'), view: first(sp.view) === 'tree' ? 'tree' : 'steps', span: first(sp.span) ?? null } as const;
+  const initial = { step: int('step'), attempt: int('attempt'), view: first(sp.view) === 'tree' ? 'tree' : 'steps', span: first(sp.span) ?? null, call: first(sp.call) ?? null } as const;
   return (
     <Shell selection={selection} section="sessions">
       <Link href={hrefWith('/sessions', { project })} prefetch={false} className="mb-4 inline-block text-sm text-indigo-700 hover:underline">
@@ -55,6 +57,11 @@ export default async function SessionPage({ params, searchParams }: Props) {
           <script nonce={nonce} dangerouslySetInnerHTML={{ __html: earlyFetchScript(replayDataUrl(basePath, project)) }} />
           <ReplicaLagNotice choice={read?.choice} />
           <SessionHeader s={header} project={project} />
+          {allows(selection.current?.role, 'manageDatasets') ? (
+            <div className="mb-3 flex justify-end">
+              <SaveDatasetForm project={project} kind="session" session={id} defaultName={`session ${id}`.slice(0, 200)} />
+            </div>
+          ) : null}
           <Replay key={id} project={project} sessionId={id} basePath={basePath} initial={initial} />
         </>
       ) : null}

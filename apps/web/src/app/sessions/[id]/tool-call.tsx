@@ -1,12 +1,13 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
 import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failures';
 import { fixtureText } from '@/lib/fixture';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { SaveDatasetForm } from '../../datasets/save-form';
 import { AttemptDiff } from './attempt-diff';
-import { AutoRepairNote } from './auto-repair-note';
 import { AttemptTimeline } from './attempt-timeline';
+import { AutoRepairNote } from './auto-repair-note';
 import { FailureReason } from './failure-reason';
 import { FixtureButton } from './fixture-button';
 import { GuardrailFacts } from './guardrail-facts';
@@ -299,7 +300,8 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
       </dl>
       {call.attempts.length ? (
         <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
-          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={() => fixtureText(sessionId, whole)} />}
+          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={() => fixtureText(project, sessionId, whole)} />}
+          <SaveDatasetForm project={project} kind="step" session={sessionId} call={call.spanId} defaultName={`${call.toolName} call`} />
           {signature && nav ? <SameFailureLinks project={project} signature={signature} nav={nav} /> : null}
         </div>
       ) : null}

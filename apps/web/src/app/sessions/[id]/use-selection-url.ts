@@ -18,6 +18,11 @@ export interface InitialSelection {
   attempt: number | null;
   view: View;
   span: string | null;
+  /**
+   * A tool call's span id (`call=`, a dataset item's stepPath): selects that call's step, found
+   * by span id (step numbers move when late spans arrive); it wins over `step`.
+   */
+  call?: string | null;
 }
 
 function readUrl(): InitialSelection {
@@ -26,13 +31,14 @@ function readUrl(): InitialSelection {
     const v = q.get(k);
     return v && /^\d+$/.test(v) ? Number(v) : null;
   };
-  return { step: n('step'), attempt: n('attempt'), view: q.get('view') === 'tree' ? 'tree' : 'steps', span: q.get('span') };
+  return { step: n('step'), attempt: n('attempt'), view: q.get('view') === 'tree' ? 'tree' : 'steps', span: q.get('span'), call: q.get('call') };
 }
 
 /** The selection a URL asks for, within bounds; with no step, the first failure (else step 1). */
 function clamp(steps: TimelineStepDto[], i: InitialSelection): Selection {
   const firstFailure = steps.findIndex(stepFailed) + 1;
-  const step = Math.min(Math.max(i.step ?? (firstFailure || 1), 1), Math.max(steps.length, 1));
+  const byCall = i.call ? steps.findIndex((s) => s.kind === 'tool' && s.spanId === i.call) + 1 : 0;
+  const step = byCall || Math.min(Math.max(i.step ?? (firstFailure || 1), 1), Math.max(steps.length, 1));
   const s = steps[step - 1];
   const valid = s?.kind === 'tool' && s.attempts.some((a) => a.number === i.attempt);
   return { step, attempt: valid ? i.attempt : defaultAttempt(s), view: i.view, span: i.span };
@@ -85,6 +91,7 @@ export function useSelectionUrl(steps: TimelineStepDto[], basePath: string, proj
       const q = new URLSearchParams(window.location.search);
       q.set('project', project);
       q.set('step', String(next.step));
+      q.delete('call');
       if (next.attempt !== null) q.set('attempt', String(next.attempt));
       else q.delete('attempt');
       if (next.view === 'tree') q.set('view', 'tree');

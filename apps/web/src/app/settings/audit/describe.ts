@@ -43,6 +43,10 @@ export function describeAudit(e: Pick<AuditEntryRow, 'action' | 'target' | 'deta
       return `deleted the alert rule ${t}`;
     case 'alert.tested':
       return `sent a test of the alert rule ${t}: ${d.ok ? 'delivered' : `not delivered (${String(d.error)})`}`;
+    case 'dataset.created':
+      return `created the dataset ${t} from ${String(d.sourceKind)} ${String(d.source)}`;
+    case 'dataset.deleted':
+      return `deleted the dataset ${t} (${String(d.itemCount)} calls)`;
     default:
       return `${e.action} ${t}`.trim();
   }

@@ -1,0 +1,83 @@
+/**
+ * Datasets of the key's project (guard regression replay; packages/db/src/datasets.ts):
+ * - GET /v1/datasets: `{ datasets: [{ id, name, itemCount, createdAt, status, sourceKind, source }] }`, newest first.
+ * - GET /v1/datasets/:id: its items as NDJSON (one DatasetItem a line, in order), streamed a page
+ *   at a time (keyset cursor on the ordinal: memory stays one page whatever the size).
+ * - POST /v1/datasets `{ name, query, description? }`: a dataset of the calls the explorer query
+ *   matches (same parser and meaning as the web app) → 201 `{ id, name, itemCount }`; 400 says
+ *   what is wrong with the query or the body.
+ * Another project's dataset is a 404, as one that does not exist; one not fully saved (building,
+ * failed, interrupted) a 409 saying so, never a partial stream.
+ */
+import { Readable } from 'node:stream';
+import { createDataset, DatasetInputError, type DatasetRow, datasetItemLines, getDataset, listDatasets, pgQueryable } from '@guardtrace/db/datasets';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Principal } from '../auth.ts';
+import { CollectorError } from '../errors.ts';
+import type { AppContext, Parsed } from '../http/context.ts';
+import { isUnavailable } from '../pg.ts';
+
+type Deps = Pick<AppContext, 'admit' | 'limits' | 'pool'>;
+
+const NOT_FOUND = 'no dataset with this id in the project of this API key';
+
+export const datasetsRoute: FastifyPluginAsync<Deps> = async (app, { admit, limits, pool }) => {
+  const db = pgQueryable(pool);
+  const guarded = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      if (err instanceof DatasetInputError) throw CollectorError.badRequest(err.message);
+      if (isUnavailable(err)) throw CollectorError.unavailable('database unavailable', limits.retryAfterSeconds, err);
+      throw err;
+    }
+  };
+
+  app.get('/v1/datasets', { onRequest: admit }, async (req) => {
+    const principal = req.gt.principal as Principal;
+    const rows = await guarded(() => listDatasets(db, principal.projectId));
+    return { datasets: rows.map(summary) };
+  });
+
+  app.get<{ Params: { id: string } }>('/v1/datasets/:id', { onRequest: admit }, async (req, reply) => {
+    const principal = req.gt.principal as Principal;
+    const dataset = await guarded(() => getDataset(db, principal.projectId, req.params.id));
+    if (dataset === null) throw new CollectorError(404, NOT_FOUND);
+    // A partial dataset replayed as if whole would report fewer changes than there are.
+    if (dataset.status !== 'ready') throw new CollectorError(409, notReady(dataset));
+    async function* lines() {
+      for await (const json of datasetItemLines(db, dataset?.id as string)) yield `${json}\n`;
+    }
+    return reply.type('application/x-ndjson').header('x-guardtrace-dataset-items', String(dataset.itemCount)).send(Readable.from(lines()));
+  });
+
+  app.post('/v1/datasets', { onRequest: admit }, async (req, reply) => {
+    const principal = req.gt.principal as Principal;
+    const parsed = req.body as Parsed | undefined;
+    if (parsed?.encoding !== 'json') throw CollectorError.badRequest('send a JSON body (content-type: application/json): { "name": "...", "query": "..." }');
+    let body: unknown;
+    try {
+      body = JSON.parse(parsed.body.toString('utf8'));
+    } catch (err) {
+      throw CollectorError.badRequest(`the body is not JSON: ${(err as Error).message}`);
+    }
+    const { name, query, description } = (body ?? {}) as Record<string, unknown>;
+    if (typeof name !== 'string') throw CollectorError.badRequest('"name" must be a string: the dataset\'s name');
+    if (typeof query !== 'string') throw CollectorError.badRequest('"query" must be a string: an explorer query, e.g. "tool:read_file class:guard_violation"');
+    if (description !== undefined && description !== null && typeof description !== 'string') throw CollectorError.badRequest('"description" must be a string when given');
+    const row = await guarded(() =>
+      createDataset(db, { projectId: principal.projectId, name, description: (description as string | null | undefined) ?? null, source: { kind: 'query', query } }),
+    );
+    return reply.code(201).send({ id: row.id, name: row.name, itemCount: row.itemCount });
+  });
+};
+
+function notReady(d: DatasetRow): string {
+  const n = d.itemCount.toLocaleString('en-US');
+  if (d.status === 'building') return `dataset "${d.name}" is still being saved (${n} calls so far): try again when it is ready`;
+  return `dataset "${d.name}" is incomplete: its saving ${d.status === 'failed' ? 'failed' : 'stopped'} after ${n} calls; save it again`;
+}
+
+function summary(d: DatasetRow) {
+  return { id: d.id, name: d.name, itemCount: d.itemCount, createdAt: d.createdAt, status: d.status, sourceKind: d.sourceKind, source: d.source };
+}

@@ -1,0 +1,114 @@
+/**
+ * The explorer's query (session-query.ts) as SQL over `sessions s`: the WHERE clause of the
+ * sessions a query matches, shared by the web app's explorer and the datasets made from a query
+ * (datasets.ts, the collector's `POST /v1/datasets`), so both mean the same sessions.
+ */
+import type { Comparison, SessionQueryFilters } from './session-query.ts';
+
+/**
+ * A SQL template tag whose fragments nest (`sql\`a ${fragment} b\``): Prisma.sql in the web app
+ * (its $queryRaw templates embed the fragments), plainSql (plain-sql.ts) with pg in the collector,
+ * which does not load Prisma.
+ */
+export type SqlTag<S> = (strings: readonly string[], ...values: unknown[]) => S;
+
+// Up to this many matching session texts a word counts as rare (its sessions are listed up front).
+// Past it, a word is in at least 1 of every (sessions / 5,000) sessions, so counting 1,000 of its
+// sessions one by one checks at most about (sessions / 5) of them.
+export const RARE_TERM_SESSIONS = 5000;
+
+export interface TermPlan {
+  term: string;
+  /** Sessions whose attempts contain a rare term; undefined for a common one. */
+  sessionIds?: string[];
+  /** Distinct sessions among the matches the lookup read (all of them for a rare term). */
+  sessionsSeen: number;
+}
+
+/** `%text%` for ILIKE with the pattern characters of the text taken literally. */
+const containsPattern = (t: string) => `%${t.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The explorer's SQL built with the tag `sql`: planTerm and whereClause. */
+export function sessionFilter<Sql>(sql: SqlTag<Sql>) {
+
+const COMPARE: Record<Comparison, Sql> = { '>': sql`>`, '>=': sql`>=`, '<': sql`<`, '<=': sql`<=`, '=': sql`=` };
+
+const concat = (parts: Sql[]): Sql => parts.reduce((acc, p) => sql`${acc} ${p}`, sql``);
+
+/** Runs a query: `(q) => prisma.$queryRaw(q)` in the web app, `(q) => pool.query(q.text, q.values)` rows with pg. */
+type RowsOf = <T>(q: Sql) => Promise<T[]>;
+
+/**
+ * Looks a free-text term up in the trigram index of the sessions' search text (session_search:
+ * each session's attempts' tool names, arguments and feedback, kept by triggers on attempts),
+ * stopping once it is clearly common.
+ */
+async function planTerm(run: RowsOf, projectId: string, term: string, rare: number): Promise<TermPlan> {
+  const rows = await run<{ session_id: string }>(sql`
+    SELECT d.session_id FROM session_search d
+    WHERE d.project_id = ${projectId}::uuid AND d.text ILIKE ${containsPattern(term)}::text
+    LIMIT ${rare + 1}`);
+  const sessionIds = [...new Set(rows.map((r) => r.session_id))];
+  return rows.length > rare ? { term, sessionsSeen: sessionIds.length } : { term, sessionIds, sessionsSeen: sessionIds.length };
+}
+
+/** The sessions whose start falls on the UTC day `day` compared by `op`, as a range on `started_at`. */
+function startedOn(op: Comparison, day: string): Sql {
+  const midnight = sql`(${day}::date::timestamp AT TIME ZONE 'UTC')`;
+  const nextMidnight = sql`((${day}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
+  switch (op) {
+    case '>=':
+      return sql`AND s.started_at >= ${midnight}`;
+    case '>':
+      return sql`AND s.started_at >= ${nextMidnight}`;
+    case '<':
+      return sql`AND s.started_at < ${midnight}`;
+    case '<=':
+      return sql`AND s.started_at < ${nextMidnight}`;
+    case '=':
+      return sql`AND s.started_at >= ${midnight} AND s.started_at < ${nextMidnight}`;
+  }
+}
+
+function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
+  const parts: Sql[] = [sql`WHERE s.project_id = ${projectId}::uuid`];
+  // A session held at weight 0 is one every process would drop, kept only until the collector's
+  // decision wait ends: not a kept session, so listed and counted only when asked for.
+  if (f.sampling === 'pending') parts.push(sql`AND s.sampling_weight = 0`);
+  else if (f.sampling !== 'all') parts.push(sql`AND s.sampling_weight > 0`);
+  if (f.status !== undefined) parts.push(sql`AND coalesce(s.outcome, '') = ${f.status}::text`);
+  // has:errors: a failed attempt (any instrumentation's: the collector stores each failed tool call as one) or a failed root.
+  if (f.has?.includes('errors')) parts.push(sql`AND (s.failed_attempt_count > 0 OR s.error_span_count > 0 OR s.outcome = 'failed')`);
+  if (f.user !== undefined) parts.push(sql`AND coalesce(s.user_id, '') = ${f.user}::text`);
+  if (f.agent !== undefined) parts.push(sql`AND coalesce(s.agent_name, '') = ${f.agent}::text`);
+  for (const a of f.attempts ?? []) parts.push(sql`AND s.attempt_count ${COMPARE[a.op]} ${a.value}::int`);
+  for (const t of f.tokens ?? []) parts.push(sql`AND (s.input_tokens + s.output_tokens) ${COMPARE[t.op]} ${t.value}::bigint`);
+  // A day is [its midnight, the next midnight) in UTC: started:<=D keeps all of D, started:>D starts at D + 1.
+  for (const d of f.started ?? []) parts.push(startedOn(d.op, d.day));
+  for (const c of f.classes ?? []) {
+    parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a
+      WHERE a.project_id = s.project_id AND a.failure_class = ${c}::text AND a.session_id = s.id)`);
+  }
+  for (const t of f.tools ?? []) {
+    parts.push(sql`AND EXISTS (SELECT 1 FROM tool_calls t
+      WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)`);
+  }
+  for (const { term, sessionIds } of terms) {
+    const lower = term.toLowerCase();
+    // A rare word: the sessions whose text has it, found through the trigram index up front.
+    // A common one: each session's own text is checked (OFFSET 0 keeps Postgres from hashing
+    // every match first), and the page fills after a few sessions.
+    const inAttempts = sessionIds
+      ? sql`s.id IN (SELECT jsonb_array_elements_text(${JSON.stringify(sessionIds)}::jsonb))`
+      : sql`EXISTS (SELECT 1 FROM session_search d WHERE d.project_id = s.project_id AND d.session_id = s.id
+          AND d.text ILIKE ${containsPattern(term)}::text OFFSET 0)`;
+    parts.push(sql`AND (strpos(lower(s.id), ${lower}::text) > 0
+      OR strpos(lower(coalesce(s.agent_name, '')), ${lower}::text) > 0
+      OR strpos(lower(coalesce(s.user_id, '')), ${lower}::text) > 0
+      OR ${inAttempts})`);
+  }
+  return concat(parts);
+}
+
+return { planTerm, whereClause };
+}

@@ -1,0 +1,236 @@
+import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutcome } from '@guardtrace/semconv';
+
+/**
+ * The sessions explorer's query language (`/sessions?q=...`): space-separated `key:value`
+ * filters and free text, e.g. `class:invalid_arguments tool:read_file attempts:>2 user:u_17 timeout`.
+ * Values with spaces are quoted (`tool:"read file"`); so is free text with a colon in it.
+ * Other pages link here with this form: keep it stable. Shared by the web app and the collector
+ * (`POST /v1/datasets`); turned into SQL by session-filter.ts. No Node imports (parsed in the browser too).
+ */
+
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'user', 'agent', 'status', 'sampling', 'has'] as const;
+
+/**
+ * What a session may be asked to have (`has:`): `errors`, a failed attempt (the SDK's, a refused
+ * call, another instrumentation's failed tool call: see docs/semantic-conventions.md) or a root
+ * span with status ERROR (outcome `failed`), whatever its outcome says.
+ */
+const SESSION_HAS = ['errors'] as const;
+type SessionHas = (typeof SESSION_HAS)[number];
+
+/**
+ * Which sessions by their sampling decision: `kept` (the default) the stored ones, `pending`
+ * those held at weight 0 until the collector deletes them (every process would drop them; see
+ * docs/collector.md, "Sampling across processes"), `all` both.
+ */
+const SAMPLING_VIEWS = ['kept', 'pending', 'all'] as const;
+type SamplingView = (typeof SAMPLING_VIEWS)[number];
+type SessionQueryKey = (typeof SESSION_QUERY_KEYS)[number];
+
+export type Comparison = '>' | '>=' | '<' | '<=' | '=';
+
+export interface SessionQueryFilters {
+  /** Each class must occur on at least one attempt of the session. */
+  classes: FailureClass[];
+  /** Each tool must have been called in the session. */
+  tools: string[];
+  /** Comparisons on the session's recorded attempt count, all of which must hold. */
+  attempts: { op: Comparison; value: number }[];
+  /**
+   * Comparisons on the session's own tokens (input + output, as recorded: not scaled by its
+   * sampling weight, as analytics' cost buckets count them), all of which must hold.
+   */
+  tokens: { op: Comparison; value: number }[];
+  /** Comparisons on the UTC day the session started (YYYY-MM-DD), all of which must hold. */
+  started: { op: Comparison; day: string }[];
+  user?: string;
+  agent?: string;
+  status?: SessionOutcome;
+  /** Unset: `kept`. */
+  sampling?: SamplingView;
+  /** Each must hold (see SESSION_HAS). */
+  has?: SessionHas[];
+}
+
+export interface SessionQueryError {
+  /** The offending token as typed. */
+  token: string;
+  /** 0-based offset of the token in the query. */
+  at: number;
+  /** What is wrong, where, and what is expected. */
+  message: string;
+}
+
+export interface ParsedSessionQuery {
+  filters: SessionQueryFilters;
+  /** The free text, terms joined by a space. */
+  text: string;
+  /** The free-text terms, each of which must match (session id, agent, user, tool names, arguments, feedback). */
+  terms: string[];
+  errors: SessionQueryError[];
+}
+
+// Longer than any filter a person types; keeps URLs and SQL parameters bounded.
+export const SESSION_QUERY_MAX = 500;
+const VALUE_MAX = 200;
+
+interface Token {
+  key?: string;
+  value: string;
+  raw: string;
+  at: number;
+}
+
+/** Splits on whitespace; double quotes group, either around a whole term or around a value after `key:`. */
+function tokenize(q: string, errors: SessionQueryError[]): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < q.length) {
+    if (/\s/.test(q[i] as string)) {
+      i++;
+      continue;
+    }
+    const at = i;
+    let key: string | undefined;
+    const keyMatch = /^([A-Za-z_]+):/.exec(q.slice(i));
+    if (keyMatch) {
+      key = (keyMatch[1] as string).toLowerCase();
+      i += keyMatch[0].length;
+    }
+    let value = '';
+    if (q[i] === '"') {
+      const end = q.indexOf('"', i + 1);
+      if (end < 0) {
+        errors.push({ token: q.slice(at), at, message: `Unclosed quote at column ${i + 1}: add the closing ".` });
+        value = q.slice(i + 1);
+        i = q.length;
+      } else {
+        value = q.slice(i + 1, end);
+        i = end + 1;
+      }
+    } else {
+      const start = i;
+      while (i < q.length && !/\s/.test(q[i] as string)) i++;
+      value = q.slice(start, i);
+    }
+    tokens.push({ key, value, raw: q.slice(at, i), at });
+  }
+  return tokens;
+}
+
+const COMPARISON = /^(>=|<=|>|<|=)?(\d{1,9})$/;
+// Tokens of one session can pass a billion; 15 digits stay exact in a double.
+const TOKENS = /^(>=|<=|>|<|=)?(\d{1,15})$/;
+const DAY = /^(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})$/;
+
+/** A real calendar day in YYYY-MM-DD (2026-02-30 is not one). */
+function isDay(d: string): boolean {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d;
+}
+
+/** Parses `q`; never throws. Bad tokens become errors and are left out of the filters. */
+export function parseSessionQuery(q: string | undefined | null): ParsedSessionQuery {
+  const filters: SessionQueryFilters = { classes: [], tools: [], attempts: [], tokens: [], started: [] };
+  const errors: SessionQueryError[] = [];
+  const terms: string[] = [];
+  const input = q ?? '';
+  if (input.length > SESSION_QUERY_MAX) {
+    errors.push({
+      token: input.slice(0, 20),
+      at: 0,
+      message: `The query is ${input.length} characters long; at most ${SESSION_QUERY_MAX} are accepted.`,
+    });
+    return { filters, text: '', terms, errors };
+  }
+  const fail = (t: Token, message: string) =>
+    errors.push({ token: t.raw, at: t.at, message: `${message} (at column ${t.at + 1}, “${t.raw}”)` });
+
+  for (const t of tokenize(input, errors)) {
+    if (t.key === undefined) {
+      if (t.value) terms.push(t.value.slice(0, VALUE_MAX));
+      continue;
+    }
+    if (!(SESSION_QUERY_KEYS as readonly string[]).includes(t.key)) {
+      fail(t, `Unknown filter “${t.key}”: expected one of ${SESSION_QUERY_KEYS.map((k) => `${k}:`).join(', ')}; quote text that contains a colon`);
+      continue;
+    }
+    const key = t.key as SessionQueryKey;
+    if (!t.value) {
+      fail(t, `“${key}:” needs a value`);
+      continue;
+    }
+    if (t.value.length > VALUE_MAX) {
+      fail(t, `The value of “${key}:” is longer than ${VALUE_MAX} characters`);
+      continue;
+    }
+    switch (key) {
+      case 'class':
+        if ((FAILURE_CLASSES as readonly string[]).includes(t.value)) {
+          if (!filters.classes.includes(t.value as FailureClass)) filters.classes.push(t.value as FailureClass);
+        } else fail(t, `Unknown failure class “${t.value}”: expected one of ${FAILURE_CLASSES.join(', ')}`);
+        break;
+      case 'tool':
+        if (!filters.tools.includes(t.value)) filters.tools.push(t.value);
+        break;
+      case 'attempts': {
+        const m = COMPARISON.exec(t.value);
+        if (m) filters.attempts.push({ op: (m[1] ?? '=') as Comparison, value: Number(m[2]) });
+        else fail(t, `“attempts:” expects a whole number, optionally after >, >=, <, <= or = (e.g. attempts:>2)`);
+        break;
+      }
+      case 'tokens': {
+        const m = TOKENS.exec(t.value.replaceAll(',', '').replaceAll('_', ''));
+        if (m) filters.tokens.push({ op: (m[1] ?? '=') as Comparison, value: Number(m[2]) });
+        else fail(t, `“tokens:” expects a whole number of tokens, optionally after >, >=, <, <= or = (e.g. tokens:>=10000)`);
+        break;
+      }
+      case 'started': {
+        const m = DAY.exec(t.value);
+        if (m && isDay(m[2] as string)) filters.started.push({ op: (m[1] ?? '=') as Comparison, day: m[2] as string });
+        else fail(t, `“started:” expects a UTC day as YYYY-MM-DD, optionally after >, >=, <, <= or = (e.g. started:>=2026-11-03)`);
+        break;
+      }
+      case 'status':
+        if (filters.status !== undefined) fail(t, '“status:” is given twice; a session has one status');
+        else if ((SESSION_OUTCOMES as readonly string[]).includes(t.value)) filters.status = t.value as SessionOutcome;
+        else fail(t, `Unknown status “${t.value}”: expected one of ${SESSION_OUTCOMES.join(', ')}`);
+        break;
+      case 'sampling':
+        if (filters.sampling !== undefined) fail(t, '“sampling:” is given twice; a session has one sampling decision');
+        else if ((SAMPLING_VIEWS as readonly string[]).includes(t.value)) filters.sampling = t.value as SamplingView;
+        else fail(t, `Unknown sampling decision “${t.value}”: expected one of ${SAMPLING_VIEWS.join(', ')}`);
+        break;
+      case 'has':
+        if ((SESSION_HAS as readonly string[]).includes(t.value)) {
+          filters.has ??= [];
+          if (!filters.has.includes(t.value as SessionHas)) filters.has.push(t.value as SessionHas);
+        } else fail(t, `Unknown “has:” value “${t.value}”: expected one of ${SESSION_HAS.join(', ')}`);
+        break;
+      case 'user':
+      case 'agent':
+        if (filters[key] !== undefined) fail(t, `“${key}:” is given twice; a session has one ${key}`);
+        else filters[key] = t.value;
+        break;
+    }
+  }
+  return { filters, text: terms.join(' '), terms, errors };
+}
+
+/** True when the query narrows the list (any filter or free text). */
+export function isFiltered(p: ParsedSessionQuery): boolean {
+  const f = p.filters;
+  return (
+    p.terms.length > 0 ||
+    f.classes.length > 0 ||
+    f.tools.length > 0 ||
+    f.attempts.length > 0 ||
+    f.tokens.length > 0 ||
+    f.started.length > 0 ||
+    f.user !== undefined ||
+    f.agent !== undefined ||
+    f.status !== undefined ||
+    (f.has?.length ?? 0) > 0 ||
+    (f.sampling !== undefined && f.sampling !== 'kept')
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * Datasets are snapshots: their items are copied JSON, so the retention job deleting the sessions
+ * they came from leaves them whole; and a session or step source copies all its calls or one.
+ * Fixed dates, passed as the retention job's clock.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createDataset, datasetItemLines, deleteDataset, getDataset, pgQueryable } from '../src/datasets.ts';
+import { createTestDatabase, type TestDatabase } from '../src/dev.ts';
+import { applyRetention, maintainSpanPartitions } from '../src/server.ts';
+
+let db: TestDatabase;
+let client: pg.Client;
+beforeAll(async () => {
+  db = await createTestDatabase({ partitions: false });
+  client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  await maintainSpanPartitions(db.url, { now: new Date('2027-03-15T00:00:00Z') });
+});
+afterAll(async () => {
+  await client?.end();
+  await db?.close();
+});
+
+let seq = 0;
+const span = () => (++seq).toString(16).padStart(16, '0');
+
+/** A session with `calls` tool calls, each with one failed attempt (arguments, feedback) and its failed check. */
+async function session(projectId: string, id: string, start: string, calls: number) {
+  await client.query('INSERT INTO sessions (project_id, id, started_at, ended_at) VALUES ($1, $2, $3, $3)', [projectId, id, start]);
+  const trace = randomUUID().replaceAll('-', '');
+  await client.query('INSERT INTO traces (project_id, trace_id, session_id, start_time) VALUES ($1, $2, $3, $4)', [projectId, trace, id, start]);
+  const ids: string[] = [];
+  for (let i = 0; i < calls; i++) {
+    const call = span();
+    const attempt = span();
+    ids.push(call);
+    await client.query(
+      `INSERT INTO tool_calls (project_id, trace_id, span_id, session_id, tool_name, started_at, duration_ms, outcome, failure_class)
+       VALUES ($1, $2, $3, $4, 'read_file', $5::timestamptz + make_interval(secs => $6), 1, 'rejected', 'guard_violation')`,
+      [projectId, trace, call, id, start, i],
+    );
+    await client.query(
+      `INSERT INTO attempts (project_id, trace_id, span_id, session_id, tool_call_span_id, number, started_at, duration_ms, outcome, failure_class, decision, feedback, arguments)
+       VALUES ($1, $2, $3, $4, $5, 1, $6, 1, 'rejected', 'guard_violation', 'reject_with_feedback', 'outside the workspace', $7)`,
+      [projectId, trace, attempt, id, call, start, `{"path":"/etc/${i}"}`],
+    );
+    await client.query(
+      `INSERT INTO guard_checks (project_id, trace_id, span_id, session_id, attempt_span_id, guard_name, verdict, started_at, duration_us, failed_pointers)
+       VALUES ($1, $2, $3, $4, $5, 'insideWorkspace', 'fail', $6, 1, '["/path"]')`,
+      [projectId, trace, span(), id, attempt, start],
+    );
+  }
+  return { trace, ids };
+}
+
+it('keeps a dataset whole after retention deleted the sessions it was made from', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name, retention_days) VALUES ($1, $2, 7)', [projectId, 'p-ds']);
+  await session(projectId, 'old-1', '2027-02-01T00:00:00Z', 2);
+  await session(projectId, 'old-2', '2027-02-02T00:00:00Z', 1);
+  const q = pgQueryable(client);
+  const progress: number[] = [];
+  // What the web app's dataset page reads while it is saved: the row, building, its count growing.
+  const seen: Promise<{ status: string; item_count: number }>[] = [];
+  const made = await createDataset(q, {
+    projectId,
+    name: 'old calls',
+    source: { kind: 'query', query: 'tool:read_file' },
+    chunkSessions: 1,
+    onProgress: (p) => {
+      progress.push(p.items);
+      seen.push(client.query('SELECT status, item_count FROM datasets WHERE id = $1', [p.datasetId]).then((r) => r.rows[0]));
+    },
+  });
+  expect(made).toMatchObject({ itemCount: 3, status: 'ready', sourceKind: 'query', source: 'tool:read_file' });
+  expect(progress).toEqual([2, 3]);
+  expect(await Promise.all(seen)).toEqual([
+    { status: 'building', item_count: 2 },
+    { status: 'building', item_count: 3 },
+  ]);
+  const before = [];
+  for await (const line of datasetItemLines(q, made.id, 2)) before.push(line);
+  expect(before).toHaveLength(3);
+
+  const report = await applyRetention(db.url, { now: new Date('2027-03-15T00:00:00Z') });
+  expect(report.deletedSessions).toBe(2);
+  expect((await client.query('SELECT count(*)::int AS n FROM tool_calls WHERE project_id = $1', [projectId])).rows[0].n).toBe(0);
+
+  const after = [];
+  for await (const line of datasetItemLines(q, made.id, 2)) after.push(line);
+  expect(after).toEqual(before);
+  const first = JSON.parse(after[0] as string);
+  expect(first).toMatchObject({ sessionId: 'old-1', tool: 'read_file', failureClass: 'guard_violation' });
+  expect(first.attempts[0]).toMatchObject({ arguments: { path: '/etc/0' }, feedback: 'outside the workspace', checks: [{ guard: 'insideWorkspace', verdict: 'fail', pointers: ['/path'] }] });
+  expect((await getDataset(q, projectId, made.id))?.itemCount).toBe(3);
+});
+
+it('copies all calls of a session, or one step, and deletes a dataset with its items', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds2']);
+  const { ids } = await session(projectId, 's/1', '2027-03-01T00:00:00Z', 3);
+  const q = pgQueryable(client);
+  const whole = await createDataset(q, { projectId, name: 'session', source: { kind: 'session', sessionId: 's/1' } });
+  expect(whole.itemCount).toBe(3);
+  const step = await createDataset(q, { projectId, name: 'step', source: { kind: 'step', sessionId: 's/1', spanId: ids[1] as string } });
+  expect(step).toMatchObject({ itemCount: 1, source: `/sessions/s%2F1?project=${projectId}&call=${ids[1]}` });
+  const lines: string[] = [];
+  for await (const line of datasetItemLines(q, step.id)) lines.push(line);
+  expect(lines.map((l) => JSON.parse(l).stepPath)).toEqual([step.source]);
+  await expect(createDataset(q, { projectId, name: ' ', source: { kind: 'session', sessionId: 's/1' } })).rejects.toThrow('needs a name');
+  expect(await deleteDataset(q, randomUUID(), step.id)).toBe(false);
+  expect(await deleteDataset(q, projectId, step.id)).toBe(true);
+  expect((await client.query('SELECT count(*)::int AS n FROM dataset_items WHERE dataset_id = $1', [step.id])).rows[0].n).toBe(0);
+});
+
+it('reads a building dataset whose saving stopped moving as interrupted, and a moving one as building', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds3']);
+  await session(projectId, 's/3', '2027-03-01T00:00:00Z', 2);
+  const q = pgQueryable(client);
+  const made = await createDataset(q, { projectId, name: 'cut off', source: { kind: 'session', sessionId: 's/3' } });
+  // What a restart mid-save leaves: the row still building, its last progress long ago (the
+  // database's own clock decides, as it does when the web app reads it).
+  await client.query(`UPDATE datasets SET status = 'building', item_count = 1, updated_at = now() - interval '1 hour' WHERE id = $1`, [made.id]);
+  expect(await getDataset(q, projectId, made.id)).toMatchObject({ status: 'interrupted', itemCount: 1 });
+  await client.query(`UPDATE datasets SET updated_at = now() - interval '4 minutes' WHERE id = $1`, [made.id]);
+  expect((await getDataset(q, projectId, made.id))?.status).toBe('building');
+});

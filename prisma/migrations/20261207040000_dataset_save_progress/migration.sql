@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "datasets" ADD COLUMN     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;
+
