@@ -167,11 +167,15 @@ describe('guardtrace-replay --dataset, --upload, dataset create (against an HTTP
     expect(uploaded).toMatchObject({ datasetId: 'ds1', summary: { calls: 4, newly_rejected: 1 } });
   });
 
-  it('a dataset the collector does not have: exit 2, saying so; a collector that is down: exit 3 with the URL', async () => {
+  it('a dataset the collector does not have or has not finished saving: exit 2, saying so; a collector that is down: exit 3 with the URL', async () => {
     handler = (_req, _body, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":5,"message":"dataset not found"}');
     const missing = await run(['--tools', TOOLS, '--dataset', 'nope', '--endpoint', endpoint, '--key', 'k']);
     expect(missing.stderr).toContain(`guardtrace-replay: dataset "nope" not found: GET ${endpoint}/v1/datasets/nope answered 404 (dataset not found)`);
     expect(missing.code).toBe(2);
+    handler = (_req, _body, res) => res.writeHead(409, { 'content-type': 'application/json' }).end('{"code":9,"message":"dataset \\"x\\" is still being saved (10 calls so far): try again when it is ready"}');
+    const saving = await run(['--tools', TOOLS, '--dataset', 'ds1', '--endpoint', endpoint, '--key', 'k']);
+    expect(saving.stderr).toContain('is still being saved (10 calls so far)');
+    expect(saving.code).toBe(2);
     const down = createServer();
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
     const port = (down.address() as AddressInfo).port;

@@ -176,7 +176,8 @@ export async function main(io: Io): Promise<number> {
     }
     if (err instanceof CollectorRequestError) {
       io.stderr.write(`guardtrace-replay: ${err.message}\n`);
-      return err.status === 404 ? EXIT.INPUT : EXIT.COLLECTOR;
+      // 404: no such dataset; 409: one not fully saved: the input, not the collector, is wrong.
+      return err.status === 404 || err.status === 409 ? EXIT.INPUT : EXIT.COLLECTOR;
     }
     throw err;
   }
