@@ -67,6 +67,7 @@ const NOT_FROM_OTLP: Record<string, string> = {
   invitations: 'the web (token hashes)',
   model_prices: "the web's price table (models typed in settings)",
   project_members: 'the web (user ids of accounts)',
+  replay_run_results: "the replay runner's uploads (`change` is one of REPLAY_CHANGE's values: the runs route's schema refuses any other)",
 };
 
 type Expect = 'shortened' | 'rejected' | 'bounded';
