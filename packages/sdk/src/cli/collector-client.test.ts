@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { DATASET_ITEM_FORMAT, type DatasetItem, REPLAY_RUN_FORMAT, type ReplayRunReport } from '@guardtrace/semconv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collector } from './args.ts';
-import { CollectorRequestError, createDataset, datasetItemCount, streamDataset, uploadRun } from './collector-client.ts';
+import { CollectorRequestError, createDataset, datasetItemCount, streamDataset, uploadable, uploadRun } from './collector-client.ts';
 import { InputError, readItemsFile } from './ndjson.ts';
 
 function datasetItem(i: number, over: Partial<DatasetItem> = {}): DatasetItem {
@@ -170,9 +170,32 @@ describe('POST /v1/datasets, POST /v1/datasets/{id}/runs, GET /v1/datasets', () 
       results: [],
     };
     seen.length = 0;
-    expect(await uploadRun(collector, 'ds_9', report)).toEqual({ id: 'run_1', url: '/datasets/ds_9/runs/run_1' });
+    expect(await uploadRun(collector, 'ds_9', report)).toEqual({ id: 'run_1', url: '/datasets/ds_9/runs/run_1', omitted: 0 });
     expect(seen[0]).toMatchObject({ method: 'POST', url: '/v1/datasets/ds_9/runs', auth: 'Bearer gt_test_key' });
     expect(JSON.parse(seen[0]!.body)).toEqual(report);
+  });
+
+  it('uploads the first results of each change within the byte bound, the counts whole, and says how many it left out', async () => {
+    handler = (_req, _body, res) => res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"run_2","url":null}');
+    const decision = (allowed: boolean, feedback: string | null) => ({ allowed, decision: null, failureClass: null, feedback, checks: [] });
+    const result = (i: number, change: ReplayRunReport['results'][number]['change'], feedback = 'outside the workspace') => ({
+      itemId: `t:${i}`, attempt: 1, tool: 'read_file', sessionId: 's', stepPath: `/sessions/s?project=p&call=${i}`, change,
+      arguments: { path: `docs/${i}` }, recorded: decision(true, null), now: decision(false, feedback),
+      definition: { recordedHash: 'a', currentHash: 'b', changes: [] },
+    });
+    // A guard change that rejects every call: 2,500 newly rejected, then 3 feedback changes.
+    const results = [...Array.from({ length: 2_500 }, (_, i) => result(i, 'newly_rejected')), ...[0, 1, 2].map((i) => result(3_000 + i, 'feedback_changed'))];
+    const summary = { calls: 2_503, attempts: 2_503, unchanged: 0, newly_rejected: 2_500, newly_allowed: 0, class_changed: 0, feedback_changed: 3, not_replayed: 0 };
+    const report: ReplayRunReport = { format: REPLAY_RUN_FORMAT, datasetId: 'ds_9', label: null, startedAt: '2026-12-06T01:00:00.000Z', finishedAt: '2026-12-06T01:00:01.000Z', options: { execute: 'none', failOn: [] }, summary, results };
+    seen.length = 0;
+    expect(await uploadRun(collector, 'ds_9', report)).toEqual({ id: 'run_2', url: null, omitted: 1_500 });
+    const sent = JSON.parse(seen[0]!.body) as ReplayRunReport;
+    expect(sent.summary).toEqual(summary);
+    expect(sent.results.map((r) => r.itemId)).toEqual([...results.slice(0, 1_000), ...results.slice(2_500)].map((r) => r.itemId));
+    // Feedback of 100 KB each: the byte bound (8 MiB) keeps fewer than the per-change count.
+    const big = uploadable({ ...report, results: Array.from({ length: 200 }, (_, i) => result(i, 'newly_rejected', 'x'.repeat(100_000))) });
+    expect(big.report.results.length).toBe(83);
+    expect(big.omitted).toBe(117);
   });
 
   it('reads a dataset\'s item count from the list, and null when it cannot', async () => {

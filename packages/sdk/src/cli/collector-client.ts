@@ -115,10 +115,37 @@ export async function createDataset(c: Collector, name: string, query: string): 
 }
 
 /** `POST /v1/datasets/{id}/runs` with the report: the run's id and its web path. */
-export async function uploadRun(c: Collector, datasetId: string, report: ReplayRunReport): Promise<{ id: string; url: string | null }> {
+/** Changed attempts uploaded per change: the run page shows the first ones of each (the JSON report keeps all). */
+export const UPLOAD_RESULTS_PER_CHANGE = 1_000;
+/** JSON bytes of results uploaded at most: well under the collector's default 16 MiB body limit. */
+const UPLOAD_RESULTS_BYTES = 8 * 2 ** 20;
+
+/**
+ * The report as uploaded: its summary whole, its results the first UPLOAD_RESULTS_PER_CHANGE of
+ * each change within UPLOAD_RESULTS_BYTES, so a guard change that rejects every call still uploads
+ * (one body) instead of a 413; `omitted` counts the results left out.
+ */
+export function uploadable(report: ReplayRunReport): { report: ReplayRunReport; omitted: number } {
+  const perChange = new Map<string, number>();
+  const kept: ReplayRunReport['results'] = [];
+  let bytes = 0;
+  for (const r of report.results) {
+    const n = perChange.get(r.change) ?? 0;
+    if (n >= UPLOAD_RESULTS_PER_CHANGE) continue;
+    const size = Buffer.byteLength(JSON.stringify(r));
+    if (bytes + size > UPLOAD_RESULTS_BYTES) continue;
+    bytes += size;
+    perChange.set(r.change, n + 1);
+    kept.push(r);
+  }
+  return { report: kept.length === report.results.length ? report : { ...report, results: kept }, omitted: report.results.length - kept.length };
+}
+
+export async function uploadRun(c: Collector, datasetId: string, full: ReplayRunReport): Promise<{ id: string; url: string | null; omitted: number }> {
   const path = `/v1/datasets/${encodeURIComponent(datasetId)}/runs`;
+  const { report, omitted } = uploadable(full);
   const res = await request(c, 'POST', path, { body: report, accept: 'application/json' });
   const body = (await res.json().catch(() => null)) as { id?: unknown; url?: unknown } | null;
   if (typeof body?.id !== 'string') throw new CollectorRequestError(`POST ${urlOf(c, path)} answered ${res.status} without a run id`, res.status);
-  return { id: body.id, url: typeof body.url === 'string' ? body.url : null };
+  return { id: body.id, url: typeof body.url === 'string' ? body.url : null, omitted };
 }

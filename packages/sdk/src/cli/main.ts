@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import type { DatasetItem, ReplayRunReport } from '@guardtrace/semconv';
 import { type DatasetLineError, failedBy, replayDataset } from '../replay/index.ts';
 import { type CreateDatasetCommand, type ReplayCommand, USAGE, UsageError, parseCommand } from './args.ts';
-import { CollectorRequestError, createDataset, datasetItemCount, streamDataset, uploadRun } from './collector-client.ts';
+import { CollectorRequestError, createDataset, datasetItemCount, streamDataset, UPLOAD_RESULTS_PER_CHANGE, uploadRun } from './collector-client.ts';
 import { CHANGE_LABEL, summaryLine } from './format.ts';
 import { junitReport } from './junit.ts';
 import { markdownReport } from './markdown.ts';
@@ -132,6 +132,7 @@ async function replay(cmd: ReplayCommand, io: Io): Promise<number> {
       const run = await uploadRun(cmd.collector, report.datasetId, report);
       const where = run.url ? (cmd.webUrl ? `${cmd.webUrl}${run.url}` : `${run.url} (in the web app)`) : '';
       io.stderr.write(`guardtrace-replay: uploaded run ${run.id}${where ? `: ${where}` : ''}\n`);
+      if (run.omitted > 0) io.stderr.write(`guardtrace-replay: ${run.omitted} changed attempts were left out of the upload (the first ${UPLOAD_RESULTS_PER_CHANGE} of each change are kept; the counts are whole; the JSON report lists every one)\n`);
     } catch (err) {
       if (!(err instanceof CollectorRequestError)) throw err;
       io.stderr.write(`guardtrace-replay: the upload failed (the reports are written): ${err.message}\n`);
