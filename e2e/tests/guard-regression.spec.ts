@@ -124,6 +124,24 @@ test('a guard change replayed over a dataset from the explorer: exactly the call
   expect(install.status, install.output).toBe(0);
   writeFileSync(path.join(proj, 'agent-tools.mjs'), toolsModule(TOOLS_V2));
 
+  // The same dataset from the command line: `dataset create` with the explorer's query holds the
+  // same calls as the one saved in the browser (the collector answers 202 and the bin follows the
+  // count until it is ready).
+  const created = run(
+    'npx',
+    ['--no-install', 'guardtrace-replay', 'dataset', 'create', '--name', `cli reads ${tag}`, '--query', `agent:${agentName} tool:read_file`, '--endpoint', collector(), '--key', apiKey],
+    { cwd: proj, env: npmEnv(), timeoutMs: 180_000 },
+  );
+  expect(created.status, created.output).toBe(0);
+  const cliId = /^([0-9a-f-]{36})$/m.exec(created.output)?.[1];
+  expect(cliId, created.output).toBeTruthy();
+  const itemIds = async (id: string) => {
+    const res = await fetch(`${collector()}/v1/datasets/${id}`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(res.status).toBe(200);
+    return (await res.text()).trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id);
+  };
+  expect(await itemIds(cliId as string)).toEqual(await itemIds(datasetId));
+
   const replay = run(
     'npx',
     ['--no-install', 'guardtrace-replay', '--tools', './agent-tools.mjs', '--dataset', datasetId, '--endpoint', collector(), '--key', apiKey,

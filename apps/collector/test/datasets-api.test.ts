@@ -180,4 +180,32 @@ describe('POST /v1/datasets, GET /v1/datasets/{id}', () => {
     await env.sql.query(`UPDATE datasets SET status = 'ready' WHERE id = $1`, [made.id]);
     expect((await call('GET', `/v1/datasets/${made.id}`)).status).toBe(200);
   });
+
+  it('with Prefer: respond-async answers 202 once the dataset exists and copies its items after; a bad query is still a 400', async () => {
+    const post = (body: unknown) =>
+      fetch(`${endpoint}/v1/datasets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${env.key}`, 'content-type': 'application/json', prefer: 'respond-async' },
+        body: JSON.stringify(body),
+      });
+    const res = await post({ name: 'async writes', query: 'tool:write_file' });
+    expect(res.status).toBe(202);
+    const made = (await res.json()) as { id: string; name: string; status: string };
+    expect(res.headers.get('location')).toBe(`/v1/datasets/${made.id}`);
+    expect(made.name).toBe('async writes');
+    expect(['building', 'ready']).toContain(made.status);
+    // The list shows it until it is ready, then its whole count: what the command line polls.
+    let listed: { status: string; itemCount: number } | undefined;
+    for (let i = 0; i < 200; i++) {
+      listed = JSON.parse((await call('GET', '/v1/datasets')).text).datasets.find((d: { id: string }) => d.id === made.id);
+      if (listed?.status !== 'building') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const sync = JSON.parse((await call('POST', '/v1/datasets', { name: 'sync writes', query: 'tool:write_file' })).text);
+    expect(listed).toMatchObject({ status: 'ready', itemCount: sync.itemCount });
+    expect(items((await call('GET', `/v1/datasets/${made.id}`)).text).map((i) => i.id)).toEqual(items((await call('GET', `/v1/datasets/${sync.id}`)).text).map((i) => i.id));
+    const bad = await post({ name: 'x', query: 'class:nope' });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('Unknown failure class');
+  });
 });

@@ -5,7 +5,8 @@
  *   at a time (keyset cursor on the ordinal: memory stays one page whatever the size).
  * - POST /v1/datasets `{ name, query, description? }`: a dataset of the calls the explorer query
  *   matches (same parser and meaning as the web app) → 201 `{ id, name, itemCount }`; 400 says
- *   what is wrong with the query or the body.
+ *   what is wrong with the query or the body. With `Prefer: respond-async`: 202 `{ id, name,
+ *   itemCount, status }` as soon as the dataset exists, its items copied after the answer.
  * Another project's dataset is a 404, as one that does not exist; one not fully saved (building,
  * failed, interrupted) a 409 saying so, never a partial stream.
  */
@@ -65,10 +66,28 @@ export const datasetsRoute: FastifyPluginAsync<Deps> = async (app, { admit, limi
     if (typeof name !== 'string') throw CollectorError.badRequest('"name" must be a string: the dataset\'s name');
     if (typeof query !== 'string') throw CollectorError.badRequest('"query" must be a string: an explorer query, e.g. "tool:read_file class:guard_violation"');
     if (description !== undefined && description !== null && typeof description !== 'string') throw CollectorError.badRequest('"description" must be a string when given');
-    const row = await guarded(() =>
-      createDataset(db, { projectId: principal.projectId, name, description: (description as string | null | undefined) ?? null, source: { kind: 'query', query } }),
-    );
-    return reply.code(201).send({ id: row.id, name: row.name, itemCount: row.itemCount });
+    const input = { projectId: principal.projectId, name, description: (description as string | null | undefined) ?? null, source: { kind: 'query' as const, query } };
+    if (!/\brespond-async\b/i.test(String(req.headers.prefer ?? ''))) {
+      const row = await guarded(() => createDataset(db, input));
+      return reply.code(201).send({ id: row.id, name: row.name, itemCount: row.itemCount });
+    }
+    // `Prefer: respond-async` (RFC 7240): answer 202 once the dataset's row exists (a bad query is
+    // still a 400) and copy its items after the answer; GET /v1/datasets shows its count growing
+    // and its status. A collector stopped mid-copy leaves it `interrupted` (packages/db/src/datasets.ts).
+    let created: (id: string) => void = () => {};
+    const started = new Promise<string>((resolve) => {
+      created = resolve;
+    });
+    const done = createDataset(db, { ...input, onCreated: (id) => created(id) });
+    done.catch((err) => {
+      if (!(err instanceof DatasetInputError)) req.log.error({ err }, 'dataset copy failed');
+    });
+    const id = await guarded(() => Promise.race([started, done.then((d) => d.id)]));
+    const row = await guarded(() => getDataset(db, principal.projectId, id));
+    return reply
+      .code(202)
+      .header('location', `/v1/datasets/${id}`)
+      .send({ id, name: input.name.trim(), itemCount: row?.itemCount ?? 0, status: row?.status ?? 'building' });
   });
 };
 

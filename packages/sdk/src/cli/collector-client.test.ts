@@ -151,6 +151,33 @@ describe('POST /v1/datasets, POST /v1/datasets/{id}/runs, GET /v1/datasets', () 
     expect(JSON.parse(seen[0]!.body)).toEqual({ name: 'old folder', query: 'tool:read_file class:guard_violation' });
   });
 
+  it('asks to be answered at once (202), follows the count to ready, and says so when the save fails', async () => {
+    let polls = 0;
+    const prefer: (string | undefined)[] = [];
+    const states = [
+      { status: 'building', itemCount: 0 },
+      { status: 'building', itemCount: 2_000 },
+      { status: 'ready', itemCount: 3_500 },
+    ];
+    handler = (req, _body, res) => {
+      if (req.method === 'POST') {
+        prefer.push(req.headers.prefer);
+        res.writeHead(202, { 'content-type': 'application/json' }).end('{"id":"ds_a","name":"big","itemCount":0,"status":"building"}');
+      } else {
+        const state = states[Math.min(polls++, states.length - 1)];
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ datasets: [{ id: 'other', itemCount: 1, status: 'ready' }, { id: 'ds_a', ...state }] }));
+      }
+    };
+    const progress: number[] = [];
+    expect(await createDataset(collector, 'big', 'tool:read_file', { pollMs: 1, onProgress: (n) => progress.push(n) })).toEqual({ id: 'ds_a', name: 'big', itemCount: 3_500 });
+    expect(prefer).toEqual(['respond-async']);
+    expect(progress).toEqual([0, 2_000]);
+    states.splice(0, states.length, { status: 'failed', itemCount: 700 });
+    polls = 0;
+    const err = await rejection(createDataset(collector, 'big', 'tool:read_file', { pollMs: 1 }));
+    expect(err.message).toBe('saving dataset "big" failed after 700 calls (status failed): save it again');
+  });
+
   it("a query the collector refuses: its message and the status", async () => {
     handler = (_req, _body, res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":3,"message":"unknown filter \\"tol:\\": expected tool:, class:, started:"}');
     const err = await rejection(createDataset(collector, 'x', 'tol:read_file'));

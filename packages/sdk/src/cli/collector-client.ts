@@ -41,7 +41,7 @@ async function answerMessage(res: Response): Promise<string> {
   return t ? (t.length > 300 ? `${t.slice(0, 300)}...` : t) : res.statusText || 'no message';
 }
 
-async function request(c: Collector, method: 'GET' | 'POST', path: string, init: { body?: unknown; accept: string; timeout?: boolean }): Promise<Response> {
+async function request(c: Collector, method: 'GET' | 'POST', path: string, init: { body?: unknown; accept: string; timeout?: boolean; prefer?: string }): Promise<Response> {
   const url = urlOf(c, path);
   let res: Response;
   try {
@@ -50,6 +50,7 @@ async function request(c: Collector, method: 'GET' | 'POST', path: string, init:
       headers: {
         authorization: `Bearer ${c.apiKey}`,
         accept: init.accept,
+        ...(init.prefer ? { prefer: init.prefer } : {}),
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -106,12 +107,36 @@ export interface CreatedDataset {
   itemCount: number;
 }
 
-/** `POST /v1/datasets` `{ name, query }`: the collector saves the calls the query matches. */
-export async function createDataset(c: Collector, name: string, query: string): Promise<CreatedDataset> {
-  const res = await request(c, 'POST', '/v1/datasets', { body: { name, query }, accept: 'application/json' });
-  const body = (await res.json().catch(() => null)) as Partial<CreatedDataset> | null;
+/** How often a dataset being saved is looked at (its count in GET /v1/datasets). */
+const SAVE_POLL_MS = 500;
+
+/**
+ * `POST /v1/datasets` `{ name, query }`: the collector saves the calls the query matches. Asked
+ * with `Prefer: respond-async`, it answers 202 as soon as the dataset exists; its count is then
+ * read from `GET /v1/datasets` (`onProgress` with the calls copied so far) until it is ready. A
+ * collector that answers 201 (it saved before answering) is taken at its word.
+ */
+export async function createDataset(
+  c: Collector,
+  name: string,
+  query: string,
+  opts: { onProgress?: (itemCount: number) => void; pollMs?: number } = {},
+): Promise<CreatedDataset> {
+  const res = await request(c, 'POST', '/v1/datasets', { body: { name, query }, accept: 'application/json', prefer: 'respond-async' });
+  const body = (await res.json().catch(() => null)) as (Partial<CreatedDataset> & { status?: unknown }) | null;
   if (typeof body?.id !== 'string') throw new CollectorRequestError(`POST ${urlOf(c, '/v1/datasets')} answered ${res.status} without a dataset id`, res.status);
-  return { id: body.id, name: typeof body.name === 'string' ? body.name : name, itemCount: typeof body.itemCount === 'number' ? body.itemCount : Number.NaN };
+  const made = { id: body.id, name: typeof body.name === 'string' ? body.name : name, itemCount: typeof body.itemCount === 'number' ? body.itemCount : Number.NaN };
+  if (res.status !== 202) return made;
+  for (;;) {
+    const list = await request(c, 'GET', '/v1/datasets', { accept: 'application/json' });
+    const row = ((await list.json().catch(() => null)) as { datasets?: { id?: unknown; itemCount?: unknown; status?: unknown }[] } | null)?.datasets?.find((d) => d.id === made.id);
+    if (!row) throw new CollectorRequestError(`dataset "${made.id}" was accepted but GET ${urlOf(c, '/v1/datasets')} does not list it (deleted while it was saved?)`, 404);
+    const count = typeof row.itemCount === 'number' ? row.itemCount : 0;
+    if (row.status === 'ready' || row.status === undefined) return { ...made, itemCount: count };
+    if (row.status !== 'building') throw new CollectorRequestError(`saving dataset "${made.name}" ${row.status === 'failed' ? 'failed' : 'stopped'} after ${count} calls (status ${String(row.status)}): save it again`, 409);
+    opts.onProgress?.(count);
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? SAVE_POLL_MS));
+  }
 }
 
 /** `POST /v1/datasets/{id}/runs` with the report: the run's id and its web path. */

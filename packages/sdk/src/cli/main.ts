@@ -150,7 +150,17 @@ async function replay(cmd: ReplayCommand, io: Io): Promise<number> {
 }
 
 async function create(cmd: CreateDatasetCommand, io: Io): Promise<number> {
-  const ds = await createDataset(cmd.collector, cmd.name, cmd.query);
+  let shown = false;
+  const ds = await createDataset(cmd.collector, cmd.name, cmd.query, {
+    // On a terminal, the count as it grows; elsewhere only the final line.
+    onProgress: io.stderr.isTTY
+      ? (n) => {
+          shown = true;
+          io.stderr.write(`\rguardtrace-replay: saving "${cmd.name}": ${n.toLocaleString('en-US')} calls copied`);
+        }
+      : undefined,
+  });
+  if (shown) io.stderr.write('\n');
   io.stderr.write(`guardtrace-replay: created dataset "${ds.name}" with ${Number.isNaN(ds.itemCount) ? 'an unknown number of' : ds.itemCount} items from ${JSON.stringify(cmd.query)}\n`);
   // the id alone on stdout, so that DATASET=$(guardtrace-replay dataset create ...) works
   io.stdout.write(`${ds.id}\n`);
