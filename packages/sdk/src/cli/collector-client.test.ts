@@ -161,7 +161,7 @@ describe('POST /v1/datasets, POST /v1/datasets/{id}/runs, GET /v1/datasets', () 
     ];
     handler = (req, _body, res) => {
       if (req.method === 'POST') {
-        prefer.push(req.headers.prefer);
+        prefer.push(String(req.headers.prefer));
         res.writeHead(202, { 'content-type': 'application/json' }).end('{"id":"ds_a","name":"big","itemCount":0,"status":"building"}');
       } else {
         const state = states[Math.min(polls++, states.length - 1)];
