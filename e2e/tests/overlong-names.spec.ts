@@ -58,8 +58,9 @@ test('the explorer shows the shortened agent and user, marked, clamped within th
     const cell = row.getByTestId(testId);
     await expectShortened(cell, full);
     await expectShortened(cell, full, 'title');
-    // Three lines at most (line-clamp), whatever the name's length.
-    expect((await cell.boundingBox())?.height ?? 999).toBeLessThanOrEqual(3 * 24 + 1);
+    // Three lines at most (line-clamp), whatever the name's length. Polled: the list may render
+    // again (its refresh) between finding the cell and measuring it, which measures nothing (null).
+    await expect.poll(async () => (await cell.boundingBox())?.height ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(3 * 24 + 1);
   }
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
 });
