@@ -41,10 +41,10 @@ async function runSeeds(scenario: Scenario, n: number, withBlind: boolean): Prom
     const tasks = planTasks(n, seed, scenario.rates);
     out.push({
       seed,
-      blind: withBlind ? runBlind(tasks, seed, scenario.odds) : undefined,
-      framework: await runFramework(tasks, seed, scenario.odds),
-      careful: await runFramework(tasks, seed, scenario.odds, true),
-      guardtrace: await runGuardtrace(tasks, seed, scenario.odds),
+      blind: withBlind ? runBlind(tasks, seed, scenario.odds, scenario.repeatedText) : undefined,
+      framework: await runFramework(tasks, seed, scenario.odds, false, scenario.repeatedText),
+      careful: await runFramework(tasks, seed, scenario.odds, true, scenario.repeatedText),
+      guardtrace: await runGuardtrace(tasks, seed, scenario.odds, scenario.repeatedText),
     });
   }
   return out;
@@ -151,7 +151,7 @@ function kindRows(runs: SeedRun[]): Row[] {
   });
 }
 
-export const SENSITIVITY: { name: string; factors: { odds?: number; rates?: number; gap?: number } }[] = [
+export const SENSITIVITY: { name: string; factors: { odds?: number; rates?: number; gap?: number; repeatedText?: number } }[] = [
   { name: 'x1 (as measured, fewer tasks)', factors: {} },
   { name: 'fix odds x0.5', factors: { odds: 0.5 } },
   { name: 'fix odds x2 (capped at 1)', factors: { odds: 2 } },
@@ -159,6 +159,8 @@ export const SENSITIVITY: { name: string; factors: { odds?: number; rates?: numb
   { name: 'mistake rates x2', factors: { rates: 2 } },
   { name: 'structured-raw fix-odds gap x0 (structured = raw)', factors: { gap: 0 } },
   { name: 'structured-raw fix-odds gap x0.5', factors: { gap: 0.5 } },
+  { name: 'a text shown again for the identical call keeps half its odds', factors: { repeatedText: 0.5 } },
+  { name: 'a text shown again for the identical call keeps all its odds (no memory)', factors: { repeatedText: 1 } },
 ];
 
 function sensitivityRow(name: string, runs: SeedRun[]): { row: Row; successOk: boolean } {

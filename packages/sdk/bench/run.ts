@@ -15,7 +15,7 @@ import { EFFICACY_TASKS, SENSITIVITY_TASKS, runEfficacy } from './efficacy.ts';
 import type { MemoryResult } from './memory.ts';
 import { CAPTURE_MODES, runExportOverhead } from './overhead-export.ts';
 import { TURN_CAP_PER_STEP } from './sim-model.ts';
-import { FIX_ODDS, IDENTICAL_REPEAT, RATES } from './sim-world.ts';
+import { FIX_ODDS, IDENTICAL_REPEAT, RATES, REPEATED_TEXT_FIX } from './sim-world.ts';
 
 interface Row {
   benchmark: string;
@@ -118,7 +118,8 @@ const result = {
     `Mistake rates per step: hallucinated tool ${pct(RATES.hallucinatedTool)}, renamed parameter ${pct(RATES.renamedParameter)}, misspelled path ${pct(RATES.misspelledPath)} of file steps,`,
     `503 ${pct(RATES.transient503)} of lookups (outage of 1/2/5 attempts at 70/20/10%), charge_card timeout ${pct(RATES.chargeTimeout)} (committed ${pct(RATES.timeoutCommitted)}), 403 ${pct(RATES.forbidden403)} of report fetches.`,
     `Scripted model fix odds per turn, structured feedback vs raw error: ${Object.entries(FIX_ODDS).map(([k, v]) => `${k} ${v.structured}/${v.raw}`).join(', ')};`,
-    `a failed fix repeats the identical call ${pct(IDENTICAL_REPEAT)} of the time. Every rate and odds is an ASSUMPTION (none of the published sources gives a per-step rate per mistake kind or fix odds per text;`,
+    `a failed fix repeats the identical call ${pct(IDENTICAL_REPEAT)} of the time; a text the model answered with the identical call and is shown again keeps ${pct(REPEATED_TEXT_FIX)} of its odds for the rest of the step`,
+    `(seed 001: "If the model returns the identical invalid argument after reading your first error, the error is not actually actionable"; sensitivity rows 50% and 100%, the latter a model with no memory). Every rate and odds is an ASSUMPTION (none of the published sources gives a per-step rate per mistake kind or fix odds per text;`,
     'bench/sim-world.ts cites what they do give: the seed articles, Gorilla, ToolScan, BFCL and its V3 multi-turn blog, tau-bench), so all are varied in the sensitivity rows.',
     'Which odds apply depends only on the text shown: a text naming a field path or listing valid options (tool names, paths, discovered ids) gets the structured odds in every arm.',
     `Every arm has the same cap of ${TURN_CAP_PER_STEP} model turns per plan step (the first call and 3 repairs). Blind = any error goes back to the model as the raw error text.`,

@@ -39,12 +39,13 @@ import {
   firstCall,
   Meter,
   nextCall,
+  StepMemory,
   type TaskRecord,
   TURN_CAP_PER_STEP,
   type World,
   worldOf,
 } from './sim-model.ts';
-import { FIX_ODDS, type FixOdds, prng, type TaskPlan } from './sim-world.ts';
+import { FIX_ODDS, type FixOdds, prng, REPEATED_TEXT_FIX, type TaskPlan } from './sim-world.ts';
 
 /** The AI SDK's default `maxRetries` (retries after the first attempt). */
 export const FRAMEWORK_MAX_RETRIES = 2;
@@ -104,7 +105,7 @@ export async function frameworkAttempt(call: Call, w: World, exec: (call: Call, 
  * errors are as informative as Guardtrace's guards (`execCareful`: candidate paths, discovered
  * ids); the same odds table applies, by the text shown.
  */
-export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS, careful = false): Promise<ArmStats> {
+export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS, careful = false, repeatedText = REPEATED_TEXT_FIX): Promise<ArmStats> {
   const exec = careful ? execCareful : execRaw;
   const stats = emptyStats();
   for (const task of tasks) {
@@ -118,6 +119,7 @@ export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdd
       const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
+      const memory = new StepMemory();
       let done = false;
       let retries = 0;
       for (let turns = 1; ; turns++) {
@@ -131,7 +133,7 @@ export async function runFramework(tasks: TaskPlan[], seed: number, odds: FixOdd
         retries += 1;
         meter.show(r.feedback);
         meter.modelTurn(true);
-        call = nextCall(step, call, feedbackKind(r.feedback), rand, turns, odds);
+        call = nextCall(step, call, feedbackKind(r.feedback), rand, turns, odds, memory.keep(call, r.feedback, repeatedText));
       }
       stats.retries += retries;
       stats.wastedRetries += done ? Math.max(0, retries - 1) : retries;

@@ -110,9 +110,30 @@ export const firstCall = (step: Step): Call => (fixable(step.mistake) ? wrongCal
 const STRUCTURED = /"path":\s*\[|Expected schema:|Missing required field|Available tools:|Valid tools|Available paths matching|Closest existing paths|Discovery \(/;
 export const feedbackKind = (text: string): FeedbackKind => (STRUCTURED.test(text) ? 'structured' : 'raw');
 
-/** The model's next call after seeing an error: fixed with the odds of what it was shown. */
-export function nextCall(step: Step, prev: Call, kind: FeedbackKind, rand: () => number, variant: number, odds: FixOdds = FIX_ODDS): Call {
-  const p = fixable(step.mistake) ? odds[step.mistake][kind] : 1;
+/**
+ * What the model was shown in one plan step. A text the model answered by sending the identical
+ * call back, and is then shown again for it, has proved not actionable for this model ([S2]:
+ * "the error is not actually actionable"): from then on in the step that text keeps only
+ * REPEATED_TEXT_FIX of its odds (sim-world.ts), whichever call it comes with.
+ */
+export class StepMemory {
+  readonly #shown = new Set<string>();
+  readonly #stale = new Set<string>();
+  /** The share of its odds `text` keeps as the answer to `call`; remembers that it was shown. */
+  keep(call: Call, text: string, repeatedText: number): number {
+    const key = `${call.tool}\n${JSON.stringify(call.args)}\n${text}`;
+    if (this.#shown.has(key)) this.#stale.add(text);
+    else this.#shown.add(key);
+    return this.#stale.has(text) ? repeatedText : 1;
+  }
+}
+
+/**
+ * The model's next call after seeing an error: fixed with the odds of what it was shown, scaled
+ * by `keep` (REPEATED_TEXT_FIX when that text already failed to move it off this call).
+ */
+export function nextCall(step: Step, prev: Call, kind: FeedbackKind, rand: () => number, variant: number, odds: FixOdds = FIX_ODDS, keep = 1): Call {
+  const p = fixable(step.mistake) ? odds[step.mistake][kind] * keep : 1;
   if (rand() < p) return { tool: step.tool, args: { ...GOOD_ARGS[step.tool] } };
   return rand() < IDENTICAL_REPEAT ? prev : wrongCall(step, variant);
 }

@@ -118,20 +118,33 @@ export type FixOdds = Record<keyof typeof FIX_ODDS, { structured: number; raw: n
 /** ASSUMPTION: when a fix fails, how often the model repeats the identical call rather than a new variation ([S1]: it "cycles through minor variations"). */
 export const IDENTICAL_REPEAT = 0.4;
 
+/**
+ * The fix odds a text keeps, as a share of its odds, once it has proved not actionable for the
+ * model: the model was shown it for a call, sent that identical call again and is shown the same
+ * text once more. [S2]: "If the model returns the identical invalid argument after reading your
+ * first error, the error is not actually actionable, and repeating it just burns a turn" (0: the
+ * seed's words; the model may still try a variation, which gets a text of its own). The seed
+ * states it without a measured rate, so the sensitivity table also runs 0.5 and 1 (1 = a model
+ * with no memory of what it was shown, the simulation before 2026-12-06).
+ */
+export const REPEATED_TEXT_FIX = 0;
+
 /** The world a sensitivity row runs in: rates and odds scaled, odds capped at 1. */
 export interface Scenario {
   rates: Rates;
   odds: FixOdds;
+  /** REPEATED_TEXT_FIX, or a sensitivity row's value. */
+  repeatedText: number;
 }
 
-export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS };
+export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS, repeatedText: REPEATED_TEXT_FIX };
 
 /**
  * `odds` scales every fix odds (capped at 1); `gap` scales the gap between structured and raw
  * odds, keeping the raw odds: structured = raw + gap x (structured - raw). gap 0 = a structured
- * text helps no more than a raw error.
+ * text helps no more than a raw error. `repeatedText` replaces REPEATED_TEXT_FIX.
  */
-export function scaleScenario(factors: { odds?: number; rates?: number; gap?: number }): Scenario {
+export function scaleScenario(factors: { odds?: number; rates?: number; gap?: number; repeatedText?: number }): Scenario {
   const o = factors.odds ?? 1;
   const r = factors.rates ?? 1;
   const g = factors.gap ?? 1;
@@ -143,7 +156,7 @@ export function scaleScenario(factors: { odds?: number; rates?: number; gap?: nu
     }),
   ) as FixOdds;
   const rates = Object.fromEntries(Object.entries(RATES).map(([k, v]) => [k, k === 'timeoutCommitted' ? v : Math.min(1, v * r)])) as Rates;
-  return { rates, odds };
+  return { rates, odds, repeatedText: factors.repeatedText ?? REPEATED_TEXT_FIX };
 }
 
 export type Mistake = keyof typeof FIX_ODDS | 'transient503' | 'chargeTimeout' | 'none';

@@ -17,6 +17,7 @@ import {
   Meter,
   missingPathText,
   nextCall,
+  StepMemory,
   pathCandidates,
   READABLE_REPORTS,
   type TaskRecord,
@@ -24,12 +25,12 @@ import {
   type World,
   worldOf,
 } from './sim-model.ts';
-import { FIX_ODDS, type FixOdds, prng, type TaskPlan, WORKSPACE_FILES } from './sim-world.ts';
+import { FIX_ODDS, type FixOdds, prng, REPEATED_TEXT_FIX, type TaskPlan, WORKSPACE_FILES } from './sim-world.ts';
 
 export type { ArmStats } from './sim-model.ts';
 
 /** Blind policy: any error -> re-prompt the model with the raw error and retry, up to the turn cap. */
-export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS): ArmStats {
+export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS, repeatedText = REPEATED_TEXT_FIX): ArmStats {
   const stats = emptyStats();
   for (const task of tasks) {
     stats.tasks += 1;
@@ -42,6 +43,7 @@ export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_OD
       const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
+      const memory = new StepMemory();
       let done = false;
       for (let turn = 1; !done; turn++) {
         try {
@@ -54,7 +56,7 @@ export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_OD
           stats.retries += 1;
           meter.show(text);
           meter.modelTurn(true);
-          call = nextCall(step, call, feedbackKind(text), rand, turn, odds);
+          call = nextCall(step, call, feedbackKind(text), rand, turn, odds, memory.keep(call, text, repeatedText));
         }
       }
       stats.duplicateCharges += Math.max(0, w.charges.length - 1);
@@ -123,7 +125,7 @@ function registerSimTools(gt: Guardtrace, world: { current: World }): void {
 }
 
 /** Guardtrace policy: the real runtime decides; the scripted model reacts to its decisions. */
-export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS): Promise<ArmStats> {
+export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS, repeatedText = REPEATED_TEXT_FIX): Promise<ArmStats> {
   const stats = emptyStats();
   for (const task of tasks) {
     stats.tasks += 1;
@@ -140,6 +142,7 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
       const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
+      const memory = new StepMemory();
       const seen = new Set<AttemptRecord>();
       let attempts = 0;
       let done = false;
@@ -179,7 +182,7 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
         meter.modelTurn(true);
         turns += 1;
         // after a not-committed charge the model sends the same call again
-        if (r.decision !== 'fail_reconcile') call = nextCall(step, call, feedbackKind(r.feedback), rand, turns - 1, odds);
+        if (r.decision !== 'fail_reconcile') call = nextCall(step, call, feedbackKind(r.feedback), rand, turns - 1, odds, memory.keep(call, r.feedback, repeatedText));
       }
       const retries = Math.max(0, attempts - 1);
       stats.retries += retries;
