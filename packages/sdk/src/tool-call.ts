@@ -1,40 +1,10 @@
 import type { Attributes, Span } from '@opentelemetry/api';
-import {
-  ATTR_ERROR_TYPE,
-  ATTR_GEN_AI_CONVERSATION_ID,
-  ATTR_GEN_AI_OPERATION_NAME,
-  ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
-  ATTR_GEN_AI_TOOL_CALL_ID,
-  ATTR_GEN_AI_TOOL_CALL_RESULT,
-  ATTR_GEN_AI_TOOL_DESCRIPTION,
-  ATTR_GEN_AI_TOOL_NAME,
-  ATTR_GEN_AI_TOOL_TYPE,
-  ATTR_GUARDTRACE_ATTEMPT,
-  ATTR_GUARDTRACE_DECISION,
-  ATTR_GUARDTRACE_DEDUPLICATED,
-  ATTR_GUARDTRACE_ESCALATION_REASON,
-  ATTR_GUARDTRACE_FAILURE_CLASS,
-  ATTR_GUARDTRACE_FALLBACK_TOOL,
-  ATTR_GUARDTRACE_IDEMPOTENCY_KEY,
-  ATTR_GUARDTRACE_INTENT_ID,
-  ATTR_GUARDTRACE_OUTCOME,
-  ATTR_GUARDTRACE_RECONCILE_STATUS,
-  ATTR_GUARDTRACE_STEP_SEQUENCE,
-  ATTR_GUARDTRACE_TOOL_DESTRUCTIVE,
-  ATTR_GUARDTRACE_TOOL_EXTERNAL,
-  ATTR_GUARDTRACE_TOOL_DEFINITION,
-  ATTR_GUARDTRACE_TOOL_DEFINITION_HASH,
-  ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
-  ATTR_GUARDTRACE_TOOL_READ_ONLY,
-  OP_EXECUTE_TOOL,
-  type Outcome,
-  SPAN_ATTEMPT,
-} from '@guardtrace/semconv';
+import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GUARDTRACE_RECONCILE_STATUS, OP_EXECUTE_TOOL, SPAN_ATTEMPT } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
 import { correctionNote, planAutoRepair, recordAutoRepair } from './auto-repair.ts';
 import type { AttemptRun } from './attempt-state.ts';
 import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback, spendsRejection } from './failure.ts';
-import { definitionOf } from './definition.ts';
+import { attemptAttrs, type Content, definitionAttrs, finishedCallAttrs, openedCallAttrs, succeededAttemptAttrs, switchedCallAttrs } from './call-span.ts';
 import { closeGuardSpan } from './guard-span.ts';
 import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
@@ -43,7 +13,6 @@ import { sanitizeFeedback } from './sanitize.ts';
 import type { CallReports } from './session-book.ts';
 import { type CallSpanOptions, callSpanName, checkAttributes, checkSpanOptions, withExtra } from './span-options.ts';
 import { clip, jsonText } from './span-text.ts';
-import type { Attrs } from './telemetry.ts';
 import type { AttemptRecord, CallFailure, CallResult, Correction, GuardRecord, ToolFlags } from './types.ts';
 
 /** Corrections in code per `attempt()` at most (each is an attempt of the call, bounded by its cap too). */
@@ -60,27 +29,6 @@ export interface CallScope {
   contentSampled: () => boolean;
   /** Tools whose definition (`guardtrace.tool.definition`) a call of this session already carried. */
   definitionsSent: Set<string>;
-}
-
-/** The definition fingerprint of a registered tool (hash on every call, summary on the session's first call of it). */
-function definitionAttrs(scope: CallScope, tool: RegisteredTool | undefined): Attrs {
-  if (!tool) return {};
-  const d = definitionOf(tool);
-  if (scope.definitionsSent.has(tool.name)) return { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: d.hash };
-  scope.definitionsSent.add(tool.name);
-  return { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: d.hash, [ATTR_GUARDTRACE_TOOL_DEFINITION]: d.json };
-}
-
-/** When a call's arguments and results go on its attempt spans: on every attempt, only once an attempt failed, or never. */
-type Content = 'always' | 'failures' | 'never';
-
-function flagAttrs(flags: ToolFlags): Attrs {
-  return {
-    [ATTR_GUARDTRACE_TOOL_READ_ONLY]: Boolean(flags.readOnly),
-    [ATTR_GUARDTRACE_TOOL_IDEMPOTENT]: Boolean(flags.idempotent || flags.readOnly),
-    [ATTR_GUARDTRACE_TOOL_DESTRUCTIVE]: Boolean(flags.destructive),
-    [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
-  };
 }
 
 /**
@@ -137,23 +85,11 @@ export class ToolCall {
     this.intentId = opts.intentId;
     this.#tool = scope.rt.tools.get(toolName);
     const flags = opts.flags ?? this.#tool?.flags ?? {};
-    this.#span = scope.rt.telemetry.start(so ? callSpanName(so, toolName) : `${OP_EXECUTE_TOOL} ${toolName}`, withExtra(so?.attributes, {
-      [ATTR_GEN_AI_OPERATION_NAME]: OP_EXECUTE_TOOL,
-      [ATTR_GEN_AI_CONVERSATION_ID]: scope.sessionId,
-      [ATTR_GEN_AI_TOOL_NAME]: toolName,
-      [ATTR_GEN_AI_TOOL_CALL_ID]: this.callId,
-      [ATTR_GEN_AI_TOOL_TYPE]: 'function',
-      [ATTR_GEN_AI_TOOL_DESCRIPTION]: opts.description ?? this.#tool?.description,
-      // guardtrace.version is constant per session: on its invoke_agent span only
-      [ATTR_GUARDTRACE_INTENT_ID]: this.intentId,
-      [ATTR_GUARDTRACE_STEP_SEQUENCE]: scope.book.nextStep(),
-      // the flags spelled out, not spread from flagAttrs(): this runs on every call
-      [ATTR_GUARDTRACE_TOOL_READ_ONLY]: Boolean(flags.readOnly),
-      [ATTR_GUARDTRACE_TOOL_IDEMPOTENT]: Boolean(flags.idempotent || flags.readOnly),
-      [ATTR_GUARDTRACE_TOOL_DESTRUCTIVE]: Boolean(flags.destructive),
-      [ATTR_GUARDTRACE_TOOL_EXTERNAL]: Boolean(flags.external),
-      ...definitionAttrs(scope, this.#tool),
-    }), scope.span, undefined, so?.kind);
+    const attrs = openedCallAttrs({
+      sessionId: scope.sessionId, toolName, callId: this.callId, intentId: this.intentId, description: opts.description ?? this.#tool?.description,
+      step: scope.book.nextStep(), flags, definition: definitionAttrs(scope.definitionsSent, this.#tool),
+    });
+    this.#span = scope.rt.telemetry.start(so ? callSpanName(so, toolName) : `${OP_EXECUTE_TOOL} ${toolName}`, withExtra(so?.attributes, attrs), scope.span, undefined, so?.kind);
     scope.book.opened(this);
   }
 
@@ -174,12 +110,7 @@ export class ToolCall {
     this.#toolName = name;
     this.#tool = rt.tools.get(name);
     rt.telemetry.rename(this.#span, callSpanName(this.#spanOpts, name));
-    rt.telemetry.set(this.#span, {
-      [ATTR_GEN_AI_TOOL_NAME]: name,
-      [ATTR_GEN_AI_TOOL_DESCRIPTION]: this.#tool?.description,
-      ...flagAttrs(this.#tool?.flags ?? {}),
-      ...definitionAttrs(this.#scope, this.#tool),
-    });
+    rt.telemetry.set(this.#span, switchedCallAttrs(name, this.#tool, definitionAttrs(this.#scope.definitionsSent, this.#tool)));
   }
 
   /** True once the call reached a final outcome (success, or a decision that is not a correction). */
@@ -209,14 +140,7 @@ export class ToolCall {
   #attemptSpan(n: number, callId: string, rawArgs: unknown, extra: Attributes | undefined): { span: Span; args: string } {
     const { rt, sessionId } = this.#scope;
     const args = clip(sanitizeFeedback(typeof rawArgs === 'string' ? rawArgs : jsonText(rawArgs), rt.sanitize));
-    const span = rt.telemetry.start(SPAN_ATTEMPT, withExtra(extra, {
-      [ATTR_GEN_AI_OPERATION_NAME]: SPAN_ATTEMPT,
-      [ATTR_GEN_AI_CONVERSATION_ID]: sessionId,
-      [ATTR_GEN_AI_TOOL_NAME]: this.toolName,
-      [ATTR_GEN_AI_TOOL_CALL_ID]: callId,
-      [ATTR_GUARDTRACE_ATTEMPT]: n,
-      [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: this.#content() === 'always' ? args : undefined,
-    }), this.#span);
+    const span = rt.telemetry.start(SPAN_ATTEMPT, withExtra(extra, attemptAttrs({ sessionId, toolName: this.toolName, callId, n, args, content: this.#content() })), this.#span);
     return { span, args };
   }
 
@@ -362,22 +286,13 @@ export class ToolCall {
   #succeed(run: AttemptRun, span: Span, n: number, callId: string, args: string, durationMs: number): CallResult {
     const { rt } = this.#scope;
     rt.breakers.success(this.toolName);
-    const content = this.#content();
-    // under `failures`, the success that follows a failed or repaired attempt carries its content too
-    const withContent = content === 'always' || (content === 'failures' && this.attempts.length > 0);
     const record: AttemptRecord = {
       attempt: n, tool: this.toolName, callId, args, outcome: 'success', decision: 'proceed',
       guards: run.guards, durationMs, spanId: rt.telemetry.spanId(span),
     };
+    const afterFailure = this.attempts.length > 0;
     this.attempts.push(record);
-    const attrs: Record<string, string | boolean> = {
-      [ATTR_GUARDTRACE_OUTCOME]: 'success',
-      [ATTR_GUARDTRACE_DECISION]: 'proceed',
-    };
-    if (withContent) attrs[ATTR_GEN_AI_TOOL_CALL_RESULT] = clip(sanitizeFeedback(jsonText(run.value), rt.sanitize));
-    if (content === 'failures' && withContent) attrs[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = args;
-    if (run.idempotencyKey) attrs[ATTR_GUARDTRACE_IDEMPOTENCY_KEY] = run.idempotencyKey;
-    if (run.deduplicated) attrs[ATTR_GUARDTRACE_DEDUPLICATED] = true;
+    const attrs = succeededAttemptAttrs(run, { content: this.#content(), afterFailure, args, result: () => clip(sanitizeFeedback(jsonText(run.value), rt.sanitize)) });
     rt.telemetry.set(span, attrs);
     rt.telemetry.end(span);
     const result: CallResult = { ok: true, value: run.value, tool: this.toolName, callId: this.callId, attempts: [...this.attempts] };
@@ -392,31 +307,9 @@ export class ToolCall {
     this.#last = result;
     this.#done = true;
     const { rt, book } = this.#scope;
-    const outcome: Outcome = result.ok ? 'success' : (this.attempts.at(-1)?.outcome ?? 'failed');
-    if (result.ok) {
-      const attrs: Record<string, string | number | boolean> = {
-        [ATTR_GUARDTRACE_ATTEMPT]: this.attempts.length,
-        [ATTR_GUARDTRACE_OUTCOME]: outcome,
-        [ATTR_GUARDTRACE_DECISION]: 'proceed',
-      };
-      if (this.#idempotencyKey) attrs[ATTR_GUARDTRACE_IDEMPOTENCY_KEY] = this.#idempotencyKey;
-      if (result.deduplicated) attrs[ATTR_GUARDTRACE_DEDUPLICATED] = true;
-      rt.telemetry.set(this.#span, attrs);
-      rt.telemetry.end(this.#span);
-      book.finished(this, result);
-      return;
-    }
-    rt.telemetry.set(this.#span, {
-      [ATTR_GUARDTRACE_ATTEMPT]: this.attempts.length,
-      [ATTR_GUARDTRACE_OUTCOME]: outcome,
-      [ATTR_GUARDTRACE_DECISION]: result.decision,
-      [ATTR_GUARDTRACE_FAILURE_CLASS]: result.failureClass,
-      [ATTR_ERROR_TYPE]: result.failureClass,
-      [ATTR_GUARDTRACE_IDEMPOTENCY_KEY]: this.#idempotencyKey,
-      [ATTR_GUARDTRACE_FALLBACK_TOOL]: result.escalation?.fallbackTool,
-      [ATTR_GUARDTRACE_ESCALATION_REASON]: this.attempts.at(-1)?.escalationReason,
-    });
-    rt.telemetry.end(this.#span, { error: result.failureClass });
+    rt.telemetry.set(this.#span, finishedCallAttrs(result, this.attempts, this.#idempotencyKey));
+    if (result.ok) rt.telemetry.end(this.#span);
+    else rt.telemetry.end(this.#span, { error: result.failureClass });
     book.finished(this, result);
   }
 
