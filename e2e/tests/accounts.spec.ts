@@ -4,16 +4,14 @@
  * role changes taking effect, and every attempt on another account's project (pages, server
  * actions, route handlers) answered 404 or 403 with nothing changed.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createPrisma, type PrismaClient } from '@guardtrace/db';
-import { type Browser, type BrowserContext, expect, type Page, test } from '@playwright/test';
+import { type Browser, expect, test } from '@playwright/test';
+import { invite, PASSWORD, rand, SIGNED_OUT, signInWithPassword, signUpFromInvitation } from '../accounts.ts';
 
 const web = () => process.env.GUARDTRACE_WEB_URL as string;
 const ownerProject = () => process.env.GUARDTRACE_PROJECT_ID as string;
-const PASSWORD = 'e2e correct horse battery staple';
-const rand = () => randomBytes(4).toString('hex');
-const SIGNED_OUT = { cookies: [], origins: [] };
 
 // Long flows (sign-ups, several accounts' browsers) on a shared two-core machine.
 test.describe.configure({ timeout: 240_000 });
@@ -52,66 +50,6 @@ function post(pathname: string, body: unknown, localAddress: string): Promise<{ 
     req.on('error', reject);
     req.end(data);
   });
-}
-
-/** As the owner (the default signed-in state): a new invitation link into `project` with `role`. */
-async function invite(page: Page, project: string, role: 'viewer' | 'member' | 'owner'): Promise<string> {
-  await page.goto(`/settings?project=${project}`);
-  await page.getByTestId('invite-form').getByLabel('Invite as').selectOption(role);
-  await page.getByTestId('invite-form').getByRole('button', { name: 'Create invitation link' }).click();
-  const link = (await page.getByTestId('invitation-link').textContent()) ?? '';
-  expect(link).toMatch(/\/invite\/[\w-]{20,}$/);
-  return link;
-}
-
-/** A new account made from an invitation link, joined to its project: its signed-in browser context. */
-async function signUpFromInvitation(browser: Browser, link: string, email: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ storageState: SIGNED_OUT });
-  const page = await context.newPage();
-  await page.goto(link);
-  await page.getByRole('link', { name: 'Create an account' }).click();
-  const form = page.getByTestId('sign-up-form');
-  await form.getByLabel('Name').fill('E2E person');
-  await form.getByLabel('Email').fill(email);
-  await form.getByLabel('Password').fill(PASSWORD);
-  await form.getByRole('button', { name: 'Create account' }).click();
-  await page.getByRole('button', { name: 'Join project' }).click();
-  await expect(page).toHaveURL(/\/sessions\?project=/);
-  await page.close();
-  return context;
-}
-
-async function signInWithPassword(browser: Browser, email: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ storageState: SIGNED_OUT });
-  const page = await context.newPage();
-  await page.goto('/sessions');
-  await expect(page).toHaveURL(/\/sign-in/);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(/\/sessions/);
-  await page.close();
-  return context;
-}
-
-/** One session with a tool call and its attempt, sent to the collector with `key`; the response status. */
-async function sendToolCall(key: string, sessionId: string): Promise<number> {
-  const traceId = randomBytes(16).toString('hex');
-  const t = BigInt(Date.UTC(2026, 10, 30, 12)) * 1_000_000n;
-  const attrs = (a: Record<string, string | number>) =>
-    Object.entries({ 'gen_ai.conversation.id': sessionId, ...a }).map(([k, v]) => ({ key: k, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } }));
-  const call = randomBytes(8).toString('hex');
-  const spans = [
-    { traceId, spanId: call, name: 'execute_tool read_file', kind: 1, startTimeUnixNano: String(t), endTimeUnixNano: String(t + 3_000_000n), attributes: attrs({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file', 'guardtrace.outcome': 'success', 'guardtrace.attempt': 1 }), status: { code: 0 } },
-    { traceId, spanId: randomBytes(8).toString('hex'), parentSpanId: call, name: 'guardtrace.attempt', kind: 1, startTimeUnixNano: String(t + 1_000_000n), endTimeUnixNano: String(t + 2_000_000n), attributes: attrs({ 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'gen_ai.tool.call.arguments': '{"path":"a.ts"}', 'guardtrace.outcome': 'success', 'guardtrace.decision': 'proceed' }), status: { code: 0 } },
-  ];
-  const res = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/traces`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'guardtrace' }, spans }] }] }),
-  });
-  await res.arrayBuffer();
-  return res.status;
 }
 
 test('signed out, pages go to the sign-in page and everything else is 401; the session cookie is HttpOnly and SameSite=Lax', async ({ browser, page }) => {
@@ -183,32 +121,8 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await mp.getByTestId('create-key-form').getByPlaceholder(/Key name/).fill('member key');
   await mp.getByTestId('create-key-form').getByRole('button', { name: 'Create key' }).click();
   await expect(mp.getByTestId('new-api-key')).toHaveText(/gt_/);
-  const memberKey = ((await mp.getByTestId('new-api-key').textContent()) ?? '').trim();
   await mp.goto(`/settings/alerts?project=${project}`);
   await expect(mp.getByTestId('alert-rule-form')).toBeVisible();
-  // A member saves a dataset (the explorer's query: the project has no sessions, so no calls).
-  await mp.goto(`/sessions?project=${project}`);
-  const save = mp.getByTestId('save-dataset-query');
-  await save.locator('summary').click();
-  await save.getByLabel('Dataset name').fill('member dataset');
-  await save.getByRole('button', { name: 'Save' }).click();
-  await expect(mp).toHaveURL(/\/datasets\/[0-9a-f-]{36}\?project=/);
-  await expect(mp.getByTestId('dataset-status')).toHaveText('0 calls');
-  const datasetUrl = mp.url();
-  // A replay run of it, uploaded with the member's key as guardtrace-replay --upload does.
-  const datasetId = (/\/datasets\/([0-9a-f-]{36})/.exec(datasetUrl) as RegExpExecArray)[1] as string;
-  const counts = { unchanged: 0, newly_rejected: 0, newly_allowed: 0, class_changed: 0, feedback_changed: 0, not_replayed: 0 };
-  const uploaded = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/datasets/${datasetId}/runs`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${memberKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ format: 'guardtrace.replay-run/v1', datasetId, label: 'member run', startedAt: '2026-12-01T10:00:00Z', finishedAt: '2026-12-01T10:00:01Z', options: { execute: 'none', failOn: [] }, summary: { calls: 0, attempts: 0, ...counts }, results: [] }),
-  });
-  expect(uploaded.status).toBe(201);
-  const runUrl = ((await uploaded.json()) as { url: string }).url;
-  // A recorded call in the project (for the viewer's replay step below).
-  const stepSession = `acct-step-${rand()}`;
-  expect(await sendToolCall(memberKey, stepSession)).toBe(200);
-
   // The owner renames the project and makes the member a viewer.
   await page.goto('/projects');
   const row = page.getByTestId('project-row').filter({ hasText: name });
@@ -231,40 +145,14 @@ test('projects: create, rename, invite a member who signs up, change roles, audi
   await expect(mp.getByRole('heading', { name: 'Alerts' })).toBeVisible();
   await expect(mp.getByTestId('alert-rule-form')).toHaveCount(0);
   expect((await mp.request.get(`/settings/audit/export?project=${project}`)).status()).toBe(403);
-  // Datasets: read, not made or deleted.
-  await mp.goto(`/datasets?project=${project}`);
-  await expect(mp.getByTestId('datasets').getByRole('link', { name: 'member dataset' })).toBeVisible();
-  await mp.goto(datasetUrl);
-  await expect(mp.getByTestId('dataset-status')).toHaveText('0 calls');
-  await expect(mp.getByRole('button', { name: 'Delete dataset' })).toHaveCount(0);
-  // The explorer and the session page offer no saving; a replay step's form is refused by the server.
-  await mp.goto(`/sessions?project=${project}`);
-  await expect(mp.getByTestId('save-dataset-query')).toHaveCount(0);
-  await mp.goto(`/sessions/${stepSession}?project=${project}`);
-  await expect(mp.getByTestId('replay-position')).toBeVisible({ timeout: 60_000 });
-  await expect(mp.getByTestId('save-dataset-session')).toHaveCount(0);
-  const refused = mp.getByTestId('save-dataset-step');
-  await refused.locator('summary').click();
-  await refused.getByLabel('Dataset name').fill('viewer dataset');
-  await refused.getByRole('button', { name: 'Save' }).click();
-  await expect(refused.getByRole('status')).toHaveText('Your role in this project (viewer) does not allow this.');
-  await mp.goto(`/datasets?project=${project}`);
-  await expect(mp.getByTestId('datasets').getByRole('link')).toHaveText(['member dataset']);
-  // A viewer reads the dataset's replay runs.
-  await mp.goto(datasetUrl);
-  await mp.getByTestId('dataset-runs').getByRole('link', { name: 'member run' }).click();
-  await expect(mp).toHaveURL(runUrl);
-  await expect(mp.getByRole('heading', { name: 'Replay run: member run' })).toBeVisible();
-  await expect(mp.getByTestId('run-unchanged')).toBeVisible();
-
   // The owner reads who did what.
   await page.goto(`/settings/audit?project=${project}`);
   const actions = await page.getByTestId('audit-entry').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
-  expect(actions).toEqual(['member.role_changed', 'project.renamed', 'dataset.created', 'key.created', 'member.joined', 'member.invited', 'project.created']);
+  expect(actions).toEqual(['member.role_changed', 'project.renamed', 'key.created', 'member.joined', 'member.invited', 'project.created']);
   await expect(page.getByTestId('audit-entry').first()).toContainText(`changed the role of ${email} from member to viewer`);
   const exported = await page.request.get(`/settings/audit/export?project=${project}`);
   expect(exported.status()).toBe(200);
-  expect(((await exported.json()) as { entries: unknown[] }).entries).toHaveLength(7);
+  expect(((await exported.json()) as { entries: unknown[] }).entries).toHaveLength(6);
 
   // Removed: the project is gone from the member's view (404).
   await page.goto(`/settings?project=${project}`);
