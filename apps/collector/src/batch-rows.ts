@@ -8,6 +8,7 @@
 import { CopyBuffer, copyField } from './copy.ts';
 import { key, type Prepared } from './prepare.ts';
 import { ATTEMPTS, DERIVED_TARGETS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
+import type { DefinitionRow } from './tool-definitions.ts';
 
 export interface BatchRows {
   spanRows: CopyBuffer;
@@ -21,6 +22,8 @@ export interface BatchRows {
   totals: TotalsRows;
   /** The batch's rows the analytics rollup counts (sql.ts, updateAnalytics). */
   analytics: AnalyticsRows;
+  /** Tool definitions carried by the batch's new spans (tool-definitions.ts). */
+  definitions: DefinitionRow[];
 }
 
 /** What a batch brings to one session. */
@@ -106,6 +109,7 @@ export function batchRows(
   const sessions = new Map<string, SessionBatch>();
   const totals = new TotalsRows();
   const analytics = new AnalyticsRows();
+  const definitions: DefinitionRow[] = [];
   for (const job of jobs) {
     for (const p of job.spans) {
       const traceKey = p.traceKey;
@@ -141,6 +145,7 @@ export function batchRows(
       }
       spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
       spanRows.write(spanTail[1]);
+      if (p.definition) definitions.push(p.definition);
       if (p.derived) {
         const rows = derived.get(p.derived) as CopyBuffer;
         rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
@@ -159,5 +164,5 @@ export function batchRows(
       }
     }
   }
-  return { spanRows, derived, sessions, totals, analytics };
+  return { spanRows, derived, sessions, totals, analytics, definitions };
 }

@@ -75,7 +75,7 @@ function toolCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: s
 const DEFINITION_HASH = /^[0-9a-f]{16}$/;
 
 /** The call's definition hash (guardtrace.tool.definition.hash) when it is one (16 hex characters), else null. */
-function definitionHash(span: NormSpan): string | null {
+export function definitionHash(span: NormSpan): string | null {
   const v = span.attributes[ATTR_GUARDTRACE_TOOL_DEFINITION_HASH];
   return typeof v === 'string' && DEFINITION_HASH.test(v) ? v : null;
 }

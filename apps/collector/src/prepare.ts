@@ -9,6 +9,7 @@ import { interpret, sessionId } from './conventions/index.ts';
 import { type DerivedRows, deriveOne, guardEventRows, impliedRows, spanCopyHead } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
+import { type DefinitionRow, spanDefinition } from './tool-definitions.ts';
 
 // A request's row texts are ~1 KB a span (guard-shaped spans: 0.6-1.3 KB); bigger rows get
 // chunks of their own. At most 1 MiB at a time, so a huge request does not reserve it all up front.
@@ -63,6 +64,8 @@ export interface Prepared {
   repair: boolean;
   /** Rows of tool calls the span reports as refused (no span of their own): rarely any. */
   extra: ExtraRow[] | null;
+  /** The tool definition a tool call span carries, when this process has not stored it yet (tool-definitions.ts). */
+  definition: DefinitionRow | null;
 }
 
 /** A derived row beyond a span's own: its table, its text (bytes `start` to `end` of `buf`). */
@@ -117,6 +120,7 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
     derivedEnd: arena.end,
     repair: derived === MODEL_CALLS && d !== null && isRepair(d[1] as RepairFields),
     extra: extraRows(span, m, projectId, arena),
+    definition: derived === TOOL_CALLS ? spanDefinition(projectId, span, span.startTime as string) : null,
   };
 }
 

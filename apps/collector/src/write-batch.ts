@@ -9,14 +9,15 @@
  * Round trips: BEGIN with the trace locks and the trace index lookup; for traces seen before
  * only, the stored-span check (and a re-key when a conversation id shows up late); then one
  * query of a COPY per table with rows (their data sent along with it), the trace index,
- * session locks, session totals, the analytics rollup, the rejections' corrections and COMMIT
- * (copy-script.ts).
+ * session locks, session totals, the analytics rollup, the rejections' corrections, the tool
+ * definitions not stored yet (tool-definitions.ts) and COMMIT (copy-script.ts).
  */
 import type pg from 'pg';
 import { updateAlertMinutes } from './alerts/rollup-sql.ts';
 import { batchRows } from './batch-rows.ts';
 import { runCopyScript } from './copy-script.ts';
 import { key, type Prepared } from './prepare.ts';
+import { rememberDefinitions, storeDefinitions } from './tool-definitions.ts';
 import {
   EXISTING_SPANS,
   linkCorrections,
@@ -120,7 +121,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   }
   // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and their
   //    keys per session for the session totals and the analytics rollup.
-  const { spanRows, derived, sessions, totals, analytics } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
+  const { spanRows, derived, sessions, totals, analytics, definitions } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
   // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
   // through the per-connection stages on the fallback path.
   const statements: string[] = [];
@@ -183,6 +184,10 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   const sinces = [...touched.keys()].map((k, i) => (listed[i] ? (sessions.get(k)?.since ?? null) : null));
   const linksSql = linkCorrections(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), textArray(sinces));
   const modelCostsSql = updateModelCosts(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
-  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(analytics), 'COMMIT');
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(analytics));
+  const definitionsSql = storeDefinitions(definitions);
+  if (definitionsSql !== null) statements.push(definitionsSql);
+  statements.push('COMMIT');
   await runCopyScript(client, statements.join(';\n'), data);
+  rememberDefinitions(definitions);
 }

@@ -2,8 +2,8 @@
  * Tool definition fingerprints, from raw OTLP through the collector over HTTP: a tool call's
  * `guardtrace.tool.definition.hash` is stored on its row; the readable definition it carries
  * (`guardtrace.tool.definition`) is kept once per project and hash, the first seen winning; a
- * summary that is no JSON, or a hash that is no 16 hex characters, loses the definition only (the
- * spans are stored and the request succeeds).
+ * summary that is no JSON, that Postgres cannot store as jsonb, or a hash that is no 16 hex
+ * characters, loses the definition only (the spans are stored and the request succeeds).
  */
 import { ATTR_GUARDTRACE_TOOL_DEFINITION, ATTR_GUARDTRACE_TOOL_DEFINITION_HASH } from '@guardtrace/semconv';
 import type { FastifyInstance } from 'fastify';
@@ -84,5 +84,26 @@ describe('tool definition fingerprints', () => {
       { project_id: other, tool_name: 'other' },
       { project_id: env.projectId, tool_name: 'read_file' },
     ]);
+  });
+
+  it('stores the spans of a request whose summary escapes a NUL character (no jsonb), and the definitions beside it', async () => {
+    const t = hex(16);
+    const nul = toolSpan(t, { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: 'ddddddddddddddd4', [ATTR_GUARDTRACE_TOOL_DEFINITION]: '{"tool":"read_file","schema":{"description":"a\\u0000b"}}' });
+    const fine = toolSpan(t, { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: 'eeeeeeeeeeeeeee5', [ATTR_GUARDTRACE_TOOL_DEFINITION]: JSON.stringify(summaryV1) });
+    expect(await send([nul, fine])).toBe(200);
+    const spans = await env.sql.query('SELECT count(*)::int AS n FROM spans WHERE project_id = $1 AND trace_id = $2', [env.projectId, t]);
+    expect(spans.rows[0].n).toBe(2);
+    const defs = await env.sql.query('SELECT hash FROM tool_definitions WHERE project_id = $1 AND hash = ANY($2) ORDER BY hash', [env.projectId, ['ddddddddddddddd4', 'eeeeeeeeeeeeeee5']]);
+    expect(defs.rows).toEqual([{ hash: 'eeeeeeeeeeeeeee5' }]);
+  });
+
+  it('stores a definition sent again after a summary of the same hash that could not be stored', async () => {
+    const t = hex(16);
+    const bad = toolSpan(t, { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: 'fffffffffffffff6', [ATTR_GUARDTRACE_TOOL_DEFINITION]: '{"tool":"read_file","sch' });
+    expect(await send([bad])).toBe(200);
+    const good = toolSpan(hex(16), { [ATTR_GUARDTRACE_TOOL_DEFINITION_HASH]: 'fffffffffffffff6', [ATTR_GUARDTRACE_TOOL_DEFINITION]: JSON.stringify(summaryV1) });
+    expect(await send([good])).toBe(200);
+    const defs = await env.sql.query('SELECT summary FROM tool_definitions WHERE project_id = $1 AND hash = $2', [env.projectId, 'fffffffffffffff6']);
+    expect(defs.rows).toEqual([{ summary: summaryV1 }]);
   });
 });

@@ -115,6 +115,22 @@ it('copies all calls of a session, or one step, and deletes a dataset with its i
   expect((await client.query('SELECT count(*)::int AS n FROM dataset_items WHERE dataset_id = $1', [step.id])).rows[0].n).toBe(0);
 });
 
+it('copies a call whose recorded arguments escape a NUL character (no jsonb) as inexact, and its neighbours whole', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds-nul']);
+  const { ids } = await session(projectId, 's-nul', '2027-03-01T00:00:00Z', 2);
+  await client.query('UPDATE attempts SET arguments = $1 WHERE project_id = $2 AND tool_call_span_id = $3', ['{"path":"a\\u0000b"}', projectId, ids[0]]);
+  const q = pgQueryable(client);
+  const ds = await createDataset(q, { projectId, name: 'nul', source: { kind: 'session', sessionId: 's-nul' } });
+  expect(ds.itemCount).toBe(2);
+  const items: { attempts: { arguments: unknown; argumentsInexact: boolean }[] }[] = [];
+  for await (const line of datasetItemLines(q, ds.id)) items.push(JSON.parse(line));
+  expect(items.map((i) => i.attempts[0])).toMatchObject([
+    { arguments: null, argumentsInexact: true },
+    { arguments: { path: '/etc/1' }, argumentsInexact: false },
+  ]);
+});
+
 it('reads a building dataset whose saving stopped moving as interrupted, and a moving one as building', async () => {
   const projectId = randomUUID();
   await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds3']);
