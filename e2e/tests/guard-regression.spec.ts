@@ -19,7 +19,7 @@ import { Guardtrace } from '@guardtrace/sdk';
 import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import type { ReplayRunReport } from '@guardtrace/sdk/replay';
 import { expect, type Page, test } from '@playwright/test';
-import { buildAndPack, npmEnv, PACKAGES, ROOT, run } from '../../tools/package-check/src/pack.ts';
+import { buildAndPack, npmEnv, PACKAGES, ROOT, runAsync } from '../../tools/package-check/src/pack.ts';
 import { TOOLS_V1, TOOLS_V2, registerTools, toolsModule } from '../guard-regression-tools.ts';
 import { newProjectWithKey } from '../projects.ts';
 import { selected } from './replay-helpers.ts';
@@ -120,14 +120,14 @@ test('a guard change replayed over a dataset from the explorer: exactly the call
       2,
     ),
   );
-  const install = run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: proj, env: npmEnv(), timeoutMs: 600_000 });
+  const install = await runAsync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: proj, env: npmEnv(), timeoutMs: 600_000 });
   expect(install.status, install.output).toBe(0);
   writeFileSync(path.join(proj, 'agent-tools.mjs'), toolsModule(TOOLS_V2));
 
   // The same dataset from the command line: `dataset create` with the explorer's query holds the
   // same calls as the one saved in the browser (the collector answers 202 and the bin follows the
   // count until it is ready).
-  const created = run(
+  const created = await runAsync(
     'npx',
     ['--no-install', 'guardtrace-replay', 'dataset', 'create', '--name', `cli reads ${tag}`, '--query', `agent:${agentName} tool:read_file`, '--endpoint', collector(), '--key', apiKey],
     { cwd: proj, env: npmEnv(), timeoutMs: 180_000 },
@@ -142,7 +142,7 @@ test('a guard change replayed over a dataset from the explorer: exactly the call
   };
   expect(await itemIds(cliId as string)).toEqual(await itemIds(datasetId));
 
-  const replay = run(
+  const replay = await runAsync(
     'npx',
     ['--no-install', 'guardtrace-replay', '--tools', './agent-tools.mjs', '--dataset', datasetId, '--endpoint', collector(), '--key', apiKey,
       '--web-url', process.env.GUARDTRACE_WEB_URL as string, '--upload', '--label', `drop docs ${tag}`, '--fail-on', 'newly-rejected', '--json', 'report.json'],

@@ -4,7 +4,7 @@
  * @arethetypeswrong/cli. Nothing is reused between runs: each call builds afresh into the
  * package's dist/ and packs into the given folder.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +22,30 @@ export interface Run {
 export function run(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Run {
   const r = spawnSync(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, encoding: 'utf8', timeout: opts.timeoutMs ?? 180_000 });
   return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+}
+
+/**
+ * `run` without blocking the caller's event loop: its own keep-alive sockets stay serviced
+ * meanwhile, so one the server closed while the command ran is dropped, not reused by the next
+ * request (a fetch after a long spawnSync failed with "other side closed" that way).
+ */
+export function runAsync(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, timeout: opts.timeoutMs ?? 180_000 });
+    let stdout = '';
+    let stderr = '';
+    let failure = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    child.on('error', (e) => {
+      failure = String(e);
+    });
+    child.on('close', (code) => resolve({ status: code, output: `${stdout}${stderr}${failure}` }));
+  });
 }
 
 /** npm in a throwaway project sees none of pnpm's npm_config_* or the workspace. */
