@@ -18,6 +18,9 @@ const hex = (n: number) => randomBytes(n).toString('hex');
 type Attrs = Record<string, string | number>;
 const kv = (a: Attrs) => Object.entries(a).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } }));
 
+/** The readable definition the clean call's tool sends with its hash (the SDK sends it on a session's first call of a tool). */
+const DEFINITION = { tool: 'search', schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, guards: [{ name: 'schema', stage: 'schema' }], flags: { readOnly: true }, policy: {} };
+
 /** A session: a rejected-then-fixed call of `failing` (guard_violation), then a clean call of `clean`. */
 function session(sessionId: string, failing: string | null, clean: string, startMs: number) {
   const traceId = hex(16);
@@ -35,7 +38,7 @@ function session(sessionId: string, failing: string | null, clean: string, start
     span('guardtrace.attempt', { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'gen_ai.tool.call.arguments': '{"path":"/etc/passwd"}', 'guardtrace.outcome': 'rejected', 'guardtrace.failure.class': 'guard_violation', 'guardtrace.decision': 'reject_with_feedback', 'guardtrace.feedback': 'path is outside the workspace' }, call);
     span('guardtrace.attempt', { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 2, 'gen_ai.tool.call.arguments': '{"path":"src/a.ts"}', 'guardtrace.outcome': 'success', 'guardtrace.decision': 'proceed' }, call);
   }
-  const ok = span(`execute_tool ${clean}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': clean, 'guardtrace.outcome': 'success', 'guardtrace.attempt': 1, 'guardtrace.tool.definition.hash': 'feedfacecafebeef' }, root);
+  const ok = span(`execute_tool ${clean}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': clean, 'guardtrace.outcome': 'success', 'guardtrace.attempt': 1, 'guardtrace.tool.definition.hash': 'feedfacecafebeef', 'guardtrace.tool.definition': JSON.stringify(DEFINITION) }, root);
   span('guardtrace.attempt', { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'gen_ai.tool.call.arguments': '{"q":"x"}', 'guardtrace.outcome': 'success', 'guardtrace.decision': 'proceed' }, ok);
   return { resourceSpans: [{ resource: { attributes: kv({ 'service.name': 'e2e-datasets' }) }, scopeSpans: [{ scope: { name: 'guardtrace' }, spans }] }], okSpan: ok, traceId };
 }
@@ -90,11 +93,12 @@ test('a dataset saved from an explorer query holds the matching calls, streams a
   await page.goto(items[0].stepPath);
   await expect(position(page)).toBeVisible({ timeout: 60_000 });
   await expect(selected(page)).toContainText(clean);
-  // "Copy as test fixture" on that step: the same item as the API streams, but for what the replay does not load.
+  expect(items[0].definition.summary).toEqual(DEFINITION);
+  // "Copy as test fixture" on that step: the same item as the API streams, its tool definition included.
   await page.getByTestId('tool-call').getByTestId('copy-fixture').click();
   const copied = await page.evaluate(() => navigator.clipboard.readText());
   const fixture = JSON.parse(copied.slice(copied.indexOf('\n') + 1, copied.indexOf('\n\n// ')));
-  expect(fixture).toEqual({ ...items[0], definition: { hash: 'feedfacecafebeef', summary: null } });
+  expect(fixture).toEqual(items[0]);
   await page.goto(`/sessions/${s1}?project=${project()}`);
   await expect(selected(page)).toContainText(failing);
 });

@@ -5,7 +5,7 @@
  * `@guardtrace/sdk/replay` (guards only: nothing is executed), failing when a recorded decision,
  * class or feedback would now differ.
  */
-import { DATASET_ITEM_FORMAT, type DatasetItem, type DatasetItemAttempt } from '@guardtrace/semconv';
+import { DATASET_ITEM_FORMAT, type DatasetItem, type DatasetItemAttempt, type ToolDefinitionSummary } from '@guardtrace/semconv';
 import type { AttemptDto, ToolCallStepDto } from '@/server/queries/session-types';
 import { parseArguments } from './json-diff';
 
@@ -36,10 +36,11 @@ function attemptOf(a: AttemptDto): DatasetItemAttempt {
 
 /**
  * The call as a dataset item (packages/semconv/src/dataset.ts); its stepPath as the collector's
- * datasets write it (packages/db/src/datasets.ts, stepPath). The definition's hash as recorded; its
- * readable summary is not loaded by the replay (null: a runner then names no definition changes).
+ * datasets write it (packages/db/src/datasets.ts, stepPath). The definition's hash as recorded, and
+ * its readable summary as the collector kept it (the replay loads it on demand; null when none was
+ * kept: a runner then names no definition changes).
  */
-export function callFixture(projectId: string, sessionId: string, call: ToolCallStepDto): DatasetItem {
+export function callFixture(projectId: string, sessionId: string, call: ToolCallStepDto, summary: ToolDefinitionSummary | null = null): DatasetItem {
   return {
     format: DATASET_ITEM_FORMAT,
     id: `${call.traceId}:${call.spanId}`,
@@ -50,7 +51,7 @@ export function callFixture(projectId: string, sessionId: string, call: ToolCall
     tool: call.toolName,
     callId: call.callId,
     startedAt: call.startedAt,
-    definition: { hash: call.definitionHash ?? null, summary: null },
+    definition: { hash: call.definitionHash ?? null, summary: call.definitionHash ? summary : null },
     outcome: call.outcome,
     failureClass: call.failureClass,
     attempts: call.attempts.map(attemptOf),
@@ -84,7 +85,7 @@ export function vitestSnippet(item: DatasetItem, toolsImport = './agent-tools'):
 }
 
 /** What the copy button puts on the clipboard: the dataset item JSON, then the vitest file. */
-export function fixtureText(projectId: string, sessionId: string, call: ToolCallStepDto): string {
-  const item = callFixture(projectId, sessionId, call);
+export function fixtureText(projectId: string, sessionId: string, call: ToolCallStepDto, summary: ToolDefinitionSummary | null = null): string {
+  const item = callFixture(projectId, sessionId, call, summary);
   return `// ${oneLine(item.tool)}.fixture.json\n${JSON.stringify(item, null, 2)}\n\n// ${oneLine(item.tool)}.fixture.test.ts\n${vitestSnippet(item)}`;
 }

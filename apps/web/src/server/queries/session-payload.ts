@@ -4,7 +4,7 @@ import { MODEL_INPUT_KEYS, MODEL_OUTPUT_KEYS, TOOL_RESULT_KEYS } from '@guardtra
 import { firstAttribute } from './session-spans.ts';
 
 /** Values the replay loads on demand, one at a time. */
-export const PAYLOAD_KINDS = ['arguments', 'feedback', 'result', 'input', 'output', 'span'] as const;
+export const PAYLOAD_KINDS = ['arguments', 'feedback', 'result', 'input', 'output', 'span', 'definition'] as const;
 export type PayloadKind = (typeof PAYLOAD_KINDS)[number];
 
 // 16 KB on expand: a whole typical file or prompt, still instant to render; the rest with `full`.
@@ -41,6 +41,14 @@ export async function getPayload(
     const attempt = await db.attempt.findFirst({ where, select });
     if (attempt) text = q.kind === 'arguments' ? attempt.arguments : attempt.feedback;
     else if (q.kind === 'arguments') text = (await db.toolCall.findFirst({ where, select: { arguments: true } }))?.arguments ?? null;
+  } else if (q.kind === 'definition') {
+    // A tool call's readable definition (ToolDefinitionSummary, as its dataset item carries it).
+    const rows = await db.$queryRaw<{ v: string }[]>`
+      SELECT d.summary::text AS v FROM tool_calls t
+      JOIN tool_definitions d ON d.project_id = t.project_id AND d.hash = t.definition_hash
+      WHERE t.project_id = ${projectId}::uuid AND t.session_id = ${sessionId} AND t.trace_id = ${q.traceId} AND t.span_id = ${q.spanId}
+      LIMIT 1`;
+    text = rows[0]?.v ?? null;
   } else if (q.kind === 'span') {
     const span = await db.span.findFirst({ where, select: { name: true, attributes: true, resource: true, events: true, links: true } });
     if (span) text = JSON.stringify(span, null, 2);

@@ -1,3 +1,4 @@
+import type { ToolDefinitionSummary } from '@guardtrace/semconv';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
 import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failures';
@@ -129,6 +130,28 @@ function useWholeArguments(call: ToolCallStepDto): { whole: ToolCallStepDto; loa
   return { whole, loading: loaded === null };
 }
 
+/** The call's readable definition (for "Copy as test fixture"), loaded when it has a hash; null when none was kept. */
+function useDefinition(call: ToolCallStepDto): { summary: ToolDefinitionSummary | null; loading: boolean } {
+  const { basePath, project } = useReplayContext();
+  const [state, setState] = useState<{ span: string; summary: ToolDefinitionSummary | null } | null>(null);
+  useEffect(() => {
+    if (!call.definitionHash) return;
+    let live = true;
+    const q = new URLSearchParams({ project, kind: 'definition', trace: call.traceId, span: call.spanId, full: '1' });
+    fetch(`${basePath}/payload?${q}`)
+      .then(async (res) => (res.ok ? (JSON.parse(((await res.json()) as { value: string }).value) as ToolDefinitionSummary) : null))
+      .catch(() => null)
+      .then((summary) => {
+        if (live) setState({ span: call.spanId, summary });
+      });
+    return () => {
+      live = false;
+    };
+  }, [basePath, project, call.traceId, call.spanId, call.definitionHash]);
+  if (!call.definitionHash) return { summary: null, loading: false };
+  return state?.span === call.spanId ? { summary: state.summary, loading: false } : { summary: null, loading: true };
+}
+
 function Attempt({
   a,
   call,
@@ -237,13 +260,15 @@ function Attempt({
 export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto; selectedAttempt: number | null }) {
   const { select, project, sessionId, sameFailure, requestSameFailure } = useReplayContext();
   const f = call.flags;
-  const { whole, loading } = useWholeArguments(call);
+  const { whole, loading: argumentsLoading } = useWholeArguments(call);
+  const definition = useDefinition(call);
+  const loading = argumentsLoading || definition.loading;
   const signature = useMemo(() => failureSignature(call), [call]);
   const nav = signature ? sameFailure[signatureKey(signature)] : undefined;
   useEffect(() => {
     if (signature) requestSameFailure(signature);
   }, [signature, requestSameFailure]);
-  const diff = useMemo(() => (loading || call.attempts.length < 2 ? null : diffAttempts(whole)), [loading, whole, call.attempts.length]);
+  const diff = useMemo(() => (argumentsLoading || call.attempts.length < 2 ? null : diffAttempts(whole)), [argumentsLoading, whole, call.attempts.length]);
   return (
     <div data-testid="tool-call" data-tool={call.toolName} className="rounded-lg border border-slate-200 bg-white shadow-sm">
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-100 px-4 py-3">
@@ -300,7 +325,11 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
       </dl>
       {call.attempts.length ? (
         <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
-          {loading ? <span className="text-xs text-slate-500">loading the whole arguments…</span> : <FixtureButton text={() => fixtureText(project, sessionId, whole)} />}
+          {loading ? (
+            <span className="text-xs text-slate-500">{argumentsLoading ? 'loading the whole arguments…' : 'loading the tool definition…'}</span>
+          ) : (
+            <FixtureButton text={() => fixtureText(project, sessionId, whole, definition.summary)} />
+          )}
           <SaveDatasetForm project={project} kind="step" session={sessionId} call={call.spanId} defaultName={`${call.toolName} call`} />
           {signature && nav ? <SameFailureLinks project={project} signature={signature} nav={nav} /> : null}
         </div>
