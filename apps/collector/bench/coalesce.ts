@@ -12,7 +12,6 @@
  * difference with and without; one that falls with the batch size gains from coalescing.
  */
 
-import { readFileSync } from 'node:fs';
 import { createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
@@ -21,6 +20,7 @@ import { decodeJsonRequest } from '../src/otlp-decode.ts';
 import { type Prepared, prepareSpan, requestArena } from '../src/prepare.ts';
 import { writeBatch } from '../src/write-batch.ts';
 import { request } from './payload.ts';
+import { cpuSeconds } from './proc-cpu.ts';
 
 const SIZES = (process.env.SIZES ?? '100,300,1500').split(',').map(Number);
 const TRACK = process.argv.includes('--functions');
@@ -41,11 +41,6 @@ function prepared(projectId: string, sessions: number): Prepared[] {
   return norm.map((s) => prepareSpan(projectId, s, arena));
 }
 
-/** CPU seconds of a process so far (user + system), from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function main() {
   const total = Number(process.argv[2] ?? 3000);

@@ -6,7 +6,6 @@
  * alternating, and prints the Postgres backend's CPU (/proc) a session. The difference is the
  * bigger span rows plus storing the definition (once a collector has stored a hash, nothing).
  */
-import { readFileSync } from 'node:fs';
 import { createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase } from '@guardtrace/db/dev';
 import pg from 'pg';
@@ -15,6 +14,7 @@ import { decodeJsonRequest } from '../src/otlp-decode.ts';
 import { type Prepared, prepareSpan, requestArena } from '../src/prepare.ts';
 import { writeBatch } from '../src/write-batch.ts';
 import { request } from './payload.ts';
+import { cpuSeconds } from './proc-cpu.ts';
 
 const SUMMARY = JSON.stringify({
   tool: 'write_file',
@@ -50,10 +50,6 @@ function prepared(projectId: string, sessions: number, definitions: boolean): Pr
   return spans.map((s) => prepareSpan(projectId, s, arena));
 }
 
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 async function main() {
   const rounds = Number(process.argv[2] ?? 8);
