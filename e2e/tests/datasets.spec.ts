@@ -94,6 +94,11 @@ test('a dataset saved from an explorer query holds the matching calls, streams a
   await expect(position(page)).toBeVisible({ timeout: 60_000 });
   await expect(selected(page)).toContainText(clean);
   expect(items[0].definition.summary).toEqual(DEFINITION);
+  // The replay names the definition the call was decided under, and shows it on demand.
+  const definition = page.getByTestId('tool-call').getByTestId('tool-definition');
+  await expect(definition).toContainText('Definition feedfacecafebeef · guards: schema');
+  await definition.locator('summary').click();
+  await expect(definition.getByTestId('tool-definition-summary')).toContainText('"readOnly": true');
   // "Copy as test fixture" on that step: the same item as the API streams, its tool definition included.
   await page.getByTestId('tool-call').getByTestId('copy-fixture').click();
   const copied = await page.evaluate(() => navigator.clipboard.readText());

@@ -9,6 +9,7 @@ import { SaveDatasetForm } from '../../datasets/save-form';
 import { AttemptDiff } from './attempt-diff';
 import { AttemptTimeline } from './attempt-timeline';
 import { AutoRepairNote } from './auto-repair-note';
+import { DefinitionFacts } from './definition-facts';
 import { FailureReason } from './failure-reason';
 import { FixtureButton } from './fixture-button';
 import { GuardrailFacts } from './guardrail-facts';
@@ -323,6 +324,7 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
           </div>
         ) : null}
       </dl>
+      {call.definitionHash ? <DefinitionFacts hash={call.definitionHash} summary={definition.summary} loading={definition.loading} /> : null}
       {call.attempts.length ? (
         <div className="flex flex-wrap items-center gap-3 px-4 pt-2">
           {loading ? (
