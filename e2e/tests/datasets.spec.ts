@@ -19,7 +19,7 @@ type Attrs = Record<string, string | number>;
 const kv = (a: Attrs) => Object.entries(a).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } }));
 
 /** The readable definition the clean call's tool sends with its hash (the SDK sends it on a session's first call of a tool). */
-const DEFINITION = { tool: 'search', schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, guards: [{ name: 'schema', stage: 'schema' }], flags: { readOnly: true }, policy: {} };
+const DEFINITION = { tool: 'search', schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, guards: [{ name: 'queryLength', stage: 'logical', options: { max: 200 } }], flags: { readOnly: true }, policy: {} };
 
 /** A session: a rejected-then-fixed call of `failing` (guard_violation), then a clean call of `clean`. */
 function session(sessionId: string, failing: string | null, clean: string, startMs: number) {
@@ -96,7 +96,7 @@ test('a dataset saved from an explorer query holds the matching calls, streams a
   expect(items[0].definition.summary).toEqual(DEFINITION);
   // The replay names the definition the call was decided under, and shows it on demand.
   const definition = page.getByTestId('tool-call').getByTestId('tool-definition');
-  await expect(definition).toContainText('Definition feedfacecafebeef · guards: schema');
+  await expect(definition).toContainText('Definition feedfacecafebeef · checks: schema, queryLength');
   await definition.locator('summary').click();
   await expect(definition.getByTestId('tool-definition-summary')).toContainText('"readOnly": true');
   // "Copy as test fixture" on that step: the same item as the API streams, its tool definition included.

@@ -6,8 +6,10 @@ import type { ToolDefinitionSummary } from '@guardtrace/semconv';
  * would be compared against.
  */
 export function DefinitionFacts({ hash, summary, loading }: { hash: string; summary: ToolDefinitionSummary | null; loading: boolean }) {
+  // What checks a call: the schema (kept apart in the summary) and the guards, by name.
   const guards = summary && Array.isArray(summary.guards) ? summary.guards.map((g) => g?.name).filter((n): n is string => typeof n === 'string') : [];
-  const note = loading ? 'loading…' : summary ? (guards.length ? `guards: ${guards.join(', ')}` : 'no guards') : 'its summary was not kept';
+  const checks = summary && summary.schema != null ? ['schema', ...guards] : guards;
+  const note = loading ? 'loading…' : summary ? (checks.length ? `checks: ${checks.join(', ')}` : 'no checks') : 'its summary was not kept';
   return (
     <details data-testid="tool-definition" className="px-4 pt-2 text-xs text-slate-600">
       <summary className="cursor-pointer select-none">
