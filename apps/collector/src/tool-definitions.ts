@@ -4,7 +4,7 @@
  * project and hash in `tool_definitions`, the first seen winning. A tool call span's definition
  * is read while its rows are prepared, written by the batch's transaction with ON CONFLICT DO
  * NOTHING, and remembered once committed: a definition this process has stored costs nothing
- * more (most sessions send a hash already stored; it was a row trigger on `spans`, ~20 µs of
+ * more for ten minutes (most sessions send a hash already stored; it was a row trigger on `spans`, ~20 µs of
  * Postgres a new session: bench/notes.md). A summary that is no JSON object, or that Postgres'
  * jsonb refuses (a \u0000 escape), loses the definition only: the span is stored all the same.
  */
@@ -22,16 +22,22 @@ export interface DefinitionRow {
   firstSeen: string;
 }
 
-/** `project/hash` of the definitions this process has committed (bounded: cleared when full, which only costs a re-insert that does nothing). */
-const stored = new Set<string>();
+/**
+ * `project/hash` of the definitions this process has committed, each until when it is trusted
+ * (bounded: cleared when full, which only costs a re-insert that does nothing). Trusted for a
+ * while only, so a row deleted meanwhile (by hand, by a future retention rule) is written again by
+ * a later call that carries the summary.
+ */
+const stored = new Map<string, number>();
 const STORED_MAX = 50_000;
+const TRUSTED_MS = 10 * 60_000;
 
 /** The definition a tool call span carries and this process has not stored yet, else null. */
 export function spanDefinition(projectId: string, span: NormSpan, startTime: string): DefinitionRow | null {
   const summary = span.attributes[ATTR_GUARDTRACE_TOOL_DEFINITION];
   if (typeof summary !== 'string') return null;
   const hash = definitionHash(span);
-  if (hash === null || stored.has(`${projectId}/${hash}`)) return null;
+  if (hash === null || (stored.get(`${projectId}/${hash}`) ?? 0) > Date.now()) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(summary);
@@ -73,5 +79,6 @@ ON CONFLICT DO NOTHING`;
 /** After the batch's commit: its definitions are stored (by it or by an earlier writer). */
 export function rememberDefinitions(rows: readonly DefinitionRow[]): void {
   if (stored.size + rows.length > STORED_MAX) stored.clear();
-  for (const r of rows) stored.add(`${r.projectId}/${r.hash}`);
+  const until = Date.now() + TRUSTED_MS;
+  for (const r of rows) stored.set(`${r.projectId}/${r.hash}`, until);
 }
