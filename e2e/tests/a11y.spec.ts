@@ -7,10 +7,14 @@
  * Pages are a list of URLs, so pages rewritten or added later are checked the same way: add
  * a line to PAGES.
  */
+import { randomBytes } from 'node:crypto';
 import AxeBuilder from '@axe-core/playwright';
 import { createPrisma } from '@guardtrace/db';
+import { Guardtrace, TransientFailure } from '@guardtrace/sdk';
 import type { DatasetItem } from '@guardtrace/sdk/replay';
+import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
+import { z } from 'zod';
 import { sendLargeSeededSession } from '../seeded-session.ts';
 
 interface PageCase {
@@ -72,6 +76,47 @@ async function replayRun(): Promise<string> {
   return ((await run.json()) as { url: string }).url;
 }
 
+/**
+ * A call whose last two attempts ran back to back after a long wait (a real SDK agent; full
+ * jitter draws waits near 0 too), so on the attempt timeline, to scale, their bars touch: nothing
+ * on it may be a control too small or too close to its neighbour (target size).
+ */
+async function backToBackAttempts(): Promise<string> {
+  const id = `a11y-back-to-back-${randomBytes(4).toString('hex')}`;
+  const otel = setupGuardtrace({
+    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
+    apiKey: process.env.GUARDTRACE_API_KEY as string,
+    serviceName: 'a11y-agent',
+    register: false,
+    flushOnExit: false,
+  });
+  // The jitter draws a whole wait (200 ms) after the first attempt and almost none (1 ms) after the second.
+  const draws = [1, 0.005];
+  const gt = new Guardtrace({
+    tracer: otel.tracer,
+    backoff: { baseMs: 200, maxMs: 200, factor: 1 },
+    clock: { random: () => draws.shift() ?? 0 },
+    policy: { transient: { retryWindowMs: 0 } },
+  });
+  let failures = 2;
+  gt.tool({
+    name: 'fetch_fx_rate',
+    description: 'Today\'s exchange rate',
+    schema: z.object({ from: z.string(), to: z.string() }),
+    flags: { readOnly: true },
+    execute: () => {
+      if (failures-- > 0) throw new TransientFailure('treasury returned 503');
+      return { rate: 0.92 };
+    },
+  });
+  const session = gt.session({ id, agentName: 'a11y-agent' });
+  const r = await session.callTool('fetch_fx_rate', { from: 'USD', to: 'EUR' });
+  expect(r.ok, JSON.stringify(r)).toBe(true);
+  await session.end();
+  await otel.shutdown();
+  return `/sessions/${encodeURIComponent(id)}`;
+}
+
 /** A dataset of the project's calls, made through the collector's API. */
 async function dataset(): Promise<string> {
   const res = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/datasets`, {
@@ -87,6 +132,7 @@ const PAGES: PageCase[] = [
   { name: 'sessions', url: async () => '/sessions' },
   { name: 'session replay', url: richestSession },
   { name: 'large session replay', url: largeSeededSession },
+  { name: 'attempts back to back', url: backToBackAttempts },
   { name: 'analytics', url: async () => '/analytics' },
   { name: 'settings', url: async () => '/settings' },
   { name: 'alert settings', url: async () => '/settings/alerts' },

@@ -234,7 +234,7 @@ test('every control of the replay is reachable with Tab', async ({ page }) => {
     await page.keyboard.press('Tab');
     seen.add(await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.textContent?.trim() ?? ''));
   }
-  for (const control of ['step-search', 'step', 'view-tree', 'help-button', 'timeline-attempt', 'payload-copy']) {
+  for (const control of ['step-search', 'step', 'view-tree', 'help-button', 'attempt-select', 'payload-copy']) {
     expect([...seen], control).toContain(control);
   }
 });

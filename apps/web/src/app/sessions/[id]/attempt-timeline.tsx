@@ -11,7 +11,11 @@ export function attemptColor(a: AttemptDto): string {
 
 /**
  * The call's attempts on one time axis, to scale: each attempt where it ran, and the backoff
- * the SDK waited after it (hatched), so a long backoff looks long.
+ * the SDK waited after it (hatched), so a long backoff looks long. To scale, a sub-millisecond
+ * attempt is a sliver next to its neighbours, too small and too close to be a control (WCAG 2.2
+ * target size): the timeline is a picture, hidden from assistive technology, where a click on a
+ * bar is a pointer shortcut; the controls are the attempt list's own buttons under it, which
+ * also say every duration and backoff shown here.
  */
 export function AttemptTimeline({
   attempts,
@@ -28,8 +32,7 @@ export function AttemptTimeline({
   const pct = (ms: number) => `${Math.min(Math.max((ms / end) * 100, 0), 100)}%`;
   return (
     <div data-testid="attempt-timeline" className="px-4 pt-3">
-      <fieldset className="relative h-7 rounded bg-slate-100">
-        <legend className="sr-only">Attempts over time</legend>
+      <div className="relative h-7 rounded bg-slate-100" aria-hidden="true">
         {attempts.map((a) => {
           const at = Date.parse(a.startedAt) - t0;
           return (
@@ -42,21 +45,21 @@ export function AttemptTimeline({
                   style={{ left: pct(at + a.durationMs), width: pct(a.backoffMs) }}
                 />
               ) : null}
-              <button
-                type="button"
-                data-testid="timeline-attempt"
+              {/* biome-ignore lint/a11y/noStaticElementInteractions: a pointer shortcut; the same action is the attempt list's button */}
+              {/* biome-ignore lint/a11y/useKeyWithClickEvents: the keyboard's way is the attempt list's button */}
+              <span
+                data-testid="timeline-bar"
                 data-number={a.number}
-                aria-pressed={selected === a.number}
-                aria-label={`Attempt ${a.number}: ${a.outcome ?? 'no outcome'}, ${formatDuration(a.durationMs)}`}
+                title={`Attempt ${a.number}: ${a.outcome ?? 'no outcome'}, ${formatDuration(a.durationMs)}`}
                 onClick={() => onSelect(a.number, 'click')}
-                className={`absolute top-1 h-5 min-w-2 rounded-sm ${selected === a.number ? 'ring-2 ring-indigo-600 ring-offset-1' : ''}`}
+                className={`absolute top-1 h-5 min-w-2 cursor-pointer rounded-sm ${selected === a.number ? 'ring-2 ring-indigo-600 ring-offset-1' : ''}`}
                 style={{ left: pct(at), width: pct(a.durationMs), background: attemptColor(a) }}
               />
             </span>
           );
         })}
-      </fieldset>
-      <div className="mt-1 flex justify-between text-[11px] tabular-nums text-slate-400">
+      </div>
+      <div className="mt-1 flex justify-between text-[11px] tabular-nums text-slate-400" aria-hidden="true">
         <span>0</span>
         <span>{formatDuration(end)}</span>
       </div>

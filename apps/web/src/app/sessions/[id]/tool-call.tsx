@@ -186,6 +186,7 @@ function Attempt({
       <div data-testid="attempt-header" className="flex flex-wrap items-center gap-2">
         <button
           type="button"
+          data-testid="attempt-select"
           onClick={() => select(call.step, a.number, 'click')}
           className="rounded bg-slate-800 px-1.5 py-0.5 font-mono text-[11px] font-semibold text-white"
           aria-label={`Select attempt ${a.number}`}
