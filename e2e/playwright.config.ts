@@ -17,7 +17,8 @@ export default defineConfig({
   retries: process.env.CI ? 1 : 0,
   timeout: 60_000,
   expect: { timeout: 15_000 },
-  reporter: [['list']],
+  // the JSON report names failed tests at the end of `npm test` (scripts/failed-tests.mjs)
+  reporter: [['list'], ['json', { outputFile: 'reports/playwright.json' }]],
   use: {
     baseURL: process.env.GUARDTRACE_WEB_URL,
     // Signed in as the first owner (global-setup.ts); tests of other accounts make their own contexts.

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// `npm test` once pnpm and the dependencies are there (`pnpm test:all`): every package's lint,
+// typecheck, tests and knip through turbo, two at a time; on a failure, the failed tests named
+// last (scripts/failed-tests.mjs), since a long interleaved log scrolls them away; then the
+// date-sensitive tests under fixed clocks (scripts/date-matrix.mjs).
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const run = (cmd, args) => {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+};
+
+const started = Date.now();
+const turbo = run('turbo', ['run', 'lint', 'typecheck', 'test', 'knip', '--concurrency=2', '--continue', '--output-logs=new-only']);
+if (turbo !== 0) {
+  run(process.execPath, [path.join(root, 'scripts', 'failed-tests.mjs'), '--since', String(started)]);
+  process.exit(turbo);
+}
+process.exit(run(process.execPath, [path.join(root, 'scripts', 'date-matrix.mjs')]));
