@@ -27,13 +27,15 @@ const kv = (attrs: Record<string, Attr>) =>
   Object.entries(attrs).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } }));
 
 /** A Guardtrace-shaped session of one tool call: attempt 1 rejected (invalid arguments), attempt 2 fine, a repair turn. Returns its id. */
-async function sendSession(tool: string): Promise<string> {
+async function sendSession(tool: string, at: { startMs: number; restMs: number } | null = null): Promise<string> {
   const traceId = hex(16);
   const sessionId = `e2e-analytics-${hex(4)}`;
   const conv = { 'gen_ai.conversation.id': sessionId };
   const [root, call, a1, a2, repair] = [hex(8), hex(8), hex(8), hex(8), hex(8)];
-  let t = BigInt(Date.now() - 60_000) * 1_000_000n;
+  // `at`: the root span at startMs, the call and its repair from restMs on (a session that runs past midnight).
+  let t = BigInt(at ? at.startMs : Date.now() - 60_000) * 1_000_000n;
   const span = (spanId: string, parent: string, name: string, attrs: Record<string, Attr>) => {
+    if (at && spanId !== root && t < BigInt(at.restMs) * 1_000_000n) t = BigInt(at.restMs) * 1_000_000n;
     t += 5_000_000n;
     return { traceId, spanId, parentSpanId: parent, name, kind: 1, startTimeUnixNano: String(t), endTimeUnixNano: String(t + 2_000_000n), attributes: kv({ ...conv, ...attrs }), status: { code: 0 } };
   };
@@ -148,4 +150,27 @@ test('the time window is in the URL: presets, a custom from/to, and a clear mess
 
   await page.goto(`/analytics?project=${project()}&range=12`, { waitUntil: 'domcontentloaded' });
   await expect(page.getByTestId('range-error')).toContainText('range: expected one of 7, 30, 90 (days), got "12"');
+});
+
+test("class shares count the same tokens above and below the line: a session begun before the range, failing inside it, never puts a share over 100%", async ({ page }) => {
+  // One session begins a minute before the range's first day and fails after midnight; another
+  // lies inside the range. The cards count sessions started in the range (the second one only);
+  // the failure panels count failed attempts by their day (both sessions' repair turns).
+  const tool = `write_${hex(3)}`;
+  await sendSession(tool, { startMs: Date.parse('2026-11-06T23:59:00Z'), restMs: Date.parse('2026-11-07T00:05:00Z') });
+  await sendSession(tool, { startMs: Date.parse('2026-11-07T01:00:00Z'), restMs: Date.parse('2026-11-07T01:00:00Z') });
+  const query = '&from=2026-11-07&to=2026-11-30';
+  const row = page.getByTestId('tool-class-row').and(page.locator(`[data-tool="${tool}"]`));
+  await expect(async () => {
+    await page.goto(`/analytics?project=${project()}${query}`, { waitUntil: 'domcontentloaded' });
+    await expect(row.getByText('8,560')).toHaveCount(1, { timeout: 1000 });
+  }).toPass();
+  // Both repair turns (2 × 4,280 tokens) in the class's share, of the tokens on failures: 100%, not 200%.
+  const share = page.getByTestId('class-row').and(page.locator('[data-class="invalid_arguments"]'));
+  await expect(share).toContainText('8,560');
+  await expect(share.getByTestId('class-share')).toHaveText('100.0%');
+  const totals = page.getByTestId('analytics-totals');
+  await expect(totals).toContainText('Sessions (est.)1');
+  await expect(totals).toContainText('4,280');
+  await expect(totals).toContainText('input + output of the sessions started in the range');
 });

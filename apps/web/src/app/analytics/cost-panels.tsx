@@ -1,8 +1,8 @@
 import { estimateCost, PRICES_CHECKED } from '@guardtrace/db';
 import Link from 'next/link';
-import { classStyle } from '@/lib/failure-classes';
 import { formatCost, formatUsd } from '@/lib/cost';
 import { explorerHref } from '@/lib/explorer-link';
+import { classStyle } from '@/lib/failure-classes';
 import { hrefWith } from '@/lib/search-params';
 import { db, heavyRead } from '@/server/db';
 import type { DayWindow } from '@/server/queries/analytics';

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { FailureClassBadge } from '@/components/badges';
-import { classStyle } from '@/lib/failure-classes';
 import { explorerHref } from '@/lib/explorer-link';
+import { classStyle } from '@/lib/failure-classes';
 import { formatInt } from '@/lib/format';
 import { heavyRead } from '@/server/db';
 import {
@@ -12,7 +12,6 @@ import {
   getToolClassCosts,
 } from '@/server/queries/analytics';
 import { Bar, Card, Empty, NUM, TD, TH } from './card';
-import { sessionCosts } from './session-costs';
 
 interface PanelProps {
   project: string;
@@ -53,7 +52,7 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
     <Card
       id="tool-class"
       title="Where failed attempts cost tokens"
-      subtitle="Tool × failure class, ranked by the tokens of the model turns that repaired its failed attempts (scaled by sampling weight). Sessions: distinct sessions in the range, each counted once."
+      subtitle="Tool × failure class, ranked by the tokens of the model turns that repaired its failed attempts (scaled by sampling weight). Failed attempts count by their UTC day, a session started before the range included. Sessions: distinct sessions in the range, each counted once."
     >
       {rows.length === 0 ? (
         <Empty>No failed attempts in this range.</Empty>
@@ -204,16 +203,20 @@ export async function RejectionPanel({ project, window }: PanelProps) {
   );
 }
 
-/** Each failure class's share of all tokens: a stacked bar of links, and the same as a table. */
+/** Each failure class's share of the tokens spent on failed attempts: a stacked bar of links, and the same as a table. */
 export async function ClassSharePanel({ project, window }: PanelProps) {
-  const [rows, costs] = await Promise.all([heavyRead((d) => getClassShares(d, project, window)), sessionCosts(project, window)]);
-  const total = costs.tokens;
+  const rows = await heavyRead((d) => getClassShares(d, project, window));
+  // The share of the window's tokens on failed attempts (every class, by the attempt's day): the
+  // same population above and below the line. The sessions' total tokens (the cards) count the
+  // sessions started in the window, so a session started before it, failing inside it, put
+  // the share of those over 100% (a 7,000-span session that began the night before: 61,000%).
+  const total = rows.reduce((n, r) => n + r.failedTokens, 0);
   const withTokens = rows.filter((r) => r.failedTokens > 0);
   return (
     <Card
       id="class-share"
       title="Token share per failure class"
-      subtitle="Tokens spent on failed attempts of each class, as a share of all tokens of the sessions in this range (both scaled by sampling weight)."
+      subtitle="Each class's share of the tokens spent on failed attempts in this range (model turns that repaired them, by the attempt's UTC day, scaled by sampling weight): the classes add up to 100%."
     >
       {rows.length === 0 ? (
         <Empty>No failed attempts in this range.</Empty>
@@ -233,12 +236,12 @@ export async function ClassSharePanel({ project, window }: PanelProps) {
             </div>
           ) : null}
           <table className="min-w-full divide-y divide-slate-200 text-sm">
-            <caption className="sr-only">Tokens spent on failed attempts per failure class and their share of all tokens</caption>
+            <caption className="sr-only">Tokens spent on failed attempts per failure class and their share of all tokens spent on failed attempts</caption>
             <thead>
               <tr>
                 <th scope="col" className={TH}>Failure class</th>
                 <th scope="col" className={`${TH} text-right`}>Tokens on failures</th>
-                <th scope="col" className={`${TH} text-right`}>Share of all tokens</th>
+                <th scope="col" className={`${TH} text-right`}>Share of failure tokens</th>
                 <th scope="col" className={`${TH} text-right`}>Failed attempts</th>
               </tr>
             </thead>

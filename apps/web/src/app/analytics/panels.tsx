@@ -32,9 +32,9 @@ export async function TotalsPanel({ project, window }: PanelProps) {
   );
   const stats = [
     { label: 'Sessions (est.)', value: formatInt(t.estimatedSessions), hint: stored },
-    { label: 'Tokens (est.)', value: formatCompact(t.tokens), hint: 'input + output' },
-    { label: 'Repair tokens (est.)', value: formatCompact(t.repairTokens), hint: 'model turns answering a failed call' },
-    { label: 'Repair share', value: `${share.toFixed(1)}%`, hint: 'of all tokens' },
+    { label: 'Tokens (est.)', value: formatCompact(t.tokens), hint: 'input + output of the sessions started in the range' },
+    { label: 'Repair tokens (est.)', value: formatCompact(t.repairTokens), hint: 'their model turns answering a failed call' },
+    { label: 'Repair share', value: `${share.toFixed(1)}%`, hint: 'of their tokens' },
   ];
   return (
     <dl className="mb-6 grid grid-cols-2 gap-3 lg:grid-cols-4" data-testid="analytics-totals">

@@ -264,7 +264,7 @@ export async function getSessionCosts(db: PrismaClient, projectId: string, w: Da
   return out;
 }
 
-/** A failure class's tokens spent on failed attempts and the share of all tokens they are. */
+/** A failure class's tokens spent on failed attempts (its share is of every class's, in the same window). */
 export interface ClassShareDto {
   failureClass: string;
   failedTokens: number;
