@@ -125,7 +125,7 @@ export async function CostHistogramPanel({ project, window }: PanelProps) {
   const buckets = firstUsed < 0 ? [] : t.histogram.slice(firstUsed, lastUsed + 1);
   const max = Math.max(0, ...buckets.map((b) => b.sessions));
   return (
-    <Card id="cost-histogram" title="Cost per session" subtitle="Sessions by their tokens (input + output), scaled back up by sampling weight.">
+    <Card id="cost-histogram" title="Cost per session" subtitle="Sessions started in the range, by their tokens (input + output), scaled back up by sampling weight.">
       {buckets.length === 0 ? (
         <Empty>No sessions in this range.</Empty>
       ) : (
