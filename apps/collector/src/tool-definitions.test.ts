@@ -1,26 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { NormSpan } from './span.ts';
+import { testSpan } from './test-span.ts';
 import { rememberDefinitions, spanDefinition } from './tool-definitions.ts';
 
-const span = (summary: string): NormSpan => ({
-  traceId: '0'.repeat(32),
-  spanId: '1'.repeat(16),
-  parentSpanId: null,
-  name: 'execute_tool read_file',
-  kind: 1,
-  startNs: 0n,
-  endNs: 1n,
-  statusCode: 0,
-  statusMessage: null,
-  attributes: { 'gen_ai.tool.name': 'read_file', 'guardtrace.tool.definition.hash': 'abcdefabcdef0123', 'guardtrace.tool.definition': summary },
-  events: [],
-  links: [],
-  resource: {},
-  serviceName: null,
-  scopeName: null,
-  scopeVersion: null,
-});
+const span = (summary: string): NormSpan =>
+  testSpan('execute_tool read_file', { 'gen_ai.tool.name': 'read_file', 'guardtrace.tool.definition.hash': 'abcdefabcdef0123', 'guardtrace.tool.definition': summary });
 
 afterEach(() => {
   vi.useRealTimers();

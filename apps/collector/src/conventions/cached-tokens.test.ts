@@ -1,25 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Attributes, NormSpan } from '../span.ts';
+import { testSpan } from '../test-span.ts';
 import { interpret } from './index.ts';
 
-const span = (name: string, attributes: Attributes): NormSpan => ({
-  traceId: '0af7651916cd43dd8448eb211c80319c',
-  spanId: '00f067aa0ba902b7',
-  parentSpanId: null,
-  name,
-  kind: 3,
-  startNs: 1_000_000n,
-  endNs: 3_000_000n,
-  statusCode: 0,
-  statusMessage: null,
-  attributes,
-  events: [],
-  links: [],
-  resource: {},
-  serviceName: null,
-  scopeName: null,
-  scopeVersion: null,
-});
+const span = (name: string, attributes: Attributes): NormSpan => testSpan(name, attributes, { kind: 3, spanId: '00f067aa0ba902b7' });
 
 describe('cached input tokens of a model call', () => {
   it('reads each convention’s name for them', () => {

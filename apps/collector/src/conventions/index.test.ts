@@ -1,30 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Attributes, NormSpan, SpanEvent } from '../span.ts';
+import { testSpan } from '../test-span.ts';
 import { classify, interpret, sessionId } from './index.ts';
 
-let n = 0;
-function span(name: string, attributes: Attributes, more: Partial<NormSpan> = {}): NormSpan {
-  n++;
-  return {
-    traceId: '0af7651916cd43dd8448eb211c80319c',
-    spanId: n.toString(16).padStart(16, '0'),
-    parentSpanId: null,
-    name,
-    kind: 1,
-    startNs: 1_000_000n,
-    endNs: 3_000_000n,
-    statusCode: 0,
-    statusMessage: null,
-    attributes,
-    events: [],
-    links: [],
-    resource: {},
-    serviceName: null,
-    scopeName: null,
-    scopeVersion: null,
-    ...more,
-  };
-}
+const span = testSpan;
 
 const event = (name: string, attributes: Attributes): SpanEvent => ({ timeUnixNano: '1', name, attributes });
 
