@@ -209,7 +209,7 @@ export async function ClassSharePanel({ project, window }: PanelProps) {
   // The share of the window's tokens on failed attempts (every class, by the attempt's day): the
   // same population above and below the line. The sessions' total tokens (the cards) count the
   // sessions started in the window, so a session started before it, failing inside it, put
-  // the share of those over 100% (a 7,000-span session that began the night before: 61,000%).
+  // the share of those over 100% (the seed's 6,900-span session, begun a minute before the window: hundreds of times over).
   const total = rows.reduce((n, r) => n + r.failedTokens, 0);
   const withTokens = rows.filter((r) => r.failedTokens > 0);
   return (
