@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test` once pnpm and the dependencies are there (`pnpm test:all`): every package's lint,
 // typecheck, tests and knip through turbo, two at a time; on a failure, the failed tests named
-// last (scripts/failed-tests.mjs), since a long interleaved log scrolls them away; then the
-// date-sensitive tests under fixed clocks (scripts/date-matrix.mjs).
+// last (scripts/failed-tests.mjs), since a long interleaved log scrolls them away; else the
+// tests that passed only on CI's retry, then the date-sensitive tests under fixed clocks
+// (scripts/date-matrix.mjs).
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,4 +21,6 @@ if (turbo !== 0) {
   run(process.execPath, [path.join(root, 'scripts', 'failed-tests.mjs'), '--since', String(started)]);
   process.exit(turbo);
 }
+// The tests that needed CI's retry, named even when everything passed.
+run(process.execPath, [path.join(root, 'scripts', 'failed-tests.mjs'), '--since', String(started), '--flaky']);
 process.exit(run(process.execPath, [path.join(root, 'scripts', 'date-matrix.mjs')]));
