@@ -130,7 +130,7 @@ test('a rule made in Settings fires into a signed webhook when an agent fails, l
     const web = process.env.GUARDTRACE_WEB_URL as string;
     const explorer = new URL(fired.json.links?.explorer as string);
     expect(explorer.origin).toBe(new URL(web).origin);
-    expect(explorer.searchParams.get('q')).toMatch(new RegExp(`^class:invalid_arguments tool:${tool} started:>=\\d{4}-\\d{2}-\\d{2}$`));
+    expect(explorer.searchParams.get('q')).toMatch(new RegExp(`^class:invalid_arguments tool:${tool} failed:>=\\d{4}-\\d{2}-\\d{2}$`));
     expect(fired.json.links?.worstSession).toBe(`${web}/sessions/${worst}?project=${explorer.searchParams.get('project')}`);
 
     // The links open what they say: the explorer lists both sessions, the replay is the worst one's.

@@ -26,8 +26,11 @@ type Attr = string | number;
 const kv = (attrs: Record<string, Attr>) =>
   Object.entries(attrs).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: v } : { stringValue: v } }));
 
-/** A Guardtrace-shaped session of one tool call: attempt 1 rejected (invalid arguments), attempt 2 fine, a repair turn. Returns its id. */
-async function sendSession(tool: string, at: { startMs: number; restMs: number } | null = null): Promise<string> {
+/**
+ * A Guardtrace-shaped session of one tool call: attempt 1 rejected (invalid arguments), attempt 2
+ * fine, a repair turn; `alsoCalls`: then a call of that tool that worked at once. Returns its id.
+ */
+async function sendSession(tool: string, at: { startMs: number; restMs: number } | null = null, alsoCalls?: string): Promise<string> {
   const traceId = hex(16);
   const sessionId = `e2e-analytics-${hex(4)}`;
   const conv = { 'gen_ai.conversation.id': sessionId };
@@ -59,6 +62,13 @@ async function sendSession(tool: string, at: { startMs: number; restMs: number }
     }),
     span(a2, call, 'guardtrace.attempt', { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 2, 'guardtrace.outcome': 'success', 'guardtrace.decision': 'proceed' }),
   ];
+  if (alsoCalls) {
+    const [other, attempt] = [hex(8), hex(8)];
+    spans.push(
+      span(other, root, `execute_tool ${alsoCalls}`, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': alsoCalls, 'guardtrace.outcome': 'success' }),
+      span(attempt, other, 'guardtrace.attempt', { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success', 'guardtrace.decision': 'proceed' }),
+    );
+  }
   const res = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/traces`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${current.apiKey}` },
@@ -96,13 +106,15 @@ test('a tool × class segment, a cost bucket and a day link to the sessions expl
   // The page's window (the last 30 UTC days, as its heading says) goes with every link.
   const [from, to] = ((await page.getByTestId('analytics-window').textContent()) ?? '').split(' to ').map((d) => d.trim().slice(0, 10));
   const started = `started:>=${from} started:<=${to}`;
+  // The failure panels count a failed attempt on its own day, so their links name that day (failed:).
+  const failed = `failed:>=${from} failed:<=${to}`;
 
   await row.getByRole('link', { name: tool }).click();
   await expect(page).toHaveURL(/\/sessions\?/);
   const url = new URL(page.url());
   expect(url.pathname).toBe('/sessions');
   expect(url.searchParams.get('project')).toBe(project());
-  expect(url.searchParams.get('q')).toBe(`class:invalid_arguments tool:${tool} ${started}`);
+  expect(url.searchParams.get('q')).toBe(`class:invalid_arguments tool:${tool} ${failed}`);
   expect(url.search).toContain(`q=class:invalid_arguments%20tool:${tool}`);
   await expect(page.getByTestId('session-row').and(page.locator(`[data-session-id="${sessionId}"]`))).toHaveCount(1);
 
@@ -114,12 +126,13 @@ test('a tool × class segment, a cost bucket and a day link to the sessions expl
   await expect(page.getByTestId('session-row').and(page.locator(`[data-session-id="${sessionId}"]`))).toHaveCount(1);
   await expect(page.getByTestId('query-errors')).toHaveCount(0);
 
-  // Its day in the repair tokens' table: the sessions with an invalid_arguments repair that day.
+  // Its day in the repair tokens' table: the sessions with an invalid_arguments failure that day.
   await page.goBack();
   await page.getByTestId('repair-days').getByText('Show as a table').click();
   await page.getByTestId('repair-days-table').getByTestId('repair-day-link').last().click();
   await expect(page).toHaveURL(/\/sessions\?/);
-  expect(new URL(page.url()).searchParams.get('q')).toMatch(/^class:\S+ started:\d{4}-\d{2}-\d{2}$/);
+  expect(new URL(page.url()).searchParams.get('q')).toMatch(/^class:\S+ failed:\d{4}-\d{2}-\d{2}$/);
+  await expect(page.getByTestId('session-row').and(page.locator(`[data-session-id="${sessionId}"]`))).toHaveCount(1);
 
   // The sessions the page counts: every session started in the window.
   await page.goBack();
@@ -131,7 +144,7 @@ test('a tool × class segment, a cost bucket and a day link to the sessions expl
   await page.goBack();
   await page.getByTestId('repair-chart').locator('.recharts-bar-rectangle path').last().click();
   await expect(page).toHaveURL(/\/sessions\?/);
-  expect(new URL(page.url()).searchParams.get('q')).toMatch(new RegExp(`^class:\\S+ started:${to}$`));
+  expect(new URL(page.url()).searchParams.get('q')).toMatch(new RegExp(`^class:\\S+ failed:${to}$`));
 });
 
 test('the time window is in the URL: presets, a custom from/to, and a clear message for a bad one', async ({ page }) => {
@@ -157,20 +170,35 @@ test("class shares count the same tokens above and below the line: a session beg
   // lies inside the range. The cards count sessions started in the range (the second one only);
   // the failure panels count failed attempts by their day (both sessions' repair turns).
   const tool = `write_${hex(3)}`;
-  await sendSession(tool, { startMs: Date.parse('2026-11-06T23:59:00Z'), restMs: Date.parse('2026-11-07T00:05:00Z') });
-  await sendSession(tool, { startMs: Date.parse('2026-11-07T01:00:00Z'), restMs: Date.parse('2026-11-07T01:00:00Z') });
+  const before = await sendSession(tool, { startMs: Date.parse('2026-11-06T23:59:00Z'), restMs: Date.parse('2026-11-07T00:05:00Z') });
+  const inside = await sendSession(tool, { startMs: Date.parse('2026-11-07T01:00:00Z'), restMs: Date.parse('2026-11-07T01:00:00Z') });
+  // A third: another tool rejected for invalid arguments, then a call of this one that worked.
+  const other = await sendSession(`read_${hex(3)}`, { startMs: Date.parse('2026-11-08T01:00:00Z'), restMs: Date.parse('2026-11-08T01:00:00Z') }, tool);
   const query = '&from=2026-11-07&to=2026-11-30';
   const row = page.getByTestId('tool-class-row').and(page.locator(`[data-tool="${tool}"]`));
   await expect(async () => {
     await page.goto(`/analytics?project=${project()}${query}`, { waitUntil: 'domcontentloaded' });
     await expect(row.getByText('8,560')).toHaveCount(1, { timeout: 1000 });
   }).toPass();
-  // Both repair turns (2 × 4,280 tokens) in the class's share, of the tokens on failures: 100%, not 200%.
+  // The three repair turns (3 × 4,280 tokens) in the class's share, of the tokens on failures:
+  // 100%, not 150% (the cards count the two sessions started in the range: 8,560 tokens).
   const share = page.getByTestId('class-row').and(page.locator('[data-class="invalid_arguments"]'));
-  await expect(share).toContainText('8,560');
+  await expect(share).toContainText('12,840');
   await expect(share.getByTestId('class-share')).toHaveText('100.0%');
   const totals = page.getByTestId('analytics-totals');
-  await expect(totals).toContainText('Sessions (est.)1');
-  await expect(totals).toContainText('4,280');
+  await expect(totals).toContainText('Sessions (est.)2');
+  await expect(totals).toContainText('8,560');
   await expect(totals).toContainText('input + output of the sessions started in the range');
+
+  // The segment counts both sessions, and its link lists exactly them: the one begun before the
+  // range included (its failure is inside), the one whose invalid arguments were another tool's left out.
+  await expect(row.locator('td').last()).toHaveText('2');
+  await row.getByRole('link', { name: tool }).click();
+  await expect(page).toHaveURL(/\/sessions\?/);
+  expect(new URL(page.url()).searchParams.get('q')).toBe(`class:invalid_arguments tool:${tool} failed:>=2026-11-07 failed:<=2026-11-30`);
+  const listed = page.getByTestId('session-row');
+  await expect(listed).toHaveCount(2);
+  await expect(listed.and(page.locator(`[data-session-id="${before}"]`))).toHaveCount(1);
+  await expect(listed.and(page.locator(`[data-session-id="${inside}"]`))).toHaveCount(1);
+  await expect(listed.and(page.locator(`[data-session-id="${other}"]`))).toHaveCount(0);
 });

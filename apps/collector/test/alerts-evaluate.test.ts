@@ -196,7 +196,7 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(`${explorer.origin}${explorer.pathname}`).toBe(`${WEB}/sessions`);
     expect(explorer.searchParams.get('project')).toBe(p.projectId);
     // The explorer's query language (apps/web/src/lib/session-query.ts).
-    expect(explorer.searchParams.get('q')).toBe('class:transient tool:search started:>=2026-11-30');
+    expect(explorer.searchParams.get('q')).toBe('class:transient tool:search failed:>=2026-11-30');
     expect(links.worstSession).toBe(`${WEB}/sessions/${b.sessionId}?project=${p.projectId}`);
     expect(fired.json.summary).toBe('FIRING: rule failure_count — Failed attempts (class transient, tool search): 5 ≥ 3 over 5 min');
     // The spike ends: 5 minutes after its last minute the window is empty.
@@ -228,7 +228,7 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(sent[0]?.json).toEqual({
       text:
         'FIRING: rule escalations — Escalations: 1 ≥ 1 over 5 min\n' +
-        `<${WEB}/sessions?project=${p.projectId}&q=status:escalated%20started:%3E%3D2026-11-30|Open in the explorer>` +
+        `<${WEB}/sessions?project=${p.projectId}&q=status:escalated%20failed:%3E%3D2026-11-30|Open in the explorer>` +
         ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
     });
     await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);

@@ -60,6 +60,13 @@ describe('analytics window in the URL', () => {
     expect(explorerHref(p, { failureClass: 'transient', days })).toBe(
       `/sessions?project=${p}&q=class:transient%20started:%3E%3D2026-11-03%20started:%3C%3D2026-12-02`,
     );
+    // The failure panels' window: the days of the failed attempts (analytics counts failures by them).
+    expect(explorerHref(p, { failureClass: 'transient', tool: 'search', failedDays: days })).toBe(
+      `/sessions?project=${p}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-03%20failed:%3C%3D2026-12-02`,
+    );
+    expect(explorerHref(p, { failureClass: 'transient', failedDays: { from: '2026-12-02', to: '2026-12-02' } })).toBe(
+      `/sessions?project=${p}&q=class:transient%20failed:2026-12-02`,
+    );
     expect(explorerHref(p, { tokens: { min: 10_000, max: 20_000 }, days: { from: '2026-12-02', to: '2026-12-02' } })).toBe(
       `/sessions?project=${p}&q=tokens:%3E%3D10000%20tokens:%3C20000%20started:2026-12-02`,
     );

@@ -11,6 +11,7 @@ describe('parseSessionQuery', () => {
       attempts: [{ op: '>', value: 2 }],
       tokens: [],
       started: [],
+      failed: [],
       user: 'u_17',
       agent: 'x',
       status: 'escalated',
@@ -18,6 +19,24 @@ describe('parseSessionQuery', () => {
     expect(p.text).toBe('timeout');
     expect(p.terms).toEqual(['timeout']);
     expect(isFiltered(p)).toBe(true);
+  });
+
+  it('reads failed: (the UTC day of a failed attempt) with every comparison, and names what it expects', () => {
+    const p = parseSessionQuery('class:transient failed:>=2026-11-03 failed:<2026-12-01 failed:2026-11-20');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.failed).toEqual([
+      { op: '>=', day: '2026-11-03' },
+      { op: '<', day: '2026-12-01' },
+      { op: '=', day: '2026-11-20' },
+    ]);
+    expect(p.filters.started).toEqual([]);
+    expect(isFiltered(parseSessionQuery('failed:2026-11-20'))).toBe(true);
+    const bad = parseSessionQuery('failed:yesterday failed:2026-02-30');
+    expect(bad.filters.failed).toEqual([]);
+    expect(bad.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^“failed:” expects a UTC day as YYYY-MM-DD, optionally after >, >=, <, <= or = \(e\.g\. failed:>=2026-11-03\) \(at column 1/),
+      expect.stringMatching(/“failed:” expects a UTC day.*at column 18/),
+    ]);
   });
 
   it('accepts every comparison and a bare number as equality', () => {
@@ -72,7 +91,7 @@ describe('parseSessionQuery', () => {
   it('an empty or blank query filters nothing', () => {
     for (const q of [undefined, null, '', '   ']) {
       const p = parseSessionQuery(q);
-      expect(p).toEqual({ filters: { classes: [], tools: [], attempts: [], tokens: [], started: [] }, text: '', terms: [], errors: [] });
+      expect(p).toEqual({ filters: { classes: [], tools: [], attempts: [], tokens: [], started: [], failed: [] }, text: '', terms: [], errors: [] });
       expect(isFiltered(p)).toBe(false);
     }
   });
@@ -104,7 +123,7 @@ describe('parseSessionQuery', () => {
     expect(p.errors[0]).toMatchObject({ token: 'colour:red', at: 7 });
     expect(p.errors[0]?.message).toContain('Unknown filter “colour”');
     expect(p.errors[0]?.message).toContain('column 8');
-    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, tokens:, started:, user:, agent:, status:, sampling:, has:');
+    expect(p.errors[0]?.message).toContain('class:, tool:, attempts:, tokens:, started:, failed:, user:, agent:, status:, sampling:, has:');
   });
 
   it('rejects bad values with what was expected', () => {
@@ -124,7 +143,7 @@ describe('parseSessionQuery', () => {
 
   it('leaves bad tokens out of the filters and keeps the good ones', () => {
     const p = parseSessionQuery('class:nope tool:ok attempts:x');
-    expect(p.filters).toEqual({ classes: [], tools: ['ok'], attempts: [], tokens: [], started: [] });
+    expect(p.filters).toEqual({ classes: [], tools: ['ok'], attempts: [], tokens: [], started: [], failed: [] });
     expect(p.errors.map((e) => e.at)).toEqual([0, 19]);
   });
 });

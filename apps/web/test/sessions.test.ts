@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseSessionQuery } from '../src/lib/session-query.ts';
 import { SESSION_SORTS, type SessionSort } from '../src/lib/session-sort.ts';
 import { encodeCursor, orderBy } from '../src/server/queries/session-sort.ts';
 import { listSessions, projectHasHeldSessions, projectHasSessions, type SessionListQuery } from '../src/server/queries/sessions.ts';
@@ -130,6 +131,44 @@ describe('listSessions', () => {
       escalated.id,
     ]);
     expect((await listSessions(prisma, project.id, { filters: { tools: ['read_file'] } })).total).toBe(2);
+  });
+
+  it('reads class:, tool: and failed: as one failed attempt, on its own day, whenever the session started (as analytics counts)', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const day = 86_400_000;
+    // A conversation begun on 2026-11-05 whose read_file call failed on 2026-11-25 (20 days later).
+    const longRunning = await seedSession(prisma, project.id, {
+      startedAt: new Date('2026-11-05T08:00:00.000Z'),
+      toolCalls: [{ ...failing('read_file', 'invalid_arguments'), atMs: 20 * day }],
+    });
+    // A timeout of fetch beside a read_file call that worked: not a read_file timeout.
+    const mixed = await seedSession(prisma, project.id, {
+      startedAt: minutes(1),
+      toolCalls: [failing('fetch', 'transient'), { toolName: 'read_file', atMs: 80, attempts: [{ outcome: 'success' }] }],
+    });
+    const readTimeout = await seedSession(prisma, project.id, { startedAt: minutes(3), toolCalls: [failing('read_file', 'transient')] });
+
+    const ids = async (q: SessionListQuery) => (await listSessions(prisma, project.id, q)).rows.map((r) => r.id);
+    const parsed = async (q: string) => ids({ filters: parseSessionQuery(q).filters });
+    expect(await parsed('class:transient')).toEqual([readTimeout.id, mixed.id]);
+    expect(await parsed('class:transient tool:read_file')).toEqual([readTimeout.id]);
+    expect(await parsed('tool:read_file')).toEqual([readTimeout.id, mixed.id, longRunning.id]);
+    expect(await parsed('tool:read_file failed:2026-11-20')).toEqual([readTimeout.id]);
+    // Each tool with a failure of the classes: neither session has a transient failure of both.
+    expect(await parsed('class:transient tool:read_file tool:fetch')).toEqual([]);
+    expect(await parsed('class:transient class:invalid_arguments tool:read_file')).toEqual([]);
+    // By the failure's day, not the session's start.
+    expect(await parsed('failed:>=2026-11-21')).toEqual([longRunning.id]);
+    expect(await parsed('started:>=2026-11-21')).toEqual([]);
+    expect(await parsed('failed:2026-11-20')).toEqual([readTimeout.id, mixed.id]);
+    expect(await parsed('class:invalid_arguments tool:read_file failed:>=2026-11-21 failed:<=2026-11-30')).toEqual([longRunning.id]);
+    expect(await parsed('class:invalid_arguments failed:<2026-11-25')).toEqual([]);
+    expect(await parsed('failed:>2026-11-25')).toEqual([]);
+    // An attempt that names no tool of its own is its tool call's (another instrumentation's attempt).
+    await prisma.attempt.updateMany({ where: { projectId: project.id, sessionId: readTimeout.id }, data: { toolName: null } });
+    expect(await parsed('class:transient tool:read_file failed:2026-11-20')).toEqual([readTimeout.id]);
+    expect(await parsed('class:transient tool:fetch')).toEqual([mixed.id]);
   });
 
   it('filters by the session’s own tokens and by the UTC day it started, as analytics’ cost buckets and days count them', async () => {

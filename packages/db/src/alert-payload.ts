@@ -40,7 +40,10 @@ function term(field: string, value: string): string {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-/** The explorer's query for the alert's sessions: its class and tool, what it counts, started since the window's day. */
+/**
+ * The explorer's query for the alert's sessions: a failed attempt of its class and tool since the
+ * window's day (`failed:`: the day of the attempt, as the alert counts it, whenever its session began).
+ */
 export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'windowStart'>): string {
   const terms: string[] = [];
   const cls = f.rule.kind === 'new_failure_class' ? f.subject : f.rule.failureClass;
@@ -48,8 +51,7 @@ export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'win
   if (cls) terms.push(term('class', cls));
   if (tool) terms.push(term('tool', tool));
   if (f.rule.kind === 'escalations') terms.push('status:escalated');
-  else if (!cls) terms.push('has:errors');
-  terms.push(`started:>=${day(f.windowStart)}`);
+  terms.push(`failed:>=${day(f.windowStart)}`);
   return terms.join(' ');
 }
 

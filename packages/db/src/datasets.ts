@@ -10,6 +10,7 @@
  * parser, same WHERE clause: session-filter.ts), narrowed by the query's call-level filters:
  * - `tool:` the call's tool is one of those named (the session, as in the explorer, called each);
  * - `class:` one of the call's own attempts has one of the classes named;
+ * - `failed:` one of the call's own attempts failed (of those classes, with `class:`) on the days compared (UTC);
  * - `started:` the call itself started on the days compared (UTC), not only its session.
  * The other filters (`attempts:`, `tokens:`, `user:`, `agent:`, `status:`, `sampling:`, `has:`)
  * and free text choose sessions only: every call of a matching session is kept. Calls refused by
@@ -96,28 +97,32 @@ function callFilters(f: SessionQueryFilters, at: number): { sql: string; values:
     return `$${at + values.length - 1}`;
   };
   if (f.tools.length > 0) parts.push(`t.tool_name = ANY(${param(f.tools)}::text[])`);
-  if (f.classes.length > 0) {
+  if (f.classes.length > 0 || f.failed.length > 0) {
+    // One of the call's own attempts failed so: of one of the classes, on the `failed:` days.
+    const failed = f.classes.length > 0 ? `c.failure_class = ANY(${param(f.classes)}::text[])` : `c.outcome IS DISTINCT FROM 'success'`;
+    const days = f.failed.map((d) => ` AND ${onDay('c.started_at', d.op, param(d.day))}`).join('');
     parts.push(`EXISTS (SELECT 1 FROM attempts c WHERE c.project_id = t.project_id AND c.trace_id = t.trace_id
-      AND c.tool_call_span_id = t.span_id AND c.failure_class = ANY(${param(f.classes)}::text[]))`);
+      AND c.tool_call_span_id = t.span_id AND ${failed}${days})`);
   }
-  for (const d of f.started) parts.push(startedCondition(d.op, param(d.day)));
+  for (const d of f.started) parts.push(onDay('t.started_at', d.op, param(d.day)));
   return { sql: parts.map((p) => ` AND ${p}`).join(''), values };
 }
 
-function startedCondition(op: Comparison, day: string): string {
+/** `column`'s UTC day compared by `op` with the day parameter `day`. */
+function onDay(column: string, op: Comparison, day: string): string {
   const midnight = `(${day}::date::timestamp AT TIME ZONE 'UTC')`;
   const next = `((${day}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
   switch (op) {
     case '>=':
-      return `t.started_at >= ${midnight}`;
+      return `${column} >= ${midnight}`;
     case '>':
-      return `t.started_at >= ${next}`;
+      return `${column} >= ${next}`;
     case '<':
-      return `t.started_at < ${midnight}`;
+      return `${column} < ${midnight}`;
     case '<=':
-      return `t.started_at < ${next}`;
+      return `${column} < ${next}`;
     case '=':
-      return `t.started_at >= ${midnight} AND t.started_at < ${next}`;
+      return `${column} >= ${midnight} AND ${column} < ${next}`;
   }
 }
 

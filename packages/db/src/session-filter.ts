@@ -52,22 +52,51 @@ async function planTerm(run: RowsOf, projectId: string, term: string, rare: numb
   return rows.length > rare ? { term, sessionsSeen: sessionIds.length } : { term, sessionIds, sessionsSeen: sessionIds.length };
 }
 
-/** The sessions whose start falls on the UTC day `day` compared by `op`, as a range on `started_at`. */
-function startedOn(op: Comparison, day: string): Sql {
+/** `column`'s UTC day compared by `op` with `day`, as a range on the timestamp (index-friendly). */
+function onDay(column: Sql, op: Comparison, day: string): Sql {
   const midnight = sql`(${day}::date::timestamp AT TIME ZONE 'UTC')`;
   const nextMidnight = sql`((${day}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
   switch (op) {
     case '>=':
-      return sql`AND s.started_at >= ${midnight}`;
+      return sql`AND ${column} >= ${midnight}`;
     case '>':
-      return sql`AND s.started_at >= ${nextMidnight}`;
+      return sql`AND ${column} >= ${nextMidnight}`;
     case '<':
-      return sql`AND s.started_at < ${midnight}`;
+      return sql`AND ${column} < ${midnight}`;
     case '<=':
-      return sql`AND s.started_at < ${nextMidnight}`;
+      return sql`AND ${column} < ${nextMidnight}`;
     case '=':
-      return sql`AND s.started_at >= ${midnight} AND s.started_at < ${nextMidnight}`;
+      return sql`AND ${column} >= ${midnight} AND ${column} < ${nextMidnight}`;
   }
+}
+
+/**
+ * `class:`, `tool:` and `failed:` together name one kind of failed attempt, as analytics counts
+ * it (analytics_session_parts: the attempt's class, its tool or its tool call's, its UTC day):
+ * each class must occur on such an attempt and each tool must have one. So `class:timeout
+ * tool:read_file` is a read_file call that timed out, not a timeout anywhere beside a read_file
+ * call, and `failed:>=D` holds for a session that started before D and failed after it.
+ */
+function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
+  const classes = f.classes ?? [];
+  const tools = f.tools ?? [];
+  const days = f.failed ?? [];
+  const conditions = [sql`a.project_id = s.project_id AND a.session_id = s.id`];
+  conditions.push(classes.length > 0 ? sql`AND a.failure_class = ANY(${classes}::text[])` : sql`AND a.outcome IS DISTINCT FROM 'success'`);
+  for (const d of days) conditions.push(onDay(sql`a.started_at`, d.op, d.day));
+  // The attempt's tool: its own name, else its tool call's (as the analytics rollup reads it).
+  const toolOf = (names: Sql) => sql`AND (a.tool_name = ANY(${names}) OR (a.tool_name IS NULL AND EXISTS (SELECT 1 FROM tool_calls c
+      WHERE c.project_id = a.project_id AND c.trace_id = a.trace_id AND c.span_id = a.tool_call_span_id AND c.tool_name = ANY(${names}))))`;
+  if (tools.length > 0) conditions.push(toolOf(sql`${tools}::text[]`));
+  const attempt = concat(conditions);
+  const parts: Sql[] = [];
+  for (const c of classes) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt} AND a.failure_class = ${c}::text)`);
+  // One class and one tool: the class's attempt is already the tool's.
+  if (!(classes.length > 0 && tools.length === 1)) {
+    for (const t of tools) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt} ${toolOf(sql`ARRAY[${t}::text]`)})`);
+  }
+  if (classes.length === 0 && tools.length === 0) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt})`);
+  return parts;
 }
 
 function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: TermPlan[]): Sql {
@@ -84,14 +113,13 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   for (const a of f.attempts ?? []) parts.push(sql`AND s.attempt_count ${COMPARE[a.op]} ${a.value}::int`);
   for (const t of f.tokens ?? []) parts.push(sql`AND (s.input_tokens + s.output_tokens) ${COMPARE[t.op]} ${t.value}::bigint`);
   // A day is [its midnight, the next midnight) in UTC: started:<=D keeps all of D, started:>D starts at D + 1.
-  for (const d of f.started ?? []) parts.push(startedOn(d.op, d.day));
-  for (const c of f.classes ?? []) {
-    parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a
-      WHERE a.project_id = s.project_id AND a.failure_class = ${c}::text AND a.session_id = s.id)`);
-  }
-  for (const t of f.tools ?? []) {
-    parts.push(sql`AND EXISTS (SELECT 1 FROM tool_calls t
-      WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)`);
+  for (const d of f.started ?? []) parts.push(onDay(sql`s.started_at`, d.op, d.day));
+  if ((f.classes?.length ?? 0) > 0 || (f.failed?.length ?? 0) > 0) parts.push(...failureFilter(f));
+  else {
+    for (const t of f.tools ?? []) {
+      parts.push(sql`AND EXISTS (SELECT 1 FROM tool_calls t
+        WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)`);
+    }
   }
   for (const { term, sessionIds } of terms) {
     const lower = term.toLowerCase();

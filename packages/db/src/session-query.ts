@@ -8,7 +8,7 @@ import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutco
  * (`POST /v1/datasets`); turned into SQL by session-filter.ts. No Node imports (parsed in the browser too).
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'user', 'agent', 'status', 'sampling', 'has'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has'] as const;
 
 /**
  * What a session may be asked to have (`has:`): `errors`, a failed attempt (the SDK's, a refused
@@ -30,9 +30,15 @@ type SessionQueryKey = (typeof SESSION_QUERY_KEYS)[number];
 export type Comparison = '>' | '>=' | '<' | '<=' | '=';
 
 export interface SessionQueryFilters {
-  /** Each class must occur on at least one attempt of the session. */
+  /**
+   * Each class must occur on at least one attempt of the session; with `tools`, on an attempt of
+   * one of them, and with `failed`, on one made on those days (the same attempt: see failureFilter).
+   */
   classes: FailureClass[];
-  /** Each tool must have been called in the session. */
+  /**
+   * Each tool must have been called in the session; with `classes` or `failed`, one of its calls
+   * must have failed so (an attempt of the tool of one of the classes, on those days).
+   */
   tools: string[];
   /** Comparisons on the session's recorded attempt count, all of which must hold. */
   attempts: { op: Comparison; value: number }[];
@@ -43,6 +49,12 @@ export interface SessionQueryFilters {
   tokens: { op: Comparison; value: number }[];
   /** Comparisons on the UTC day the session started (YYYY-MM-DD), all of which must hold. */
   started: { op: Comparison; day: string }[];
+  /**
+   * Comparisons on the UTC day of a failed attempt (YYYY-MM-DD), all of which must hold for one
+   * attempt: the session failed on those days, whenever it started. With `classes` or `tools`, the
+   * attempt is one of theirs. Analytics counts failures by this day and links here with it.
+   */
+  failed: { op: Comparison; day: string }[];
   user?: string;
   agent?: string;
   status?: SessionOutcome;
@@ -131,7 +143,7 @@ function isDay(d: string): boolean {
 
 /** Parses `q`; never throws. Bad tokens become errors and are left out of the filters. */
 export function parseSessionQuery(q: string | undefined | null): ParsedSessionQuery {
-  const filters: SessionQueryFilters = { classes: [], tools: [], attempts: [], tokens: [], started: [] };
+  const filters: SessionQueryFilters = { classes: [], tools: [], attempts: [], tokens: [], started: [], failed: [] };
   const errors: SessionQueryError[] = [];
   const terms: string[] = [];
   const input = q ?? '';
@@ -185,10 +197,11 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else fail(t, `“tokens:” expects a whole number of tokens, optionally after >, >=, <, <= or = (e.g. tokens:>=10000)`);
         break;
       }
-      case 'started': {
+      case 'started':
+      case 'failed': {
         const m = DAY.exec(t.value);
-        if (m && isDay(m[2] as string)) filters.started.push({ op: (m[1] ?? '=') as Comparison, day: m[2] as string });
-        else fail(t, `“started:” expects a UTC day as YYYY-MM-DD, optionally after >, >=, <, <= or = (e.g. started:>=2026-11-03)`);
+        if (m && isDay(m[2] as string)) filters[key].push({ op: (m[1] ?? '=') as Comparison, day: m[2] as string });
+        else fail(t, `“${key}:” expects a UTC day as YYYY-MM-DD, optionally after >, >=, <, <= or = (e.g. ${key}:>=2026-11-03)`);
         break;
       }
       case 'status':
@@ -227,6 +240,7 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     f.attempts.length > 0 ||
     f.tokens.length > 0 ||
     f.started.length > 0 ||
+    f.failed.length > 0 ||
     f.user !== undefined ||
     f.agent !== undefined ||
     f.status !== undefined ||

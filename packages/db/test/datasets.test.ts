@@ -144,3 +144,20 @@ it('reads a building dataset whose saving stopped moving as interrupted, and a m
   await client.query(`UPDATE datasets SET updated_at = now() - interval '4 minutes' WHERE id = $1`, [made.id]);
   expect((await getDataset(q, projectId, made.id))?.status).toBe('building');
 });
+
+it('narrows a query to the calls that failed on the `failed:` days, in a session that began before them', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds-failed']);
+  const { ids } = await session(projectId, 'long', '2027-03-01T10:00:00Z', 3);
+  // The third call's attempt failed two days into the conversation.
+  await client.query(`UPDATE attempts SET started_at = '2027-03-03T09:00:00Z' WHERE project_id = $1 AND tool_call_span_id = $2`, [projectId, ids[2]]);
+  const q = pgQueryable(client);
+  const later = await createDataset(q, { projectId, name: 'later', source: { kind: 'query', query: 'class:guard_violation failed:>=2027-03-02' } });
+  expect(later.itemCount).toBe(1);
+  const lines: string[] = [];
+  for await (const line of datasetItemLines(q, later.id)) lines.push(line);
+  expect(lines.map((l) => JSON.parse(l).spanId)).toEqual([ids[2]]);
+  // started: is the call's own start, the session's too: nothing began on 2027-03-02 or later.
+  expect((await createDataset(q, { projectId, name: 'started', source: { kind: 'query', query: 'started:>=2027-03-02' } })).itemCount).toBe(0);
+  expect((await createDataset(q, { projectId, name: 'first day', source: { kind: 'query', query: 'tool:read_file failed:2027-03-01' } })).itemCount).toBe(2);
+});

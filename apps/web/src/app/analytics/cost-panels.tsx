@@ -114,7 +114,7 @@ export async function RepairCostPanel({ project, window }: PanelProps) {
               testId="repair-cost-class"
               label={(k) =>
                 k ? (
-                  <Link href={explorerHref(project, { failureClass: k, days: window })} className={LINK}>
+                  <Link href={explorerHref(project, { failureClass: k, failedDays: window })} className={LINK}>
                     {classStyle(k).label}
                   </Link>
                 ) : (
@@ -129,7 +129,7 @@ export async function RepairCostPanel({ project, window }: PanelProps) {
               testId="repair-cost-tool"
               label={(k) =>
                 k ? (
-                  <Link href={explorerHref(project, { tool: k, days: window })} className={LINK}>
+                  <Link href={explorerHref(project, { tool: k, failedDays: window })} className={LINK}>
                     {k}
                   </Link>
                 ) : (

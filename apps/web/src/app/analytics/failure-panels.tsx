@@ -36,7 +36,7 @@ function SegmentLink({
   children: React.ReactNode;
 }) {
   return (
-    <Link href={explorerHref(project, { tool, failureClass, days: window })} className={LINK} data-testid="segment-link">
+    <Link href={explorerHref(project, { tool, failureClass, failedDays: window })} className={LINK} data-testid="segment-link">
       {children}
     </Link>
   );
@@ -227,7 +227,7 @@ export async function ClassSharePanel({ project, window }: PanelProps) {
               {withTokens.map((r) => (
                 <Link
                   key={r.failureClass}
-                  href={explorerHref(project, { failureClass: r.failureClass, days: window })}
+                  href={explorerHref(project, { failureClass: r.failureClass, failedDays: window })}
                   tabIndex={-1}
                   title={`${classStyle(r.failureClass).label}: ${pct(r.failedTokens, total)}`}
                   style={{ width: `${(100 * r.failedTokens) / total}%`, backgroundColor: classStyle(r.failureClass).color }}

@@ -53,7 +53,7 @@ export async function TotalsPanel({ project, window }: PanelProps) {
 function explorerDayHrefs(project: string, days: { day: string }[], classes: string[]): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const { day } of days) {
-    out[day] = Object.fromEntries(classes.map((c) => [c, explorerHref(project, { failureClass: c, days: { from: day, to: day } })]));
+    out[day] = Object.fromEntries(classes.map((c) => [c, explorerHref(project, { failureClass: c, failedDays: { from: day, to: day } })]));
   }
   return out;
 }
@@ -89,7 +89,7 @@ export async function ChartPanel({ project, window }: PanelProps) {
                       <td key={c} className={NUM}>
                         {d.byClass[c] ? (
                           <Link
-                            href={explorerHref(project, { failureClass: c, days: { from: d.day, to: d.day } })}
+                            href={explorerHref(project, { failureClass: c, failedDays: { from: d.day, to: d.day } })}
                             className={QUIET_LINK}
                             data-testid="repair-day-link"
                           >

@@ -59,8 +59,9 @@ export function QueryBar({
         ) : null}
       </form>
       <p id="session-query-help" className="mt-1.5 text-xs text-slate-500">
-        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens and started take &gt;, &gt;=, &lt;, &lt;=;
-        started is a UTC day, YYYY-MM-DD); other words
+        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens, started and failed take &gt;, &gt;=, &lt;, &lt;=;
+        started and failed are UTC days, YYYY-MM-DD: the session&rsquo;s start, a failed attempt&rsquo;s day; class, tool and failed
+        together mean one failed attempt); other words
         match session ids, agents, users, tool names, arguments and feedback. Quote values with spaces or colons. ↑/↓ select a
         session, Enter opens it.
       </p>

@@ -128,7 +128,7 @@ export async function listSessions(db: PrismaClient, projectId: string, query: S
   // One word and nothing else, already seen in more sessions than the cap: the total is "cap+"
   // without counting (which would check sessions one by one until past the cap).
   const f = query.filters ?? {};
-  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.tokens?.length || f.started?.length || f.has?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
+  const filtered = !!(f.classes?.length || f.tools?.length || f.attempts?.length || f.tokens?.length || f.started?.length || f.failed?.length || f.has?.length || f.user !== undefined || f.agent !== undefined || f.status !== undefined);
   const knownOverCap = !filtered && terms.length === 1 && (terms[0]?.sessionsSeen ?? 0) > countCap;
   const [countRows, fetched] = await Promise.all([
     // Counting stops at the cap: a broad filter over a big project costs no more than a page of it.
