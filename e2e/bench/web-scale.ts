@@ -162,6 +162,8 @@ try {
   // Analytics' default window (the last 30 UTC days), as its links to the explorer carry it.
   const utcDay = (msAgo: number) => new Date(Date.now() - msAgo).toISOString().slice(0, 10);
   const window30 = `started:>=${utcDay(29 * 86_400_000)} started:<=${utcDay(0)}`;
+  // The failure panels' links: the same days as the failed attempts' (failed:), one attempt with class and tool.
+  const failed30 = `failed:>=${utcDay(29 * 86_400_000)} failed:<=${utcDay(0)}`;
   const pages: { name: string; url: string }[] = [
     { name: 'explorer: /sessions (newest first)', url: '/sessions' },
     // Every other sortable column, in its first-click direction (the one the header links to).
@@ -174,7 +176,9 @@ try {
     { name: 'explorer: text, a word in many sessions (required)', url: q('required') },
     { name: 'explorer: text, a word in no attempt (sess_4242: ids only)', url: q('sess_4242') },
     { name: 'explorer: text + filters (class:transient fetch_fx)', url: q('class:transient fetch_fx') },
-    { name: 'explorer: an analytics segment (class, tool, 30-day window)', url: q(`class:invalid_arguments tool:read_file ${window30}`) },
+    { name: 'explorer: an analytics segment (class, tool, failed in a 30-day window)', url: q(`class:invalid_arguments tool:read_file ${failed30}`) },
+    { name: 'explorer: class and tool, started in a 30-day window', url: q(`class:invalid_arguments tool:read_file ${window30}`) },
+    { name: 'explorer: a day of the repair chart (class, failed on one day)', url: q(`class:invalid_arguments failed:${utcDay(3 * 86_400_000)}`) },
     { name: 'explorer: an analytics cost bucket (10K-20K tokens, 30-day window)', url: q(`tokens:>=10000 tokens:<20000 ${window30}`) },
     { name: `explorer: page ${LATER_PAGE + 1} (next links followed)`, url: await laterPage('/sessions', LATER_PAGE) },
     // The replay is a page (the header) and its steps as JSON, which the browser fetches at once

@@ -169,6 +169,26 @@ describe('listSessions', () => {
     await prisma.attempt.updateMany({ where: { projectId: project.id, sessionId: readTimeout.id }, data: { toolName: null } });
     expect(await parsed('class:transient tool:read_file failed:2026-11-20')).toEqual([readTimeout.id]);
     expect(await parsed('class:transient tool:fetch')).toEqual([mixed.id]);
+
+    // A call the library refused without a tool call span (a hallucinated tool name) is a call of that tool.
+    const refused = await seedSession(prisma, project.id, { startedAt: minutes(5) });
+    await prisma.attempt.create({
+      data: {
+        projectId: project.id,
+        traceId: 'f'.repeat(32),
+        spanId: 'e'.repeat(16),
+        sessionId: refused.id,
+        toolName: 'search_codebase',
+        number: 1,
+        startedAt: minutes(5),
+        durationMs: 0,
+        outcome: 'rejected',
+        failureClass: 'unknown_tool',
+      },
+    });
+    expect(await parsed('tool:search_codebase')).toEqual([refused.id]);
+    expect(await parsed('class:unknown_tool tool:search_codebase failed:2026-11-20')).toEqual([refused.id]);
+    expect(await parsed('tool:search_codebase tool:read_file')).toEqual([]);
   });
 
   it('filters by the session’s own tokens and by the UTC day it started, as analytics’ cost buckets and days count them', async () => {

@@ -116,9 +116,13 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   for (const d of f.started ?? []) parts.push(onDay(sql`s.started_at`, d.op, d.day));
   if ((f.classes?.length ?? 0) > 0 || (f.failed?.length ?? 0) > 0) parts.push(...failureFilter(f));
   else {
+    // A call of the tool: its tool call span, or a call the instrumented library refused without
+    // one (an attempt under no tool call: a hallucinated tool name, arguments it could not parse).
     for (const t of f.tools ?? []) {
-      parts.push(sql`AND EXISTS (SELECT 1 FROM tool_calls t
-        WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)`);
+      parts.push(sql`AND (EXISTS (SELECT 1 FROM tool_calls t
+          WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)
+        OR EXISTS (SELECT 1 FROM attempts a
+          WHERE a.project_id = s.project_id AND a.tool_name = ${t}::text AND a.session_id = s.id AND a.tool_call_span_id IS NULL))`);
     }
   }
   for (const { term, sessionIds } of terms) {
