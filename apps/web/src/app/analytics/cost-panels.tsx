@@ -101,7 +101,8 @@ export async function RepairCostPanel({ project, window }: PanelProps) {
       ) : (
         <>
           <p className="mb-4 text-sm text-slate-700">
-            Repair turns <span className="font-semibold text-slate-900" data-testid="repair-cost-total">{formatCost(total)}</span>{' '}
+            Repair turns of the failed attempts made in this range (whenever their session started){' '}
+            <span className="font-semibold text-slate-900" data-testid="repair-cost-total">{formatCost(total)}</span>{' '}
             <Link href={hrefWith('/settings', { project })} className="text-xs text-indigo-700 underline">
               prices
             </Link>
