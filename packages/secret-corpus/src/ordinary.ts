@@ -189,6 +189,20 @@ add('log-auth', [
   'Invalid password: expected at least 12 characters',
   "sshd: Failed password for invalid user admin from 203.0.113.9 port 52114",
 ]);
+add('command-line', [
+  'mysql -h db.internal -u root -p shop',
+  'mysql -P 3306 -h db.internal app -e "SHOW TABLES"',
+  'ssh -p 2222 deploy@10.0.0.12 uptime',
+  'psql -h db -p 5432 -U app -c "select 1"',
+  'redis-cli -p 6379 ping',
+  'echo "$CR_PAT" | docker login ghcr.io -u ci-bot --password-stdin',
+  './migrate --db-password-file /run/secrets/db --dry-run',
+  'deploy --password $DEPLOY_PASSWORD --env staging',
+  'curl -sS -u admin https://jenkins.example.com/api/json',
+  'net user svc_backup * /add',
+  'rsync --bypass-cache -a build/ web1:/srv/app/',
+  'git log -p -3 -- src/auth/password.ts',
+]);
 add('env-config', [
   'PASSWORD_MIN_LENGTH=12',
   'TOKEN_TTL_SECONDS=3600',

@@ -19,7 +19,8 @@ export type SecretKind =
   | 'env'
   | 'iban'
   | 'log-password'
-  | 'sql-password';
+  | 'sql-password'
+  | 'cli-password';
 
 export interface SecretShape {
   id: string;
@@ -347,6 +348,24 @@ for (const [id, template] of [
 ] as const) {
   const p = `${f(id, 14)}Z3`;
   inText(id, 'sql-password', p, template(p));
+}
+
+// --- Passwords on command lines (what an agent's shell tool runs) ----------------------------
+for (const [id, template] of [
+  ['cli-mysql-attached', (p: string) => `mysql -h db.internal -u root -p${p} shop -e "SELECT count(*) FROM orders"`],
+  ['cli-mysqldump-quoted', (p: string) => `mysqldump -uroot -p'${p}' --single-transaction shop > /tmp/shop.sql`],
+  ['cli-sshpass', (p: string) => `sshpass -p '${p}' ssh deploy@10.0.0.12 'systemctl restart api'`],
+  ['cli-docker-login', (p: string) => `docker login -u ci-bot --password ${p} registry.example.com`],
+  ['cli-long-option-equals', (p: string) => `./migrate --db-user=app --db-password=${p} --dry-run`],
+  ['cli-keytool-storepass', (p: string) => `keytool -list -keystore app.jks -storepass ${p}`],
+  ['cli-redis-auth', (p: string) => `redis-cli -h cache.internal -a ${p} --no-auth-warning FLUSHDB`],
+  ['cli-curl-user', (p: string) => `curl -sS -u admin:${p} https://jenkins.example.com/api/json`],
+  ['cli-az-login', (p: string) => `az login -u ops@example.com -p ${p} --allow-no-subscriptions`],
+  ['cli-net-user', (p: string) => `net user svc_backup ${p} /add /expires:never`],
+  ['cli-json-command', (p: string) => JSON.stringify({ command: `sshpass -p ${p} rsync -a build/ web1:/srv/app/`, cwd: '/work/repo' })],
+] as const) {
+  const p = `${f(id, 14)}K5`;
+  inText(id, 'cli-password', p, template(p));
 }
 
 export const SECRET_SHAPES: readonly SecretShape[] = shapes;

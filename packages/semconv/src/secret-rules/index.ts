@@ -51,10 +51,16 @@ export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boole
     return out.replace(/\(\?<([A-Za-z][A-Za-z0-9]*)>/g, '(');
   };
   const one = (rs: readonly ShapeRule[], flags: string) => new RegExp(rs.map((r) => `(?:${plain(r.pattern.source)})`).join('|'), flags);
-  const exact = rules.filter((r) => !r.pattern.ignoreCase);
-  const folded = rules.filter((r) => r.pattern.ignoreCase);
+  const scanned = rules.filter((r) => !r.gate);
+  const exact = scanned.filter((r) => !r.pattern.ignoreCase);
+  const folded = scanned.filter((r) => r.pattern.ignoreCase);
   const any = [...(exact.length ? [one(exact, '')] : []), ...(folded.length ? [one(folded, 'i')] : [])];
-  const test = (s: string) => any.some((r) => r.test(s));
+  // A gated rule is tried alone (its own pattern, not global) where one of its substrings is.
+  // Gated rules: one scan for all their substrings, then each rule alone (not global).
+  const gated = rules.filter((r) => r.gate).map((r) => new RegExp(r.pattern.source, r.pattern.flags.replace('g', '')));
+  const gates = rules.flatMap((r) => r.gate ?? []);
+  const gate = gates.length ? new RegExp(gates.map((g) => g.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|')) : null;
+  const test = (s: string): boolean => any.some((r) => r.test(s)) || (!!gate?.test(s) && gated.some((r) => r.test(s)));
   return (s) => test(s) || (s.includes('\\') && test(s.replace(ESCAPE_LETTER, '\\ ')));
 }
 

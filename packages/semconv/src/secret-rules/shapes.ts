@@ -12,6 +12,13 @@ export interface ShapeRule {
   pattern: RegExp;
   /** A second look at a match (e.g. the Luhn check of a card number): false keeps it. */
   check?: (match: string, secret: string | undefined) => boolean;
+  /**
+   * Substrings one of which every match contains: the "could anything match" pre-check
+   * (index.ts) tries the rule alone, only on a string holding one, instead of adding it to the
+   * alternation every string is scanned with (rules that begin with a lookbehind or a common
+   * character slow that scan down for every string).
+   */
+  gate?: readonly string[];
 }
 
 /**
@@ -23,6 +30,10 @@ const AT = String.raw`(?:\b|(?<=\\[nrtbf]))`;
 const AT_ALNUM = String.raw`(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))`;
 /** Where a card number may start: not after a word character, a dot or a dash (`v1.4111…`). */
 const AT_NUMBER = String.raw`(?:(?<![\w.-])|(?<=\\[nrtbf]))`;
+/** Where a command-line option may start: not inside a word or another option (`--no-pass…`). */
+const AT_OPTION = String.raw`(?<![\w-])`;
+/** What every command-line option rule's match holds: a long option, or a dash after a space. */
+const CLI_OPTION = ['--', ' -', '\t-', '\n-'] as const;
 /**
  * The start conditions above, each with its plain form (the same without "right after a JSON
  * escape"): the "could anything match" pre-check (index.ts) uses the plain forms, which scan
@@ -91,6 +102,12 @@ const notPlaceholder = (_: string, secret: string | undefined) => secret === und
 
 const re = (source: string, flags = 'g') => new RegExp(source, flags);
 
+/**
+ * A password given on a command line, what an agent's shell tool runs: the value after an
+ * option (quoted, or up to the next space). A value starting with `-` is the next option.
+ */
+const CLI_VALUE = String.raw`['"]?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?=")|(?<!['"])[^\s'"-][^\s'"]*)`;
+
 export const SHAPE_RULES: readonly ShapeRule[] = [
   {
     name: 'private_key',
@@ -150,5 +167,31 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
       'gi',
     ),
     check: notPlaceholder,
+  },
+  // Command lines, what an agent's shell tool runs: `--password <v>` / `--db-pass=<v>` (not
+  // `--password-stdin` or `--password-file`), keytool's `-storepass <v>`, `sshpass -p <v>`,
+  // `az login … -p <v>`, `redis-cli … -a <v>`, the MySQL clients' attached `-p<v>` (`-p` alone prompts).
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`(?:${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass|sshpass\s+-p|az\s+login\b[^\n|;&]{0,200}?\s-p|redis-cli\b[^\n|;&]{0,200}?\s-a)(?:\s+|=)` +
+        String.raw`|\b(?:mysql(?:dump|admin|import|show|check|binlog|sh)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]{0,200}?\s-p)${CLI_VALUE}`,
+    ),
+    check: notPlaceholder,
+    gate: CLI_OPTION,
+  },
+  // `curl -u user:<v>` / `--user user:<v>` (without the colon, curl asks for it).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`\bcurl\b[^\n|;&]{0,300}?\s(?:-u|--user)\s*['"]?[^\s:'"]+:(?<secret>[^\s'"]+)`),
+    check: notPlaceholder,
+    gate: ['curl'],
+  },
+  // Windows: `net user <name> <v> /add` (`*` asks for it).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`\b(?:net|NET)\s+(?:user|USER)\s+\S+\s+(?<secret>[^\s*/]\S*)\s+\/(?:add|ADD|domain|DOMAIN)\b`),
+    check: notPlaceholder,
+    gate: ['/add', '/ADD', '/domain', '/DOMAIN'],
   },
 ];
