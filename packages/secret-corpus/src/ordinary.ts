@@ -203,6 +203,14 @@ add('command-line', [
   'rsync --bypass-cache -a build/ web1:/srv/app/',
   'git log -p -3 -- src/auth/password.ts',
 ]);
+add('config-file', [
+  '<server><id>nexus</id><username>deploy</username><password>${env.NEXUS_PASSWORD}</password></server>',
+  '<passwordPolicy>strict</passwordPolicy><tokenizer>o200k_base</tokenizer>',
+  '<appSettings><add key="Environment" value="Production" /><add key="MaxRetries" value="3" /></appSettings>',
+  '<div class="secret-banner">Keep your password safe</div>',
+  'machine api.example.com login ops@example.com',
+  '<password></password><token_count>512</token_count>',
+]);
 add('env-config', [
   'PASSWORD_MIN_LENGTH=12',
   'TOKEN_TTL_SECONDS=3600',

@@ -20,7 +20,8 @@ export type SecretKind =
   | 'iban'
   | 'log-password'
   | 'sql-password'
-  | 'cli-password';
+  | 'cli-password'
+  | 'config-file';
 
 export interface SecretShape {
   id: string;
@@ -366,6 +367,20 @@ for (const [id, template] of [
 ] as const) {
   const p = `${f(id, 14)}K5`;
   inText(id, 'cli-password', p, template(p));
+}
+
+// --- Secrets in config files a tool reads or writes (XML elements, appSettings, .netrc) ---------
+for (const [id, template] of [
+  ['xml-maven-server', (p: string) => `<servers>\n  <server>\n    <id>nexus</id>\n    <username>deploy</username>\n    <password>${p}</password>\n  </server>\n</servers>`],
+  ['xml-api-key-attr', (p: string) => `<config><apiKey type="string">${p}</apiKey><region>eu-west-1</region></config>`],
+  ['xml-namespaced-client-secret', (p: string) => `<oauth:clientSecret>${p}</oauth:clientSecret>`],
+  ['xml-in-json-content', (p: string) => JSON.stringify({ path: 'settings.xml', content: `<settings><servers><server><password>${p}</password></server></servers></settings>` })],
+  ['appsettings-add-key', (p: string) => `<appSettings>\n  <add key="StripeSecretKey" value="${p}" />\n</appSettings>`],
+  ['netrc-line', (p: string) => `machine api.heroku.com login ops@example.com password ${p}`],
+  ['netrc-no-login', (p: string) => `machine ftp.example.org password ${p}`],
+] as const) {
+  const p = `${f(id, 14)}W8`;
+  inText(id, 'config-file', p, template(p));
 }
 
 export const SECRET_SHAPES: readonly SecretShape[] = shapes;

@@ -19,6 +19,8 @@ export { SHAPE_RULES, type ShapeRule } from './shapes.ts';
 export function replaceShapes(s: string, rules: readonly ShapeRule[], marker: (rule: ShapeRule) => string): string {
   let out = s;
   for (const rule of rules) {
+    // A gated rule cannot match a string without one of its substrings: no pass over it.
+    if (rule.gate && !rule.gate.some((g) => out.includes(g))) continue;
     rule.pattern.lastIndex = 0;
     out = out.replace(rule.pattern, (...args) => {
       const match = args[0] as string;

@@ -4,7 +4,7 @@
  * an optional second look at the match. Order matters: a rule sees what earlier ones left.
  */
 import { basicCredential, iban, luhn } from './checks.ts';
-import { isPlaceholder } from './names.ts';
+import { isPlaceholder, isSecretName } from './names.ts';
 
 export interface ShapeRule {
   name: string;
@@ -194,4 +194,37 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     check: notPlaceholder,
     gate: ['/add', '/ADD', '/domain', '/DOMAIN'],
   },
+  // Config files a tool reads or writes. XML elements named as a secret is (Maven's
+  // `<password>…</password>`, `<apiKey>`, `<ns:clientSecret>`): the name rules only see `name=value`.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`<(?<tag>[A-Za-z_][\w.:-]{0,80})(?:\s[^<>]{0,300})?>(?<secret>[^<>]{1,2000})<\/\k<tag>>`),
+    check: (match, secret) => secret !== undefined && isSecretName(xmlName(match)) && !isPlaceholder(secret.trim()),
+    gate: ['</'],
+  },
+  // .NET appSettings and the like: `<add key="ApiKey" value="…"/>`, where the key attribute names the secret.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\bkey\s*=\s*"(?<name>[^"<>]{1,100})"\s+value\s*=\s*"(?<secret>[^"]{1,2000})"`),
+    check: (match, secret) => secret !== undefined && isSecretName(attributeName(match)) && !isPlaceholder(secret),
+    gate: ['value'],
+  },
+  // .netrc (curl, git, ftp): `machine <host> login <user> password <v>`.
+  {
+    name: 'netrc_password',
+    pattern: re(String.raw`\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+(?<secret>\S+)`),
+    check: notPlaceholder,
+    gate: ['machine'],
+  },
 ];
+
+/** The element's name, without a namespace prefix, of a match of `<tag …>…</tag>`. */
+function xmlName(match: string): string {
+  const tag = /^<([^\s>]+)/.exec(match)?.[1] ?? '';
+  return tag.slice(tag.lastIndexOf(':') + 1);
+}
+
+/** The key attribute's value of a match of `key="…" value="…"`. */
+function attributeName(match: string): string {
+  return /"([^"]*)"/.exec(match)?.[1] ?? '';
+}
