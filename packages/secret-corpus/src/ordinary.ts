@@ -204,6 +204,7 @@ add('command-line', [
   'git log -p -3 -- src/auth/password.ts',
 ]);
 add('config-file', [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: Maven's placeholder, written as Maven writes it
   '<server><id>nexus</id><username>deploy</username><password>${env.NEXUS_PASSWORD}</password></server>',
   '<passwordPolicy>strict</passwordPolicy><tokenizer>o200k_base</tokenizer>',
   '<appSettings><add key="Environment" value="Production" /><add key="MaxRetries" value="3" /></appSettings>',
