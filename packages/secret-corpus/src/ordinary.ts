@@ -202,6 +202,10 @@ add('command-line', [
   'net user svc_backup * /add',
   'rsync --bypass-cache -a build/ web1:/srv/app/',
   'git log -p -3 -- src/auth/password.ts',
+  'git config --global user.name "Dana Doe"',
+  'npm config set registry https://registry.example.com/',
+  'aws configure set region eu-west-1 --profile ci',
+  'git config --global github.token $GH_TOKEN',
 ]);
 add('config-file', [
   // biome-ignore lint/suspicious/noTemplateCurlyInString: Maven's placeholder, written as Maven writes it

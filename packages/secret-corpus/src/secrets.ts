@@ -364,6 +364,10 @@ for (const [id, template] of [
   ['cli-az-login', (p: string) => `az login -u ops@example.com -p ${p} --allow-no-subscriptions`],
   ['cli-net-user', (p: string) => `net user svc_backup ${p} /add /expires:never`],
   ['cli-json-command', (p: string) => JSON.stringify({ command: `sshpass -p ${p} rsync -a build/ web1:/srv/app/`, cwd: '/work/repo' })],
+  ['cli-aws-configure-set', (p: string) => `aws configure set aws_secret_access_key ${p} --profile ci`],
+  ['cli-git-config-token', (p: string) => `git config --global github.token ${p}`],
+  ['cli-npm-config-auth-token', (p: string) => `npm config set //registry.example.com/:_authToken "${p}"`],
+  ['cli-yarn-config-token', (p: string) => `yarn config set npmAuthToken ${p} -H`],
 ] as const) {
   const p = `${f(id, 14)}K5`;
   inText(id, 'cli-password', p, template(p));

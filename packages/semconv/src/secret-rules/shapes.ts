@@ -194,6 +194,16 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     check: notPlaceholder,
     gate: ['/add', '/ADD', '/domain', '/DOMAIN'],
   },
+  // Config setters: `aws configure set aws_secret_access_key <v>`, `git config --global github.token <v>`,
+  // `npm config set //registry/:_authToken <v>`, `yarn config set npmAuthToken <v>`.
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\bconfig(?:ure)?\s+(?:set\s+|--(?:global|local|system|user|project)\s+)+(?:--\w+\s+)*(?<name>[^\s=]{1,200})\s+['"]?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?=")|(?<!['"])[^\s'"]+)`,
+    ),
+    check: (match, secret) => secret !== undefined && isSecretName(setterName(match)) && !isPlaceholder(secret),
+    gate: ['config'],
+  },
   // Config files a tool reads or writes. XML elements named as a secret is (Maven's
   // `<password>…</password>`, `<apiKey>`, `<ns:clientSecret>`): the name rules only see `name=value`.
   {
@@ -222,6 +232,19 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
 function xmlName(match: string): string {
   const tag = /^<([^\s>]+)/.exec(match)?.[1] ?? '';
   return tag.slice(tag.lastIndexOf(':') + 1);
+}
+
+/** The setting's name (its last `.`, `/` or `:` part) of a config setter's match. */
+function setterName(match: string): string {
+  const parts = match.split(/\s+/);
+  let name = '';
+  for (let i = 1; i < parts.length - 1; i++) {
+    const p = parts[i] as string;
+    if (p === 'set' || p.startsWith('--')) continue;
+    name = p;
+    break;
+  }
+  return name.slice(Math.max(name.lastIndexOf('.'), name.lastIndexOf('/'), name.lastIndexOf(':')) + 1);
 }
 
 /** The key attribute's value of a match of `key="…" value="…"`. */
