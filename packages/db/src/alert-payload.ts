@@ -1,7 +1,7 @@
 /**
  * The body of an alert webhook, generic JSON or Slack-compatible (`{"text": ...}` with mrkdwn
  * links), with its links: the sessions explorer filtered to the alert (its query language,
- * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `status:`, `has:`, `started:`) and the
+ * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `status:`, `failed:`) and the
  * replay of the session that failed most in the window. Links are absolute under the web's
  * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
  */

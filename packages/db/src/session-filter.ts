@@ -73,8 +73,8 @@ function onDay(column: Sql, op: Comparison, day: string): Sql {
 /**
  * `class:`, `tool:` and `failed:` together name one kind of failed attempt, as analytics counts
  * it (analytics_session_parts: the attempt's class, its tool or its tool call's, its UTC day):
- * each class must occur on such an attempt and each tool must have one. So `class:timeout
- * tool:read_file` is a read_file call that timed out, not a timeout anywhere beside a read_file
+ * each class must occur on such an attempt and each tool must have one. So `class:transient
+ * tool:read_file` is a read_file call that failed transiently, not such a failure anywhere beside a read_file
  * call, and `failed:>=D` holds for a session that started before D and failed after it.
  */
 function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
