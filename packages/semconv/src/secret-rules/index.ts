@@ -57,14 +57,22 @@ export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boole
   const exact = scanned.filter((r) => !r.pattern.ignoreCase);
   const folded = scanned.filter((r) => r.pattern.ignoreCase);
   const any = [...(exact.length ? [one(exact, '')] : []), ...(folded.length ? [one(folded, 'i')] : [])];
-  // A gated rule is tried alone (its own pattern, not global) where one of its substrings is.
   // Gated rules: one scan for all their substrings, then each rule alone (not global).
-  const gated = rules.filter((r) => r.gate).map((r) => new RegExp(r.pattern.source, r.pattern.flags.replace('g', '')));
+  const gated = rules.filter((r) => r.gate).map((r) => ({ gate: r.gate as readonly string[], pattern: new RegExp(r.pattern.source, r.pattern.flags.replace('g', '')) }));
   const gates = rules.flatMap((r) => r.gate ?? []);
   const gate = gates.length ? new RegExp(gates.map((g) => g.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|')) : null;
-  const test = (s: string): boolean => any.some((r) => r.test(s)) || (!!gate?.test(s) && gated.some((r) => r.test(s)));
-  return (s) => test(s) || (s.includes('\\') && test(s.replace(ESCAPE_LETTER, '\\ ')));
+  const test = (s: string): boolean =>
+    any.some((r) => r.test(s)) || (!!gate?.test(s) && gated.some((r) => r.gate.some((g) => s.includes(g)) && r.pattern.test(s)));
+  // With escapes, again as if decoded: each escape's letter a space, an escaped quote (at any
+  // depth of JSON in JSON: `\\\"`) a quote.
+  const decoded = (s: string) => {
+    const t = s.replace(ESCAPE_LETTER, '\\ ');
+    return t.includes('\\"') ? t.replace(ESCAPED_QUOTE, '"') : t;
+  };
+  return (s) => test(s) || (s.includes('\\') && test(decoded(s)));
 }
 
 /** The letter of a JSON escape that a shape may follow (`\n`, `\r`, `\t`, `\b`, `\f`). */
 const ESCAPE_LETTER = /\\[nrtbf]/g;
+/** A double quote escaped once or more (JSON in a JSON string: `\\\"`). */
+const ESCAPED_QUOTE = /\\+"/g;

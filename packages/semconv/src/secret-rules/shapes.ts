@@ -31,9 +31,7 @@ const AT_ALNUM = String.raw`(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))`;
 /** Where a card number may start: not after a word character, a dot or a dash (`v1.4111…`). */
 const AT_NUMBER = String.raw`(?:(?<![\w.-])|(?<=\\[nrtbf]))`;
 /** Where a command-line option may start: not inside a word or another option (`--no-pass…`). */
-const AT_OPTION = String.raw`(?<![\w-])`;
-/** What every command-line option rule's match holds: a long option, or a dash after a space. */
-const CLI_OPTION = ['--', ' -', '\t-', '\n-'] as const;
+const AT_OPTION = String.raw`(?:(?<![\w-])|(?<=\\[nrtbf]))`;
 /**
  * The start conditions above, each with its plain form (the same without "right after a JSON
  * escape"): the "could anything match" pre-check (index.ts) uses the plain forms, which scan
@@ -45,7 +43,7 @@ export const START_CONDITIONS: readonly (readonly [string, string])[] = [
   [AT_NUMBER, String.raw`(?<![\w.-])`],
 ];
 /** A quoted value after a keyword: the quote is consumed, the group `secret` is what it encloses. */
-const QUOTED = String.raw`['"](?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?="))`;
+const QUOTED = String.raw`\\?['"](?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?"))`;
 
 /** Vendor token shapes, recognisable by their prefix and length alone. */
 const VENDOR_TOKENS = [
@@ -106,7 +104,11 @@ const re = (source: string, flags = 'g') => new RegExp(source, flags);
  * A password given on a command line, what an agent's shell tool runs: the value after an
  * option (quoted, or up to the next space). A value starting with `-` is the next option.
  */
-const CLI_VALUE = String.raw`['"]?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?=")|(?<!['"])[^\s'"-][^\s'"]*)`;
+/** A character of an unquoted value: not a space, a quote, or a JSON escape (`\n`, `\"`) in raw JSON text. */
+const BARE = String.raw`(?:[^\s'"\\]|\\(?![nrtbf"\\]))`;
+/** Up to 200 characters of the same command: a `\`-continued line goes on, `|`, `;`, `&` end it. */
+const SAME_COMMAND = String.raw`(?:\\\r?\n|[^\n|;&]){0,200}?`;
+const CLI_VALUE = String.raw`(?:\\?['"])?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<!['"])(?!-)${BARE}+)`;
 
 export const SHAPE_RULES: readonly ShapeRule[] = [
   {
@@ -162,8 +164,8 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   {
     name: 'sql_password',
     pattern: re(
-      String.raw`\b(?:IDENTIFIED(?:\s+WITH\s+['"${'`'}]?\w+['"${'`'}]?)?\s+BY(?:\s+PASSWORD)?\s*(?:['"]|(?<=\b(?:CREATE|ALTER)\s+(?:USER|ROLE|LOGIN)\b[^;\n]{1,160}))|SET\s+PASSWORD(?:\s+FOR\s+[^=;\n]{1,80}?)?\s*=\s*(?:PASSWORD\s*\(\s*)?['"]|PASSWORD\s*\(\s*['"])` +
-        String.raw`(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?=")|(?<=\s)[^\s'"();,]+)`,
+      String.raw`\b(?:IDENTIFIED(?:\s+WITH\s+['"${'`'}]?\w+['"${'`'}]?)?\s+BY(?:\s+PASSWORD)?\s*(?:\\?['"]|(?<=\b(?:CREATE|ALTER)\s+(?:USER|ROLE|LOGIN)\b[^;\n]{1,160}))|SET\s+PASSWORD(?:\s+FOR\s+[^=;\n]{1,80}?)?\s*=\s*(?:PASSWORD\s*\(\s*)?\\?['"]|PASSWORD\s*\(\s*\\?['"])` +
+        String.raw`(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<=\s)[^\s'"();,\\]+)`,
       'gi',
     ),
     check: notPlaceholder,
@@ -173,24 +175,30 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   // `az login … -p <v>`, `redis-cli … -a <v>`, the MySQL clients' attached `-p<v>` (`-p` alone prompts).
   {
     name: 'cli_password',
+    pattern: re(String.raw`${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)(?:\s+|=)${CLI_VALUE}`),
+    check: notPlaceholder,
+    gate: ['pass'],
+  },
+  {
+    name: 'cli_password',
     pattern: re(
-      String.raw`(?:${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass|sshpass\s+-p|az\s+login\b[^\n|;&]{0,200}?\s-p|redis-cli\b[^\n|;&]{0,200}?\s-a)(?:\s+|=)` +
-        String.raw`|\b(?:mysql(?:dump|admin|import|show|check|binlog|sh)?|mariadb(?:-dump|-admin)?)\b[^\n|;&]{0,200}?\s-p)${CLI_VALUE}`,
+      String.raw`${AT}(?:(?:sshpass\s+-p|az\s+login\b${SAME_COMMAND}\s-p|redis-cli\b${SAME_COMMAND}\s-a)(?:\s+|=)` +
+        String.raw`|(?:mysql(?:dump|admin|import|show|check|binlog|sh)?|mariadb(?:-dump|-admin)?)\b${SAME_COMMAND}\s-p)${CLI_VALUE}`,
     ),
     check: notPlaceholder,
-    gate: CLI_OPTION,
+    gate: ['sshpass', 'login', 'redis-cli', 'mysql', 'mariadb'],
   },
   // `curl -u user:<v>` / `--user user:<v>` (without the colon, curl asks for it).
   {
     name: 'cli_password',
-    pattern: re(String.raw`\bcurl\b[^\n|;&]{0,300}?\s(?:-u|--user)\s*['"]?[^\s:'"]+:(?<secret>[^\s'"]+)`),
+    pattern: re(String.raw`${AT}curl\b${SAME_COMMAND}\s(?:-u|--user)\s*(?:\\?['"])?[^\s:'"\\]+:(?<secret>${BARE}+)`),
     check: notPlaceholder,
     gate: ['curl'],
   },
   // Windows: `net user <name> <v> /add` (`*` asks for it).
   {
     name: 'cli_password',
-    pattern: re(String.raw`\b(?:net|NET)\s+(?:user|USER)\s+\S+\s+(?<secret>[^\s*/]\S*)\s+\/(?:add|ADD|domain|DOMAIN)\b`),
+    pattern: re(String.raw`${AT}(?:net|NET)\s+(?:user|USER)\s+\S+\s+(?<secret>(?![*/])${BARE}+)\s+\/(?:add|ADD|domain|DOMAIN)\b`),
     check: notPlaceholder,
     gate: ['/add', '/ADD', '/domain', '/DOMAIN'],
   },
@@ -199,7 +207,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   {
     name: 'config_secret',
     pattern: re(
-      String.raw`\bconfig(?:ure)?\s+(?:set\s+|--(?:global|local|system|user|project)\s+)+(?:--\w+\s+)*(?<name>[^\s=]{1,200})\s+['"]?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n]+(?=")|(?<!['"])[^\s'"]+)`,
+      String.raw`${AT}config(?:ure)?\s+(?:set\s+|--(?:global|local|system|user|project)\s+)+(?:--\w+\s+)*(?<name>[^\s=]{1,200})\s+${CLI_VALUE}`,
     ),
     check: (match, secret) => secret !== undefined && isSecretName(setterName(match)) && !isPlaceholder(secret),
     gate: ['config'],
@@ -217,12 +225,12 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     name: 'config_secret',
     pattern: re(String.raw`\bkey\s*=\s*"(?<name>[^"<>]{1,100})"\s+value\s*=\s*"(?<secret>[^"]{1,2000})"`),
     check: (match, secret) => secret !== undefined && isSecretName(attributeName(match)) && !isPlaceholder(secret),
-    gate: ['value'],
+    gate: ['key=', 'key ='],
   },
   // .netrc (curl, git, ftp): `machine <host> login <user> password <v>`.
   {
     name: 'netrc_password',
-    pattern: re(String.raw`\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+(?<secret>\S+)`),
+    pattern: re(String.raw`${AT}machine\s+\S+(?:\s+login\s+\S+)?\s+password\s+(?<secret>${BARE}+)`),
     check: notPlaceholder,
     gate: ['machine'],
   },
