@@ -115,19 +115,32 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     name: 'private_key',
     pattern:
       /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=")|$)|PuTTY-User-Key-File-\d:[\s\S]*?(?:Private-MAC: [0-9a-f]+|(?=")|$)/g,
+    gate: ['-----BEGIN ', 'PuTTY-User-Key-File-'],
   },
   // Before `Token <value>` (below), which would take the digits before the colon and leave the rest.
-  { name: 'telegram_bot_token', pattern: re(String.raw`${AT}\d{8,10}:AA[A-Za-z0-9_-]{33}`) },
-  { name: 'jwt', pattern: re(String.raw`${AT}eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`) },
+  { name: 'telegram_bot_token', pattern: re(String.raw`${AT}\d{8,10}:AA[A-Za-z0-9_-]{33}`), gate: [':AA'] },
+  { name: 'jwt', pattern: re(String.raw`${AT}eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`), gate: ['eyJ'] },
   // Access key ids (AKIA, ASIA temporary) and the other IAM unique-id prefixes.
-  { name: 'aws_access_key_id', pattern: re(String.raw`${AT}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b`) },
+  {
+    name: 'aws_access_key_id',
+    pattern: re(String.raw`${AT}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b`),
+    gate: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'ANVA', 'AIPA', 'A3T'],
+  },
   { name: 'api_key', pattern: re(`${AT_ALNUM}(?:${VENDOR_TOKENS.join('|')})`) },
-  { name: 'webhook_url', pattern: /hooks\.slack\.com\/services\/(?<secret>[A-Za-z0-9/]{20,})|discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g },
+  {
+    name: 'webhook_url',
+    pattern: /hooks\.slack\.com\/services\/(?<secret>[A-Za-z0-9/]{20,})|discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
+    gate: ['hooks.slack.com', 'discord'],
+  },
   // After the vendor shapes, so that `token ghp_…` names the key it is. A credential after the
   // scheme has a digit: "Bearer bonds", "Token usage" are English.
-  { name: 'bearer_token', pattern: re(String.raw`${AT}(?:Bearer|bearer|Token)\s+(?<secret>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{8,}=*)`) },
-  { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential },
-  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`) },
+  {
+    name: 'bearer_token',
+    pattern: re(String.raw`${AT}(?:Bearer|bearer|Token)\s+(?<secret>(?=[A-Za-z0-9\-._~+/]*\d)[A-Za-z0-9\-._~+/]{8,}=*)`),
+    gate: ['Bearer', 'bearer', 'Token'],
+  },
+  { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential, gate: ['Basic'] },
+  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`), gate: ['://'] },
   // A header whose whole value is a credential, up to the end of the line (or of a JSON string).
   {
     name: 'credential_header',
