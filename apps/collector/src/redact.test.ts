@@ -1,4 +1,5 @@
 import { asText, fragments, ORDINARY_PAYLOADS, SECRET_SHAPES, type SecretShape } from '@guardtrace/secret-corpus';
+import { SHAPE_RULES } from '@guardtrace/semconv/secret-rules';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from './redact.ts';
 
@@ -88,6 +89,23 @@ describe('the secret corpus', () => {
       r.attributes(attrs);
       expect(JSON.stringify(attrs), key).not.toContain(s.secret);
     }
+  });
+});
+
+describe('gated rules', () => {
+  // A rule with a gate is tried only on strings holding one of its substrings: a gate a match
+  // can lack would let that secret through unseen. Every match in the corpus holds one.
+  it('every match of a gated rule, in every corpus text and form, holds one of its substrings', () => {
+    const texts = [...SECRET_SHAPES.flatMap((s) => forms(s).map(([, t]) => t)), ...ORDINARY_PAYLOADS.map((p) => p.text)];
+    const missed: string[] = [];
+    for (const rule of SHAPE_RULES.filter((r) => r.gate)) {
+      const all = new RegExp(rule.pattern.source, rule.pattern.flags.includes('g') ? rule.pattern.flags : `${rule.pattern.flags}g`);
+      for (const t of texts) {
+        for (const m of t.matchAll(all)) if (!rule.gate?.some((g) => m[0].includes(g))) missed.push(`${rule.name}: ${m[0].slice(0, 80)}`);
+      }
+    }
+    expect(missed).toEqual([]);
+    expect(SHAPE_RULES.filter((r) => r.gate).length).toBeGreaterThan(10);
   });
 });
 

@@ -238,7 +238,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     name: 'config_secret',
     pattern: re(String.raw`\bkey\s*=\s*"(?<name>[^"<>]{1,100})"\s+value\s*=\s*"(?<secret>[^"]{1,2000})"`),
     check: (match, secret) => secret !== undefined && isSecretName(attributeName(match)) && !isPlaceholder(secret),
-    gate: ['key=', 'key ='],
+    gate: ['key'],
   },
   // .netrc (curl, git, ftp): `machine <host> login <user> password <v>`.
   {
