@@ -12,9 +12,9 @@ import AxeBuilder from '@axe-core/playwright';
 import { createPrisma } from '@guardtrace/db';
 import { Guardtrace, TransientFailure } from '@guardtrace/sdk';
 import type { DatasetItem } from '@guardtrace/sdk/replay';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
 import { z } from 'zod';
+import { agentTelemetry } from '../agent-telemetry.ts';
 import { sendLargeSeededSession } from '../seeded-session.ts';
 
 interface PageCase {
@@ -83,13 +83,7 @@ async function replayRun(): Promise<string> {
  */
 async function backToBackAttempts(): Promise<string> {
   const id = `a11y-back-to-back-${randomBytes(4).toString('hex')}`;
-  const otel = setupGuardtrace({
-    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
-    apiKey: process.env.GUARDTRACE_API_KEY as string,
-    serviceName: 'a11y-agent',
-    register: false,
-    flushOnExit: false,
-  });
+  const otel = agentTelemetry('a11y-agent');
   // The jitter draws a whole wait (200 ms) after the first attempt and almost none (1 ms) after the second.
   const draws = [1, 0.005];
   const gt = new Guardtrace({

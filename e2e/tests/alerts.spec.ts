@@ -9,9 +9,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import AxeBuilder from '@axe-core/playwright';
 import { Guardtrace } from '@guardtrace/sdk';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
 import { z } from 'zod';
+import { agentTelemetry } from '../agent-telemetry.ts';
 
 interface Hook {
   headers: http.IncomingHttpHeaders;
@@ -50,13 +50,7 @@ function verified(h: Hook, secret: string): boolean {
 
 /** An agent whose model sends a number where the tool wants text: each call one invalid_arguments failure. */
 async function failingAgent(tool: string, sessions: { id: string; badCalls: number }[]) {
-  const otel = setupGuardtrace({
-    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
-    apiKey: process.env.GUARDTRACE_API_KEY as string,
-    serviceName: 'e2e-alerts',
-    register: false,
-    flushOnExit: false,
-  });
+  const otel = agentTelemetry('e2e-alerts');
   const gt = new Guardtrace({ tracer: otel.tracer });
   gt.tool({ name: tool, description: 'Look a word up', schema: z.object({ q: z.string() }), flags: { readOnly: true }, execute: (a) => a.q });
   for (const s of sessions) {

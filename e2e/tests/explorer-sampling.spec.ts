@@ -6,21 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Guardtrace } from '@guardtrace/sdk';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, type Page, test } from '@playwright/test';
 import { z } from 'zod';
+import { agentTelemetry } from '../agent-telemetry.ts';
 
 /** One clean session (weight 0 at rate 0) and one that fails (kept at 1); every span is forwarded. */
 async function runAgent(held: string, kept: string): Promise<void> {
-  const otel = setupGuardtrace({
-    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
-    apiKey: process.env.GUARDTRACE_API_KEY as string,
-    serviceName: 'e2e-sampling',
-    register: false,
-    flushOnExit: false,
-    timeoutMillis: 60_000,
-    shutdownTimeoutMillis: 120_000,
-  });
+  const otel = agentTelemetry('e2e-sampling', { timeoutMillis: 60_000, shutdownTimeoutMillis: 120_000 });
   // autoRepair off: `echoo` stays a failed call for the model to correct (a failing session)
   const gt = new Guardtrace({ tracer: otel.tracer, sampling: { cleanSessionRate: 0 }, autoRepair: false });
   gt.tool({ name: 'echo', description: 'Echo text', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });

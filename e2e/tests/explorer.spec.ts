@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { createOwnedProject, createPrisma } from '@guardtrace/db';
 import { Guardtrace } from '@guardtrace/sdk';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, type Page, test } from '@playwright/test';
 import { z } from 'zod';
+import { agentTelemetry } from '../agent-telemetry.ts';
 
 const collector = () => process.env.GUARDTRACE_COLLECTOR_URL as string;
 const tag = `ex${randomBytes(4).toString('hex')}`;
@@ -23,7 +23,7 @@ const ALL = 27;
 
 /** 27 sessions of one agent: one corrected invalid call, one corrected unknown tool, one with 1.2M tokens, 24 clean. */
 async function runAgent() {
-  const otel = setupGuardtrace({ endpoint: collector(), apiKey: process.env.GUARDTRACE_API_KEY as string, serviceName: 'explorer-e2e', register: false, flushOnExit: false });
+  const otel = agentTelemetry('explorer-e2e');
   // autoRepair off: the unknown tool below is the model's to correct (a model repair)
   const gt = new Guardtrace({ tracer: otel.tracer, autoRepair: false });
   gt.tool({ name: 'read_file', description: 'Read a file', schema: z.object({ path: z.string() }), flags: { readOnly: true }, execute: (a) => `contents of ${a.path}` });

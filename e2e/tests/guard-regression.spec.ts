@@ -16,13 +16,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Guardtrace } from '@guardtrace/sdk';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import type { ReplayRunReport } from '@guardtrace/sdk/replay';
 import { expect, type Page, test } from '@playwright/test';
 import { buildAndPack, npmEnv, PACKAGES, ROOT, runAsync } from '../../tools/package-check/src/pack.ts';
 import { TOOLS_V1, TOOLS_V2, registerTools, toolsModule } from '../guard-regression-tools.ts';
 import { newProjectWithKey } from '../projects.ts';
 import { selected } from './replay-helpers.ts';
+import { agentTelemetry } from '../agent-telemetry.ts';
 
 const collector = () => process.env.GUARDTRACE_COLLECTOR_URL as string;
 const tag = randomBytes(4).toString('hex');
@@ -38,7 +38,7 @@ const SESSIONS: { id: string; calls: Record<string, unknown>[] }[] = [
 const usesOldFieldOrFolder = (a: Record<string, unknown>) => 'lines' in a || String(a.path).startsWith('docs/');
 
 async function record(apiKey: string): Promise<void> {
-  const otel = setupGuardtrace({ endpoint: collector(), apiKey, serviceName: 'guard-regression-e2e', register: false, flushOnExit: false });
+  const otel = agentTelemetry('guard-regression-e2e', { apiKey });
   const gt = new Guardtrace({ tracer: otel.tracer, autoRepair: false });
   registerTools(gt, TOOLS_V1, path.join(tmpdir(), 'gr-recorded-workspace'));
   for (const s of SESSIONS) {

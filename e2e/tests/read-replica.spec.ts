@@ -17,10 +17,10 @@ import path from 'node:path';
 import { createPrisma, createSignInLink, type PrismaClient, signInLinkPath } from '@guardtrace/db';
 import { freePort, type RunningReplica, startStreamingReplica } from '@guardtrace/db/dev';
 import { Guardtrace } from '@guardtrace/sdk';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { type BrowserContext, expect, request, test } from '@playwright/test';
 import { z } from 'zod';
 import { ROOT, WEB_SERVE } from '../../scripts/system.ts';
+import { agentTelemetry } from '../agent-telemetry.ts';
 
 // Starts a replica and a second Next server on the shared two-core machine.
 test.describe.configure({ timeout: 180_000 });
@@ -51,7 +51,7 @@ async function listening(port: number, child: ChildProcess, timeoutMs: number): 
 
 /** One session recorded by a real agent through the suite's collector (a failed call: always kept). */
 async function recordSession(id: string): Promise<void> {
-  const otel = setupGuardtrace({ endpoint: env('GUARDTRACE_COLLECTOR_URL'), apiKey: env('GUARDTRACE_API_KEY'), serviceName: 'replica-agent', register: false, flushOnExit: false });
+  const otel = agentTelemetry('replica-agent');
   const gt = new Guardtrace({ tracer: otel.tracer });
   gt.tool({ name: 'echo', description: 'Echo text', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
   const s = gt.session({ id, agentName: 'replica-agent' });

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Guardtrace } from '@guardtrace/sdk';
 import { fileExists } from '@guardtrace/sdk/guards/files';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
 import { z } from 'zod';
+import { agentTelemetry } from '../agent-telemetry.ts';
 import { newProjectWithKey } from '../projects.ts';
 
 // A page load on the shared 2-core machine can take tens of seconds; no step here is timed.
@@ -24,13 +24,7 @@ test.slow();
  * cannot correct (a wrong type), rejected, repaired by the model's turn and corrected by it.
  */
 async function runAgent(apiKey: string, sessionId: string): Promise<void> {
-  const otel = setupGuardtrace({
-    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
-    apiKey,
-    serviceName: 'e2e-autorepair-agent',
-    register: false,
-    flushOnExit: false,
-  });
+  const otel = agentTelemetry('e2e-autorepair-agent', { apiKey });
   const gt = new Guardtrace({ tracer: otel.tracer });
   gt.tool({
     name: 'search_files',

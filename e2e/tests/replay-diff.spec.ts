@@ -6,21 +6,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Guardtrace } from '@guardtrace/sdk';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
 import { z } from 'zod';
+import { agentTelemetry } from '../agent-telemetry.ts';
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] });
 
 /** Sessions whose create_file call is first sent with `filepath` (rejected), then corrected to `path`. */
 async function runAgent(tool: string, sessionIds: string[]) {
-  const otel = setupGuardtrace({
-    endpoint: process.env.GUARDTRACE_COLLECTOR_URL as string,
-    apiKey: process.env.GUARDTRACE_API_KEY as string,
-    serviceName: 'e2e-diff-agent',
-    register: false,
-    flushOnExit: false,
-  });
+  const otel = agentTelemetry('e2e-diff-agent');
   const gt = new Guardtrace({ tracer: otel.tracer });
   gt.tool({ name: tool, description: 'Create a file', schema: z.object({ path: z.string(), content: z.string() }), execute: () => 'created' });
   for (const id of sessionIds) {

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Guardtrace, remoteSamplingRate } from '@guardtrace/sdk';
-import { setupGuardtrace } from '@guardtrace/sdk/setup';
 import { expect, test } from '@playwright/test';
 import { z } from 'zod';
+import { agentTelemetry } from '../agent-telemetry.ts';
 
 const collector = () => process.env.GUARDTRACE_COLLECTOR_URL as string;
 
 /** An agent that uses the SDK's remote sampling rate, as a production host would. */
 async function runAgent(apiKey: string, sessions: { id: string; fail: boolean }[]) {
-  const otel = setupGuardtrace({ endpoint: collector(), apiKey, serviceName: 'e2e-agent', register: false, flushOnExit: false, sampling: {} });
+  const otel = agentTelemetry('e2e-agent', { apiKey, sampling: {} });
   const remote = remoteSamplingRate({ endpoint: collector(), apiKey });
   const rate = await remote.refresh();
   // autoRepair off: `echoo` stays a failed call for the model to correct (a failing session)
