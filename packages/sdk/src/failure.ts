@@ -13,9 +13,11 @@ import {
   ATTR_GUARDTRACE_FEEDBACK,
   ATTR_GUARDTRACE_IDEMPOTENCY_KEY,
   ATTR_GUARDTRACE_OUTCOME,
+  type BudgetReason,
   type Decision,
   type EscalationReason,
   type FailureClass,
+  isBudgetReason,
 } from '@guardtrace/semconv';
 import { type AttemptRun, canonicalArgs } from './attempt-state.ts';
 import { type BudgetView, backoffDelay, type DecideOutput, decide, windowedBackoff } from './policy.ts';
@@ -27,9 +29,6 @@ import { clip } from './span-text.ts';
 import type { AttemptRecord, Escalation, ReconcileResult } from './types.ts';
 import type { Attrs } from './telemetry.ts';
 
-/** Escalation reasons that are not a budget running out (`guardtrace.budget.exhausted` stays unset). */
-const NOT_A_BUDGET: ReadonlySet<EscalationReason> = new Set(['class_retries', 'repeated_rejection', 'repeated_call', 'no_progress']);
-
 /** A failed attempt, judged: its class, the policy's decision, and what the session is told. */
 export interface Judgement {
   failureClass: FailureClass;
@@ -39,8 +38,10 @@ export interface Judgement {
   fingerprint: string;
   backoffMs: number;
   decision: DecideOutput;
-  /** The escalation reason when it is a budget running out. */
-  budgetExhausted: EscalationReason | undefined;
+  /** The escalation reason when it is a budget running out (`guardtrace.budget.exhausted`). */
+  budgetRanOut: BudgetReason | undefined;
+  /** The budget that ended the call (its class becomes `budget_exhausted`): one that ran out, unless the call was handed back to the model. */
+  budgetExhausted: BudgetReason | undefined;
   /** How the attempt compares with the call's earlier ones (when the call tracks progress). */
   progress?: ProgressView;
 }
@@ -99,9 +100,11 @@ export function judge(j: JudgeInput): Judgement {
   // neither the class's own retries nor a repeated rejection is a budget running out:
   // the call keeps its failure class and the reason says why it escalated
   const reason = decision.escalationReason;
-  // (a replan is the class's policy handing the call back to the model, not a budget ending it)
-  const budgetExhausted = reason && !NOT_A_BUDGET.has(reason) && decision.decision !== 'replan' ? reason : undefined;
-  const out: Judgement = { failureClass, feedback, fingerprint, backoffMs, decision, budgetExhausted };
+  const budgetRanOut = isBudgetReason(reason) ? reason : undefined;
+  // a replan is the class's policy handing the call back to the model, not a budget ending it: the
+  // call keeps its class, and the attempt still names the budget that ran out (its retries did)
+  const budgetExhausted = budgetRanOut && decision.decision !== 'replan' ? budgetRanOut : undefined;
+  const out: Judgement = { failureClass, feedback, fingerprint, backoffMs, decision, budgetRanOut, budgetExhausted };
   if (progress) out.progress = progress;
   return out;
 }
@@ -160,7 +163,7 @@ export function failedAttemptAttrs(j: Judgement, record: AttemptRecord, run: Att
     [ATTR_GUARDTRACE_BUDGET_REJECTIONS_LEFT]: Math.max(0, after.rejectionsLeft),
     [ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS]: Math.max(0, Math.round(after.latencyLeftMs)),
     [ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT]: Math.max(0, after.repairTokensLeft),
-    [ATTR_GUARDTRACE_BUDGET_EXHAUSTED]: j.budgetExhausted,
+    [ATTR_GUARDTRACE_BUDGET_EXHAUSTED]: j.budgetRanOut,
     [ATTR_GUARDTRACE_ESCALATION_REASON]: d.escalationReason,
   };
 }

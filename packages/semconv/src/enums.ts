@@ -109,6 +109,27 @@ export const ESCALATION_REASONS = [
 ] as const;
 export type EscalationReason = (typeof ESCALATION_REASONS)[number];
 
+/**
+ * The escalation reasons that name a budget running out (value of `guardtrace.budget.exhausted`
+ * when the call stopped for one, whatever was decided next: a call handed back to the model
+ * after its attempts ran out ran out of them all the same). The others stop a call for what the
+ * model did or the class allows, with no budget spent: the class's own retry count, a repeated
+ * rejection or call, corrections that stopped making progress.
+ */
+export const BUDGET_REASONS = [
+  'attempts_per_call',
+  'session_retries',
+  'rejections_per_task',
+  'added_latency',
+  'repair_tokens',
+  'circuit_breaker',
+  'corrections_per_call',
+] as const satisfies readonly EscalationReason[];
+export type BudgetReason = (typeof BUDGET_REASONS)[number];
+export function isBudgetReason(v: unknown): v is BudgetReason {
+  return typeof v === 'string' && (BUDGET_REASONS as readonly string[]).includes(v);
+}
+
 /** Answers of a tool's reconcile hook after an uncertain side effect. */
 export const RECONCILE_STATUSES = ['committed', 'not_committed', 'unknown'] as const;
 export type ReconcileStatus = (typeof RECONCILE_STATUSES)[number];

@@ -109,6 +109,8 @@ export {
   isFailureClass,
   isDecision,
   ESCALATION_REASONS,
+  BUDGET_REASONS,
+  isBudgetReason,
   RECONCILE_STATUSES,
   CIRCUIT_STATES,
 } from './enums.ts';
@@ -121,6 +123,7 @@ export type {
   SessionOutcome,
   GuardVerdict,
   EscalationReason,
+  BudgetReason,
   ReconcileStatus,
   CircuitState,
 } from './enums.ts';

@@ -12,6 +12,7 @@ import {
   ATTR_GUARDTRACE_BUDGET_EXHAUSTED,
   ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT,
   ATTR_GUARDTRACE_DECISION,
+  ATTR_GUARDTRACE_ESCALATION_REASON,
   ATTR_GUARDTRACE_FAILURE_CLASS,
   ATTR_GUARDTRACE_FEEDBACK,
   ATTR_GUARDTRACE_GUARD_DURATION_US,
@@ -27,12 +28,15 @@ import {
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
   ATTR_GUARDTRACE_TOOL_READ_ONLY,
   ATTR_GUARDTRACE_USER_ID,
+  isBudgetReason,
   SPAN_ATTEMPT,
 } from '@guardtrace/semconv';
 import type { NormSpan } from '../span.ts';
 import { pointers } from './guardrail.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { bool, int, num, text } from './read.ts';
+
+const budgetReason = (reason: string | null): string | null => (isBudgetReason(reason) ? reason : null);
 
 /** The user of a session, before any other convention's. */
 export const USER_ID_KEY = ATTR_GUARDTRACE_USER_ID;
@@ -71,7 +75,9 @@ export function read(span: NormSpan, m: Meaning): void {
       m.backoffMs = num(a, ATTR_GUARDTRACE_BACKOFF_MS);
       m.attemptsLeft = int(a, ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT);
       m.sessionRetriesLeft = int(a, ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT);
-      m.budgetExhausted = text(a, ATTR_GUARDTRACE_BUDGET_EXHAUSTED);
+      // The budget that ran out: named, else the escalation reason when it is one (SDK spans of
+      // 2026-12-06 named none on a call handed back to the model after its attempts ran out).
+      m.budgetExhausted = text(a, ATTR_GUARDTRACE_BUDGET_EXHAUSTED) ?? budgetReason(text(a, ATTR_GUARDTRACE_ESCALATION_REASON));
       m.autoRepairKind = text(a, ATTR_GUARDTRACE_AUTO_REPAIR_KIND);
       m.autoRepairPointers = pointers(a[ATTR_GUARDTRACE_AUTO_REPAIR_POINTERS]);
       m.autoRepairTool = text(a, ATTR_GUARDTRACE_AUTO_REPAIR_TOOL);

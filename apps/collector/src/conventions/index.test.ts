@@ -178,3 +178,18 @@ describe("another instrumentation's tool call", () => {
     expect(cls({}, {})).toBe('tool_error');
   });
 });
+
+describe('the budget that ran out on an attempt', () => {
+  const attempt = (attrs: Attributes) => interpret(span('guardtrace.attempt', { 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 3, ...attrs }));
+  it('is the named one, else the escalation reason when that names a budget, whatever was decided next', () => {
+    expect(attempt({ 'guardtrace.budget.exhausted': 'session_retries', 'guardtrace.escalation.reason': 'session_retries' })?.budgetExhausted).toBe('session_retries');
+    // An outage handed back to the model after its attempts ran out (the SDK of 2026-12-06 named no budget on it).
+    expect(attempt({ 'guardtrace.decision': 'replan', 'guardtrace.escalation.reason': 'attempts_per_call' })?.budgetExhausted).toBe('attempts_per_call');
+    expect(attempt({ 'guardtrace.decision': 'escalate_human', 'guardtrace.escalation.reason': 'circuit_breaker' })?.budgetExhausted).toBe('circuit_breaker');
+    // Reasons that spend no budget: the class's own retries, a repeat, corrections that stopped progressing.
+    for (const reason of ['class_retries', 'repeated_rejection', 'repeated_call', 'no_progress', 'something_new']) {
+      expect(attempt({ 'guardtrace.decision': 'escalate_human', 'guardtrace.escalation.reason': reason })?.budgetExhausted).toBeNull();
+    }
+    expect(attempt({ 'guardtrace.decision': 'retry_backoff' })?.budgetExhausted).toBeNull();
+  });
+});

@@ -4,6 +4,7 @@
  * out, the reconcile answer, the failed guard's reason, the error, the feedback the model got;
  * and when none of those was recorded, what is known (the failure class and the decision).
  */
+import { isBudgetReason } from '@guardtrace/semconv';
 import type { AttemptDto, EscalationDto, EscalationKind, TimelineStepDto, ToolCallStepDto } from './session-types.ts';
 
 const ESCALATING = new Set(['escalate_human', 'fail_reconcile', 'abort']);
@@ -71,11 +72,8 @@ function escalationWhy(e: {
   return e.evidence ? `${what}: ${e.evidence}` : `${what} (no message recorded)`;
 }
 
-// The escalation reasons (semconv ESCALATION_REASONS) that name a budget running out.
-const BUDGET_REASONS = new Set(['attempts_per_call', 'session_retries', 'rejections_per_task', 'added_latency', 'repair_tokens', 'corrections_per_call']);
-
 function kindOf(e: { decision: string | null; failureClass: string | null; reason: string | null; budgetExhausted: string | null }): EscalationKind {
-  if (e.budgetExhausted || e.failureClass === 'budget_exhausted' || (e.reason && BUDGET_REASONS.has(e.reason))) return 'budget';
+  if (e.budgetExhausted || e.failureClass === 'budget_exhausted' || isBudgetReason(e.reason)) return 'budget';
   if (e.decision === 'abort') return 'abort';
   if (e.decision === 'fail_reconcile') return 'reconcile';
   return 'human';
