@@ -23,6 +23,14 @@ test('a session opens and shows each tool call with its attempts and guard resul
   // The step list shows every call with one dot per attempt; the replay opens on the first failure.
   await expect(page.getByTestId('attempt-dot').first()).toBeVisible();
   expect(await page.getByTestId('attempt-dot').count()).toBeGreaterThanOrEqual(2);
+  // A failed attempt's dot is a square and a passed one's a circle: the outcome does not rest on colour
+  // (nor on a green that a failure class might share).
+  const radii = await page.getByTestId('attempt-dot').evaluateAll((dots) => dots.map((d) => [d.getAttribute('data-outcome'), getComputedStyle(d).borderRadius]));
+  expect(radii.some(([outcome]) => outcome === 'failed')).toBe(true);
+  for (const [outcome, radius] of radii) {
+    if (outcome === 'success') expect(radius).not.toBe('1px');
+    else expect(radius, `${outcome}`).toBe('1px');
+  }
   await expect(page.getByTestId('tool-call')).toBeVisible();
   await expect(page.getByTestId('attempt').first()).toBeVisible();
   await expect(page.getByTestId('guard-check').first()).toBeVisible();

@@ -1,5 +1,12 @@
 import { FAILURE_CLASSES, type FailureClass } from '@guardtrace/semconv';
 
+/**
+ * What passed: the replay's attempt dots and bars, analytics' "fixed" bars. No failure class is
+ * drawn in a green (a failed attempt must never read as one that passed); failures also differ by
+ * shape where a dot stands alone (the step list's squares against circles).
+ */
+export const SUCCESS_COLOR = '#059669';
+
 /** Display style of each failure class: badge classes (light UI) and the chart colour. */
 export interface ClassStyle {
   label: string;
@@ -12,7 +19,7 @@ const STYLES: Record<FailureClass, ClassStyle> = {
   invalid_arguments: { label: 'invalid arguments', badge: 'bg-amber-50 text-amber-800 ring-amber-200', color: '#d97706' },
   unknown_tool: { label: 'unknown tool', badge: 'bg-violet-50 text-violet-800 ring-violet-200', color: '#7c3aed' },
   missing_resource: { label: 'missing resource', badge: 'bg-cyan-50 text-cyan-800 ring-cyan-200', color: '#0891b2' },
-  transient: { label: 'transient', badge: 'bg-lime-50 text-lime-800 ring-lime-300', color: '#65a30d' },
+  transient: { label: 'transient', badge: 'bg-yellow-50 text-yellow-800 ring-yellow-300', color: '#b58105' },
   execution_feedback: { label: 'execution feedback', badge: 'bg-blue-50 text-blue-800 ring-blue-200', color: '#2563eb' },
   uncertain_side_effect: {
     label: 'uncertain side effect',

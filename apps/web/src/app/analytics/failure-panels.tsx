@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { FailureClassBadge } from '@/components/badges';
 import { explorerHref } from '@/lib/explorer-link';
-import { classStyle } from '@/lib/failure-classes';
+import { classStyle, SUCCESS_COLOR } from '@/lib/failure-classes';
 import { formatInt } from '@/lib/format';
 import { heavyRead } from '@/server/db';
 import {
@@ -191,7 +191,7 @@ export async function RejectionPanel({ project, window }: PanelProps) {
                   <td className={NUM}>{formatInt(r.rejections)}</td>
                   <td className={`${NUM} font-medium`}>{pct(r.fixed, r.rejections)}</td>
                   <td className={TD}>
-                    <Bar value={r.fixed} max={r.rejections} color="#059669" />
+                    <Bar value={r.fixed} max={r.rejections} color={SUCCESS_COLOR} />
                   </td>
                 </tr>
               ))}

@@ -1,4 +1,5 @@
 import { FailureClassBadge } from '@/components/badges';
+import { SUCCESS_COLOR } from '@/lib/failure-classes';
 import { formatInt } from '@/lib/format';
 import { heavyRead } from '@/server/db';
 import { type DayWindow, getRepairSplit } from '@/server/queries/analytics';
@@ -43,7 +44,7 @@ export async function RepairSplitPanel({ project, window }: { project: string; w
                 <td className={NUM} data-testid="repairs-by-model">{formatInt(r.byModel)}</td>
                 <td className={`${NUM} font-medium`}>{share(r.inCode, r.inCode + r.byModel)}</td>
                 <td className={TD}>
-                  <Bar value={r.inCode} max={r.inCode + r.byModel} color="#059669" />
+                  <Bar value={r.inCode} max={r.inCode + r.byModel} color={SUCCESS_COLOR} />
                 </td>
                 <td className={NUM} data-testid="tokens-saved" data-basis={r.savedBasis ?? ''}>
                   {r.savedTokens === null ? '—' : `≈ ${formatInt(r.savedTokens)}${r.savedBasis === 'all' ? ' *' : ''}`}

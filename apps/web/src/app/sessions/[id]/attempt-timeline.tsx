@@ -1,11 +1,11 @@
 import { formatDuration } from '@/lib/format';
-import { classStyle } from '@/lib/failure-classes';
+import { classStyle, SUCCESS_COLOR } from '@/lib/failure-classes';
 import type { AttemptDto } from '@/server/queries/session-types';
 import type { Via } from './replay-context';
 
-/** Dot colour of an attempt: green when it passed, else its failure class's colour. */
+/** Dot colour of an attempt: green when it passed, else its failure class's colour (never a green). */
 export function attemptColor(a: AttemptDto): string {
-  if (a.outcome === 'success') return '#059669';
+  if (a.outcome === 'success') return SUCCESS_COLOR;
   return a.failureClass ? classStyle(a.failureClass).color : '#94a3b8';
 }
 

@@ -71,8 +71,10 @@ const Row = memo(function Row({
             <span
               key={a.spanId}
               data-testid="attempt-dot"
+              data-outcome={a.outcome ?? 'none'}
               title={`#${a.number} ${a.outcome ?? ''} ${a.failureClass ? classStyle(a.failureClass).label : ''}`}
-              className="size-2 rounded-full"
+              // A passed attempt is a circle, any other a square: the outcome does not rest on colour alone.
+              className={`size-2 ${a.outcome === 'success' ? 'rounded-full' : 'rounded-[1px]'}`}
               style={{ background: attemptColor(a) }}
             />
           ))}
