@@ -113,7 +113,9 @@ export async function ExhaustionPanel({ project, window }: PanelProps) {
               <th scope="col" className={TH}>Tool</th>
               <th scope="col" className={`${TH} text-right`}>Exhausted calls</th>
               <th scope="col" className={`${TH} w-1/4`}><span className="sr-only">Relative size</span></th>
-              <th scope="col" className={`${TH} text-right`}>Attempts</th>
+              <th scope="col" className={`${TH} text-right`} title="Every attempt of the tool in this range, of its exhausted calls and of all its others">
+                Attempts, all calls
+              </th>
               <th scope="col" className={TH}>By class</th>
             </tr>
           </thead>
