@@ -108,11 +108,13 @@ const scenarios: { name: string; agent: string; run: Scenario }[] = [
     run: async (s, m, script) => {
       script.fxAlwaysDown = true;
       await m.turn(40);
-      // after each call's retries the outage comes back to the model (replan) and it calls again,
-      // until the outage outlasts the budgets: the tool's circuit opens after 5 failed calls
+      // after each call's retries the outage comes back to the model (replan), which answers it with
+      // a turn and calls again, until the outage outlasts the budgets: the tool's circuit opens
+      // after 5 failed calls
       for (let i = 1; i <= 8; i++) {
         const r = await s.callTool('fetch_fx_rate', '{"from":"USD","to":"EUR"}', { callId: `call_fx_${i}` });
         if (r.ok || r.decision !== 'replan') break;
+        await m.turn(35, r);
       }
       script.fxAlwaysDown = false;
       await m.turn(75);
