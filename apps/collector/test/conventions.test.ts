@@ -301,7 +301,7 @@ describe('error status and exception events (OpenTelemetry general conventions)'
  */
 describe('recorded payloads of other instrumentations', () => {
   const REASON = 'Error: station LYN-04 is offline for maintenance';
-  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId']);
+  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId', 'session.id']);
   type Kv = { key: string; value: { stringValue?: string } };
   type Rec = { resourceSpans: { scopeSpans: { spans: { traceId: string; attributes?: Kv[] }[] }[] }[] };
 
@@ -351,5 +351,58 @@ describe('recorded payloads of other instrumentations', () => {
     expect(await one(env.sql, 'SELECT outcome FROM sessions WHERE project_id = $1 AND id = $2', [env.projectId, sessionId])).toEqual({ outcome: 'success' });
     const parts = (await env.sql.query("SELECT failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class = 'tool_error'", [env.projectId, sessionId])).rows;
     expect(parts).toEqual([{ failed_attempts: 1 }]);
+  });
+
+  // LangChain's ToolNode refuses a call whose input fails the tool's schema, and a call of a tool the
+  // agent does not have, before any tool runs (no tool span): it answers the model with an error
+  // ToolMessage, which the next model call's input messages record (OpenInference's
+  // llm.input_messages.*, GenAI's gen_ai.input.messages). The valid call in the same turn ran.
+  const refusals: [string, { okTool: string }][] = [
+    ['openinference-refusals', { okTool: 'forecast' }],
+    ['genai-refusals', { okTool: 'DynamicStructuredTool' }],
+  ];
+  it.each(refusals)('%s: the calls LangChain refused are rejected attempts with their class, beside the call that ran', async (name, c) => {
+    const sessionId = await post(name);
+    const attempts = (
+      await env.sql.query(
+        'SELECT tool_name, number, outcome, failure_class, arguments, failure_reason, tool_call_span_id IS NULL AS refused FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY outcome, tool_name',
+        [env.projectId, sessionId],
+      )
+    ).rows;
+    expect(attempts).toEqual([
+      {
+        tool_name: 'forcast',
+        number: 1,
+        outcome: 'rejected',
+        failure_class: 'unknown_tool',
+        arguments: null,
+        failure_reason: 'Error: forcast is not a valid tool, try one of [forecast].',
+        refused: true,
+      },
+      {
+        tool_name: 'forecast',
+        number: 1,
+        outcome: 'rejected',
+        failure_class: 'invalid_arguments',
+        arguments: '{"town":"Lyon"}',
+        failure_reason: expect.stringMatching(/^Error invoking tool 'forecast' with kwargs \{"town":"Lyon"\} with error: Error: Received tool input did not match expected schema/),
+        refused: true,
+      },
+      { tool_name: c.okTool, number: 1, outcome: 'success', failure_class: null, arguments: expect.any(String), failure_reason: null, refused: false },
+    ]);
+    // The reason stops before the stack trace LangChain appends.
+    expect(attempts[1].failure_reason).not.toMatch(/\n\s+at /);
+    const totals = await expectTotalsAgree(sessionId);
+    expect(totals).toMatchObject({ tool_call_count: 1, attempt_count: 3, failed_attempt_count: 2, model_call_count: 2 });
+    const parts = (
+      await env.sql.query("SELECT failure_class, failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class <> '' ORDER BY failure_class", [
+        env.projectId,
+        sessionId,
+      ])
+    ).rows;
+    expect(parts).toEqual([
+      { failure_class: 'invalid_arguments', failed_attempts: 1 },
+      { failure_class: 'unknown_tool', failed_attempts: 1 },
+    ]);
   });
 });
