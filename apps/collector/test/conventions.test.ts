@@ -293,6 +293,34 @@ describe('error status and exception events (OpenTelemetry general conventions)'
       { tool_name: 'read_file', outcome: 'failed', failure_reason: 'upstream 503', error_type: null },
     ]);
   });
+
+  it('a tool call that reports its failure by error.type alone (no ERROR status) failed, with that class', async () => {
+    // The GenAI conventions' execute_tool span: `error.type` is set if and only if the operation ended
+    // in an error (its status SHOULD be ERROR too, but an instrumentation may set only error.type).
+    const sessionId = `errtype_${hex(6)}`;
+    const { tracer, done } = exportingTracer('genai-agent');
+    const c = { 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': 'execute_tool' };
+    const root = tracer.startSpan('invoke_agent support', { attributes: { 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': 'invoke_agent' } });
+    const under = trace.setSpan(context.active(), root);
+    tracer
+      .startSpan('execute_tool get_invoice', { attributes: { ...c, 'gen_ai.tool.name': 'get_invoice', 'gen_ai.tool.call.id': 'call_1', 'error.type': 'TimeoutError' } }, under)
+      .end();
+    tracer.startSpan('execute_tool list_invoices', { attributes: { ...c, 'gen_ai.tool.name': 'list_invoices', 'gen_ai.tool.call.id': 'call_2' } }, under).end();
+    root.end();
+    await done();
+
+    const calls = (await env.sql.query('SELECT tool_name, outcome, failure_class FROM tool_calls WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name', [env.projectId, sessionId])).rows;
+    expect(calls).toEqual([
+      { tool_name: 'get_invoice', outcome: 'failed', failure_class: 'transient' },
+      { tool_name: 'list_invoices', outcome: 'success', failure_class: null },
+    ]);
+    const atts = (await env.sql.query('SELECT tool_name, outcome, failure_class, error_type FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name', [env.projectId, sessionId])).rows;
+    expect(atts).toEqual([
+      { tool_name: 'get_invoice', outcome: 'failed', failure_class: 'transient', error_type: 'TimeoutError' },
+      { tool_name: 'list_invoices', outcome: 'success', failure_class: null, error_type: null },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 2, failed_attempt_count: 1 });
+  });
 });
 
 /**

@@ -88,7 +88,10 @@ export function interpret(span: NormSpan): Meaning | null {
   if (vercel.applies(span)) vercel.read(span, m);
   if (openinference.applies(a)) openinference.read(span, m);
   if (openllmetry.applies(a)) openllmetry.read(span, m);
-  const failed = otel.failed(span);
+  // A tool call or attempt failed when its status is ERROR, or when it carries `error.type`: the
+  // GenAI conventions set it if and only if the operation ended in an error (status ERROR is a
+  // SHOULD beside it, which some instrumentations skip).
+  const failed = otel.failed(span) || ((role === 'tool_call' || role === 'attempt') && text(a, ATTR_ERROR_TYPE) !== null);
   switch (role) {
     case 'tool_call':
       // Guardtrace's own calls say how many attempts they took (each its own span); any other
