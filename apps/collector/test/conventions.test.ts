@@ -334,7 +334,8 @@ describe('recorded payloads of other instrumentations', () => {
   type Rec = { resourceSpans: { scopeSpans: { spans: { traceId: string; attributes?: Kv[] }[] }[] }[] };
 
   /** Posts the recording with new trace ids (and a tagged session id); returns the session id. */
-  async function post(name: string): Promise<string> {
+  /** Posts the recording as one request, or (`split`) each export the library made as its own request, in that order or reversed. */
+  async function post(name: string, split: 'whole' | 'exports' | 'reversed' = 'whole'): Promise<string> {
     const rec = JSON.parse(readFileSync(new URL(`../../../e2e/fixtures/recorded/${name}.otlp.json`, import.meta.url), 'utf8')) as Rec;
     const tag = hex(4);
     const traces = new Map<string, string>();
@@ -345,8 +346,13 @@ describe('recorded payloads of other instrumentations', () => {
           s.traceId = traces.get(s.traceId) ?? traces.set(s.traceId, hex(16)).get(s.traceId) as string;
           for (const a of s.attributes ?? []) if (SESSION_KEYS.has(a.key) && a.value.stringValue) session = a.value.stringValue = `${a.value.stringValue}-${tag}`;
         }
-    const res = await app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` }, payload: JSON.stringify(rec) });
-    expect(res.statusCode, res.body).toBe(200);
+    // The capture joined the exporter's requests (one per span: SimpleSpanProcessor) in order.
+    const bodies = split === 'whole' ? [rec] : rec.resourceSpans.map((rs) => ({ resourceSpans: [rs] }));
+    if (split === 'reversed') bodies.reverse();
+    for (const body of bodies) {
+      const res = await app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` }, payload: JSON.stringify(body) });
+      expect(res.statusCode, res.body).toBe(200);
+    }
     return session ?? ([...traces.values()][0] as string);
   }
 
@@ -433,4 +439,32 @@ describe('recorded payloads of other instrumentations', () => {
       { failure_class: 'unknown_tool', failed_attempts: 1 },
     ]);
   });
+
+  /** What a session became: its totals, its attempts and its analytics parts (ids left out: they differ per post). */
+  async function stored(sessionId: string) {
+    const q = async (text: string) => (await env.sql.query(text, [env.projectId, sessionId])).rows;
+    return {
+      session: await q(
+        'SELECT outcome, user_id, agent_name, span_count, error_span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens FROM sessions WHERE project_id = $1 AND id = $2',
+      ),
+      attempts: await q('SELECT tool_name, number, outcome, failure_class, arguments, failure_reason FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome, arguments'),
+      toolCalls: await q('SELECT tool_name, outcome, failure_class FROM tool_calls WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome'),
+      parts: await q("SELECT failure_class, failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class <> '' ORDER BY failure_class"),
+    };
+  }
+
+  // A real exporter sends each span as it ends (children first; the GenAI recording's conversation
+  // id is only on its root, which ends last): the session must be the same as from one request.
+  it.each(['vercel-ai', 'genai', 'openinference', 'traceloop', 'openinference-refusals', 'genai-refusals'])(
+    '%s: posted export by export, in order and reversed, makes the same session as one request',
+    async (name) => {
+      const whole = await stored(await post(name));
+      expect(whole.attempts.length).toBeGreaterThan(0);
+      for (const split of ['exports', 'reversed'] as const) {
+        const sessionId = await post(name, split);
+        expect({ split, ...(await stored(sessionId)) }).toEqual({ split, ...whole });
+        await expectTotalsAgree(sessionId);
+      }
+    },
+  );
 });
