@@ -329,7 +329,7 @@ describe('error status and exception events (OpenTelemetry general conventions)'
  */
 describe('recorded payloads of other instrumentations', () => {
   const REASON = 'Error: station LYN-04 is offline for maintenance';
-  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId', 'session.id']);
+  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId', 'session.id', 'traceloop.association.properties.sessionId']);
   type Kv = { key: string; value: { stringValue?: string } };
   type Rec = { resourceSpans: { scopeSpans: { spans: { traceId: string; attributes?: Kv[] }[] }[] }[] };
 
@@ -467,4 +467,17 @@ describe('recorded payloads of other instrumentations', () => {
       }
     },
   );
+
+  // Traceloop's SDK rewrites the AI SDK's spans before export: every span renamed (the outer
+  // `ai.generateText` too, to `chat {model}`), `ai.prompt.messages` and `ai.telemetry.metadata.*`
+  // replaced by `gen_ai.input.messages` and `traceloop.association.properties.*`.
+  it('Vercel AI SDK exported through Traceloop: its two model calls, not the outer span that sums them', async () => {
+    const sessionId = await post('traceloop-vercel-ai');
+    const models = (await env.sql.query('SELECT model, input_tokens, output_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY started_at', [env.projectId, sessionId])).rows;
+    expect(models).toEqual([
+      { model: 'mock-weather-model', input_tokens: 120, output_tokens: 24 },
+      { model: 'mock-weather-model', input_tokens: 260, output_tokens: 18 },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '380', output_tokens: '42', tool_call_count: 2 });
+  });
 });

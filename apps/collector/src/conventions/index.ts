@@ -45,8 +45,9 @@ export function sessionId(span: NormSpan): string | null {
 
 /**
  * The row a span stands for: its operation name first (Guardtrace's and GenAI's), then
- * OpenInference's and OpenLLMetry's span kinds, then its name (Guardtrace's, the AI SDK's,
- * GenAI's prefixes), then usage attributes (a model call, unless it sums its children).
+ * OpenInference's and OpenLLMetry's span kinds, then the AI SDK's `ai.operationId`, then its name
+ * (Guardtrace's, GenAI's prefixes, the AI SDK's), then usage attributes (a model call, unless it
+ * sums its children).
  */
 export function classify(span: NormSpan): SpanRole {
   const a = span.attributes;
@@ -60,10 +61,15 @@ export function classify(span: NormSpan): SpanRole {
   if (r !== undefined) return r;
   r = openllmetry.role(a);
   if (r !== undefined) return r;
+  // The AI SDK's own operation id says what the span is before its name does: an exporter may
+  // rename its spans (Traceloop's names the outer `ai.generateText`, a sum of its steps, `chat {model}`).
+  if (vercel.hasOperationId(a)) {
+    r = vercel.role(span);
+    if (r !== undefined) return r;
+  }
   r = guardtrace.nameRole(span.name) ?? genai.nameRole(span.name);
   if (r !== undefined) return r;
-  const isVercel = vercel.applies(span);
-  if (isVercel) {
+  if (vercel.applies(span)) {
     r = vercel.role(span);
     if (r !== undefined) return r;
   }
