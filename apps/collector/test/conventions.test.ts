@@ -480,4 +480,27 @@ describe('recorded payloads of other instrumentations', () => {
     ]);
     expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '380', output_tokens: '42', tool_call_count: 2 });
   });
+
+  it('Vercel AI SDK exported through Traceloop: the calls the SDK refused, read from gen_ai.input.messages, beside the calls that ran', async () => {
+    const sessionId = await post('traceloop-vercel-ai');
+    const attempts = (
+      await env.sql.query('SELECT tool_name, outcome, failure_class, arguments, failure_reason FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome', [
+        env.projectId,
+        sessionId,
+      ])
+    ).rows;
+    expect(attempts).toEqual([
+      {
+        tool_name: 'forcast',
+        outcome: 'rejected',
+        failure_class: 'unknown_tool',
+        arguments: '{"city":"Lyon"}',
+        failure_reason: "Model tried to call unavailable tool 'forcast'. Available tools: forecast, station_readings.",
+      },
+      { tool_name: 'forecast', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Lyon"}', failure_reason: expect.stringMatching(/^Invalid input for tool forecast: Type validation failed/) },
+      { tool_name: 'forecast', outcome: 'success', failure_class: null, arguments: '{"city":"Lyon"}', failure_reason: null },
+      { tool_name: 'station_readings', outcome: 'failed', failure_class: 'tool_error', arguments: '{"station":"LYN-04"}', failure_reason: 'Error: station LYN-04 is offline for maintenance' },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ tool_call_count: 2, attempt_count: 4, failed_attempt_count: 3 });
+  });
 });

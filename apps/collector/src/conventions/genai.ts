@@ -45,9 +45,9 @@ import {
 } from '@guardtrace/semconv';
 import type { Attributes, NormSpan } from '../span.ts';
 import { eventPointers, NOT_DERIVED, onlyOwnResults, reasonOf, spanResults, verdictOf } from './guardrail.ts';
-import { genAiMessages, mayHoldRefusal, refusedCalls } from './langchain.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { bool, int, str, suffix, text } from './read.ts';
+import { genAiMessages, mayHoldRefusal, refusedCalls } from './refusals.ts';
 
 /** Deprecated provider key, still written by older emitters (OpenLLMetry, Vercel's doGenerate). */
 const GEN_AI_SYSTEM = 'gen_ai.system';
@@ -110,7 +110,7 @@ export function read(span: NormSpan, m: Meaning): void {
   }
 }
 
-/** Tool calls an agent refused before running them, answered in the model call's input messages (langchain.ts). */
+/** Tool calls an agent refused before running them, answered in the model call's input messages (refusals.ts). */
 function refusals(span: NormSpan, m: Meaning): void {
   const input = span.attributes[ATTR_GEN_AI_INPUT_MESSAGES];
   if (typeof input !== 'string' || !mayHoldRefusal(input)) return;

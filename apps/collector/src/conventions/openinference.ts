@@ -1,12 +1,12 @@
 /**
  * OpenInference (Arize Phoenix's instrumentations): `openinference.span.kind`, `llm.*` model and
  * token counts, `tool.*` and `input.value` of tool spans, `session.id` / `user.id`; the tool calls
- * LangChain refused, from an LLM span's `llm.input_messages.*` (langchain.ts).
+ * LangChain refused, from an LLM span's `llm.input_messages.*` (refusals.ts).
  */
 import type { Attributes, NormSpan } from '../span.ts';
-import { mayHoldRefusal, openInferenceMessages, refusedCalls } from './langchain.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { int, str, text } from './read.ts';
+import { mayHoldRefusal, openInferenceMessages, refusedCalls } from './refusals.ts';
 
 const SPAN_KIND = 'openinference.span.kind';
 const MODEL_NAME = 'llm.model_name';
