@@ -172,3 +172,14 @@ for (const c of REFUSALS) {
     await expectAnalyticsFailures(page, day, 'forecast', 'invalid_arguments', before + 1);
   });
 }
+
+test("Traceloop (OpenLLMetry SDK), recorded: two turns under one session_id association property are one session in the list and the replay", async ({ page }) => {
+  const { sessionId } = await postRecording('traceloop-session');
+  // Each turn: forecast returned, station_readings threw.
+  await openRecordedReplay(page, sessionId, 4);
+  const header = page.getByTestId('session-header');
+  await expect(header.getByTestId('session-attempts')).toHaveText('4');
+  await expect(header.getByTestId('session-failed-attempts')).toHaveText('2');
+  await expectListed(page, sessionId, '', 1);
+  await expect(sessionRow(page, sessionId)).toContainText('2 failed');
+});

@@ -329,7 +329,13 @@ describe('error status and exception events (OpenTelemetry general conventions)'
  */
 describe('recorded payloads of other instrumentations', () => {
   const REASON = 'Error: station LYN-04 is offline for maintenance';
-  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId', 'session.id', 'traceloop.association.properties.sessionId']);
+  const SESSION_KEYS = new Set([
+    'gen_ai.conversation.id',
+    'ai.telemetry.metadata.sessionId',
+    'session.id',
+    'traceloop.association.properties.sessionId',
+    'traceloop.association.properties.session_id',
+  ]);
   type Kv = { key: string; value: { stringValue?: string } };
   type Rec = { resourceSpans: { scopeSpans: { spans: { traceId: string; attributes?: Kv[] }[] }[] }[] };
 
@@ -502,5 +508,12 @@ describe('recorded payloads of other instrumentations', () => {
       { tool_name: 'station_readings', outcome: 'failed', failure_class: 'tool_error', arguments: '{"station":"LYN-04"}', failure_reason: 'Error: station LYN-04 is offline for maintenance' },
     ]);
     expect(await expectTotalsAgree(sessionId)).toMatchObject({ tool_call_count: 2, attempt_count: 4, failed_attempt_count: 3 });
+  });
+
+  it("Traceloop's session_id association property groups a conversation's traces into one session", async () => {
+    const sessionId = await post('traceloop-session');
+    const traces = (await env.sql.query('SELECT DISTINCT trace_id FROM spans WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows;
+    expect(traces).toHaveLength(2);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 26, tool_call_count: 4, attempt_count: 4, failed_attempt_count: 2 });
   });
 });

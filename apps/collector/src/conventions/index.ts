@@ -23,14 +23,20 @@ export type { ImpliedAttempt, Meaning, SpanRole } from './meaning.ts';
 /** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */
 const LANGFUSE_SESSION_ID = 'langfuse.session.id';
 /** Every attribute sessionId() may take a session id from (span-rules.ts bounds their length). */
-export const SESSION_ID_KEYS = [ATTR_GEN_AI_CONVERSATION_ID, openinference.SESSION_ID_KEY, LANGFUSE_SESSION_ID, vercel.SESSION_ID_KEY] as const;
+export const SESSION_ID_KEYS = [
+  ATTR_GEN_AI_CONVERSATION_ID,
+  openinference.SESSION_ID_KEY,
+  LANGFUSE_SESSION_ID,
+  vercel.SESSION_ID_KEY,
+  openllmetry.SESSION_ID_KEY,
+] as const;
 /** Where a session's user comes from, first found first: Guardtrace's, OpenTelemetry's (and OpenInference's), the Vercel AI SDK's metadata. */
 export const USER_ID_KEYS = [guardtrace.USER_ID_KEY, ATTR_USER_ID, vercel.USER_ID_KEY] as const;
 
 /**
  * Session id carried by the span itself (span attribute, else its resource): the GenAI
  * conversation id, else OpenInference's and Langfuse's session id, else the Vercel AI SDK's
- * `telemetry.metadata.sessionId`.
+ * `telemetry.metadata.sessionId`, else OpenLLMetry's `session_id` association property.
  */
 export function sessionId(span: NormSpan): string | null {
   const a = span.attributes;
@@ -39,7 +45,8 @@ export function sessionId(span: NormSpan): string | null {
     text(span.resource, ATTR_GEN_AI_CONVERSATION_ID) ??
     text(a, openinference.SESSION_ID_KEY) ??
     text(a, LANGFUSE_SESSION_ID) ??
-    text(a, vercel.SESSION_ID_KEY)
+    text(a, vercel.SESSION_ID_KEY) ??
+    text(a, openllmetry.SESSION_ID_KEY)
   );
 }
 
