@@ -183,3 +183,19 @@ test("Traceloop (OpenLLMetry SDK), recorded: two turns under one session_id asso
   await expectListed(page, sessionId, '', 1);
   await expect(sessionRow(page, sessionId)).toContainText('2 failed');
 });
+
+test('Vercel AI SDK exported through Traceloop, recorded: two model steps (not the outer span), the refused calls as rejected attempts', async ({ page }) => {
+  const { sessionId } = await postRecording('traceloop-vercel-ai');
+  // forecast and station_readings ran; the wrong argument and the unknown tool were refused.
+  await openRecordedReplay(page, sessionId, 4);
+  await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(2);
+  const header = page.getByTestId('session-header');
+  await expect(header.getByTestId('session-attempts')).toHaveText('4');
+  await expect(header.getByTestId('session-failed-attempts')).toHaveText('3');
+  const detail = page.getByTestId('step-detail');
+  await selectStep(page, 'tool', { failed: true, label: 'forcast' });
+  await expect(detail.getByTestId('attempt')).toHaveAttribute('data-outcome', 'rejected');
+  await expect(detail.getByTestId('attempt').getByTestId('failure-class')).toHaveAttribute('data-class', 'unknown_tool');
+  await expectListed(page, sessionId, 'class:invalid_arguments', 1);
+  await expect(sessionRow(page, sessionId)).toContainText('3 failed');
+});
