@@ -173,13 +173,15 @@ for (const c of REFUSALS) {
   });
 }
 
-test("Traceloop (OpenLLMetry SDK), recorded: two turns under one session_id association property are one session in the list and the replay", async ({ page }) => {
+test("Traceloop (OpenLLMetry SDK), recorded: two turns under one session_id association property are one session in the list and the replay, its user_id the user", async ({ page }) => {
   const { sessionId } = await postRecording('traceloop-session');
   // Each turn: forecast returned, station_readings threw.
   await openRecordedReplay(page, sessionId, 4);
   const header = page.getByTestId('session-header');
   await expect(header.getByTestId('session-attempts')).toHaveText('4');
   await expect(header.getByTestId('session-failed-attempts')).toHaveText('2');
+  // The user_id association property is the session's user.
+  await expect(page.getByTestId('session-user')).toHaveText('user-lyon');
   await expectListed(page, sessionId, '', 1);
   await expect(sessionRow(page, sessionId)).toContainText('2 failed');
 });
@@ -192,6 +194,7 @@ test('Vercel AI SDK exported through Traceloop, recorded: two model steps (not t
   const header = page.getByTestId('session-header');
   await expect(header.getByTestId('session-attempts')).toHaveText('4');
   await expect(header.getByTestId('session-failed-attempts')).toHaveText('3');
+  await expect(page.getByTestId('session-user')).toHaveText('user-lyon');
   const detail = page.getByTestId('step-detail');
   await selectStep(page, 'tool', { failed: true, label: 'forcast' });
   await expect(detail.getByTestId('attempt')).toHaveAttribute('data-outcome', 'rejected');

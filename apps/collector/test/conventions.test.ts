@@ -484,7 +484,8 @@ describe('recorded payloads of other instrumentations', () => {
       { model: 'mock-weather-model', input_tokens: 120, output_tokens: 24 },
       { model: 'mock-weather-model', input_tokens: 260, output_tokens: 18 },
     ]);
-    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '380', output_tokens: '42', tool_call_count: 2 });
+    // Its `ai.telemetry.metadata.userId`, as Traceloop rewrites it (traceloop.association.properties.userId).
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '380', output_tokens: '42', tool_call_count: 2, user_id: 'user-lyon' });
   });
 
   it('Vercel AI SDK exported through Traceloop: the calls the SDK refused, read from gen_ai.input.messages, beside the calls that ran', async () => {
@@ -514,6 +515,6 @@ describe('recorded payloads of other instrumentations', () => {
     const sessionId = await post('traceloop-session');
     const traces = (await env.sql.query('SELECT DISTINCT trace_id FROM spans WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows;
     expect(traces).toHaveLength(2);
-    expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 26, tool_call_count: 4, attempt_count: 4, failed_attempt_count: 2 });
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 26, tool_call_count: 4, attempt_count: 4, failed_attempt_count: 2, user_id: 'user-lyon' });
   });
 });

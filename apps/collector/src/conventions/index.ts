@@ -30,8 +30,12 @@ export const SESSION_ID_KEYS = [
   vercel.SESSION_ID_KEY,
   openllmetry.SESSION_ID_KEY,
 ] as const;
-/** Where a session's user comes from, first found first: Guardtrace's, OpenTelemetry's (and OpenInference's), the Vercel AI SDK's metadata. */
-export const USER_ID_KEYS = [guardtrace.USER_ID_KEY, ATTR_USER_ID, vercel.USER_ID_KEY] as const;
+/**
+ * Where a session's user comes from, first found first: Guardtrace's, OpenTelemetry's (and
+ * OpenInference's), the Vercel AI SDK's metadata, Traceloop's association properties. Read in SQL
+ * (guardtrace_session_totals; test/session-totals.test.ts checks the order).
+ */
+export const USER_ID_KEYS = [guardtrace.USER_ID_KEY, ATTR_USER_ID, vercel.USER_ID_KEY, ...openllmetry.USER_ID_KEYS] as const;
 
 /**
  * Session id carried by the span itself (span attribute, else its resource): the GenAI

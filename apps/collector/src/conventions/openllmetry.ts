@@ -15,6 +15,11 @@ const ENTITY_INPUT = 'traceloop.entity.input';
  * (`withAssociationProperties({ [AssociationProperty.SESSION_ID]: ... })`), on every span under it.
  */
 export const SESSION_ID_KEY = 'traceloop.association.properties.session_id';
+/**
+ * Its user: the standard `user_id` association property, then `userId` (the Vercel AI SDK's
+ * `telemetry.metadata.userId`, as Traceloop's SDK rewrites the AI SDK's spans).
+ */
+export const USER_ID_KEYS = ['traceloop.association.properties.user_id', 'traceloop.association.properties.userId'] as const;
 
 /** Tool spans; undefined otherwise (workflows and tasks are decided by the other conventions). */
 export function role(a: Attributes): SpanRole | undefined {
