@@ -184,6 +184,54 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
     expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 1, failed_attempt_count: 1, model_call_count: 2 });
   });
 
+  it('streamText with parallel tool calls over two steps: one failed and one succeeded call, two model calls, cached tokens once', async () => {
+    const sessionId = `chat_${hex(6)}`;
+    const cachedUsage = {
+      inputTokens: { total: 100, noCache: 60, cacheRead: 40, cacheWrite: undefined },
+      outputTokens: { total: 10, text: 7, reasoning: 3 },
+    };
+    const finish = (unified: 'tool-calls' | 'stop'): StreamPart => ({ type: 'finish', finishReason: { unified, raw: undefined }, usage: cachedUsage });
+    const steps: StreamPart[][] = [
+      [
+        { type: 'tool-call', toolCallId: 'call_rome', toolName: 'weather', input: '{"city":"Rome"}' },
+        { type: 'tool-call', toolCallId: 'call_oslo', toolName: 'weather', input: '{"city":"Oslo"}' },
+        finish('tool-calls'),
+      ],
+      [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Sunny in Rome.' }, { type: 'text-end', id: 't' }, finish('stop')],
+    ];
+    let step = 0;
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: steps[step++] ?? [] }) }) });
+    const { tracer, done } = exportingTracer('streaming-agent');
+    const result = streamText({
+      model,
+      prompt: 'Weather in Rome and Oslo?',
+      stopWhen: stepCountIs(3),
+      tools: {
+        weather: tool({
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => {
+            if (city === 'Oslo') throw new Error('weather service answered 503 for Oslo');
+            return { celsius: 25 };
+          },
+        }),
+      },
+      experimental_telemetry: { isEnabled: true, tracer, metadata: { sessionId } },
+    });
+    expect(await result.text).toBe('Sunny in Rome.');
+    await done();
+    const calls = (await env.sql.query('SELECT call_id, outcome, failure_class, failure_reason FROM tool_calls WHERE project_id = $1 AND session_id = $2 ORDER BY call_id', [env.projectId, sessionId])).rows;
+    expect(calls).toEqual([
+      { call_id: 'call_oslo', outcome: 'failed', failure_class: 'transient', failure_reason: 'Error: weather service answered 503 for Oslo' },
+      { call_id: 'call_rome', outcome: 'success', failure_class: null, failure_reason: null },
+    ]);
+    const models = (await env.sql.query('SELECT input_tokens, output_tokens, cached_input_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows;
+    expect(models).toEqual([
+      { input_tokens: 100, output_tokens: 10, cached_input_tokens: 40 },
+      { input_tokens: 100, output_tokens: 10, cached_input_tokens: 40 },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '200', output_tokens: '20', tool_call_count: 2, attempt_count: 2, failed_attempt_count: 1 });
+  });
+
   it('stores a resent export once: the refused calls are not counted twice', async () => {
     const sessionId = `chat_${hex(6)}`;
     const script: Gen[] = [
