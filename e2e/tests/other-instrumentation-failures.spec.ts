@@ -2,7 +2,8 @@
  * Agents built without Guardtrace send their own spans over OTLP to the collector. A Vercel AI SDK
  * agent: the replay shows why its tool calls failed, the refused calls as rejected attempts with their
  * class, and the user from its telemetry metadata; ids of 200 characters without hyphens do not overflow
- * the page. OpenTelemetry GenAI guardrail spans: their decisions with reason and violations.
+ * the page. OpenTelemetry GenAI guardrail spans: their decisions with reason and violations. Older
+ * GenAI conventions' content (OpenLLMetry's indexed attributes, the gen_ai.content.* events) in the replay.
  */
 import { randomBytes } from 'node:crypto';
 import { type Attributes, context, trace } from '@opentelemetry/api';

@@ -6,7 +6,9 @@
  * the replay shows the model's prompt and output, the tools' arguments and result, and the thrown
  * call as a failed attempt of class tool_error; the session header, the session list, its
  * `class:tool_error` and `has:errors` filters and analytics count that failure, while the root's
- * status keeps the outcome `success`.
+ * status keeps the outcome `success`. Then the calls LangChain refuses without a tool span
+ * (OpenInference, GenAI), a Traceloop conversation grouped by its `session_id` association
+ * property, and the Vercel AI SDK exported through Traceloop's SDK (which renames its spans).
  */
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { analyticsFailures, expectAnalyticsFailures, expectListed, openRecordedReplay, postRecording, recordingDay, selectStep, sessionRow } from './recorded-helpers.ts';
