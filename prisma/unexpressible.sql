@@ -228,7 +228,8 @@ sp AS (
     min(s.start_time) FILTER (WHERE s.attributes ? 'gen_ai.agent.name') AS agent_at,
     (array_agg(s.service_name ORDER BY s.start_time, s.service_name) FILTER (WHERE s.service_name IS NOT NULL))[1] AS service_name,
     min(s.start_time) FILTER (WHERE s.service_name IS NOT NULL) AS service_at,
-    -- Users: Guardtrace's own, else OpenTelemetry's user.id, else the Vercel AI SDK's.
+    -- Users: Guardtrace's own, else OpenTelemetry's user.id, else the Vercel AI SDK's, else
+    -- Traceloop's user_id association property (userId: the AI SDK's, as Traceloop's SDK rewrites it).
     (array_agg(s.attributes->>'guardtrace.user.id' ORDER BY s.start_time, s.attributes->>'guardtrace.user.id')
       FILTER (WHERE s.attributes ? 'guardtrace.user.id'))[1] AS user_gt,
     bool_or(s.attributes ? 'guardtrace.user.id') AS user_gt_any,
@@ -237,6 +238,9 @@ sp AS (
     (array_agg(s.attributes->>'ai.telemetry.metadata.userId' ORDER BY s.start_time, s.attributes->>'ai.telemetry.metadata.userId')
       FILTER (WHERE s.attributes ? 'ai.telemetry.metadata.userId'))[1] AS user_ai,
     bool_or(s.attributes ? 'ai.telemetry.metadata.userId') AS user_ai_any,
+    (array_agg(coalesce(s.attributes->>'traceloop.association.properties.user_id', s.attributes->>'traceloop.association.properties.userId') ORDER BY s.start_time, coalesce(s.attributes->>'traceloop.association.properties.user_id', s.attributes->>'traceloop.association.properties.userId'))
+      FILTER (WHERE (s.attributes ? 'traceloop.association.properties.user_id' OR s.attributes ? 'traceloop.association.properties.userId')))[1] AS user_tl,
+    bool_or(s.attributes ? 'traceloop.association.properties.user_id' OR s.attributes ? 'traceloop.association.properties.userId') AS user_tl_any,
     (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC, s.attributes->>'guardtrace.session.outcome')
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
     max(s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.session.outcome') AS outcome_attr_at,
@@ -275,13 +279,14 @@ v AS (
   FROM sp LEFT JOIN dr ON dr.project_id = sp.project_id AND dr.id = sp.id
 )
 SELECT v.project_id, v.id, v.started_at, v.ended_at, v.span_count, v.error_span_count, v.agent_name, v.agent_at, v.service_name,
-  v.service_at, coalesce(v.user_gt, v.user_otel, v.user_ai) AS user_id,
-  v.user_gt_any OR v.user_otel_any OR v.user_ai_any AS user_any,
+  v.service_at, coalesce(v.user_gt, v.user_otel, v.user_ai, v.user_tl) AS user_id,
+  v.user_gt_any OR v.user_otel_any OR v.user_ai_any OR v.user_tl_any AS user_any,
   CASE WHEN (NOT v.user_gt_any OR v.user_gt IS NOT NULL) AND (NOT v.user_otel_any OR v.user_otel IS NOT NULL)
-      AND (NOT v.user_ai_any OR v.user_ai IS NOT NULL)
+      AND (NOT v.user_ai_any OR v.user_ai IS NOT NULL) AND (NOT v.user_tl_any OR v.user_tl IS NOT NULL)
       AND (NOT v.user_otel_any OR v.user_otel = coalesce(v.user_gt, v.user_otel))
       AND (NOT v.user_ai_any OR v.user_ai = coalesce(v.user_gt, v.user_otel, v.user_ai))
-    THEN coalesce(v.user_gt, v.user_otel, v.user_ai) END AS user_one,
+      AND (NOT v.user_tl_any OR v.user_tl = coalesce(v.user_gt, v.user_otel, v.user_ai, v.user_tl))
+    THEN coalesce(v.user_gt, v.user_otel, v.user_ai, v.user_tl) END AS user_one,
   v.outcome_attr, v.outcome_attr_at, v.derived_outcome, coalesce(v.outcome_attr, v.derived_outcome) AS outcome,
   v.tool_call_count, v.attempt_count, v.failed_attempt_count, v.model_call_count, v.input_tokens, v.output_tokens,
   v.repair_tokens, v.escalated, v.root_error, v.failure, v.kept_weight, v.dropped_weight,

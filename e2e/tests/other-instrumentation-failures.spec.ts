@@ -2,7 +2,8 @@
  * Agents built without Guardtrace send their own spans over OTLP to the collector. A Vercel AI SDK
  * agent: the replay shows why its tool calls failed, the refused calls as rejected attempts with their
  * class, and the user from its telemetry metadata; ids of 200 characters without hyphens do not overflow
- * the page. OpenTelemetry GenAI guardrail spans: their decisions with reason and violations.
+ * the page. OpenTelemetry GenAI guardrail spans: their decisions with reason and violations. Older
+ * GenAI conventions' content (OpenLLMetry's indexed attributes, the gen_ai.content.* events) in the replay.
  */
 import { randomBytes } from 'node:crypto';
 import { type Attributes, context, trace } from '@opentelemetry/api';
@@ -168,4 +169,55 @@ test("OpenTelemetry GenAI guardrail spans: the replay shows each decision, and a
   await expect(check).toContainText('jailbreak');
   await expect(check).toHaveAttribute('data-verdict', 'pass');
   await expect(check.getByTestId('guard-reason')).toHaveCount(0);
+});
+
+test("older GenAI conventions' content: OpenLLMetry's indexed gen_ai.prompt.{i}.* attributes and the gen_ai.content.* events show in the replay", async ({ page }) => {
+  const tag = randomBytes(4).toString('hex');
+  const provider = exportingProvider('older-genai-agent');
+  const tracer = provider.getTracer('older-genai');
+  const conversation = { 'gen_ai.conversation.id': `oldgenai${tag}` };
+  const root = tracer.startSpan('invoke_agent weather', { attributes: { ...conversation, 'gen_ai.operation.name': 'invoke_agent' } });
+  const under = trace.setSpan(context.active(), root);
+  const usage = { 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.output_tokens': 5 };
+  // OpenLLMetry before the GenAI message attributes: every message flattened into indexed attributes.
+  tracer
+    .startSpan(
+      'openai.chat',
+      {
+        attributes: {
+          ...conversation,
+          ...usage,
+          'gen_ai.system': 'openai',
+          'gen_ai.request.model': 'gpt-4o-mini',
+          'gen_ai.prompt.0.role': 'user',
+          'gen_ai.prompt.0.content': 'Weather in Lyon?',
+          'gen_ai.completion.0.role': 'assistant',
+          'gen_ai.completion.0.content': 'Light rain in Lyon.',
+        },
+      },
+      under,
+    )
+    .end();
+  // Semantic conventions 1.26-1.27: the prompt and completion as span events.
+  const chat = tracer.startSpan('chat gpt-4o-mini', { attributes: { ...conversation, ...usage, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini' } }, under);
+  chat.addEvent('gen_ai.content.prompt', { 'gen_ai.prompt': '[{"role":"user","content":"Weather in Oslo?"}]' });
+  chat.addEvent('gen_ai.content.completion', { 'gen_ai.completion': '[{"role":"assistant","content":"Snow in Oslo."}]' });
+  chat.end();
+  root.end();
+  await provider.shutdown();
+
+  await openSession(page, tag);
+  await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(2);
+  const detail = page.getByTestId('step-detail');
+  for (const [n, prompt, output] of [
+    [0, 'Weather in Lyon?', 'Light rain in Lyon.'],
+    [1, 'Weather in Oslo?', 'Snow in Oslo.'],
+  ] as const) {
+    const step = page.locator('[data-testid=step][data-kind=model]').nth(n);
+    await step.click();
+    await expect(step).toHaveAttribute('data-current', 'true');
+    await expect(detail).not.toContainText('Prompt and output not captured');
+    await expect(detail.getByTestId('payload-input')).toContainText(prompt);
+    await expect(detail.getByTestId('payload-output')).toContainText(output);
+  }
 });

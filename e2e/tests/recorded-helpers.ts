@@ -26,7 +26,14 @@ interface Payload {
 }
 
 /** Attributes a session id is read from (the collector's SESSION_ID_KEYS). */
-const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'session.id', 'langfuse.session.id', 'ai.telemetry.metadata.sessionId']);
+const SESSION_KEYS = new Set([
+  'gen_ai.conversation.id',
+  'session.id',
+  'langfuse.session.id',
+  'ai.telemetry.metadata.sessionId',
+  'traceloop.association.properties.session_id',
+  'traceloop.association.properties.sessionId',
+]);
 
 export interface Posted {
   /** The session the collector files the spans under: the tagged session attribute, else the (one) new trace id. */

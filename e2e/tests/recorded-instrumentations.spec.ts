@@ -6,7 +6,9 @@
  * the replay shows the model's prompt and output, the tools' arguments and result, and the thrown
  * call as a failed attempt of class tool_error; the session header, the session list, its
  * `class:tool_error` and `has:errors` filters and analytics count that failure, while the root's
- * status keeps the outcome `success`.
+ * status keeps the outcome `success`. Then the calls LangChain refuses without a tool span
+ * (OpenInference, GenAI), a Traceloop conversation grouped by its `session_id` association
+ * property, and the Vercel AI SDK exported through Traceloop's SDK (which renames its spans).
  */
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import { analyticsFailures, expectAnalyticsFailures, expectListed, openRecordedReplay, postRecording, recordingDay, selectStep, sessionRow } from './recorded-helpers.ts';
@@ -129,3 +131,76 @@ for (const c of CASES) {
     await expectAnalyticsFailures(page, day, c.failed.label, 'tool_error', before + 1);
   });
 }
+
+// LangChain's agents refuse a call whose input fails the tool's schema and a call of a tool they
+// do not have without a tool span; the next model call's input messages carry the refusals.
+const REFUSALS = [
+  { name: 'openinference-refusals', title: 'OpenInference (LangChain instrumentation)' },
+  { name: 'genai-refusals', title: 'OpenTelemetry GenAI (Traceloop LangChain instrumentation)' },
+];
+for (const c of REFUSALS) {
+  test(`${c.title}, recorded: the calls LangChain refused are rejected attempts with their class, in the replay, the list and analytics`, async ({ page }) => {
+    const day = recordingDay(c.name);
+    const before = await analyticsFailures(page, day, 'forecast', 'invalid_arguments');
+    const { sessionId } = await postRecording(c.name);
+
+    // One tool call ran, two were refused: three tool steps, three attempts, two failed.
+    await openRecordedReplay(page, sessionId, 3);
+    const header = page.getByTestId('session-header');
+    await expect(header.getByTestId('session-attempts')).toHaveText('3');
+    await expect(header.getByTestId('session-failed-attempts')).toHaveText('2');
+    await expect(header.getByTestId('has-errors')).toBeVisible();
+
+    const detail = page.getByTestId('step-detail');
+    await selectStep(page, 'tool', { failed: true, label: 'forcast' });
+    const unknown = detail.getByTestId('attempt');
+    await expect(unknown).toHaveAttribute('data-outcome', 'rejected');
+    await expect(unknown.getByTestId('failure-class')).toHaveAttribute('data-class', 'unknown_tool');
+    await expect(unknown.getByTestId('failure-reason')).toHaveText('Error: forcast is not a valid tool, try one of [forecast].');
+
+    await selectStep(page, 'tool', { failed: true, label: 'forecast' });
+    const invalid = detail.getByTestId('attempt');
+    await expect(invalid).toHaveAttribute('data-outcome', 'rejected');
+    await expect(invalid.getByTestId('failure-class')).toHaveAttribute('data-class', 'invalid_arguments');
+    await expect(invalid.getByTestId('failure-reason')).toContainText("Error invoking tool 'forecast' with kwargs");
+    await expectPayload(invalid.getByTestId('payload-arguments'), '"town": "Lyon"');
+
+    await expectListed(page, sessionId, '', 1);
+    await expect(sessionRow(page, sessionId)).toContainText('2 failed');
+    await expectListed(page, sessionId, 'class:invalid_arguments', 1);
+    await expectListed(page, sessionId, 'class:unknown_tool', 1);
+    await expectListed(page, sessionId, 'has:errors', 1);
+
+    await expectAnalyticsFailures(page, day, 'forecast', 'invalid_arguments', before + 1);
+  });
+}
+
+test("Traceloop (OpenLLMetry SDK), recorded: two turns under one session_id association property are one session in the list and the replay, its user_id the user", async ({ page }) => {
+  const { sessionId } = await postRecording('traceloop-session');
+  // Each turn: forecast returned, station_readings threw.
+  await openRecordedReplay(page, sessionId, 4);
+  const header = page.getByTestId('session-header');
+  await expect(header.getByTestId('session-attempts')).toHaveText('4');
+  await expect(header.getByTestId('session-failed-attempts')).toHaveText('2');
+  // The user_id association property is the session's user.
+  await expect(page.getByTestId('session-user')).toHaveText('user-lyon');
+  await expectListed(page, sessionId, '', 1);
+  await expect(sessionRow(page, sessionId)).toContainText('2 failed');
+});
+
+test('Vercel AI SDK exported through Traceloop, recorded: two model steps (not the outer span), the refused calls as rejected attempts', async ({ page }) => {
+  const { sessionId } = await postRecording('traceloop-vercel-ai');
+  // forecast and station_readings ran; the wrong argument and the unknown tool were refused.
+  await openRecordedReplay(page, sessionId, 4);
+  await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(2);
+  const header = page.getByTestId('session-header');
+  await expect(header.getByTestId('session-attempts')).toHaveText('4');
+  await expect(header.getByTestId('session-failed-attempts')).toHaveText('3');
+  await expect(page.getByTestId('session-user')).toHaveText('user-lyon');
+  const detail = page.getByTestId('step-detail');
+  await selectStep(page, 'tool', { failed: true, label: 'forcast' });
+  await expect(detail.getByTestId('attempt')).toHaveAttribute('data-outcome', 'rejected');
+  await expect(detail.getByTestId('attempt').getByTestId('failure-class')).toHaveAttribute('data-class', 'unknown_tool');
+  await expectListed(page, sessionId, 'class:invalid_arguments', 1);
+  await expect(sessionRow(page, sessionId)).toContainText('3 failed');
+});

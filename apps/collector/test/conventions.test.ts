@@ -184,6 +184,54 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
     expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 1, failed_attempt_count: 1, model_call_count: 2 });
   });
 
+  it('streamText with parallel tool calls over two steps: one failed and one succeeded call, two model calls, cached tokens once', async () => {
+    const sessionId = `chat_${hex(6)}`;
+    const cachedUsage = {
+      inputTokens: { total: 100, noCache: 60, cacheRead: 40, cacheWrite: undefined },
+      outputTokens: { total: 10, text: 7, reasoning: 3 },
+    };
+    const finish = (unified: 'tool-calls' | 'stop'): StreamPart => ({ type: 'finish', finishReason: { unified, raw: undefined }, usage: cachedUsage });
+    const steps: StreamPart[][] = [
+      [
+        { type: 'tool-call', toolCallId: 'call_rome', toolName: 'weather', input: '{"city":"Rome"}' },
+        { type: 'tool-call', toolCallId: 'call_oslo', toolName: 'weather', input: '{"city":"Oslo"}' },
+        finish('tool-calls'),
+      ],
+      [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'Sunny in Rome.' }, { type: 'text-end', id: 't' }, finish('stop')],
+    ];
+    let step = 0;
+    const model = new MockLanguageModelV3({ doStream: async () => ({ stream: simulateReadableStream({ chunks: steps[step++] ?? [] }) }) });
+    const { tracer, done } = exportingTracer('streaming-agent');
+    const result = streamText({
+      model,
+      prompt: 'Weather in Rome and Oslo?',
+      stopWhen: stepCountIs(3),
+      tools: {
+        weather: tool({
+          inputSchema: z.object({ city: z.string() }),
+          execute: async ({ city }) => {
+            if (city === 'Oslo') throw new Error('weather service answered 503 for Oslo');
+            return { celsius: 25 };
+          },
+        }),
+      },
+      experimental_telemetry: { isEnabled: true, tracer, metadata: { sessionId } },
+    });
+    expect(await result.text).toBe('Sunny in Rome.');
+    await done();
+    const calls = (await env.sql.query('SELECT call_id, outcome, failure_class, failure_reason FROM tool_calls WHERE project_id = $1 AND session_id = $2 ORDER BY call_id', [env.projectId, sessionId])).rows;
+    expect(calls).toEqual([
+      { call_id: 'call_oslo', outcome: 'failed', failure_class: 'transient', failure_reason: 'Error: weather service answered 503 for Oslo' },
+      { call_id: 'call_rome', outcome: 'success', failure_class: null, failure_reason: null },
+    ]);
+    const models = (await env.sql.query('SELECT input_tokens, output_tokens, cached_input_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows;
+    expect(models).toEqual([
+      { input_tokens: 100, output_tokens: 10, cached_input_tokens: 40 },
+      { input_tokens: 100, output_tokens: 10, cached_input_tokens: 40 },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '200', output_tokens: '20', tool_call_count: 2, attempt_count: 2, failed_attempt_count: 1 });
+  });
+
   it('stores a resent export once: the refused calls are not counted twice', async () => {
     const sessionId = `chat_${hex(6)}`;
     const script: Gen[] = [
@@ -293,6 +341,34 @@ describe('error status and exception events (OpenTelemetry general conventions)'
       { tool_name: 'read_file', outcome: 'failed', failure_reason: 'upstream 503', error_type: null },
     ]);
   });
+
+  it('a tool call that reports its failure by error.type alone (no ERROR status) failed, with that class', async () => {
+    // The GenAI conventions' execute_tool span: `error.type` is set if and only if the operation ended
+    // in an error (its status SHOULD be ERROR too, but an instrumentation may set only error.type).
+    const sessionId = `errtype_${hex(6)}`;
+    const { tracer, done } = exportingTracer('genai-agent');
+    const c = { 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': 'execute_tool' };
+    const root = tracer.startSpan('invoke_agent support', { attributes: { 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': 'invoke_agent' } });
+    const under = trace.setSpan(context.active(), root);
+    tracer
+      .startSpan('execute_tool get_invoice', { attributes: { ...c, 'gen_ai.tool.name': 'get_invoice', 'gen_ai.tool.call.id': 'call_1', 'error.type': 'TimeoutError' } }, under)
+      .end();
+    tracer.startSpan('execute_tool list_invoices', { attributes: { ...c, 'gen_ai.tool.name': 'list_invoices', 'gen_ai.tool.call.id': 'call_2' } }, under).end();
+    root.end();
+    await done();
+
+    const calls = (await env.sql.query('SELECT tool_name, outcome, failure_class FROM tool_calls WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name', [env.projectId, sessionId])).rows;
+    expect(calls).toEqual([
+      { tool_name: 'get_invoice', outcome: 'failed', failure_class: 'transient' },
+      { tool_name: 'list_invoices', outcome: 'success', failure_class: null },
+    ]);
+    const atts = (await env.sql.query('SELECT tool_name, outcome, failure_class, error_type FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name', [env.projectId, sessionId])).rows;
+    expect(atts).toEqual([
+      { tool_name: 'get_invoice', outcome: 'failed', failure_class: 'transient', error_type: 'TimeoutError' },
+      { tool_name: 'list_invoices', outcome: 'success', failure_class: null, error_type: null },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 2, failed_attempt_count: 1 });
+  });
 });
 
 /**
@@ -301,12 +377,19 @@ describe('error status and exception events (OpenTelemetry general conventions)'
  */
 describe('recorded payloads of other instrumentations', () => {
   const REASON = 'Error: station LYN-04 is offline for maintenance';
-  const SESSION_KEYS = new Set(['gen_ai.conversation.id', 'ai.telemetry.metadata.sessionId']);
+  const SESSION_KEYS = new Set([
+    'gen_ai.conversation.id',
+    'ai.telemetry.metadata.sessionId',
+    'session.id',
+    'traceloop.association.properties.sessionId',
+    'traceloop.association.properties.session_id',
+  ]);
   type Kv = { key: string; value: { stringValue?: string } };
   type Rec = { resourceSpans: { scopeSpans: { spans: { traceId: string; attributes?: Kv[] }[] }[] }[] };
 
   /** Posts the recording with new trace ids (and a tagged session id); returns the session id. */
-  async function post(name: string): Promise<string> {
+  /** Posts the recording as one request, or (`split`) each export the library made as its own request, in that order or reversed. */
+  async function post(name: string, split: 'whole' | 'exports' | 'reversed' = 'whole'): Promise<string> {
     const rec = JSON.parse(readFileSync(new URL(`../../../e2e/fixtures/recorded/${name}.otlp.json`, import.meta.url), 'utf8')) as Rec;
     const tag = hex(4);
     const traces = new Map<string, string>();
@@ -317,8 +400,13 @@ describe('recorded payloads of other instrumentations', () => {
           s.traceId = traces.get(s.traceId) ?? traces.set(s.traceId, hex(16)).get(s.traceId) as string;
           for (const a of s.attributes ?? []) if (SESSION_KEYS.has(a.key) && a.value.stringValue) session = a.value.stringValue = `${a.value.stringValue}-${tag}`;
         }
-    const res = await app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` }, payload: JSON.stringify(rec) });
-    expect(res.statusCode, res.body).toBe(200);
+    // The capture joined the exporter's requests (one per span: SimpleSpanProcessor) in order.
+    const bodies = split === 'whole' ? [rec] : rec.resourceSpans.map((rs) => ({ resourceSpans: [rs] }));
+    if (split === 'reversed') bodies.reverse();
+    for (const body of bodies) {
+      const res = await app.inject({ method: 'POST', url: '/v1/traces', headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` }, payload: JSON.stringify(body) });
+      expect(res.statusCode, res.body).toBe(200);
+    }
     return session ?? ([...traces.values()][0] as string);
   }
 
@@ -351,5 +439,130 @@ describe('recorded payloads of other instrumentations', () => {
     expect(await one(env.sql, 'SELECT outcome FROM sessions WHERE project_id = $1 AND id = $2', [env.projectId, sessionId])).toEqual({ outcome: 'success' });
     const parts = (await env.sql.query("SELECT failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class = 'tool_error'", [env.projectId, sessionId])).rows;
     expect(parts).toEqual([{ failed_attempts: 1 }]);
+  });
+
+  // LangChain's ToolNode refuses a call whose input fails the tool's schema, and a call of a tool the
+  // agent does not have, before any tool runs (no tool span): it answers the model with an error
+  // ToolMessage, which the next model call's input messages record (OpenInference's
+  // llm.input_messages.*, GenAI's gen_ai.input.messages). The valid call in the same turn ran.
+  const refusals: [string, { okTool: string }][] = [
+    ['openinference-refusals', { okTool: 'forecast' }],
+    ['genai-refusals', { okTool: 'DynamicStructuredTool' }],
+  ];
+  it.each(refusals)('%s: the calls LangChain refused are rejected attempts with their class, beside the call that ran', async (name, c) => {
+    const sessionId = await post(name);
+    const attempts = (
+      await env.sql.query(
+        'SELECT tool_name, number, outcome, failure_class, arguments, failure_reason, tool_call_span_id IS NULL AS refused FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY outcome, tool_name',
+        [env.projectId, sessionId],
+      )
+    ).rows;
+    expect(attempts).toEqual([
+      {
+        tool_name: 'forcast',
+        number: 1,
+        outcome: 'rejected',
+        failure_class: 'unknown_tool',
+        arguments: null,
+        failure_reason: 'Error: forcast is not a valid tool, try one of [forecast].',
+        refused: true,
+      },
+      {
+        tool_name: 'forecast',
+        number: 1,
+        outcome: 'rejected',
+        failure_class: 'invalid_arguments',
+        arguments: '{"town":"Lyon"}',
+        failure_reason: expect.stringMatching(/^Error invoking tool 'forecast' with kwargs \{"town":"Lyon"\} with error: Error: Received tool input did not match expected schema/),
+        refused: true,
+      },
+      { tool_name: c.okTool, number: 1, outcome: 'success', failure_class: null, arguments: expect.any(String), failure_reason: null, refused: false },
+    ]);
+    // The reason stops before the stack trace LangChain appends.
+    expect(attempts[1].failure_reason).not.toMatch(/\n\s+at /);
+    const totals = await expectTotalsAgree(sessionId);
+    expect(totals).toMatchObject({ tool_call_count: 1, attempt_count: 3, failed_attempt_count: 2, model_call_count: 2 });
+    const parts = (
+      await env.sql.query("SELECT failure_class, failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class <> '' ORDER BY failure_class", [
+        env.projectId,
+        sessionId,
+      ])
+    ).rows;
+    expect(parts).toEqual([
+      { failure_class: 'invalid_arguments', failed_attempts: 1 },
+      { failure_class: 'unknown_tool', failed_attempts: 1 },
+    ]);
+  });
+
+  /** What a session became: its totals, its attempts and its analytics parts (ids left out: they differ per post). */
+  async function stored(sessionId: string) {
+    const q = async (text: string) => (await env.sql.query(text, [env.projectId, sessionId])).rows;
+    return {
+      session: await q(
+        'SELECT outcome, user_id, agent_name, span_count, error_span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens, output_tokens FROM sessions WHERE project_id = $1 AND id = $2',
+      ),
+      attempts: await q('SELECT tool_name, number, outcome, failure_class, arguments, failure_reason FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome, arguments'),
+      toolCalls: await q('SELECT tool_name, outcome, failure_class FROM tool_calls WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome'),
+      parts: await q("SELECT failure_class, failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class <> '' ORDER BY failure_class"),
+    };
+  }
+
+  // A real exporter sends each span as it ends (children first; the GenAI recording's conversation
+  // id is only on its root, which ends last): the session must be the same as from one request.
+  it.each(['vercel-ai', 'genai', 'openinference', 'traceloop', 'openinference-refusals', 'genai-refusals'])(
+    '%s: posted export by export, in order and reversed, makes the same session as one request',
+    async (name) => {
+      const whole = await stored(await post(name));
+      expect(whole.attempts.length).toBeGreaterThan(0);
+      for (const split of ['exports', 'reversed'] as const) {
+        const sessionId = await post(name, split);
+        expect({ split, ...(await stored(sessionId)) }).toEqual({ split, ...whole });
+        await expectTotalsAgree(sessionId);
+      }
+    },
+  );
+
+  // Traceloop's SDK rewrites the AI SDK's spans before export: every span renamed (the outer
+  // `ai.generateText` too, to `chat {model}`), `ai.prompt.messages` and `ai.telemetry.metadata.*`
+  // replaced by `gen_ai.input.messages` and `traceloop.association.properties.*`.
+  it('Vercel AI SDK exported through Traceloop: its two model calls, not the outer span that sums them', async () => {
+    const sessionId = await post('traceloop-vercel-ai');
+    const models = (await env.sql.query('SELECT model, input_tokens, output_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY started_at', [env.projectId, sessionId])).rows;
+    expect(models).toEqual([
+      { model: 'mock-weather-model', input_tokens: 120, output_tokens: 24 },
+      { model: 'mock-weather-model', input_tokens: 260, output_tokens: 18 },
+    ]);
+    // Its `ai.telemetry.metadata.userId`, as Traceloop rewrites it (traceloop.association.properties.userId).
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '380', output_tokens: '42', tool_call_count: 2, user_id: 'user-lyon' });
+  });
+
+  it('Vercel AI SDK exported through Traceloop: the calls the SDK refused, read from gen_ai.input.messages, beside the calls that ran', async () => {
+    const sessionId = await post('traceloop-vercel-ai');
+    const attempts = (
+      await env.sql.query('SELECT tool_name, outcome, failure_class, arguments, failure_reason FROM attempts WHERE project_id = $1 AND session_id = $2 ORDER BY tool_name, outcome', [
+        env.projectId,
+        sessionId,
+      ])
+    ).rows;
+    expect(attempts).toEqual([
+      {
+        tool_name: 'forcast',
+        outcome: 'rejected',
+        failure_class: 'unknown_tool',
+        arguments: '{"city":"Lyon"}',
+        failure_reason: "Model tried to call unavailable tool 'forcast'. Available tools: forecast, station_readings.",
+      },
+      { tool_name: 'forecast', outcome: 'rejected', failure_class: 'invalid_arguments', arguments: '{"town":"Lyon"}', failure_reason: expect.stringMatching(/^Invalid input for tool forecast: Type validation failed/) },
+      { tool_name: 'forecast', outcome: 'success', failure_class: null, arguments: '{"city":"Lyon"}', failure_reason: null },
+      { tool_name: 'station_readings', outcome: 'failed', failure_class: 'tool_error', arguments: '{"station":"LYN-04"}', failure_reason: 'Error: station LYN-04 is offline for maintenance' },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ tool_call_count: 2, attempt_count: 4, failed_attempt_count: 3 });
+  });
+
+  it("Traceloop's session_id association property groups a conversation's traces into one session", async () => {
+    const sessionId = await post('traceloop-session');
+    const traces = (await env.sql.query('SELECT DISTINCT trace_id FROM spans WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows;
+    expect(traces).toHaveLength(2);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 26, tool_call_count: 4, attempt_count: 4, failed_attempt_count: 2, user_id: 'user-lyon' });
   });
 });

@@ -36,6 +36,54 @@ describe("replay: other instrumentations' content", () => {
     expect((await payload('result', 'traceloop'))?.value).toBe('{"station":"LYN-01"}');
     expect((await payload('input', 'openinference'))?.value).toBe('{"messages":[]}');
   });
+
+  it("reads older GenAI conventions' content: OpenLLMetry's indexed gen_ai.prompt.{i}.* attributes and the gen_ai.content.* events", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, { startedAt: t0, toolCalls: [{ toolName: 't', atMs: 5, attempts: [{ outcome: 'success' }] }] });
+    const trace = s.traceId;
+    const [indexed, events, none] = [spanId(), spanId(), spanId()];
+    // OpenLLMetry before the GenAI message attributes (its Python instrumentations, its JS ones before 0.25).
+    await rawSpan(prisma, project.id, s.id, trace, indexed, 100, {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.prompt.0.role': 'system',
+      'gen_ai.prompt.0.content': 'You answer weather questions.',
+      'gen_ai.prompt.1.role': 'user',
+      'gen_ai.prompt.1.content': 'Weather in Lyon?',
+      'gen_ai.completion.0.role': 'assistant',
+      'gen_ai.completion.0.content': 'Light rain.',
+      'gen_ai.completion.0.finish_reason': 'stop',
+    });
+    // Semantic conventions 1.26-1.27: the content as span events.
+    await rawSpan(
+      prisma,
+      project.id,
+      s.id,
+      trace,
+      events,
+      101,
+      { 'gen_ai.operation.name': 'chat' },
+      {
+        events: [
+          { name: 'gen_ai.content.prompt', timeUnixNano: '1', attributes: { 'gen_ai.prompt': '[{"role":"user","content":"Weather in Oslo?"}]' } },
+          { name: 'gen_ai.content.completion', timeUnixNano: '2', attributes: { 'gen_ai.completion': '[{"role":"assistant","content":"Snow."}]' } },
+        ],
+      },
+    );
+    await rawSpan(prisma, project.id, s.id, trace, none, 102, { 'gen_ai.operation.name': 'chat' }, { events: [{ name: 'other', timeUnixNano: '1', attributes: {} }] });
+    const facts = new Map((await loadSpanFacts(prisma, project.id, s.id, 2000)).map((f) => [f.spanId, f]));
+    const input = JSON.parse(facts.get(indexed)?.input?.text ?? 'null');
+    expect(input).toEqual([
+      { role: 'system', content: 'You answer weather questions.' },
+      { role: 'user', content: 'Weather in Lyon?' },
+    ]);
+    expect(JSON.parse(facts.get(indexed)?.output?.text ?? 'null')).toEqual([{ role: 'assistant', content: 'Light rain.', finish_reason: 'stop' }]);
+    expect(facts.get(events)).toMatchObject({ input: { text: '[{"role":"user","content":"Weather in Oslo?"}]' }, output: { text: '[{"role":"assistant","content":"Snow."}]' } });
+    expect(facts.get(none)).toMatchObject({ input: null, output: null, result: null });
+    const payload = (kind: 'input' | 'output', id: string) => getPayload(prisma, project.id, s.id, { kind, traceId: trace, spanId: id, full: true });
+    expect(JSON.parse((await payload('input', indexed))?.value ?? 'null')).toEqual(input);
+    expect((await payload('output', events))?.value).toBe('[{"role":"assistant","content":"Snow."}]');
+  });
 });
 
 describe('replay: large sessions and other instrumentations', () => {

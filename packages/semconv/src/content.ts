@@ -20,3 +20,20 @@ export const MODEL_OUTPUT_KEYS = ['gen_ai.output.messages', 'ai.response.text', 
  * `output.value`, Traceloop's `traceloop.entity.output`.
  */
 export const TOOL_RESULT_KEYS = ['gen_ai.tool.call.result', 'ai.toolCall.result', 'ai.toolCall.output', 'output.value', 'traceloop.entity.output'] as const;
+
+/**
+ * Older GenAI conventions' content, read where no key above is set. Semantic conventions
+ * 1.26-1.27 put the prompt and the completion on span events (`gen_ai.content.prompt` with a
+ * `gen_ai.prompt` attribute, `gen_ai.content.completion` with `gen_ai.completion`).
+ */
+export const MODEL_INPUT_EVENT = { name: 'gen_ai.content.prompt', attribute: 'gen_ai.prompt' } as const;
+export const MODEL_OUTPUT_EVENT = { name: 'gen_ai.content.completion', attribute: 'gen_ai.completion' } as const;
+
+/**
+ * OpenLLMetry before the GenAI message attributes (its Python instrumentations, its JS ones
+ * before 0.25) flattens each message into indexed attributes: `gen_ai.prompt.{i}.role`,
+ * `gen_ai.prompt.{i}.content`, `gen_ai.completion.{i}.content`... The replay shows them as a JSON
+ * array of messages, one object of each index's fields.
+ */
+export const MODEL_INPUT_INDEXED_PREFIX = 'gen_ai.prompt';
+export const MODEL_OUTPUT_INDEXED_PREFIX = 'gen_ai.completion';

@@ -18,6 +18,7 @@ import {
   ATTR_GEN_AI_GUARDRAIL_VERDICT,
   ATTR_GEN_AI_GUARDRAIL_VERDICT_REASON,
   ATTR_GEN_AI_GUARDRAIL_VERDICT_TYPE,
+  ATTR_GEN_AI_INPUT_MESSAGES,
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_MODEL,
@@ -46,6 +47,7 @@ import type { Attributes, NormSpan } from '../span.ts';
 import { eventPointers, NOT_DERIVED, onlyOwnResults, reasonOf, spanResults, verdictOf } from './guardrail.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { bool, int, str, suffix, text } from './read.ts';
+import { genAiMessages, mayHoldRefusal, refusedCalls } from './refusals.ts';
 
 /** Deprecated provider key, still written by older emitters (OpenLLMetry, Vercel's doGenerate). */
 const GEN_AI_SYSTEM = 'gen_ai.system';
@@ -103,8 +105,17 @@ export function read(span: NormSpan, m: Meaning): void {
       m.inputTokens = int(a, ATTR_GEN_AI_USAGE_INPUT_TOKENS) ?? int(a, ATTR_GEN_AI_USAGE_PROMPT_TOKENS);
       m.outputTokens = int(a, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS) ?? int(a, ATTR_GEN_AI_USAGE_COMPLETION_TOKENS);
       m.cachedInputTokens = int(a, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS) ?? int(a, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS_OLD);
+      refusals(span, m);
       return;
   }
+}
+
+/** Tool calls an agent refused before running them, answered in the model call's input messages (refusals.ts). */
+function refusals(span: NormSpan, m: Meaning): void {
+  const input = span.attributes[ATTR_GEN_AI_INPUT_MESSAGES];
+  if (typeof input !== 'string' || !mayHoldRefusal(input)) return;
+  const messages = genAiMessages(input);
+  if (messages !== null) m.implied ??= refusedCalls(span, messages);
 }
 
 /**

@@ -23,14 +23,24 @@ export type { ImpliedAttempt, Meaning, SpanRole } from './meaning.ts';
 /** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */
 const LANGFUSE_SESSION_ID = 'langfuse.session.id';
 /** Every attribute sessionId() may take a session id from (span-rules.ts bounds their length). */
-export const SESSION_ID_KEYS = [ATTR_GEN_AI_CONVERSATION_ID, openinference.SESSION_ID_KEY, LANGFUSE_SESSION_ID, vercel.SESSION_ID_KEY] as const;
-/** Where a session's user comes from, first found first: Guardtrace's, OpenTelemetry's (and OpenInference's), the Vercel AI SDK's metadata. */
-export const USER_ID_KEYS = [guardtrace.USER_ID_KEY, ATTR_USER_ID, vercel.USER_ID_KEY] as const;
+export const SESSION_ID_KEYS = [
+  ATTR_GEN_AI_CONVERSATION_ID,
+  openinference.SESSION_ID_KEY,
+  LANGFUSE_SESSION_ID,
+  vercel.SESSION_ID_KEY,
+  openllmetry.SESSION_ID_KEY,
+] as const;
+/**
+ * Where a session's user comes from, first found first: Guardtrace's, OpenTelemetry's (and
+ * OpenInference's), the Vercel AI SDK's metadata, Traceloop's association properties. Read in SQL
+ * (guardtrace_session_totals; test/session-totals.test.ts checks the order).
+ */
+export const USER_ID_KEYS = [guardtrace.USER_ID_KEY, ATTR_USER_ID, vercel.USER_ID_KEY, ...openllmetry.USER_ID_KEYS] as const;
 
 /**
  * Session id carried by the span itself (span attribute, else its resource): the GenAI
  * conversation id, else OpenInference's and Langfuse's session id, else the Vercel AI SDK's
- * `telemetry.metadata.sessionId`.
+ * `telemetry.metadata.sessionId`, else OpenLLMetry's `session_id` association property.
  */
 export function sessionId(span: NormSpan): string | null {
   const a = span.attributes;
@@ -39,14 +49,16 @@ export function sessionId(span: NormSpan): string | null {
     text(span.resource, ATTR_GEN_AI_CONVERSATION_ID) ??
     text(a, openinference.SESSION_ID_KEY) ??
     text(a, LANGFUSE_SESSION_ID) ??
-    text(a, vercel.SESSION_ID_KEY)
+    text(a, vercel.SESSION_ID_KEY) ??
+    text(a, openllmetry.SESSION_ID_KEY)
   );
 }
 
 /**
  * The row a span stands for: its operation name first (Guardtrace's and GenAI's), then
- * OpenInference's and OpenLLMetry's span kinds, then its name (Guardtrace's, the AI SDK's,
- * GenAI's prefixes), then usage attributes (a model call, unless it sums its children).
+ * OpenInference's and OpenLLMetry's span kinds, then the AI SDK's `ai.operationId`, then its name
+ * (Guardtrace's, GenAI's prefixes, the AI SDK's), then usage attributes (a model call, unless it
+ * sums its children).
  */
 export function classify(span: NormSpan): SpanRole {
   const a = span.attributes;
@@ -60,10 +72,15 @@ export function classify(span: NormSpan): SpanRole {
   if (r !== undefined) return r;
   r = openllmetry.role(a);
   if (r !== undefined) return r;
+  // The AI SDK's own operation id says what the span is before its name does: an exporter may
+  // rename its spans (Traceloop's names the outer `ai.generateText`, a sum of its steps, `chat {model}`).
+  if (vercel.hasOperationId(a)) {
+    r = vercel.role(span);
+    if (r !== undefined) return r;
+  }
   r = guardtrace.nameRole(span.name) ?? genai.nameRole(span.name);
   if (r !== undefined) return r;
-  const isVercel = vercel.applies(span);
-  if (isVercel) {
+  if (vercel.applies(span)) {
     r = vercel.role(span);
     if (r !== undefined) return r;
   }
@@ -88,7 +105,10 @@ export function interpret(span: NormSpan): Meaning | null {
   if (vercel.applies(span)) vercel.read(span, m);
   if (openinference.applies(a)) openinference.read(span, m);
   if (openllmetry.applies(a)) openllmetry.read(span, m);
-  const failed = otel.failed(span);
+  // A tool call or attempt failed when its status is ERROR, or when it carries `error.type`: the
+  // GenAI conventions set it if and only if the operation ended in an error (status ERROR is a
+  // SHOULD beside it, which some instrumentations skip).
+  const failed = otel.failed(span) || ((role === 'tool_call' || role === 'attempt') && text(a, ATTR_ERROR_TYPE) !== null);
   switch (role) {
     case 'tool_call':
       // Guardtrace's own calls say how many attempts they took (each its own span); any other

@@ -1,10 +1,12 @@
 /**
  * OpenInference (Arize Phoenix's instrumentations): `openinference.span.kind`, `llm.*` model and
- * token counts, `tool.*` and `input.value` of tool spans, `session.id` / `user.id`.
+ * token counts, `tool.*` and `input.value` of tool spans, `session.id` / `user.id`; the tool calls
+ * LangChain refused, from an LLM span's `llm.input_messages.*` (refusals.ts).
  */
 import type { Attributes, NormSpan } from '../span.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { int, str, text } from './read.ts';
+import { mayHoldRefusal, openInferenceMessages, refusedCalls } from './refusals.ts';
 
 const SPAN_KIND = 'openinference.span.kind';
 const MODEL_NAME = 'llm.model_name';
@@ -51,5 +53,9 @@ export function read(span: NormSpan, m: Meaning): void {
     m.inputTokens ??= int(a, PROMPT_TOKENS);
     m.outputTokens ??= int(a, COMPLETION_TOKENS);
     m.cachedInputTokens ??= int(a, CACHE_READ_TOKENS);
+    // Tool calls the agent refused (LangChain), answered in the input messages; `input.value` holds
+    // them too (LangChain's serialized messages), the cheap test before reading the flattened keys.
+    const input = text(a, INPUT);
+    if (input === null || mayHoldRefusal(input)) m.implied ??= refusedCalls(span, openInferenceMessages(a));
   }
 }

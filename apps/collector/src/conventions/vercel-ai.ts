@@ -42,15 +42,24 @@ const NO_SUCH_TOOL = /^Model tried to call unavailable tool '([^']+)'/;
 const INVALID_ARGUMENTS: FailureClass = 'invalid_arguments';
 const UNKNOWN_TOOL: FailureClass = 'unknown_tool';
 
-/** Whether the span is the AI SDK's: it names every span after its operation id (`ai.toolCall`, `ai.generateText`...). */
+/**
+ * Whether the span is the AI SDK's: it names every span after its operation id (`ai.toolCall`,
+ * `ai.generateText`...) and writes that id as `ai.operationId`, which stays when an exporter
+ * renames the span (Traceloop's SDK names them `chat {model}` and `execute_tool {tool}`).
+ */
 export function applies(span: NormSpan): boolean {
-  return span.name.startsWith('ai.');
+  return span.name.startsWith('ai.') || span.attributes[OPERATION_ID] !== undefined;
+}
+
+/** Whether the span carries the AI SDK's operation id (what it is, whatever its name now). */
+export function hasOperationId(a: Attributes): boolean {
+  return typeof a[OPERATION_ID] === 'string';
 }
 
 export function role(span: NormSpan): SpanRole | undefined {
-  if (span.name === TOOL_CALL || span.attributes[TOOL_CALL_NAME] !== undefined) return 'tool_call';
-  // Outer `ai.generateText` / `ai.streamText`... sum their `.do*` children: no row of their own.
   const op = str(span.attributes, OPERATION_ID) ?? span.name;
+  if (op === TOOL_CALL || span.name === TOOL_CALL || span.attributes[TOOL_CALL_NAME] !== undefined) return 'tool_call';
+  // Outer `ai.generateText` / `ai.streamText`... sum their `.do*` children: no row of their own.
   if (op.startsWith('ai.') && !op.includes('.do')) return null;
   return undefined;
 }

@@ -1,7 +1,6 @@
 import 'server-only';
 import type { PrismaClient } from '@guardtrace/db';
-import { MODEL_INPUT_KEYS, MODEL_OUTPUT_KEYS, TOOL_RESULT_KEYS } from '@guardtrace/semconv';
-import { firstAttribute } from './session-spans.ts';
+import { CONTENT_SQL } from './session-spans.ts';
 
 /** Values the replay loads on demand, one at a time. */
 export const PAYLOAD_KINDS = ['arguments', 'feedback', 'result', 'input', 'output', 'span', 'definition'] as const;
@@ -16,13 +15,6 @@ export interface PayloadDto {
   chars: number;
   truncated: boolean;
 }
-
-/** Where each kind of content is, in each convention (semconv's content.ts). */
-const ATTRIBUTES_OF = {
-  result: TOOL_RESULT_KEYS,
-  input: MODEL_INPUT_KEYS,
-  output: MODEL_OUTPUT_KEYS,
-} as const;
 
 /**
  * One payload of one span of one session of one project (never another project's), cut to
@@ -54,7 +46,7 @@ export async function getPayload(
     if (span) text = JSON.stringify(span, null, 2);
   } else {
     const rows = await db.$queryRaw<{ v: string | null }[]>`
-      SELECT ${firstAttribute(ATTRIBUTES_OF[q.kind])} AS v FROM spans
+      SELECT ${CONTENT_SQL[q.kind]} AS v FROM spans
       WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId} AND trace_id = ${q.traceId} AND span_id = ${q.spanId}
       LIMIT 1`;
     text = rows[0]?.v ?? null;

@@ -11,7 +11,11 @@ import {
   ATTR_GUARDTRACE_ESCALATION_REASON,
   ATTR_GUARDTRACE_FALLBACK_TOOL,
   ATTR_GUARDTRACE_RECONCILE_STATUS,
+  MODEL_INPUT_EVENT,
+  MODEL_INPUT_INDEXED_PREFIX,
   MODEL_INPUT_KEYS,
+  MODEL_OUTPUT_EVENT,
+  MODEL_OUTPUT_INDEXED_PREFIX,
   MODEL_OUTPUT_KEYS,
   TOOL_RESULT_KEYS,
 } from '@guardtrace/semconv';
@@ -70,6 +74,36 @@ export function firstAttribute(keys: readonly string[], attrs: Sql = sql`attribu
 }
 const num = (v: string | null) => (v === null || v === '' || Number.isNaN(Number(v)) ? null : Number(v));
 
+/**
+ * The `attribute` of the span's first event named `name` (older GenAI conventions' content
+ * events), not empty; a key test on the events first, so spans without one cost no unnest.
+ */
+function eventAttribute(event: { name: string; attribute: string }): Sql {
+  const has = JSON.stringify([{ name: event.name }]);
+  return sql`CASE WHEN jsonb_typeof(events) = 'array' AND events @> ${has}::jsonb THEN
+    (SELECT nullif(e->'attributes'->>${event.attribute}, '') FROM jsonb_array_elements(events) e WHERE e->>'name' = ${event.name} LIMIT 1) END`;
+}
+
+/**
+ * OpenLLMetry's indexed messages (`{prefix}.{i}.{field}`) as a JSON array, one object of each
+ * index's fields in index order; only for spans that have a message 0.
+ */
+function indexedMessages(prefix: string): Sql {
+  const pattern = `^${prefix.replaceAll('.', '\\.')}\\.(\\d{1,6})\\.(.+)$`;
+  return sql`CASE WHEN attributes ? ${`${prefix}.0.content`} OR attributes ? ${`${prefix}.0.role`} THEN
+    (SELECT jsonb_agg(m.fields ORDER BY m.i)::text FROM (
+      SELECT (x.g)[1]::int AS i, jsonb_object_agg((x.g)[2], x.value) AS fields
+      FROM (SELECT regexp_match(key, ${pattern}) AS g, value FROM jsonb_each(attributes)) x
+      WHERE x.g IS NOT NULL GROUP BY 1) m) END`;
+}
+
+/** Where each kind of content is, in each convention (semconv's content.ts), as one SQL value of a `spans` row. */
+export const CONTENT_SQL = {
+  result: firstAttribute(TOOL_RESULT_KEYS),
+  input: sql`coalesce(${firstAttribute(MODEL_INPUT_KEYS)}, ${eventAttribute(MODEL_INPUT_EVENT)}, ${indexedMessages(MODEL_INPUT_INDEXED_PREFIX)})`,
+  output: sql`coalesce(${firstAttribute(MODEL_OUTPUT_KEYS)}, ${eventAttribute(MODEL_OUTPUT_EVENT)}, ${indexedMessages(MODEL_OUTPUT_INDEXED_PREFIX)})`,
+} as const;
+
 /** Which of the session's spans to read (default: all). */
 export interface SpanSelection {
   /**
@@ -124,8 +158,7 @@ export async function loadSpanFacts(
       linkCount: sql`CASE WHEN jsonb_typeof(links) = 'array' THEN jsonb_array_length(links) ELSE 0 END`,
     },
     sql`FROM spans,
-      LATERAL (SELECT ${firstAttribute(TOOL_RESULT_KEYS)} AS result, ${firstAttribute(MODEL_INPUT_KEYS)} AS input,
-        ${firstAttribute(MODEL_OUTPUT_KEYS)} AS output) v
+      LATERAL (SELECT ${CONTENT_SQL.result} AS result, ${CONTENT_SQL.input} AS input, ${CONTENT_SQL.output} AS output) v
     WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       ${selection.withoutGuardChecks ? sql`AND role IS DISTINCT FROM 'guard_check'` : empty}
       ${selection.spanIds ? sql`AND span_id = ANY(${selection.spanIds}::text[])` : empty}`,
