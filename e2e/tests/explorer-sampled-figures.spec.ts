@@ -102,3 +102,38 @@ test('a sampled session’s row marks its scaled figures as estimates, names the
   await expect(totals).toContainText('Sessions (est.)3');
   await expect(page.getByTestId('stored-sessions-link')).toHaveText('1 stored');
 });
+
+test('retry exhaustion’s attempts are the stored ones, said so: a sampled clean session’s attempt counts once, not by its weight', async ({ page }) => {
+  const { project, apiKey } = await newProjectWithKey(page, 'Sampled attempts');
+  const tool = `fetch_page_${hex(3)}`;
+  const session = (id: string, attempts: Record<string, Val>[], callOutcome: string, rootAttrs: Record<string, Val>) => {
+    const t = hex(16);
+    const conv = { 'gen_ai.conversation.id': id };
+    const root = hex(8);
+    const call = hex(8);
+    const rootStart = clockMs + 500;
+    const children = [
+      span(t, `execute_tool ${tool}`, { ...conv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'guardtrace.outcome': callOutcome }, { spanId: call, parent: root }),
+      ...attempts.map((a, i) => span(t, 'guardtrace.attempt', { ...conv, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': i + 1, ...a }, { parent: call })),
+    ];
+    return [
+      ...children,
+      span(t, 'invoke_agent exhaust-agent', { ...conv, 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'exhaust-agent', ...rootAttrs }, { spanId: root, startMs: rootStart, endMs: clockMs + 1000 }),
+    ];
+  };
+  // A clean session kept 1 in 4 (one successful attempt), and one whose call ran out of attempts (two transient failures).
+  await post(apiKey, session(`clean-${hex(4)}`, [{ 'guardtrace.outcome': 'success' }], 'success', { 'guardtrace.session.outcome': 'success', 'guardtrace.sampling.weight': 4 }));
+  const failed = { 'guardtrace.outcome': 'error', 'guardtrace.failure.class': 'transient', 'guardtrace.decision': 'retry_backoff' };
+  await post(apiKey, session(`exhausted-${hex(4)}`, [failed, { ...failed, 'guardtrace.decision': 'escalate_human', 'guardtrace.budget.exhausted': 'attempts' }], 'error', { 'guardtrace.session.outcome': 'escalated' }));
+
+  await page.goto(`/analytics?project=${project}&from=${DAY}&to=${DAY}`);
+  const panel = page.getByTestId('exhaustion');
+  const row = panel.locator(`[data-testid=exhaustion-row][data-tool="${tool}"]`);
+  await expect(row.locator('td').nth(0)).toHaveText('1');
+  // 3 attempts are stored; the clean one stands for 4, so the tool made about 6: the column says
+  // which it counts, and does not pass the stored count off as the tool's total.
+  await expect(row.locator('td').nth(2)).toHaveText('3');
+  const head = panel.getByTestId('exhaustion-attempts-header');
+  await expect(head).toHaveText('Attempts stored');
+  await expect(head).toHaveAttribute('title', /not scaled by sampling weight/);
+});

@@ -97,6 +97,13 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
   );
 }
 
+/**
+ * The tool's attempts in the window as stored: a count, not scaled by sampling weight (the rollup
+ * keeps attempts unweighted), so it is not the tool's total when clean sessions are sampled.
+ */
+const EXHAUSTION_ATTEMPTS_HELP =
+  'Every attempt of the tool stored in this range, not scaled by sampling weight: clean sessions sampled out are not counted, and a sampled one counts once. Exhausted calls are exact (a session with a failure is always kept).';
+
 /** Tools ranked by calls that ran out of a retry budget, each class a link. */
 export async function ExhaustionPanel({ project, window }: PanelProps) {
   const rows = await heavyRead((d) => getRetryExhaustion(d, project, window));
@@ -113,7 +120,9 @@ export async function ExhaustionPanel({ project, window }: PanelProps) {
               <th scope="col" className={TH}>Tool</th>
               <th scope="col" className={`${TH} text-right`}>Exhausted calls</th>
               <th scope="col" className={`${TH} w-1/4`}><span className="sr-only">Relative size</span></th>
-              <th scope="col" className={`${TH} text-right`}>Attempts</th>
+              <th scope="col" className={`${TH} text-right`} title={EXHAUSTION_ATTEMPTS_HELP} data-testid="exhaustion-attempts-header">
+                Attempts stored
+              </th>
               <th scope="col" className={TH}>By class</th>
             </tr>
           </thead>
