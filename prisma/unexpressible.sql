@@ -197,7 +197,9 @@ $fn$;
 -- error_span_count: the spans with status ERROR (has:errors in the explorer).
 --
 -- First values are by start time (a span that has the key, whatever its value, null included);
--- the outcome attribute is the latest span's. Spans that start at the same instant are ordered by
+-- the outcome attribute is the one of the span that ended last (outcome_attr_at: its end, as
+-- ended_at reads it), so a part of the session that a tool service ended inside the agent's never
+-- overrides the agent's verdict. Spans that start (or end) at the same instant are ordered by
 -- their value (nulls last), so a tie gives the same value in every recomputation. Outcome: the attribute, else `escalated` (an
 -- escalate_human decision), `failed` (a root span with status ERROR), `success` (a root span).
 -- It reads no table itself: one plan serves every call (plan_cache_mode).
@@ -237,9 +239,14 @@ sp AS (
     (array_agg(s.attributes->>'ai.telemetry.metadata.userId' ORDER BY s.start_time, s.attributes->>'ai.telemetry.metadata.userId')
       FILTER (WHERE s.attributes ? 'ai.telemetry.metadata.userId'))[1] AS user_ai,
     bool_or(s.attributes ? 'ai.telemetry.metadata.userId') AS user_ai_any,
-    (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC, s.attributes->>'guardtrace.session.outcome')
+    -- The verdict of the part that ended last (the agent's part ends after the tool services' it
+    -- called, a conversation's last turn after the ones before it), by end time as ended_at reads it.
+    (array_agg(s.attributes->>'guardtrace.session.outcome'
+        ORDER BY timestamptz 'epoch' + (s.end_time_unix_nano / 1000) * interval '1 microsecond' DESC,
+          s.attributes->>'guardtrace.session.outcome')
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
-    max(s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.session.outcome') AS outcome_attr_at,
+    max(timestamptz 'epoch' + (s.end_time_unix_nano / 1000) * interval '1 microsecond')
+      FILTER (WHERE s.attributes ? 'guardtrace.session.outcome') AS outcome_attr_at,
     min(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
       THEN nullif(greatest((s.attributes->>'guardtrace.sampling.weight')::float8, 0), 0) END) AS kept_weight,
     coalesce(bool_or(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
