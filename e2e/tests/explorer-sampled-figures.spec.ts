@@ -103,7 +103,7 @@ test('a sampled session’s row marks its scaled figures as estimates, names the
   await expect(page.getByTestId('stored-sessions-link')).toHaveText('1 stored');
 });
 
-test('retry exhaustion’s attempts are the stored ones, said so: a sampled clean session’s attempt counts once, not by its weight', async ({ page }) => {
+test('retry exhaustion’s attempts are scaled by sampling weight, and say so: a clean session kept at 1 in 4 counts 4 times', async ({ page }) => {
   const { project, apiKey } = await newProjectWithKey(page, 'Sampled attempts');
   const tool = `fetch_page_${hex(3)}`;
   const session = (id: string, attempts: Record<string, Val>[], callOutcome: string, rootAttrs: Record<string, Val>) => {
@@ -130,10 +130,9 @@ test('retry exhaustion’s attempts are the stored ones, said so: a sampled clea
   const panel = page.getByTestId('exhaustion');
   const row = panel.locator(`[data-testid=exhaustion-row][data-tool="${tool}"]`);
   await expect(row.locator('td').nth(0)).toHaveText('1');
-  // 3 attempts are stored; the clean one stands for 4, so the tool made about 6: the column says
-  // which it counts, and does not pass the stored count off as the tool's total.
-  await expect(row.locator('td').nth(2)).toHaveText('3');
+  // 3 attempts are stored; the clean one stands for 4, so the tool made about 4 + 2 = 6, an estimate.
+  await expect(row.locator('td').nth(2)).toHaveText('6');
   const head = panel.getByTestId('exhaustion-attempts-header');
-  await expect(head).toHaveText('Attempts stored');
-  await expect(head).toHaveAttribute('title', /not scaled by sampling weight/);
+  await expect(head).toHaveText('Attempts (est.)');
+  await expect(head).toHaveAttribute('title', /scaled back up by sampling weight/);
 });

@@ -97,12 +97,9 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
   );
 }
 
-/**
- * The tool's attempts in the window as stored: a count, not scaled by sampling weight (the rollup
- * keeps attempts unweighted), so it is not the tool's total when clean sessions are sampled.
- */
+/** The tool's attempts in the window, each counted by its session's sampling weight: an estimate. */
 const EXHAUSTION_ATTEMPTS_HELP =
-  'Every attempt of the tool stored in this range, not scaled by sampling weight: clean sessions sampled out are not counted, and a sampled one counts once. Exhausted calls are exact (a session with a failure is always kept).';
+  'Every attempt of the tool in this range, scaled back up by sampling weight (a clean session kept at 1 in 4 counts 4 times): an estimate. Exhausted calls are exact (a session with a failure is always kept).';
 
 /** Tools ranked by calls that ran out of a retry budget, each class a link. */
 export async function ExhaustionPanel({ project, window }: PanelProps) {
@@ -121,7 +118,7 @@ export async function ExhaustionPanel({ project, window }: PanelProps) {
               <th scope="col" className={`${TH} text-right`}>Exhausted calls</th>
               <th scope="col" className={`${TH} w-1/4`}><span className="sr-only">Relative size</span></th>
               <th scope="col" className={`${TH} text-right`} title={EXHAUSTION_ATTEMPTS_HELP} data-testid="exhaustion-attempts-header">
-                Attempts stored
+                Attempts (est.)
               </th>
               <th scope="col" className={TH}>By class</th>
             </tr>
