@@ -107,31 +107,33 @@ $fn$;
 
 -- The rows a session's totals are made of: each span ('s': its times, service, whether it is a
 -- root, status, attributes) and each tool call ('c'), attempt ('a') and model call ('m': whether
--- it escalated, an attempt failed, a model call's tokens and whether it repairs an attempt).
+-- it escalated, an attempt failed, a model call's tokens and whether it repairs an attempt, and
+-- whether an attempt stands for its own tool call: one the instrumented library refused without
+-- a span, stored under no tool call; the replay shows it under a stand-in call).
 -- guardtrace_session_totals aggregates either source; these two only find the rows.
 
 -- All the rows of each session (`projects[i]`, `ids[i]`), through the session indexes.
 CREATE OR REPLACE FUNCTION guardtrace_session_rows_whole(projects uuid[], ids text[])
 RETURNS TABLE (kind text, project_id uuid, id text, start_time timestamptz, end_time_unix_nano bigint,
   service_name text, is_root boolean, status_code int, attributes jsonb, escalated boolean, failed boolean,
-  input_tokens int, output_tokens int, repair boolean)
+  input_tokens int, output_tokens int, repair boolean, own_call boolean)
 LANGUAGE sql STABLE SET plan_cache_mode = force_custom_plan SET enable_seqscan = off AS $fn$
 WITH t AS MATERIALIZED (
   SELECT DISTINCT t.project_id, t.id FROM unnest(projects, ids) AS t(project_id, id)
 )
 SELECT 's', s.project_id, s.session_id, s.start_time, s.end_time_unix_nano, s.service_name, s.parent_span_id IS NULL,
-  s.status_code, s.attributes, false, false, 0, 0, false
+  s.status_code, s.attributes, false, false, 0, 0, false, false
 FROM t JOIN spans s ON s.project_id = t.project_id AND s.session_id = t.id
 UNION ALL
-SELECT 'c', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false
+SELECT 'c', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false, false
 FROM t JOIN tool_calls d ON d.project_id = t.project_id AND d.session_id = t.id
 UNION ALL
 SELECT 'a', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human',
-  d.outcome IS DISTINCT FROM 'success', 0, 0, false
+  d.outcome IS DISTINCT FROM 'success', 0, 0, false, d.tool_call_span_id IS NULL
 FROM t JOIN attempts d ON d.project_id = t.project_id AND d.session_id = t.id
 UNION ALL
 SELECT 'm', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, false, false, d.input_tokens, d.output_tokens,
-  d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL
+  d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL, false
 FROM t JOIN model_calls d ON d.project_id = t.project_id AND d.session_id = t.id
 $fn$;
 
@@ -153,7 +155,7 @@ CREATE OR REPLACE FUNCTION guardtrace_session_rows_listed(projects uuid[], ids t
   row_kinds text[], row_times timestamptz[], row_starts timestamptz[], row_traces text[], row_spans text[])
 RETURNS TABLE (kind text, project_id uuid, id text, start_time timestamptz, end_time_unix_nano bigint,
   service_name text, is_root boolean, status_code int, attributes jsonb, escalated boolean, failed boolean,
-  input_tokens int, output_tokens int, repair boolean)
+  input_tokens int, output_tokens int, repair boolean, own_call boolean)
 LANGUAGE sql STABLE SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $fn$
 WITH r AS MATERIALIZED (
   SELECT DISTINCT t.project_id, t.id, r.kind, r.start_time, r.trace_start, r.trace_id, r.span_id
@@ -162,24 +164,24 @@ WITH r AS MATERIALIZED (
   JOIN unnest(projects, ids) WITH ORDINALITY AS t(project_id, id, n) ON t.n = r.n
 )
 SELECT 's', r.project_id, r.id, s.start_time, s.end_time_unix_nano, s.service_name, s.parent_span_id IS NULL,
-  s.status_code, s.attributes, false, false, 0, 0, false
+  s.status_code, s.attributes, false, false, 0, 0, false, false
 FROM r JOIN spans s ON s.project_id = r.project_id AND s.trace_start = r.trace_start AND s.trace_id = r.trace_id
   AND s.span_id = r.span_id AND s.session_id = r.id AND s.start_time = r.start_time
 WHERE r.kind = 's'
 UNION ALL
-SELECT 'c', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false
+SELECT 'c', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false, false
 FROM r JOIN tool_calls d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
   AND d.session_id = r.id AND d.started_at = r.start_time
 WHERE r.kind = 'c'
 UNION ALL
 SELECT 'a', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human',
-  d.outcome IS DISTINCT FROM 'success', 0, 0, false
+  d.outcome IS DISTINCT FROM 'success', 0, 0, false, d.tool_call_span_id IS NULL
 FROM r JOIN attempts d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
   AND d.session_id = r.id AND d.started_at = r.start_time
 WHERE r.kind = 'a'
 UNION ALL
 SELECT 'm', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, false, false, d.input_tokens, d.output_tokens,
-  d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL
+  d.repair_attempt_span_id IS NOT NULL OR d.repair_failure_class IS NOT NULL, false
 FROM r JOIN model_calls d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
   AND d.session_id = r.id AND d.started_at = r.start_time
 WHERE r.kind = 'm'
@@ -197,7 +199,9 @@ $fn$;
 -- error_span_count: the spans with status ERROR (has:errors in the explorer).
 --
 -- First values are by start time (a span that has the key, whatever its value, null included);
--- the outcome attribute is the latest span's. Spans that start at the same instant are ordered by
+-- the outcome attribute is the one of the span that ended last (outcome_attr_at: its end, as
+-- ended_at reads it), so a part of the session that a tool service ended inside the agent's never
+-- overrides the agent's verdict. Spans that start (or end) at the same instant are ordered by
 -- their value (nulls last), so a tie gives the same value in every recomputation. Outcome: the attribute, else `escalated` (an
 -- escalate_human decision), `failed` (a root span with status ERROR), `success` (a root span).
 -- It reads no table itself: one plan serves every call (plan_cache_mode).
@@ -241,9 +245,14 @@ sp AS (
     (array_agg(coalesce(s.attributes->>'traceloop.association.properties.user_id', s.attributes->>'traceloop.association.properties.userId') ORDER BY s.start_time, coalesce(s.attributes->>'traceloop.association.properties.user_id', s.attributes->>'traceloop.association.properties.userId'))
       FILTER (WHERE (s.attributes ? 'traceloop.association.properties.user_id' OR s.attributes ? 'traceloop.association.properties.userId')))[1] AS user_tl,
     bool_or(s.attributes ? 'traceloop.association.properties.user_id' OR s.attributes ? 'traceloop.association.properties.userId') AS user_tl_any,
-    (array_agg(s.attributes->>'guardtrace.session.outcome' ORDER BY s.start_time DESC, s.attributes->>'guardtrace.session.outcome')
+    -- The verdict of the part that ended last (the agent's part ends after the tool services' it
+    -- called, a conversation's last turn after the ones before it), by end time as ended_at reads it.
+    (array_agg(s.attributes->>'guardtrace.session.outcome'
+        ORDER BY timestamptz 'epoch' + (s.end_time_unix_nano / 1000) * interval '1 microsecond' DESC,
+          s.attributes->>'guardtrace.session.outcome')
       FILTER (WHERE s.attributes ? 'guardtrace.session.outcome'))[1] AS outcome_attr,
-    max(s.start_time) FILTER (WHERE s.attributes ? 'guardtrace.session.outcome') AS outcome_attr_at,
+    max(timestamptz 'epoch' + (s.end_time_unix_nano / 1000) * interval '1 microsecond')
+      FILTER (WHERE s.attributes ? 'guardtrace.session.outcome') AS outcome_attr_at,
     min(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
       THEN nullif(greatest((s.attributes->>'guardtrace.sampling.weight')::float8, 0), 0) END) AS kept_weight,
     coalesce(bool_or(CASE WHEN jsonb_typeof(s.attributes->'guardtrace.sampling.weight') = 'number'
@@ -256,7 +265,8 @@ sp AS (
 ),
 dr AS (
   SELECT d.project_id, d.id,
-    (count(*) FILTER (WHERE d.kind = 'c'))::int AS tool_call_count,
+    -- A refused call's attempt is a call of its own (one attempt, not a retry of another).
+    (count(*) FILTER (WHERE d.kind = 'c' OR (d.kind = 'a' AND d.own_call)))::int AS tool_call_count,
     (count(*) FILTER (WHERE d.kind = 'a'))::int AS attempt_count,
     (count(*) FILTER (WHERE d.kind = 'a' AND d.failed))::int AS failed_attempt_count,
     (count(*) FILTER (WHERE d.kind = 'm'))::int AS model_call_count,

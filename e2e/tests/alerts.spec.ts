@@ -124,7 +124,10 @@ test('a rule made in Settings fires into a signed webhook when an agent fails, l
     const web = process.env.GUARDTRACE_WEB_URL as string;
     const explorer = new URL(fired.json.links?.explorer as string);
     expect(explorer.origin).toBe(new URL(web).origin);
-    expect(explorer.searchParams.get('q')).toMatch(new RegExp(`^class:invalid_arguments tool:${tool} failed:>=\\d{4}-\\d{2}-\\d{2}$`));
+    // The window's minutes, as the alert counts them (not every failure since midnight).
+    expect(explorer.searchParams.get('q')).toMatch(
+      new RegExp(`^class:invalid_arguments tool:${tool} failed:>=\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}Z failed:<=\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}Z$`),
+    );
     expect(fired.json.links?.worstSession).toBe(`${web}/sessions/${worst}?project=${explorer.searchParams.get('project')}`);
 
     // The links open what they say: the explorer lists both sessions, the replay is the worst one's.

@@ -56,6 +56,6 @@ test('a call handed back to the model after its attempts ran out counts as retry
   await expect(row.locator('td').first()).toHaveText('2');
   await expect(row).toContainText('transient ×2');
   // Beside them, every attempt of the tool (3 + 2), under a header that says so.
-  await expect(page.getByTestId('exhaustion').locator('th', { hasText: 'Attempts, all calls' })).toBeVisible();
+  await expect(page.getByTestId('exhaustion').locator('th', { hasText: 'Attempts (est.), all calls' })).toBeVisible();
   await expect(row.locator('td').nth(2)).toHaveText('5');
 });

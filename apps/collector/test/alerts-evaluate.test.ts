@@ -4,6 +4,10 @@
  * and resolving, new failure classes and tools, and one evaluator at a time. The evaluation's
  * "now" is passed in: nothing here depends on the day the test runs.
  */
+
+import { sql } from '@guardtrace/db';
+import { sessionFilter } from '@guardtrace/db/session-filter';
+import { parseSessionQuery } from '@guardtrace/db/session-query';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -196,7 +200,8 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(`${explorer.origin}${explorer.pathname}`).toBe(`${WEB}/sessions`);
     expect(explorer.searchParams.get('project')).toBe(p.projectId);
     // The explorer's query language (apps/web/src/lib/session-query.ts).
-    expect(explorer.searchParams.get('q')).toBe('class:transient tool:search failed:>=2026-11-30');
+    // Its failures from the window's first minute (12:18) to its last (12:22), as the alert counts them.
+    expect(explorer.searchParams.get('q')).toBe('class:transient tool:search failed:>=2026-11-30T12:18Z failed:<=2026-11-30T12:22Z');
     expect(links.worstSession).toBe(`${WEB}/sessions/${b.sessionId}?project=${p.projectId}`);
     expect(fired.json.summary).toBe('FIRING: rule failure_count — Failed attempts (class transient, tool search): 5 ≥ 3 over 5 min');
     // The spike ends: 5 minutes after its last minute the window is empty.
@@ -228,10 +233,35 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(sent[0]?.json).toEqual({
       text:
         'FIRING: rule escalations — Escalations: 1 ≥ 1 over 5 min\n' +
-        `<${WEB}/sessions?project=${p.projectId}&q=status:escalated%20failed:%3E%3D2026-11-30|Open in the explorer>` +
+        `<${WEB}/sessions?project=${p.projectId}&q=status:escalated%20failed:%3E%3D2026-11-30T12:37Z%20failed:%3C%3D2026-11-30T12:41Z|Open in the explorer>` +
         ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
     });
     await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
+  });
+});
+
+describe('the explorer link of a firing', () => {
+  it('lists the sessions the alert counted: those that failed in its window, not every one since midnight', async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', failureClass: 'transient', toolName: 'fetch', threshold: 2, url: receiver.url, secret: SECRET });
+    // The same failure in the morning, hours before the 5-minute window, and two in the window.
+    const morning = failingSession({ startMs: T0 - 3 * 60 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
+    const a = failingSession({ startMs: T0 + 50 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
+    const b = failingSession({ startMs: T0 + 51 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
+    for (const s of [morning, a, b]) await send(s.spans, p.key);
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(52), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId) as (typeof receiver.got)[number];
+    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 2 });
+    // The link's query, run by the explorer's own filter (packages/db session-filter, as the web's list runs it).
+    const q = new URL((fired.json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
+    const parsed = parseSessionQuery(q);
+    expect(parsed.errors).toEqual([]);
+    const where = sessionFilter(sql).whereClause(p.projectId, parsed.filters, []);
+    const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
+    const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
+    expect(rows.map((r) => r.id)).toEqual([a.sessionId, b.sessionId].sort());
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
   });
 });
 

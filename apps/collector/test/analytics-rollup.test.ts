@@ -36,7 +36,7 @@ async function post(spans: Record<string, unknown>[], key = env.key, collector =
   expect(res.status, await res.text()).toBe(200);
 }
 
-type Metrics = Record<'attempts' | 'failed' | 'rejections' | 'fixed' | 'exhausted' | 'sessions' | 'tokens', number>;
+type Metrics = Record<'attempts' | 'weighted' | 'failed' | 'rejections' | 'fixed' | 'exhausted' | 'sessions' | 'tokens', number>;
 
 /** Feedback with quoted values and numbers masked (the rule the rollup documents). */
 const template = (f: string | null) =>
@@ -104,9 +104,10 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
     await env.sql.query(
       `SELECT a.session_id, a.span_id, a.tool_call_span_id, a.number, a.started_at,
          to_char(a.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, coalesce(a.tool_name, c.tool_name) AS tool_name,
-         a.outcome, a.failure_class, a.decision, a.feedback, a.budget_exhausted, a.fixed
+         a.outcome, a.failure_class, a.decision, a.feedback, a.budget_exhausted, a.fixed, s.sampling_weight
        FROM attempts a LEFT JOIN tool_calls c ON c.project_id = a.project_id AND c.trace_id = a.trace_id
          AND c.span_id = a.tool_call_span_id
+         LEFT JOIN sessions s ON s.project_id = a.project_id AND s.id = a.session_id
        WHERE a.project_id = $1`,
       [projectId],
     )
@@ -124,7 +125,7 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
   const out = new Map<string, Metrics>();
   const seen = new Set<string>();
   const add = (session: string, k: string, m: Partial<Metrics>) => {
-    const e = out.get(k) ?? { attempts: 0, failed: 0, rejections: 0, fixed: 0, exhausted: 0, sessions: 0, tokens: 0 };
+    const e = out.get(k) ?? { attempts: 0, weighted: 0, failed: 0, rejections: 0, fixed: 0, exhausted: 0, sessions: 0, tokens: 0 };
     for (const [f, v] of Object.entries(m)) e[f as keyof Metrics] += v;
     if (!seen.has(`${session}|${k}`)) {
       seen.add(`${session}|${k}`);
@@ -140,6 +141,8 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
     expect(a.fixed ?? null, `attempt ${a.span_id}`).toBe(a.outcome === 'success' ? null : (fixed.get(a.span_id) ?? null));
     add(a.session_id, keyOf(a), {
       attempts: 1,
+      // Each attempt stands for its session's sampling weight of them.
+      weighted: Number(a.sampling_weight ?? 1),
       failed: a.outcome === 'success' ? 0 : 1,
       rejections: rejected ? 1 : 0,
       fixed: rejected && fixed.get(a.span_id) === true ? 1 : 0,
@@ -160,7 +163,8 @@ async function recompute(projectId: string): Promise<Map<string, Metrics>> {
 async function rollup(projectId: string): Promise<Map<string, Metrics>> {
   const { rows } = await env.sql.query(
     `SELECT to_char(r.day, 'YYYY-MM-DD') AS day, r.tool_name, r.failure_class, r.feedback_template, r.attempts, r.failed_attempts,
-       r.rejections, coalesce(p.fixed, 0)::int AS rejections_fixed, r.retry_exhausted, r.sessions, r.failed_tokens
+       r.rejections, coalesce(p.fixed, 0)::int AS rejections_fixed, r.retry_exhausted, r.sessions, r.failed_tokens,
+       r.weighted_attempts
      FROM analytics_daily r
      -- Whether a rejection was fixed is kept in the session parts only (the link step's).
      LEFT JOIN (SELECT project_id, day, tool_name, failure_class, feedback_template, sum(rejections_fixed) AS fixed
@@ -174,6 +178,7 @@ async function rollup(projectId: string): Promise<Map<string, Metrics>> {
   for (const r of rows) {
     const m = {
       attempts: r.attempts,
+      weighted: Math.round(r.weighted_attempts * 1e6) / 1e6,
       failed: r.failed_attempts,
       rejections: r.rejections,
       fixed: r.rejections_fixed,
@@ -225,6 +230,7 @@ describe('analytics rollup in the write transaction', () => {
     const stored = await expectConsistent(projectId);
     expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)).toEqual({
       attempts: 1,
+      weighted: 1,
       failed: 1,
       rejections: 1,
       fixed: 1,
@@ -335,6 +341,7 @@ describe('analytics rollup in the write transaction', () => {
     const stored = await expectConsistent(projectId);
     expect(stored.get('2026-11-30|fetch|transient|HTTP N from "…" after N ms')).toEqual({
       attempts: 3,
+      weighted: 3,
       failed: 3,
       rejections: 0,
       fixed: 0,
@@ -368,6 +375,7 @@ describe('analytics rollup in the write transaction', () => {
     const stored = await expectConsistent(projectId);
     expect(stored.get(`2026-11-30|write_file|invalid_arguments|${TEMPLATE}`)).toEqual({
       attempts: 30,
+      weighted: 30,
       failed: 30,
       rejections: 30,
       fixed: 30,

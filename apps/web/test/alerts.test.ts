@@ -88,7 +88,7 @@ describe('alert rules', () => {
     expect(req?.headers['x-guardtrace-event']).toBe('test');
     expect(req?.headers['x-guardtrace-timestamp']).toBe(ts);
     expect(req?.headers['x-guardtrace-signature']).toBe(`sha256=${createHmac('sha256', made?.secret as string).update(`${ts}.${req?.body}`).digest('hex')}`);
-    expect(JSON.parse(req?.body as string).text).toContain(`<https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-30|Open in the explorer>`);
+    expect(JSON.parse(req?.body as string).text).toContain(`<https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-30T11:55Z%20failed:%3C%3D2026-11-30T12:00Z|Open in the explorer>`);
     status = 503;
     expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: false, status: 503, error: 'HTTP 503' });
     status = 200;

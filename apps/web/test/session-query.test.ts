@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFiltered, parseSessionQuery, SESSION_QUERY_MAX } from '../src/lib/session-query.ts';
+import { isFiltered, parseSessionQuery, periodOf, SESSION_QUERY_MAX } from '../src/lib/session-query.ts';
 
 describe('parseSessionQuery', () => {
   it('reads the documented form with every key and free text', () => {
@@ -34,7 +34,9 @@ describe('parseSessionQuery', () => {
     const bad = parseSessionQuery('failed:yesterday failed:2026-02-30');
     expect(bad.filters.failed).toEqual([]);
     expect(bad.errors.map((e) => e.message)).toEqual([
-      expect.stringMatching(/^“failed:” expects a UTC day as YYYY-MM-DD, optionally after >, >=, <, <= or = \(e\.g\. failed:>=2026-11-03\) \(at column 1/),
+      expect.stringMatching(
+        /^“failed:” expects a UTC day as YYYY-MM-DD \(or a UTC minute as YYYY-MM-DDTHH:MMZ\), optionally after >, >=, <, <= or = \(e\.g\. failed:>=2026-11-03\) \(at column 1/,
+      ),
       expect.stringMatching(/“failed:” expects a UTC day.*at column 18/),
     ]);
   });
@@ -70,7 +72,22 @@ describe('parseSessionQuery', () => {
     expect(bad('tokens:lots')[0]).toMatch(/“tokens:” expects a whole number of tokens, optionally after >, >=, <, <= or = \(e\.g\. tokens:>=10000\) \(at column 1, “tokens:lots”\)/);
     expect(bad('started:2026-02-30')[0]).toMatch(/“started:” expects a UTC day as YYYY-MM-DD/);
     expect(bad('started:>yesterday')[0]).toMatch(/“started:” expects a UTC day as YYYY-MM-DD/);
-    expect(bad('started:2026-12-02T10:00')[0]).toMatch(/“started:” expects a UTC day/);
+    expect(bad('started:2026-12-02T25:00')[0]).toMatch(/“started:” expects a UTC day/);
+    expect(bad('started:2026-12-02T10:60Z')[0]).toMatch(/“started:” expects a UTC day/);
+    expect(bad('started:2026-12-02T10')[0]).toMatch(/“started:” expects a UTC day/);
+  });
+
+  it('reads a UTC minute in failed: and started: (an alert’s window), with or without its Z', () => {
+    const p = parseSessionQuery('failed:>=2026-11-30T12:18Z failed:<=2026-11-30T12:22 started:2026-11-30T09:05Z');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.failed).toEqual([
+      { op: '>=', day: '2026-11-30T12:18' },
+      { op: '<=', day: '2026-11-30T12:22' },
+    ]);
+    expect(p.filters.started).toEqual([{ op: '=', day: '2026-11-30T09:05' }]);
+    // A minute is [its first second, the next minute's); a day [its midnight, the next).
+    expect(periodOf('2026-11-30T12:22')).toEqual({ start: new Date('2026-11-30T12:22:00Z'), next: new Date('2026-11-30T12:23:00Z') });
+    expect(periodOf('2026-11-30')).toEqual({ start: new Date('2026-11-30T00:00:00Z'), next: new Date('2026-12-01T00:00:00Z') });
   });
 
   it('keeps quoted values and quoted free text whole, colons included', () => {

@@ -38,20 +38,23 @@ function term(field: string, value: string): string {
   return /[\s":\\]/.test(value) ? `${field}:"${value.replace(/["\\]/g, '\\$&')}"` : `${field}:${value}`;
 }
 
-const day = (d: Date) => d.toISOString().slice(0, 10);
+// The window's first minute, as the explorer's `failed:` reads a UTC minute (2026-11-30T12:48Z).
+const minute = (d: Date) => `${d.toISOString().slice(0, 16)}Z`;
 
 /**
  * The explorer's query for the alert's sessions: a failed attempt of its class and tool since the
- * window's day (`failed:`: the day of the attempt, as the alert counts it, whenever its session began).
+ * window's first minute to its last (`failed:`: the time of the attempt, as the alert counts it,
+ * whenever its session began), so the list holds the sessions the alert counted, not every one since midnight.
  */
-export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'windowStart'>): string {
+export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'windowStart' | 'at'>): string {
   const terms: string[] = [];
   const cls = f.rule.kind === 'new_failure_class' ? f.subject : f.rule.failureClass;
   const tool = f.rule.kind === 'new_failing_tool' ? f.subject : f.rule.toolName;
   if (cls) terms.push(term('class', cls));
   if (tool) terms.push(term('tool', tool));
   if (f.rule.kind === 'escalations') terms.push('status:escalated');
-  terms.push(`failed:>=${day(f.windowStart)}`);
+  // To the minute of the evaluation (the window's last): a failure after the alert is not one it counted.
+  terms.push(`failed:>=${minute(f.windowStart)}`, `failed:<=${minute(f.at)}`);
   return terms.join(' ');
 }
 

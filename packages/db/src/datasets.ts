@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { plainSql } from './plain-sql.ts';
 import { RARE_TERM_SESSIONS, sessionFilter } from './session-filter.ts';
-import { type Comparison, parseSessionQuery, type SessionQueryFilters } from './session-query.ts';
+import { type Comparison, parseSessionQuery, periodOf, type SessionQueryFilters } from './session-query.ts';
 
 /** What datasets.ts needs of a database client: run one statement with $n parameters. */
 export interface Queryable {
@@ -100,29 +100,31 @@ function callFilters(f: SessionQueryFilters, at: number): { sql: string; values:
   if (f.classes.length > 0 || f.failed.length > 0) {
     // One of the call's own attempts failed so: of one of the classes, on the `failed:` days.
     const failed = f.classes.length > 0 ? `c.failure_class = ANY(${param(f.classes)}::text[])` : `c.outcome IS DISTINCT FROM 'success'`;
-    const days = f.failed.map((d) => ` AND ${onDay('c.started_at', d.op, param(d.day))}`).join('');
+    const days = f.failed.map((d) => ` AND ${onDay('c.started_at', d.op, d.day, param)}`).join('');
     parts.push(`EXISTS (SELECT 1 FROM attempts c WHERE c.project_id = t.project_id AND c.trace_id = t.trace_id
       AND c.tool_call_span_id = t.span_id AND ${failed}${days})`);
   }
-  for (const d of f.started) parts.push(onDay('t.started_at', d.op, param(d.day)));
+  for (const d of f.started) parts.push(onDay('t.started_at', d.op, d.day, param));
   return { sql: parts.map((p) => ` AND ${p}`).join(''), values };
 }
 
-/** `column`'s UTC day compared by `op` with the day parameter `day`. */
-function onDay(column: string, op: Comparison, day: string): string {
-  const midnight = `(${day}::date::timestamp AT TIME ZONE 'UTC')`;
-  const next = `((${day}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
+/** `column`'s UTC day (or minute: periodOf) compared by `op` with `day`, its bounds passed as parameters. */
+function onDay(column: string, op: Comparison, day: string, param: (v: unknown) => string): string {
+  const period = periodOf(day);
+  // Each bound made a parameter only where it is used: the statement has no unused parameter.
+  const midnight = () => `${param(period.start.toISOString())}::timestamptz`;
+  const next = () => `${param(period.next.toISOString())}::timestamptz`;
   switch (op) {
     case '>=':
-      return `${column} >= ${midnight}`;
+      return `${column} >= ${midnight()}`;
     case '>':
-      return `${column} >= ${next}`;
+      return `${column} >= ${next()}`;
     case '<':
-      return `${column} < ${midnight}`;
+      return `${column} < ${midnight()}`;
     case '<=':
-      return `${column} < ${next}`;
+      return `${column} < ${next()}`;
     case '=':
-      return `${column} >= ${midnight} AND ${column} < ${next}`;
+      return `${column} >= ${midnight()} AND ${column} < ${next()}`;
   }
 }
 

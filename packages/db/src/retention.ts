@@ -155,11 +155,12 @@ async function expireSessions(
            UPDATE analytics_daily r SET attempts = r.attempts - d.attempts, failed_attempts = r.failed_attempts - d.failed_attempts,
              rejections = r.rejections - d.rejections,
              retry_exhausted = r.retry_exhausted - d.retry_exhausted, sessions = r.sessions - d.sessions,
-             failed_tokens = r.failed_tokens - d.failed_tokens
+             failed_tokens = r.failed_tokens - d.failed_tokens, weighted_attempts = r.weighted_attempts - d.weighted_attempts
            FROM (
              SELECT project_id, day, tool_name, failure_class, feedback_template, sum(attempts) AS attempts,
                sum(failed_attempts) AS failed_attempts, sum(rejections) AS rejections,
-               sum(retry_exhausted) AS retry_exhausted, count(*) AS sessions, sum(failed_tokens) AS failed_tokens
+               sum(retry_exhausted) AS retry_exhausted, count(*) AS sessions, sum(failed_tokens) AS failed_tokens,
+               sum(weighted_attempts) AS weighted_attempts
              FROM ap GROUP BY 1, 2, 3, 4, 5
            ) d
            WHERE r.project_id = d.project_id AND r.day = d.day AND r.tool_name = d.tool_name

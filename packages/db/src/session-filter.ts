@@ -3,7 +3,7 @@
  * sessions a query matches, shared by the web app's explorer and the datasets made from a query
  * (datasets.ts, the collector's `POST /v1/datasets`), so both mean the same sessions.
  */
-import type { Comparison, SessionQueryFilters } from './session-query.ts';
+import { type Comparison, periodOf, type SessionQueryFilters } from './session-query.ts';
 
 /**
  * A SQL template tag whose fragments nest (`sql\`a ${fragment} b\``): Prisma.sql in the web app
@@ -52,10 +52,11 @@ async function planTerm(run: RowsOf, projectId: string, term: string, rare: numb
   return rows.length > rare ? { term, sessionsSeen: sessionIds.length } : { term, sessionIds, sessionsSeen: sessionIds.length };
 }
 
-/** `column`'s UTC day compared by `op` with `day`, as a range on the timestamp (index-friendly). */
+/** `column`'s UTC day (or minute: periodOf) compared by `op` with `day`, as a range on the timestamp (index-friendly). */
 function onDay(column: Sql, op: Comparison, day: string): Sql {
-  const midnight = sql`(${day}::date::timestamp AT TIME ZONE 'UTC')`;
-  const nextMidnight = sql`((${day}::date + 1)::timestamp AT TIME ZONE 'UTC')`;
+  const period = periodOf(day);
+  const midnight = sql`${period.start.toISOString()}::timestamptz`;
+  const nextMidnight = sql`${period.next.toISOString()}::timestamptz`;
   switch (op) {
     case '>=':
       return sql`AND ${column} >= ${midnight}`;

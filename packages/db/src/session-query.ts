@@ -47,10 +47,13 @@ export interface SessionQueryFilters {
    * sampling weight, as analytics' cost buckets count them), all of which must hold.
    */
   tokens: { op: Comparison; value: number }[];
-  /** Comparisons on the UTC day the session started (YYYY-MM-DD), all of which must hold. */
+  /**
+   * Comparisons on the UTC day the session started (YYYY-MM-DD, or a minute: YYYY-MM-DDTHH:MM;
+   * periodOf), all of which must hold.
+   */
   started: { op: Comparison; day: string }[];
   /**
-   * Comparisons on the UTC day of a failed attempt (YYYY-MM-DD), all of which must hold for one
+   * Comparisons on the UTC day (or minute) of a failed attempt (YYYY-MM-DD, YYYY-MM-DDTHH:MM), all of which must hold for one
    * attempt: the session failed on those days, whenever it started. With `classes` or `tools`, the
    * attempt is one of theirs. Analytics counts failures by this day and links here with it.
    */
@@ -133,12 +136,25 @@ function tokenize(q: string, errors: SessionQueryError[]): Token[] {
 const COMPARISON = /^(>=|<=|>|<|=)?(\d{1,9})$/;
 // Tokens of one session can pass a billion; 15 digits stay exact in a double.
 const TOKENS = /^(>=|<=|>|<|=)?(\d{1,15})$/;
-const DAY = /^(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})$/;
+// A UTC day, or a UTC minute of it (`2026-11-03T14:05Z`, the Z optional): an alert's window
+// starts at a minute, and its explorer link lists the failures from that minute on.
+const DAY = /^(>=|<=|>|<|=)?(\d{4}-\d{2}-\d{2})(?:T(\d{2}:\d{2})Z?)?$/;
 
-/** A real calendar day in YYYY-MM-DD (2026-02-30 is not one). */
+/** A real calendar day in YYYY-MM-DD (2026-02-30 is not one), or a real minute of one (YYYY-MM-DDTHH:MM). */
 function isDay(d: string): boolean {
-  const t = Date.parse(`${d}T00:00:00Z`);
-  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d;
+  const minute = d.length > 10;
+  const t = Date.parse(minute ? `${d}:00Z` : `${d}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, minute ? 16 : 10) === d;
+}
+
+/**
+ * The UTC period a `started:` or `failed:` value names, [start, next): a day (YYYY-MM-DD) from its
+ * midnight to the next, a minute (YYYY-MM-DDTHH:MM) from its first second to the next minute's.
+ */
+export function periodOf(day: string): { start: Date; next: Date } {
+  const minute = day.length > 10;
+  const start = new Date(minute ? `${day}:00Z` : `${day}T00:00:00Z`);
+  return { start, next: new Date(start.getTime() + (minute ? 60_000 : 86_400_000)) };
 }
 
 /** Parses `q`; never throws. Bad tokens become errors and are left out of the filters. */
@@ -200,8 +216,13 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
       case 'started':
       case 'failed': {
         const m = DAY.exec(t.value);
-        if (m && isDay(m[2] as string)) filters[key].push({ op: (m[1] ?? '=') as Comparison, day: m[2] as string });
-        else fail(t, `“${key}:” expects a UTC day as YYYY-MM-DD, optionally after >, >=, <, <= or = (e.g. ${key}:>=2026-11-03)`);
+        const day = m ? (m[3] ? `${m[2]}T${m[3]}` : (m[2] as string)) : '';
+        if (m && isDay(day)) filters[key].push({ op: (m[1] ?? '=') as Comparison, day });
+        else
+          fail(
+            t,
+            `“${key}:” expects a UTC day as YYYY-MM-DD (or a UTC minute as YYYY-MM-DDTHH:MMZ), optionally after >, >=, <, <= or = (e.g. ${key}:>=2026-11-03)`,
+          );
         break;
       }
       case 'status':

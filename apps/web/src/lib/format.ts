@@ -5,6 +5,15 @@ export function formatInt(n: number): string {
   return integer.format(n);
 }
 
+// A sampling weight is 1 / rate (rate 0.3: 3.333…): two decimals say which weight it is, where a
+// whole number would name another (×3 beside counts scaled by 3.33).
+const weight = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
+/** A sampling weight as a person reads it: 3.33, 1.5, 10. */
+export function formatWeight(w: number): string {
+  return weight.format(w);
+}
+
 export function formatCompact(n: number): string {
   return Math.abs(n) < 10_000 ? integer.format(n) : compact.format(n);
 }

@@ -97,6 +97,10 @@ export async function ToolClassPanel({ project, window }: PanelProps) {
   );
 }
 
+/** The tool's attempts in the window, each counted by its session's sampling weight: an estimate. */
+const EXHAUSTION_ATTEMPTS_HELP =
+  'Every attempt of the tool in this range, of its exhausted calls and of all its others, scaled back up by sampling weight (a clean session kept at 1 in 4 counts 4 times): an estimate. Exhausted calls are exact (a session with a failure is always kept).';
+
 /** Tools ranked by calls that ran out of a retry budget, each class a link. */
 export async function ExhaustionPanel({ project, window }: PanelProps) {
   const rows = await heavyRead((d) => getRetryExhaustion(d, project, window));
@@ -113,8 +117,8 @@ export async function ExhaustionPanel({ project, window }: PanelProps) {
               <th scope="col" className={TH}>Tool</th>
               <th scope="col" className={`${TH} text-right`}>Exhausted calls</th>
               <th scope="col" className={`${TH} w-1/4`}><span className="sr-only">Relative size</span></th>
-              <th scope="col" className={`${TH} text-right`} title="Every attempt of the tool in this range, of its exhausted calls and of all its others">
-                Attempts, all calls
+              <th scope="col" className={`${TH} text-right`} title={EXHAUSTION_ATTEMPTS_HELP} data-testid="exhaustion-attempts-header">
+                Attempts (est.), all calls
               </th>
               <th scope="col" className={TH}>By class</th>
             </tr>

@@ -11,6 +11,7 @@ import { RepairCostPanel } from './cost-panels';
 import { ClassSharePanel, ExhaustionPanel, RejectionPanel, ToolClassPanel } from './failure-panels';
 import { ChartPanel, CostHistogramPanel, TotalsPanel } from './panels';
 import { RepairSplitPanel } from './repair-split-panel';
+import { RetentionNotice } from './retention-notice';
 
 export const metadata: Metadata = { title: 'Analytics' };
 
@@ -64,6 +65,9 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
       <p className="mb-4 text-xs text-slate-500" data-testid="analytics-window">
         {window.from} to {window.to} (UTC)
       </p>
+      <Suspense key={`rt:${key}`} fallback={null}>
+        <RetentionNotice project={project} window={window} />
+      </Suspense>
       <Suspense key={`t:${key}`} fallback={<div className="mb-6 h-24 animate-pulse rounded-lg bg-slate-200/60" />}>
         <TotalsPanel {...panel} />
       </Suspense>

@@ -1,11 +1,11 @@
 import { classStyle } from '@/lib/failure-classes';
-import { formatInt } from '@/lib/format';
+import { formatInt, formatWeight } from '@/lib/format';
 
 /** Failed attempts of a session by class: a stacked bar, its counts as the accessible name. */
 export function ClassBar({ counts, weight }: { counts: { failureClass: string; count: number }[]; weight: number }) {
   const total = counts.reduce((n, c) => n + c.count, 0);
   if (total === 0) return <span className="text-slate-500">—</span>;
-  const label = `Failed attempts by class: ${counts
+  const label = `Failed attempts by class${weight === 1 ? '' : ` (≈, scaled by sampling weight ${formatWeight(weight)})`}: ${counts
     .map((c) => `${classStyle(c.failureClass).label} ${formatInt(Math.round(c.count * weight))}`)
     .join(', ')}`;
   return (

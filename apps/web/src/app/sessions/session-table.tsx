@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { ErrorsInsideBadge, OutcomeBadge } from '@/components/badges';
 import { CursorPagination } from '@/components/pagination';
 import { formatCost, formatCostShort } from '@/lib/cost';
-import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
+import { formatDateTime, formatDuration, formatInt, formatWeight } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import { isFiltered, type ParsedSessionQuery } from '@/lib/session-query';
 import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
@@ -27,8 +27,18 @@ const COLUMNS: { sort: SessionSort; label: string; numeric?: boolean }[] = [
   { sort: 'retry_rate', label: 'Retry rate', numeric: true },
 ];
 
-/** A count as this session's share of all sessions: scaled by its sampling weight. */
-const scaled = (n: number, weight: number) => formatInt(Math.round(n * weight));
+/**
+ * A count as this session's share of all sessions: scaled by its sampling weight. Scaled, it is an
+ * estimate: marked "≈", with the count as recorded (the replay's figure) and the weight in its title.
+ */
+function Scaled({ n, weight, testId }: { n: number; weight: number; testId?: string }) {
+  if (weight === 1) return <span data-testid={testId}>{formatInt(n)}</span>;
+  return (
+    <span data-testid={testId} title={`${formatInt(n)} recorded × sampling weight ${formatWeight(weight)} (an estimate of the sessions it stands for)`}>
+      ≈{formatInt(Math.round(n * weight))}
+    </span>
+  );
+}
 const percent = new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 0 });
 
 interface Props {
@@ -163,10 +173,11 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
           </span>
         ) : w !== 1 ? (
           <span
+            data-testid="sampled-weight"
             className="mt-1 inline-block rounded bg-slate-100 px-1.5 py-0.5 text-[11px] text-slate-600"
-            title={`Sampled: this session stands for ${formatInt(w)} sessions, and its counts are scaled by ${formatInt(w)}.`}
+            title={`Sampled: this session stands for ${formatWeight(w)} sessions, and its counts are scaled by ${formatWeight(w)} (estimates; the replay shows them as recorded).`}
           >
-            ×{formatInt(w)} sampled
+            ×{formatWeight(w)} sampled
           </span>
         ) : null}
       </td>
@@ -184,18 +195,28 @@ function SessionRow({ s, project }: { s: SessionRowDto; project: string }) {
       </td>
       <td className="whitespace-nowrap px-3 py-3 text-slate-600">{formatDateTime(s.startedAt)}</td>
       <td className={`${NUM} text-slate-600`}>{formatDuration(s.durationMs)}</td>
-      <td className={NUM}>{scaled(s.toolCallCount, w)}</td>
       <td className={NUM}>
-        {scaled(s.attemptCount, w)}
-        {s.failedAttemptCount ? <div className="text-xs font-medium text-red-700">{scaled(s.failedAttemptCount, w)} failed</div> : null}
+        <Scaled n={s.toolCallCount} weight={w} testId="session-row-tool-calls" />
+      </td>
+      <td className={NUM}>
+        <Scaled n={s.attemptCount} weight={w} testId="session-row-attempts" />
+        {s.failedAttemptCount ? (
+          <div className="text-xs font-medium text-red-700">
+            <Scaled n={s.failedAttemptCount} weight={w} /> failed
+          </div>
+        ) : null}
       </td>
       <td className={`${NUM} ${s.retryRate ? 'font-medium text-amber-700' : 'text-slate-500'}`}>{percent.format(s.retryRate)}</td>
       <td className="px-3 py-3">
         <ClassBar counts={s.classCounts} weight={w} />
       </td>
       <td className={NUM}>
-        {scaled(s.tokens, w)}
-        {s.repairTokens ? <div className="text-xs text-amber-700">{scaled(s.repairTokens, w)} repair</div> : null}
+        <Scaled n={s.tokens} weight={w} testId="session-row-tokens" />
+        {s.repairTokens ? (
+          <div className="text-xs text-amber-700">
+            <Scaled n={s.repairTokens} weight={w} /> repair
+          </div>
+        ) : null}
         {/* Only what the stored model calls price: a row's totals alone (an import) name no model. */}
         {s.cost.pricedTokens > 0 || s.cost.unknownModels.length > 0 ? (
           <div className="text-xs text-slate-500" data-testid="session-row-cost" title={formatCost({ ...s.cost, usd: s.cost.usd * w })}>

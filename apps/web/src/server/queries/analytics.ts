@@ -153,6 +153,7 @@ export async function getToolClassCosts(db: PrismaClient, projectId: string, w: 
 export interface ExhaustionDto {
   tool: string;
   exhausted: number;
+  /** The tool's attempts scaled back up by their sessions' sampling weight (an estimate). */
   attempts: number;
   byClass: { failureClass: string; exhausted: number }[];
 }
@@ -160,7 +161,7 @@ export interface ExhaustionDto {
 /** Tools ranked by calls that ran out of a retry budget. */
 export async function getRetryExhaustion(db: PrismaClient, projectId: string, w: DayWindow): Promise<ExhaustionDto[]> {
   const rows = await db.$queryRaw<{ tool: string; cls: string; exhausted: number; attempts: number }[]>`
-    SELECT tool_name AS tool, failure_class AS cls, sum(retry_exhausted)::int AS exhausted, sum(attempts)::int AS attempts
+    SELECT tool_name AS tool, failure_class AS cls, sum(retry_exhausted)::int AS exhausted, sum(weighted_attempts)::float8 AS attempts
     FROM analytics_daily
     WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
     GROUP BY 1, 2`;
@@ -177,7 +178,11 @@ export async function getRetryExhaustion(db: PrismaClient, projectId: string, w:
   }
   return [...byTool.values()]
     .filter((t) => t.exhausted > 0)
-    .map((t) => ({ ...t, byClass: t.byClass.sort((a, b) => b.exhausted - a.exhausted || a.failureClass.localeCompare(b.failureClass)) }))
+    .map((t) => ({
+      ...t,
+      attempts: Math.round(t.attempts),
+      byClass: t.byClass.sort((a, b) => b.exhausted - a.exhausted || a.failureClass.localeCompare(b.failureClass)),
+    }))
     .sort((a, b) => b.exhausted - a.exhausted || a.tool.localeCompare(b.tool))
     .slice(0, TOP);
 }

@@ -1,6 +1,6 @@
 import { ErrorsInsideBadge, OutcomeBadge } from '@/components/badges';
 import { formatCost } from '@/lib/cost';
-import { formatDateTime, formatDuration, formatInt } from '@/lib/format';
+import { formatDateTime, formatDuration, formatInt, formatWeight } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import type { SessionHeaderDto } from '@/server/queries/session-types';
 
@@ -47,7 +47,7 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
           </>
         ) : null}{' '}
         · started {formatDateTime(s.startedAt)}
-        {s.samplingWeight !== 1 ? <> · sampling weight {s.samplingWeight}</> : null}
+        {s.samplingWeight !== 1 ? <> · sampling weight {formatWeight(s.samplingWeight)}</> : null}
       </p>
       <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-8">
         <Stat label="Duration" value={formatDuration(s.durationMs)} />
