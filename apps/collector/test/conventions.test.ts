@@ -482,7 +482,8 @@ describe('recorded payloads of other instrumentations', () => {
     // The reason stops before the stack trace LangChain appends.
     expect(attempts[1].failure_reason).not.toMatch(/\n\s+at /);
     const totals = await expectTotalsAgree(sessionId);
-    expect(totals).toMatchObject({ tool_call_count: 1, attempt_count: 3, failed_attempt_count: 2, model_call_count: 2 });
+    // The call that ran and the two refused ones, each a call of its own.
+    expect(totals).toMatchObject({ tool_call_count: 3, attempt_count: 3, failed_attempt_count: 2, model_call_count: 2 });
     const parts = (
       await env.sql.query("SELECT failure_class, failed_attempts FROM analytics_session_parts WHERE project_id = $1 AND session_id = $2 AND failure_class <> '' ORDER BY failure_class", [
         env.projectId,
@@ -534,7 +535,7 @@ describe('recorded payloads of other instrumentations', () => {
       { model: 'mock-weather-model', input_tokens: 260, output_tokens: 18 },
     ]);
     // Its `ai.telemetry.metadata.userId`, as Traceloop rewrites it (traceloop.association.properties.userId).
-    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '380', output_tokens: '42', tool_call_count: 2, user_id: 'user-lyon' });
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '380', output_tokens: '42', tool_call_count: 4, user_id: 'user-lyon' });
   });
 
   it('Vercel AI SDK exported through Traceloop: the calls the SDK refused, read from gen_ai.input.messages, beside the calls that ran', async () => {
@@ -557,7 +558,8 @@ describe('recorded payloads of other instrumentations', () => {
       { tool_name: 'forecast', outcome: 'success', failure_class: null, arguments: '{"city":"Lyon"}', failure_reason: null },
       { tool_name: 'station_readings', outcome: 'failed', failure_class: 'tool_error', arguments: '{"station":"LYN-04"}', failure_reason: 'Error: station LYN-04 is offline for maintenance' },
     ]);
-    expect(await expectTotalsAgree(sessionId)).toMatchObject({ tool_call_count: 2, attempt_count: 4, failed_attempt_count: 3 });
+    // The two calls that ran and the two refused ones, each a call of its own.
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ tool_call_count: 4, attempt_count: 4, failed_attempt_count: 3 });
   });
 
   it("Traceloop's session_id association property groups a conversation's traces into one session", async () => {

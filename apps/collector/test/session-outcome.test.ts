@@ -85,7 +85,7 @@ describe('the outcome of a session that spans processes', () => {
     // A session stored under the old rule (the part that started last decided: 'success') is
     // put right by the migration that brought this rule.
     await env.sql.query(`UPDATE sessions SET outcome = 'success' WHERE project_id = $1 AND id = $2`, [env.projectId, id]);
-    const migration = await readFile(new URL('../../../prisma/migrations/20261207060000_session_outcome_last_ended/migration.sql', import.meta.url), 'utf8');
+    const migration = await readFile(new URL('../../../prisma/migrations/20261207060200_session_outcome_last_ended/migration.sql', import.meta.url), 'utf8');
     await env.sql.query(migration.slice(migration.indexOf('-- Sessions stored before')));
     expect((await stored(id)).outcome).toBe(verdict);
   }, 60_000);
