@@ -9,17 +9,17 @@
  * replays a dataset file against the consumer's tools module (ESM and CommonJS).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase, freePort, type TestDatabase } from '@guardtrace/db/dev';
 import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGES, ROOT, attw, buildAndPack, npmEnv, publint, run } from './pack.ts';
+import { attw, buildAndPack, npmEnv, PACKAGES, publint, ROOT, run } from './pack.ts';
 
 const CONSUMER = path.join(ROOT, 'tools/package-check/consumer');
 const catalog = readFileSync(path.join(ROOT, 'pnpm-workspace.yaml'), 'utf8');
@@ -207,6 +207,20 @@ describe('a consumer project outside the workspace', () => {
       expect(printed.main).toBe('function');
       expect(printed.sql).toMatch(/^@guardtrace\/sdk\/guards\/sql needs node-sql-parser, an optional peer dependency that is not installed: run `npm install node-sql-parser@\^5\.\d+\.\d+`/);
     }
+  });
+
+  it('the CommonJS entries load where require() cannot load an ES module (Jest, tsx on Node 20: --no-experimental-require-module)', () => {
+    // Jest's own require() (before Node 24.9) and tsx's loader on Node 20 load no ES module from
+    // CommonJS; Node's flag turns require(esm) off the same way.
+    const entries = ['@guardtrace/sdk', '@guardtrace/sdk/setup', '@guardtrace/sdk/guards/files', '@guardtrace/sdk/guards/command', '@guardtrace/sdk/replay', '@guardtrace/semconv'];
+    const r = run(process.execPath, ['--no-experimental-require-module', '-e', `
+      const out = {};
+      for (const e of ${JSON.stringify(entries)}) { try { require(e); out[e] = 'ok'; } catch (err) { out[e] = String(err.message).split('\\n')[0]; } }
+      const { Guardtrace, idempotencyKey } = require('@guardtrace/sdk');
+      out.key = idempotencyKey('t', { a: 1 }).startsWith('idk_');
+      console.log(JSON.stringify(out));`], { cwd: project, env: npmEnv() });
+    expect(r.status, r.output).toBe(0);
+    expect(JSON.parse(r.output.trim().split('\n').at(-1) ?? '{}')).toEqual({ ...Object.fromEntries(entries.map((e) => [e, 'ok'])), key: true });
   });
 
   /** tsc in the consumer project, in the background, so the two resolutions check side by side. */
