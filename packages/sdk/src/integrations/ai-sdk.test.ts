@@ -1,3 +1,5 @@
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
@@ -158,5 +160,69 @@ describe('AI SDK auto-repair', () => {
       ['read_note', 'auto_repair', 'argument_name'],
       ['read_note', 'proceed', undefined],
     ]);
+  });
+});
+
+describe("AI SDK telemetry (experimental_telemetry) beside the integration", () => {
+  it("marks the AI SDK's own tool and model spans with the Guardtrace span that records the same call, so the collector counts each once", async () => {
+    // the host's OpenTelemetry setup registers a context manager: the AI SDK's spans are active while tools and models run
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const { gt, provider, spans, named } = traced();
+      registerAiSdkTools(gt, {
+        get_weather: { description: 'Weather', inputSchema: z.object({ city: z.string() }), execute: ({ city }: { city: string }) => ({ city, tempC: 20 }) },
+      });
+      const script: Gen[] = [
+        toolCall('call_1', 'get_weather', '{"town":"Paris"}', 0),
+        toolCall('call_2', 'get_weather', '{"city":"Paris"}', 1),
+        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(8000, 20), warnings: [] },
+      ];
+      let i = 0;
+      const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[i++]! });
+      const s = gt.session({ id: 'ai_sdk_telemetry', agentName: 'ai-sdk-agent' });
+      const result = await generateText({
+        model,
+        prompt: 'weather in Paris',
+        stopWhen: stepCountIs(5),
+        experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai') },
+        ...guardedAiSdk(s),
+      });
+      await s.end();
+      expect(result.text).toBe('done');
+
+      const marks = (name: string) => spans().filter((x) => x.name === name).map((x) => x.attributes['guardtrace.recorded_as']);
+      expect(marks('ai.toolCall')).toEqual(['execute_tool', 'execute_tool']);
+      expect(marks('ai.generateText.doGenerate')).toEqual(['chat', 'chat', 'chat']);
+      // the outer span makes no row anyway, and Guardtrace's own spans are not marked
+      expect(marks('ai.generateText')).toEqual([undefined]);
+      expect(named('chat').map((c) => c.attributes['guardtrace.recorded_as'])).toEqual([undefined, undefined, undefined]);
+      expect(named('chat').map((c) => c.attributes['gen_ai.request.model'])).toEqual(['mock-model', 'mock-model', 'mock-model']);
+      expect(named('execute_tool')).toHaveLength(1);
+    } finally {
+      context.disable();
+    }
+  });
+
+  it("leaves the host's own active span unmarked when the AI SDK's telemetry is off", async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const { gt, provider, spans } = traced();
+      registerAiSdkTools(gt, { get_weather: { description: 'Weather', inputSchema: z.object({ city: z.string() }), execute: ({ city }: { city: string }) => city } });
+      const script: Gen[] = [
+        toolCall('call_1', 'get_weather', '{"city":"Paris"}', 0),
+        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(8000, 20), warnings: [] },
+      ];
+      let i = 0;
+      const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[i++]! });
+      const s = gt.session({ agentName: 'ai-sdk-agent' });
+      await provider.getTracer('host').startActiveSpan('handle_request', async (root) => {
+        await generateText({ model, prompt: 'weather', stopWhen: stepCountIs(3), ...guardedAiSdk(s) });
+        root.end();
+      });
+      await s.end();
+      expect(spans().filter((x) => x.attributes['guardtrace.recorded_as'] !== undefined)).toEqual([]);
+    } finally {
+      context.disable();
+    }
   });
 });

@@ -10,14 +10,16 @@
  * await s.end();
  * ```
  */
-import { type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, jsonSchema, tool } from 'ai';
+import { ATTR_GUARDTRACE_RECORDED_AS, OP_CHAT, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
+import { trace } from '@opentelemetry/api';
+import { jsonSchema, type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, tool, wrapLanguageModel } from 'ai';
 import { z } from 'zod';
 import { autoRepairedToolName, correctionNote } from '../auto-repair.ts';
 import type { Guardtrace } from '../guardtrace.ts';
 import { redactSecrets } from '../sanitize.ts';
 import { type Session, sessionCore } from '../session.ts';
 import type { CallFailure, CallResult } from '../types.ts';
-import { type ToolMeta, specOf } from './adapter.ts';
+import { specOf, type ToolMeta } from './adapter.ts';
 
 /** What the model sees when a call is rejected or fails: the sanitized feedback and the decision. */
 export interface GuardedToolOutput {
@@ -36,9 +38,52 @@ export interface GuardedAiSdkOptions {
 /** Spread into `generateText`: tools, `prepareStep`, `onStepFinish`, `experimental_repairToolCall`. */
 export interface GuardedAiSdk {
   tools: ToolSet;
-  prepareStep: (o: { model: LanguageModel; stepNumber: number }) => undefined;
+  /** Numbers the step's model turn; the step runs the same model, through a wrapper that marks the AI SDK's own model span (see {@link markAiSdkSpan}). */
+  prepareStep: (o: { model: LanguageModel; stepNumber: number }) => { model: LanguageModel } | undefined;
   onStepFinish: (step: StepResult<ToolSet>) => void;
   experimental_repairToolCall: <T extends { toolCallId: string; toolName: string; input: string }>(o: { toolCall: T; error: unknown }) => Promise<T | null>;
+}
+
+/**
+ * With the AI SDK's own telemetry on (`experimental_telemetry`), its `ai.toolCall` span is active
+ * while a guarded tool runs and its `ai.*.doGenerate` / `doStream` span while the model answers:
+ * Guardtrace records the same call (`execute_tool`) and model turn (`chat`) on spans of its own,
+ * so the AI SDK's span is marked `guardtrace.recorded_as` and the collector makes no second row
+ * of it (counted once: tool calls, attempts, tokens). Only a span of the AI SDK's is marked, never
+ * a span of the host's that happens to be active.
+ */
+function markAiSdkSpan(op: typeof OP_EXECUTE_TOOL | typeof OP_CHAT): void {
+  const span = trace.getActiveSpan();
+  // the SDK's span objects carry their name (ReadableSpan); the API's interface does not
+  const name = (span as { name?: unknown } | undefined)?.name;
+  if (typeof name !== 'string') return;
+  const theirs = op === OP_EXECUTE_TOOL ? name === 'ai.toolCall' : /^ai\.\w+\.do(Generate|Stream)$/.test(name);
+  if (theirs) span?.setAttribute(ATTR_GUARDTRACE_RECORDED_AS, op);
+}
+
+/** The step's model, through a middleware that marks the AI SDK's model span (one wrapper per model). */
+const markedModels = new WeakMap<object, LanguageModel>();
+function markedModel(model: LanguageModel): LanguageModel {
+  if (typeof model === 'string' || model.specificationVersion !== 'v3') return model;
+  let wrapped = markedModels.get(model);
+  if (!wrapped) {
+    wrapped = wrapLanguageModel({
+      model,
+      middleware: {
+        specificationVersion: 'v3',
+        wrapGenerate: ({ doGenerate }) => {
+          markAiSdkSpan(OP_CHAT);
+          return doGenerate();
+        },
+        wrapStream: ({ doStream }) => {
+          markAiSdkSpan(OP_CHAT);
+          return doStream();
+        },
+      },
+    });
+    markedModels.set(model, wrapped);
+  }
+  return wrapped;
 }
 
 function feedbackOutput(r: CallFailure): GuardedToolOutput {
@@ -94,6 +139,7 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
       description: spec.description,
       inputSchema: jsonSchema<unknown>(schema as never, { validate: (value) => ({ success: true, value }) }),
       execute: async (input: unknown, o: { toolCallId: string }) => {
+        markAiSdkSpan(OP_EXECUTE_TOOL);
         const r = await session.callTool(routed.get(o.toolCallId) ?? name, input, { callId: o.toolCallId });
         note(r);
         const text = correctionNote(r);
@@ -109,7 +155,8 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
     tools,
     prepareStep: ({ model }) => {
       step = { start: Date.now(), model: modelInfo(model), sequence: sessionCore(session).reserveStep() };
-      return undefined;
+      const marked = markedModel(model);
+      return marked === model ? undefined : { model: marked };
     },
     onStepFinish: (s) => {
       const call: Parameters<Session['recordModelCall']>[0] = {
