@@ -282,3 +282,21 @@ describe('a wrong setup says what is wrong, while the agent runs', () => {
     await otel.shutdown();
   }, 15_000);
 });
+
+describe('setupGuardtrace beside an OpenTelemetry setup of the host', () => {
+  it('says so when a global tracer provider is registered already (the host’s, or a second setupGuardtrace), and what to do', async () => {
+    const processWarnings: (Error & { code?: string })[] = [];
+    const onWarning = (w: Error) => processWarnings.push(w);
+    process.on('warning', onWarning);
+    closers.push(async () => process.off('warning', onWarning));
+    const c = await collector();
+    closers.push(c.close);
+    const first = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 'first', flushOnExit: false });
+    const second = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 'second', flushOnExit: false });
+    await new Promise((r) => setImmediate(r));
+    const config = processWarnings.filter((w) => w.code === CONFIG_WARNING_CODE).map((w) => w.message);
+    expect(config).toEqual([expect.stringMatching(/^guardtrace: a global tracer provider is registered already .*guardtraceSpanProcessor/)]);
+    await first.shutdown();
+    await second.shutdown();
+  });
+});

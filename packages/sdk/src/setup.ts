@@ -56,6 +56,12 @@ export interface SpanProcessorOptions extends ExporterOptions {
   shutdownTimeoutMillis?: number;
 }
 
+/** A setup that cannot work as meant: the diagnostic logger (off unless the host set one) and a process warning. */
+function configWarning(message: string): void {
+  diag.warn(message);
+  globalThis.process?.emitWarning?.(message, { code: CONFIG_WARNING_CODE });
+}
+
 /** An agent's exit must not wait out the exporter's ~8 s of retries against a collector that is down; 1 s sends a final batch to a live one. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 1000;
 
@@ -92,9 +98,9 @@ export function guardtraceSpanProcessor(opts: SpanProcessorOptions): GuardtraceS
   const shutdownMs = opts.shutdownTimeoutMillis ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
   if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
     // `apiKey: process.env.GUARDTRACE_API_KEY!` with the variable unset: every export would be refused
-    const message = `guardtrace: no apiKey given (${opts.apiKey === '' ? 'an empty string' : String(opts.apiKey)}): the collector at ${opts.endpoint} will refuse every span; pass a project's API key (web app: Settings), e.g. from GUARDTRACE_API_KEY`;
-    diag.warn(message);
-    globalThis.process?.emitWarning?.(message, { code: CONFIG_WARNING_CODE });
+    configWarning(
+      `guardtrace: no apiKey given (${opts.apiKey === '' ? 'an empty string' : String(opts.apiKey)}): the collector at ${opts.endpoint} will refuse every span; pass a project's API key (web app: Settings), e.g. from GUARDTRACE_API_KEY`,
+    );
   }
   const exporter = new DeliveryExporter(
     guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: opts.timeoutMillis ?? opts.batch?.exportTimeoutMillis }),
@@ -172,7 +178,13 @@ export function setupGuardtrace(opts: SetupOptions): GuardtraceTelemetry {
     spanProcessors: [processor],
   });
   if (opts.register !== false) {
-    if (!trace.setGlobalTracerProvider(provider)) diag.warn('guardtrace: a global tracer provider was already registered; use the returned tracer');
+    if (!trace.setGlobalTracerProvider(provider)) {
+      // a host that runs OpenTelemetry already (NodeSDK, Sentry...) or a second setupGuardtrace:
+      // `new Guardtrace()` and the framework's spans would use that provider and never reach us
+      configWarning(
+        `guardtrace: a global tracer provider is registered already (your OpenTelemetry setup, or an earlier setupGuardtrace): only spans of the tracer setupGuardtrace returns reach ${opts.endpoint} (new Guardtrace({ tracer: otel.tracer })); \`new Guardtrace()\` and your frameworks' spans go to the registered provider. With a provider of your own, add guardtraceSpanProcessor({ endpoint, apiKey }) to it instead of calling setupGuardtrace`,
+      );
+    }
     if (!context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())) diag.warn('guardtrace: a context manager was already registered');
   }
   let stopped: Promise<void> | undefined;
