@@ -195,6 +195,12 @@ describe("AI SDK telemetry (experimental_telemetry) beside the integration", () 
       expect(marks('ai.generateText.doGenerate')).toEqual(['chat', 'chat', 'chat']);
       // the outer span makes no row anyway, and Guardtrace's own spans are not marked
       expect(marks('ai.generateText')).toEqual([undefined]);
+      // the AI SDK's spans are a trace of their own (generateText ran outside the session's span):
+      // each names the session, so the collector files them under it, not under a session of their own
+      const aiSpans = spans().filter((x) => x.name.startsWith('ai.'));
+      expect(aiSpans).toHaveLength(6);
+      expect(new Set(aiSpans.map((x) => x.attributes['gen_ai.conversation.id']))).toEqual(new Set(['ai_sdk_telemetry']));
+      expect(aiSpans[0]?.spanContext().traceId).not.toBe(named('invoke_agent')[0]?.spanContext().traceId);
       expect(named('chat').map((c) => c.attributes['guardtrace.recorded_as'])).toEqual([undefined, undefined, undefined]);
       expect(named('chat').map((c) => c.attributes['gen_ai.request.model'])).toEqual(['mock-model', 'mock-model', 'mock-model']);
       expect(named('execute_tool')).toHaveLength(1);

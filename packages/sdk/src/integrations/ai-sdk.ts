@@ -10,7 +10,7 @@
  * await s.end();
  * ```
  */
-import { ATTR_GUARDTRACE_RECORDED_AS, OP_CHAT, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
+import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_RECORDED_AS, OP_CHAT, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
 import { trace } from '@opentelemetry/api';
 import { jsonSchema, type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, tool, wrapLanguageModel } from 'ai';
 import { z } from 'zod';
@@ -45,45 +45,52 @@ export interface GuardedAiSdk {
 }
 
 /**
- * With the AI SDK's own telemetry on (`experimental_telemetry`), its `ai.toolCall` span is active
- * while a guarded tool runs and its `ai.*.doGenerate` / `doStream` span while the model answers:
- * Guardtrace records the same call (`execute_tool`) and model turn (`chat`) on spans of its own,
- * so the AI SDK's span is marked `guardtrace.recorded_as` and the collector makes no second row
- * of it (counted once: tool calls, attempts, tokens). Only a span of the AI SDK's is marked, never
- * a span of the host's that happens to be active.
+ * With the AI SDK's own telemetry on (`experimental_telemetry`), its spans are active while the
+ * integration's hooks run: `ai.generateText` / `ai.streamText` in `prepareStep`, `ai.toolCall`
+ * while a guarded tool runs, `ai.*.doGenerate` / `doStream` while the model answers. Each gets
+ * the session's id (`gen_ai.conversation.id`): generateText usually runs outside the session's
+ * span, so its spans are a trace of their own, and the collector files them under the session
+ * instead of a session of their own. Guardtrace records the same tool call (`execute_tool`) and
+ * model turn (`chat`) on spans of its own, so those AI SDK spans are also marked
+ * `guardtrace.recorded_as`: the collector makes no second row of them (counted once: tool
+ * calls, attempts, tokens). Only a span of the AI SDK's is touched, never a span of the host's
+ * that happens to be active.
  */
-function markAiSdkSpan(op: typeof OP_EXECUTE_TOOL | typeof OP_CHAT): void {
+function markAiSdkSpan(sessionId: string, op?: typeof OP_EXECUTE_TOOL | typeof OP_CHAT): void {
   const span = trace.getActiveSpan();
   // the SDK's span objects carry their name (ReadableSpan); the API's interface does not
   const name = (span as { name?: unknown } | undefined)?.name;
-  if (typeof name !== 'string') return;
-  const theirs = op === OP_EXECUTE_TOOL ? name === 'ai.toolCall' : /^ai\.\w+\.do(Generate|Stream)$/.test(name);
-  if (theirs) span?.setAttribute(ATTR_GUARDTRACE_RECORDED_AS, op);
+  if (!span || typeof name !== 'string' || !name.startsWith('ai.')) return;
+  span.setAttribute(ATTR_GEN_AI_CONVERSATION_ID, sessionId);
+  const recorded = op === OP_EXECUTE_TOOL ? name === 'ai.toolCall' : op === OP_CHAT && /^ai\.\w+\.do(Generate|Stream)$/.test(name);
+  if (recorded && op) span.setAttribute(ATTR_GUARDTRACE_RECORDED_AS, op);
 }
 
 /** The step's model, through a middleware that marks the AI SDK's model span (one wrapper per model). */
-const markedModels = new WeakMap<object, LanguageModel>();
-function markedModel(model: LanguageModel): LanguageModel {
-  if (typeof model === 'string' || model.specificationVersion !== 'v3') return model;
-  let wrapped = markedModels.get(model);
-  if (!wrapped) {
-    wrapped = wrapLanguageModel({
-      model,
-      middleware: {
-        specificationVersion: 'v3',
-        wrapGenerate: ({ doGenerate }) => {
-          markAiSdkSpan(OP_CHAT);
-          return doGenerate();
+function modelMarker(sessionId: string): (model: LanguageModel) => LanguageModel {
+  const wrappers = new WeakMap<object, LanguageModel>();
+  return (model) => {
+    if (typeof model === 'string' || model.specificationVersion !== 'v3') return model;
+    let wrapped = wrappers.get(model);
+    if (!wrapped) {
+      wrapped = wrapLanguageModel({
+        model,
+        middleware: {
+          specificationVersion: 'v3',
+          wrapGenerate: ({ doGenerate }) => {
+            markAiSdkSpan(sessionId, OP_CHAT);
+            return doGenerate();
+          },
+          wrapStream: ({ doStream }) => {
+            markAiSdkSpan(sessionId, OP_CHAT);
+            return doStream();
+          },
         },
-        wrapStream: ({ doStream }) => {
-          markAiSdkSpan(OP_CHAT);
-          return doStream();
-        },
-      },
-    });
-    markedModels.set(model, wrapped);
-  }
-  return wrapped;
+      });
+      wrappers.set(model, wrapped);
+    }
+    return wrapped;
+  };
 }
 
 function feedbackOutput(r: CallFailure): GuardedToolOutput {
@@ -101,6 +108,7 @@ function modelInfo(model: LanguageModel): { id: string; provider?: string } {
 /** Builds the AI SDK tool set and step hooks for one Guardtrace session. */
 export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): GuardedAiSdk {
   const rt = sessionCore(session).rt;
+  const markedModel = modelMarker(session.id);
   const names = opts.tools ?? [...rt.tools.keys()];
   let failedThisStep: CallFailure | undefined;
   let failedLastStep: CallFailure | undefined;
@@ -139,7 +147,7 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
       description: spec.description,
       inputSchema: jsonSchema<unknown>(schema as never, { validate: (value) => ({ success: true, value }) }),
       execute: async (input: unknown, o: { toolCallId: string }) => {
-        markAiSdkSpan(OP_EXECUTE_TOOL);
+        markAiSdkSpan(session.id, OP_EXECUTE_TOOL);
         const r = await session.callTool(routed.get(o.toolCallId) ?? name, input, { callId: o.toolCallId });
         note(r);
         const text = correctionNote(r);
@@ -155,6 +163,7 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
     tools,
     prepareStep: ({ model }) => {
       step = { start: Date.now(), model: modelInfo(model), sequence: sessionCore(session).reserveStep() };
+      markAiSdkSpan(session.id);
       const marked = markedModel(model);
       return marked === model ? undefined : { model: marked };
     },
