@@ -325,7 +325,10 @@ export class DeliveryProcessor implements SpanProcessor {
     const parts: string[] = [];
     if (s.droppedQueueFull > 0) parts.push(`${s.droppedQueueFull} dropped from the export queue (queue full: maxQueueSize ${this.#opts.maxQueueSize}, while the collector fell behind; raise batch.maxQueueSize)`);
     if (s.failed > 0) parts.push(`${s.failed} failed to export (${this.#lastCause ?? "refused by the collector, or unreachable through the exporter's retries"})`);
-    if (s.unsentAtShutdown > 0) parts.push(`${s.unsentAtShutdown} not sent before shutdown (no span accepted for ${this.#opts.stallTimeoutMs} ms; raise shutdownTimeoutMillis to wait longer)`);
+    // spans that ended once shutdown had begun were never queued: the bound is not their cause
+    const stalled = s.unsentAtShutdown - this.#afterShutdown;
+    if (stalled > 0) parts.push(`${stalled} not sent before shutdown (no span accepted for ${this.#opts.stallTimeoutMs} ms; raise shutdownTimeoutMillis to wait longer)`);
+    if (this.#afterShutdown > 0) parts.push(`${this.#afterShutdown} ended after shutdown began (end the session and await the framework's calls before shutdown())`);
     warn(`guardtrace: ${lost} of ${s.produced} ${s.produced === 1 ? 'span' : 'spans'} could not be sent to ${this.#opts.endpoint}: ${parts.join('; ')}`, UNSENT_WARNING_CODE);
   }
 }

@@ -300,3 +300,25 @@ describe('setupGuardtrace beside an OpenTelemetry setup of the host', () => {
     await second.shutdown();
   });
 });
+
+describe('a span that ends after shutdown began', () => {
+  it('is reported as such, not as a collector that accepted nothing for the shutdown bound', async () => {
+    const processWarnings: (Error & { code?: string })[] = [];
+    const onWarning = (w: Error) => processWarnings.push(w);
+    process.on('warning', onWarning);
+    closers.push(async () => process.off('warning', onWarning));
+    const c = await collector();
+    closers.push(c.close);
+    const otel = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 's', register: false, flushOnExit: false });
+    // a framework's outer span that ends a tick after the result the agent awaited (streamText's)
+    const late = otel.tracer.startSpan('ai.streamText');
+    otel.tracer.startSpan('ai.streamText.doStream').end();
+    const stopping = otel.shutdown();
+    late.end();
+    await stopping;
+    await new Promise((r) => setImmediate(r));
+    expect(otel.stats()).toMatchObject({ produced: 2, exported: 1, unsentAtShutdown: 1 });
+    const unsent = processWarnings.filter((w) => w.code === UNSENT_WARNING_CODE && w.message.includes(c.endpoint)).map((w) => w.message);
+    expect(unsent).toEqual([`guardtrace: 1 of 2 spans could not be sent to ${c.endpoint}: 1 ended after shutdown began (end the session and await the framework's calls before shutdown())`]);
+  });
+});
