@@ -5,7 +5,8 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { traced } from '../../test/helpers.ts';
-import { guardedAiSdk, registerAiSdkTools } from './ai-sdk.ts';
+import { GuardViolation } from '../errors.ts';
+import { escalationStop, type GuardedToolOutput, guardedAiSdk, registerAiSdkTools } from './ai-sdk.ts';
 
 type Gen = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 const usage = (input: number, output: number): Gen['usage'] => ({
@@ -230,5 +231,31 @@ describe("AI SDK telemetry (experimental_telemetry) beside the integration", () 
     } finally {
       context.disable();
     }
+  });
+});
+
+describe('AI SDK escalations', () => {
+  it('escalationStop ends generateText at the step whose guarded call escalated; without it the loop goes on to stopWhen', async () => {
+    const run = async (stop: boolean) => {
+      const { gt } = traced();
+      registerAiSdkTools(gt, {
+        book_table: {
+          description: 'Book a table',
+          inputSchema: z.object({ restaurant: z.string() }),
+          execute: () => {
+            throw new GuardViolation('the restaurant is closed today');
+          },
+        },
+      });
+      let i = 0;
+      const model = new MockLanguageModelV3({ doGenerate: async () => toolCall(`call_${++i}`, 'book_table', '{"restaurant":"A"}', i) });
+      const s = gt.session({ agentName: 'ai-sdk-agent' });
+      const result = await generateText({ model, prompt: 'book A', stopWhen: stop ? [stepCountIs(8), escalationStop] : stepCountIs(8), ...guardedAiSdk(s) });
+      await s.end();
+      return result.steps.map((st) => st.toolResults.map((r) => (r.output as GuardedToolOutput).decision).join());
+    };
+    // the same rejection twice escalates (repeated_rejection); the tool's output says so
+    expect(await run(true)).toEqual(['replan', 'escalate_human']);
+    expect(await run(false)).toHaveLength(8);
   });
 });

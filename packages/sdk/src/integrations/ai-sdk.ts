@@ -12,14 +12,14 @@
  */
 import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_RECORDED_AS, OP_CHAT, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
 import { trace } from '@opentelemetry/api';
-import { jsonSchema, type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, tool, wrapLanguageModel } from 'ai';
+import { jsonSchema, type LanguageModel, NoSuchToolError, type StepResult, type StopCondition, type Tool, type ToolSet, tool, wrapLanguageModel } from 'ai';
 import { z } from 'zod';
 import { autoRepairedToolName, correctionNote } from '../auto-repair.ts';
 import type { Guardtrace } from '../guardtrace.ts';
 import { redactSecrets } from '../sanitize.ts';
 import { type Session, sessionCore } from '../session.ts';
 import type { CallFailure, CallResult } from '../types.ts';
-import { specOf, type ToolMeta } from './adapter.ts';
+import { specOf, stopsRun, type ToolMeta } from './adapter.ts';
 
 /** What the model sees when a call is rejected or fails: the sanitized feedback and the decision. */
 export interface GuardedToolOutput {
@@ -34,6 +34,18 @@ export interface GuardedAiSdkOptions {
   /** `gen_ai.provider.name` of the model calls (default: the model's provider). */
   provider?: string;
 }
+
+/**
+ * A `stopWhen` condition: the last step had a guarded call the policy took away from the model
+ * (`escalate_human`, `fail_reconcile`, `abort`; the tool's output says so in `decision`). The AI
+ * SDK runs on to its other conditions otherwise, as nothing is thrown into its loop:
+ * `stopWhen: [stepCountIs(8), escalationStop]`.
+ */
+export const escalationStop: StopCondition<ToolSet> = ({ steps }) =>
+  steps.at(-1)?.toolResults.some((r) => {
+    const out = r.output as Partial<GuardedToolOutput> | null | undefined;
+    return typeof out?.decision === 'string' && typeof out.error === 'string' && stopsRun(out.decision);
+  }) ?? false;
 
 /** Spread into `generateText`: tools, `prepareStep`, `onStepFinish`, `experimental_repairToolCall`. */
 export interface GuardedAiSdk {
