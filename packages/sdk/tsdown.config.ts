@@ -20,6 +20,10 @@ export default defineConfig({
     bin: 'src/cli/bin.ts',
   },
   format: ['esm', 'cjs'],
+  // @noble/hashes 2 is ESM only: required from dist/*.cjs it fails wherever require() cannot load
+  // an ES module (Jest before Node 24.9, tsx on Node 20). Its SHA-256 (a few kB) goes inside, so
+  // it is a devDependency.
+  deps: { alwaysBundle: [/^@noble\/hashes\//], onlyBundle: ['@noble/hashes'] },
   platform: 'node',
   // .js / .cjs and .d.ts / .d.cts: the package is "type": "module"
   fixedExtension: false,

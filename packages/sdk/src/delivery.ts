@@ -4,7 +4,7 @@
  * what was still unsent when shutdown gave up. Shutdown waits while the collector keeps
  * accepting spans and gives up only when it makes no progress for the shutdown bound.
  */
-import { type Context, TraceFlags, diag } from '@opentelemetry/api';
+import { type Context, diag, TraceFlags } from '@opentelemetry/api';
 import { BatchSpanProcessor, type ReadableSpan, type Span, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /** How the spans handed to the exporter fared; `produced` = the sum of the other five. */
@@ -27,6 +27,10 @@ export interface DeliveryStats {
 export const UNSENT_WARNING_CODE = 'GUARDTRACE_SPANS_UNSENT';
 /** The code of the process warning, emitted once, when the export queue first drops spans. */
 export const DROPPED_WARNING_CODE = 'GUARDTRACE_SPANS_DROPPED';
+/** The code of the process warning emitted when an export first fails for a cause (once per cause: a 401, a refused connection...). */
+export const EXPORT_FAILED_WARNING_CODE = 'GUARDTRACE_EXPORT_FAILED';
+/** The code of the process warning for a setup that cannot work (no API key). */
+export const CONFIG_WARNING_CODE = 'GUARDTRACE_CONFIG';
 /** `ExportResultCode.SUCCESS` of `@opentelemetry/core` (a stable enum; core is not a dependency of ours). */
 const EXPORT_SUCCESS = 0;
 const EXPORT_FAILED = 1;
@@ -38,6 +42,33 @@ const EXPORT_FAILED = 1;
  */
 function isRetryable(error: Error | undefined): boolean {
   return error?.message === 'Export failed with retryable status';
+}
+
+/** Connection errors: the collector is not reachable at that address. */
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Why an export failed, said for the person who set the SDK up: the HTTP status or connection
+ * error the OTLP exporter reported, and what to check. `key` tells causes apart (one warning each).
+ */
+function describeExportFailure(error: unknown): { key: string; text: string } {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : String(error);
+  if (typeof e.code === 'number') {
+    const status = `HTTP ${e.code}${message && message !== String(e.code) ? ` ${message}` : ''}`;
+    if (e.code === 401 || e.code === 403) {
+      return { key: 'auth', text: `${status}: the collector did not accept the API key (missing, mistyped or revoked); pass apiKey, a project's key from the web app's Settings` };
+    }
+    if (e.code === 404) return { key: 'not_found', text: `${status}: nothing receives OTLP traces there; endpoint is the collector's base URL (e.g. http://localhost:4318), the SDK adds /v1/traces` };
+    if (e.code === 413) return { key: 'too_large', text: `${status}: an export was over the collector's body limit; lower batch.maxExportBatchSize` };
+    return { key: `http_${e.code}`, text: status };
+  }
+  if (typeof e.code === 'string' && CONNECT_CODES.has(e.code)) {
+    return { key: `connect_${e.code}`, text: `could not connect (${message}): is the collector running at this address?` };
+  }
+  if (message === 'Export failed with retryable status') return { key: 'pushed_back', text: 'the collector kept pushing back (429/503) past the export timeout' };
+  if (/timed? ?out/i.test(message)) return { key: 'timeout', text: `${message}: the collector did not answer within timeoutMillis` };
+  return { key: 'other', text: message };
 }
 
 function warn(message: string, code: string): void {
@@ -64,6 +95,8 @@ export class DeliveryExporter implements SpanExporter {
   failed = 0;
   /** Called after each export's result. */
   onSettle: (() => void) | undefined;
+  /** Called with the error of each failed export (not one sent again during shutdown) and its span count. */
+  onFailure: ((error: unknown, spans: number) => void) | undefined;
   #closing = false;
   #frozen = false;
   #final: SpanExporter | undefined;
@@ -118,7 +151,10 @@ export class DeliveryExporter implements SpanExporter {
         return;
       }
       if (result.code === EXPORT_SUCCESS) this.sent += spans.length;
-      else this.failed += spans.length;
+      else {
+        this.failed += spans.length;
+        this.onFailure?.(result.error, spans.length);
+      }
       this.onSettle?.();
       done(result);
       if (this.#closing) this.#next();
@@ -158,6 +194,8 @@ export interface DeliveryOptions {
   /** Shutdown gives up once no span was accepted for this long. */
   stallTimeoutMs: number;
   endpoint: string;
+  /** Where the spans go (`${endpoint}/v1/traces`), named when an export fails. */
+  url: string;
 }
 
 /**
@@ -174,12 +212,24 @@ export class DeliveryProcessor implements SpanProcessor {
   #afterShutdown = 0;
   #failedFrozen = 0;
   #unsent: number | undefined;
+  /** The causes of failed exports already reported, and the last one (named in the report at shutdown). */
+  readonly #causes = new Set<string>();
+  #lastCause: string | undefined;
   #closing = false;
   #stopped: Promise<void> | undefined;
 
   constructor(exporter: DeliveryExporter, opts: DeliveryOptions) {
     this.#exporter = exporter;
     this.#opts = opts;
+    // a wrong key, path or address fails every export: say so at the first one, not only at exit
+    const url = opts.url;
+    exporter.onFailure = (error, spans) => {
+      const cause = describeExportFailure(error);
+      this.#lastCause = cause.text;
+      if (this.#causes.has(cause.key)) return;
+      this.#causes.add(cause.key);
+      warn(`guardtrace: an export of ${spans} ${spans === 1 ? 'span' : 'spans'} to ${url} failed: ${cause.text} (later failures of this kind are counted in stats().failed)`, EXPORT_FAILED_WARNING_CODE);
+    };
     const { maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis } = opts;
     this.#batch = new BatchSpanProcessor(exporter, exportTimeoutMillis === undefined ? { maxQueueSize, maxExportBatchSize, scheduledDelayMillis } : { maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis });
   }
@@ -274,8 +324,11 @@ export class DeliveryProcessor implements SpanProcessor {
     if (lost === 0) return;
     const parts: string[] = [];
     if (s.droppedQueueFull > 0) parts.push(`${s.droppedQueueFull} dropped from the export queue (queue full: maxQueueSize ${this.#opts.maxQueueSize}, while the collector fell behind; raise batch.maxQueueSize)`);
-    if (s.failed > 0) parts.push(`${s.failed} failed to export (refused by the collector, or unreachable through the exporter's retries)`);
-    if (s.unsentAtShutdown > 0) parts.push(`${s.unsentAtShutdown} not sent before shutdown (no span accepted for ${this.#opts.stallTimeoutMs} ms; raise shutdownTimeoutMillis to wait longer)`);
+    if (s.failed > 0) parts.push(`${s.failed} failed to export (${this.#lastCause ?? "refused by the collector, or unreachable through the exporter's retries"})`);
+    // spans that ended once shutdown had begun were never queued: the bound is not their cause
+    const stalled = s.unsentAtShutdown - this.#afterShutdown;
+    if (stalled > 0) parts.push(`${stalled} not sent before shutdown (no span accepted for ${this.#opts.stallTimeoutMs} ms; raise shutdownTimeoutMillis to wait longer)`);
+    if (this.#afterShutdown > 0) parts.push(`${this.#afterShutdown} ended after shutdown began (end the session and await the framework's calls before shutdown())`);
     warn(`guardtrace: ${lost} of ${s.produced} ${s.produced === 1 ? 'span' : 'spans'} could not be sent to ${this.#opts.endpoint}: ${parts.join('; ')}`, UNSENT_WARNING_CODE);
   }
 }

@@ -7,9 +7,13 @@ import { z } from 'zod';
 import { traced } from '../test/helpers.ts';
 import { remoteSamplingRate } from './remote-sampling.ts';
 
-/** A stand-in collector: answers GET /v1/sampling with whatever `state` says. */
+/** A stand-in collector: answers GET /v1/sampling with whatever `state` says (404 elsewhere). */
 async function samplingServer(state: { status: number; body: unknown; auth?: string }) {
   const server = http.createServer((req, res) => {
+    if (req.url !== '/v1/sampling') {
+      res.writeHead(404).end();
+      return;
+    }
     state.auth = req.headers.authorization;
     res.writeHead(state.status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(state.body));
@@ -76,5 +80,39 @@ describe('remoteSamplingRate', () => {
     closers.push(async () => remote.stop());
     expect(await remote.refresh()).toBe(0.5);
     expect(remote.rate()).toBe(0.5);
+  });
+});
+
+describe('remoteSamplingRate with a wrong setup', () => {
+  const warnings: (Error & { code?: string })[] = [];
+  const onWarning = (w: Error) => warnings.push(w);
+
+  it('a refused API key: a process warning naming the status, once, and the rate it keeps', async () => {
+    process.on('warning', onWarning);
+    closers.push(async () => {
+      process.off('warning', onWarning);
+      warnings.length = 0;
+    });
+    const state = { status: 401, body: { message: 'unknown API key' } as unknown };
+    const srv = await samplingServer(state);
+    closers.push(srv.close);
+    const remote = remoteSamplingRate({ endpoint: srv.endpoint, apiKey: 'gt_revoked', fallback: 1 });
+    closers.push(async () => remote.stop());
+    expect(await remote.refresh()).toBe(1);
+    expect(await remote.refresh()).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    const mine = warnings.filter((w) => w.code === 'GUARDTRACE_SAMPLING_RATE' && w.message.includes(srv.endpoint)).map((w) => w.message);
+    expect(mine).toEqual([
+      `guardtrace: could not read the project's sampling rate from ${srv.endpoint}/v1/sampling: HTTP 401: the collector did not accept the API key (missing, mistyped or revoked); clean sessions are kept at 1 until it can`,
+    ]);
+  });
+
+  it('an endpoint given as the OTLP traces URL reads the rate from the same collector', async () => {
+    const state = { status: 200, body: { cleanSampleRate: 0.25 } as unknown };
+    const srv = await samplingServer(state);
+    closers.push(srv.close);
+    const remote = remoteSamplingRate({ endpoint: `${srv.endpoint}/v1/traces`, apiKey: 'k' });
+    closers.push(async () => remote.stop());
+    expect(await remote.refresh()).toBe(0.25);
   });
 });

@@ -6,6 +6,9 @@
  */
 import { diag } from '@opentelemetry/api';
 
+/** The code of the process warning when the rate cannot be read (`process.on('warning')`), once per cause. */
+const SAMPLING_WARNING_CODE = 'GUARDTRACE_SAMPLING_RATE';
+
 export interface RemoteSamplingOptions {
   /** Collector base URL (the same as the OTLP endpoint's base). */
   endpoint: string;
@@ -27,16 +30,33 @@ export interface RemoteSamplingRate {
   stop: () => void;
 }
 
+/** Why the rate could not be read, for the person who set the SDK up; `key` tells causes apart (one warning each). */
+function failureCause(err: unknown): { key: string; text: string } {
+  const status = (err as { status?: unknown }).status;
+  if (status === 401 || status === 403) {
+    return { key: 'auth', text: `HTTP ${status}: the collector did not accept the API key (missing, mistyped or revoked)` };
+  }
+  if (status === 404) return { key: 'not_found', text: "HTTP 404: endpoint is the collector's base URL (e.g. http://localhost:4318)" };
+  if (typeof status === 'number') return { key: `http_${status}`, text: `HTTP ${status}` };
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return { key: `net_${cause.code}`, text: `${String(cause.message ?? cause.code)}: is the collector running at this address?` };
+  const message = err instanceof Error ? err.message : String(err);
+  return { key: err instanceof Error ? err.name : 'other', text: message };
+}
+
 export function remoteSamplingRate(opts: RemoteSamplingOptions): RemoteSamplingRate {
-  const url = `${opts.endpoint.replace(/\/+$/, '')}/v1/sampling`;
+  // the collector's base URL; an endpoint given as the OTLP traces URL names the same collector
+  const base = opts.endpoint.replace(/\/+$/, '').replace(/\/v1\/traces$/, '');
+  const url = `${base}/v1/sampling`;
   let current = opts.fallback ?? 1;
+  const warned = new Set<string>();
   const refresh = async (): Promise<number> => {
     try {
       const res = await fetch(url, {
         headers: { Authorization: `Bearer ${opts.apiKey}`, Accept: 'application/json' },
         signal: AbortSignal.timeout(opts.timeoutMs ?? 5000),
       });
-      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      if (!res.ok) throw Object.assign(new Error(`HTTP ${res.status}`), { status: res.status });
       const body = (await res.json()) as { cleanSampleRate?: unknown };
       const r = body.cleanSampleRate;
       if (typeof r !== 'number' || !Number.isFinite(r) || r < 0 || r > 1) {
@@ -45,6 +65,16 @@ export function remoteSamplingRate(opts: RemoteSamplingOptions): RemoteSamplingR
       current = r;
     } catch (err) {
       diag.warn(`guardtrace: could not fetch the sampling rate from ${url}; keeping ${current}`, err);
+      // the diagnostic logger is off unless the host set one: a wrong key or address would
+      // silently keep every clean session; said once per cause as a process warning
+      const cause = failureCause(err);
+      if (!warned.has(cause.key)) {
+        warned.add(cause.key);
+        globalThis.process?.emitWarning?.(
+          `guardtrace: could not read the project's sampling rate from ${url}: ${cause.text}; clean sessions are kept at ${current} until it can`,
+          { code: SAMPLING_WARNING_CODE },
+        );
+      }
     }
     return current;
   };

@@ -1,5 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
-import { type BudgetOverrides, type Budgets, CircuitBreakers, DEFAULT_BUDGETS, RepairLedger, mergeBudgets } from './budgets.ts';
+import { type BudgetOverrides, type Budgets, CircuitBreakers, DEFAULT_BUDGETS, mergeBudgets, RepairLedger } from './budgets.ts';
 import { type IdempotencyStore, MemoryIdempotencyStore } from './idempotency.ts';
 import { DEFAULT_BACKOFF, DEFAULT_POLICY, mergePolicy } from './policy.ts';
 import type { SanitizeOptions } from './sanitize.ts';
@@ -53,6 +53,19 @@ const CAPTURE_MODES: readonly unknown[] = ['all', 'failures', 'none'];
 function checkCapture(v: unknown, where: string): CaptureMode | undefined {
   if (v === undefined || CAPTURE_MODES.includes(v)) return v as CaptureMode | undefined;
   throw new TypeError(`${where}: expected 'all', 'failures' or 'none', got ${typeof v === 'string' ? `'${v}'` : String(v)}`);
+}
+
+/**
+ * A tool's schema must be a zod 4 schema (`_zod`): a zod 3 one (an agent on zod 3, installed past
+ * the peer range) would fail every call inside the schema guard, shown to the model as a guard
+ * error; said here instead, at registration.
+ */
+function checkSchema(schema: unknown, tool: string): void {
+  if (typeof schema === 'object' && schema !== null && '_zod' in schema) return;
+  if (typeof schema === 'object' && schema !== null && '_def' in schema) {
+    throw new TypeError(`guardtrace: tool "${tool}": schema is a zod 3 schema; the SDK reads zod 4 schemas (its peer dependency zod@^4): upgrade with \`npm install zod@^4\``);
+  }
+  throw new TypeError(`guardtrace: tool "${tool}": schema is not a zod schema; pass one made with zod 4 (e.g. z.object({ ... }))`);
 }
 
 const realClock: Clock = {
@@ -162,6 +175,7 @@ export class Runtime {
   register(spec: ToolSpec): RegisteredTool {
     if (this.tools.has(spec.name)) throw new Error(`guardtrace: tool "${spec.name}" is already registered`);
     checkCapture(spec.capture, `guardtrace: tool "${spec.name}": option capture`);
+    checkSchema(spec.schema, spec.name);
     const tool: RegisteredTool = { ...spec, mergedPolicy: mergePolicy(this.policy, spec.policy) };
     this.tools.set(spec.name, tool);
     return tool;

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { type IncomingMessage, createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type DiagLogger, DiagLogLevel, context, diag, trace } from '@opentelemetry/api';
+import { context, type DiagLogger, DiagLogLevel, diag, trace } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Guardtrace } from './guardtrace.ts';
-import { setupGuardtrace, UNSENT_WARNING_CODE } from './setup.ts';
+import { CONFIG_WARNING_CODE, EXPORT_FAILED_WARNING_CODE, setupGuardtrace, UNSENT_WARNING_CODE } from './setup.ts';
 
 interface Received {
   path: string | undefined;
@@ -206,5 +206,119 @@ describe('setupGuardtrace', () => {
     const body = Buffer.concat(c.received.map((r) => r.body)).toString('latin1');
     expect(body).toContain('sess_clean_shared');
     expect(body).toContain('guardtrace.sampling.weight');
+  });
+});
+
+describe('a wrong setup says what is wrong, while the agent runs', () => {
+  const processWarnings: (Error & { code?: string })[] = [];
+  const onWarning = (w: Error) => processWarnings.push(w);
+  const failures = (endpoint: string) => processWarnings.filter((w) => w.code === EXPORT_FAILED_WARNING_CODE && w.message.includes(endpoint)).map((w) => w.message);
+  const agent = async (opts: { endpoint: string; apiKey: string; timeoutMillis?: number }) => {
+    process.on('warning', onWarning);
+    closers.push(async () => {
+      process.off('warning', onWarning);
+      processWarnings.length = 0;
+    });
+    const otel = setupGuardtrace({ ...opts, serviceName: 's', register: false, flushOnExit: false, shutdownTimeoutMillis: 500 });
+    const gt = new Guardtrace({ tracer: otel.tracer });
+    gt.tool({ name: 'echo', description: 'echo', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
+    await runSession(gt, `sess_wrong_${Math.random().toString(36).slice(2)}`);
+    return otel;
+  };
+
+  it('a refused API key: reported at the first failed export, not only at exit, with the status and what to check', async () => {
+    const c = await collector(401);
+    closers.push(c.close);
+    const otel = await agent({ endpoint: c.endpoint, apiKey: 'gt_revoked' });
+    await otel.forceFlush();
+    await new Promise((r) => setImmediate(r));
+    expect(failures(c.endpoint)).toEqual([expect.stringMatching(/^guardtrace: an export of 4 spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces failed: HTTP 401 .*API key/)]);
+    // the same cause again is not repeated; the report at shutdown names it
+    await runSession(new Guardtrace({ tracer: otel.tracer }), 'sess_wrong_again');
+    await otel.shutdown();
+    await new Promise((r) => setImmediate(r));
+    expect(failures(c.endpoint)).toHaveLength(1);
+    const unsent = processWarnings.filter((w) => w.code === UNSENT_WARNING_CODE && w.message.includes(c.endpoint)).map((w) => w.message);
+    expect(unsent).toEqual([expect.stringContaining('failed to export (HTTP 401')]);
+  }, 15_000);
+
+  it('a collector that is not there: the connection error and the address', async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    // the exporter retries a refused connection within its timeout: 1 s here
+    const otel = await agent({ endpoint, apiKey: 'k', timeoutMillis: 1000 });
+    await otel.forceFlush();
+    await new Promise((r) => setImmediate(r));
+    expect(failures(endpoint)).toEqual([expect.stringMatching(/could not connect .*ECONNREFUSED.*is the collector running/)]);
+    await otel.shutdown();
+  }, 15_000);
+
+  it('a wrong path: the 404 says what the endpoint should be', async () => {
+    const c = await collector(404);
+    closers.push(c.close);
+    const otel = await agent({ endpoint: `${c.endpoint}/otlp`, apiKey: 'k' });
+    await otel.forceFlush();
+    await new Promise((r) => setImmediate(r));
+    expect(failures(c.endpoint)).toEqual([expect.stringMatching(/HTTP 404.*endpoint is the collector's base URL/)]);
+    await otel.shutdown();
+  }, 15_000);
+
+  it('an endpoint given with /v1/traces already (the OTLP traces URL) is used as it is', async () => {
+    const c = await collector();
+    closers.push(c.close);
+    const otel = await agent({ endpoint: `${c.endpoint}/v1/traces`, apiKey: 'k' });
+    await otel.shutdown();
+    expect(c.received.map((r) => r.path)).toEqual(['/v1/traces']);
+    expect(otel.stats()).toMatchObject({ exported: 4, failed: 0 });
+  }, 15_000);
+
+  it('no API key (an unset environment variable): said at setup', async () => {
+    const c = await collector();
+    closers.push(c.close);
+    const otel = await agent({ endpoint: c.endpoint, apiKey: process.env.GUARDTRACE_TEST_UNSET_KEY as string });
+    await new Promise((r) => setImmediate(r));
+    expect(processWarnings.filter((w) => w.code === CONFIG_WARNING_CODE).map((w) => w.message)).toEqual([
+      expect.stringContaining('guardtrace: no apiKey given (undefined)'),
+    ]);
+    await otel.shutdown();
+  }, 15_000);
+});
+
+describe('setupGuardtrace beside an OpenTelemetry setup of the host', () => {
+  it('says so when a global tracer provider is registered already (the host’s, or a second setupGuardtrace), and what to do', async () => {
+    const processWarnings: (Error & { code?: string })[] = [];
+    const onWarning = (w: Error) => processWarnings.push(w);
+    process.on('warning', onWarning);
+    closers.push(async () => process.off('warning', onWarning));
+    const c = await collector();
+    closers.push(c.close);
+    const first = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 'first', flushOnExit: false });
+    const second = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 'second', flushOnExit: false });
+    await new Promise((r) => setImmediate(r));
+    const config = processWarnings.filter((w) => w.code === CONFIG_WARNING_CODE).map((w) => w.message);
+    expect(config).toEqual([expect.stringMatching(/^guardtrace: a global tracer provider is registered already .*guardtraceSpanProcessor/)]);
+    await first.shutdown();
+    await second.shutdown();
+  });
+});
+
+describe('a span that ends after shutdown began', () => {
+  it('is reported as such, not as a collector that accepted nothing for the shutdown bound', async () => {
+    const processWarnings: (Error & { code?: string })[] = [];
+    const onWarning = (w: Error) => processWarnings.push(w);
+    process.on('warning', onWarning);
+    closers.push(async () => process.off('warning', onWarning));
+    const c = await collector();
+    closers.push(c.close);
+    const otel = setupGuardtrace({ endpoint: c.endpoint, apiKey: 'k', serviceName: 's', register: false, flushOnExit: false });
+    // a framework's outer span that ends a tick after the result the agent awaited (streamText's)
+    const late = otel.tracer.startSpan('ai.streamText');
+    otel.tracer.startSpan('ai.streamText.doStream').end();
+    const stopping = otel.shutdown();
+    late.end();
+    await stopping;
+    await new Promise((r) => setImmediate(r));
+    expect(otel.stats()).toMatchObject({ produced: 2, exported: 1, unsentAtShutdown: 1 });
+    const unsent = processWarnings.filter((w) => w.code === UNSENT_WARNING_CODE && w.message.includes(c.endpoint)).map((w) => w.message);
+    expect(unsent).toEqual([`guardtrace: 1 of 2 spans could not be sent to ${c.endpoint}: 1 ended after shutdown began (end the session and await the framework's calls before shutdown())`]);
   });
 });

@@ -8,7 +8,7 @@
  * - Hosts that do not: `setupGuardtrace` makes a provider with that processor, registers it
  *   and an AsyncLocalStorage context manager, and flushes on exit.
  */
-import { type Tracer, context, diag, trace } from '@opentelemetry/api';
+import { context, diag, type Tracer, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -18,15 +18,15 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { DeliveryExporter, DeliveryProcessor, type DeliveryStats } from './delivery.ts';
+import { CONFIG_WARNING_CODE, DeliveryExporter, DeliveryProcessor, type DeliveryStats } from './delivery.ts';
 import { SDK_VERSION } from './runtime.ts';
-import { TailSamplingProcessor, type TailSamplingOptions } from './tail-sampling.ts';
+import { type TailSamplingOptions, TailSamplingProcessor } from './tail-sampling.ts';
 
-export { TailSamplingProcessor, type TailSamplingOptions } from './tail-sampling.ts';
-export { DROPPED_WARNING_CODE, type DeliveryStats, UNSENT_WARNING_CODE } from './delivery.ts';
+export { CONFIG_WARNING_CODE, type DeliveryStats, DROPPED_WARNING_CODE, EXPORT_FAILED_WARNING_CODE, UNSENT_WARNING_CODE } from './delivery.ts';
+export { type TailSamplingOptions, TailSamplingProcessor } from './tail-sampling.ts';
 
 export interface ExporterOptions {
-  /** Collector base URL; spans go to `${endpoint}/v1/traces`. */
+  /** Collector base URL; spans go to `${endpoint}/v1/traces` (an endpoint that ends in `/v1/traces` is used as it is). */
   endpoint: string;
   /** Project API key, sent as `Authorization: Bearer <key>`. */
   apiKey: string;
@@ -56,8 +56,20 @@ export interface SpanProcessorOptions extends ExporterOptions {
   shutdownTimeoutMillis?: number;
 }
 
+/** A setup that cannot work as meant: the diagnostic logger (off unless the host set one) and a process warning. */
+function configWarning(message: string): void {
+  diag.warn(message);
+  globalThis.process?.emitWarning?.(message, { code: CONFIG_WARNING_CODE });
+}
+
 /** An agent's exit must not wait out the exporter's ~8 s of retries against a collector that is down; 1 s sends a final batch to a live one. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 1000;
+
+/** `${endpoint}/v1/traces`; an endpoint that is the traces URL already (OTLP's `..._TRACES_ENDPOINT` form) stays as it is. */
+function tracesUrl(endpoint: string): string {
+  const base = endpoint.replace(/\/+$/, '');
+  return base.endsWith('/v1/traces') ? base : `${base}/v1/traces`;
+}
 
 /**
  * OTLP/HTTP protobuf exporter to a Guardtrace collector, for hosts that build their own span
@@ -65,7 +77,7 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 1000;
  */
 export function guardtraceExporter(opts: ExporterOptions): SpanExporter {
   return new OTLPTraceExporter({
-    url: `${opts.endpoint.replace(/\/+$/, '')}/v1/traces`,
+    url: tracesUrl(opts.endpoint),
     headers: { Authorization: `Bearer ${opts.apiKey}` },
     timeoutMillis: opts.timeoutMillis ?? 10_000,
   });
@@ -84,6 +96,12 @@ export function guardtraceExporter(opts: ExporterOptions): SpanExporter {
  */
 export function guardtraceSpanProcessor(opts: SpanProcessorOptions): GuardtraceSpanProcessor {
   const shutdownMs = opts.shutdownTimeoutMillis ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+  if (typeof opts.apiKey !== 'string' || opts.apiKey.trim() === '') {
+    // `apiKey: process.env.GUARDTRACE_API_KEY!` with the variable unset: every export would be refused
+    configWarning(
+      `guardtrace: no apiKey given (${opts.apiKey === '' ? 'an empty string' : String(opts.apiKey)}): the collector at ${opts.endpoint} will refuse every span; pass a project's API key (web app: Settings), e.g. from GUARDTRACE_API_KEY`,
+    );
+  }
   const exporter = new DeliveryExporter(
     guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: opts.timeoutMillis ?? opts.batch?.exportTimeoutMillis }),
     () => guardtraceExporter({ endpoint: opts.endpoint, apiKey: opts.apiKey, timeoutMillis: shutdownMs }),
@@ -93,7 +111,7 @@ export function guardtraceSpanProcessor(opts: SpanProcessorOptions): GuardtraceS
   // 8192 spans: the default 2048 dropped 0.17% of spans at full speed on this machine (DESIGN.md).
   const delivery = new DeliveryProcessor(exporter, {
     maxQueueSize: 8192, maxExportBatchSize: 512, scheduledDelayMillis: 1000, ...opts.batch,
-    stallTimeoutMs: shutdownMs, endpoint: opts.endpoint,
+    stallTimeoutMs: shutdownMs, endpoint: opts.endpoint, url: tracesUrl(opts.endpoint),
   });
   // Across processes the collector decides (every part is forwarded, its weight on its root).
   if (!opts.sampling || opts.sampling.crossProcess) return delivery;
@@ -160,7 +178,13 @@ export function setupGuardtrace(opts: SetupOptions): GuardtraceTelemetry {
     spanProcessors: [processor],
   });
   if (opts.register !== false) {
-    if (!trace.setGlobalTracerProvider(provider)) diag.warn('guardtrace: a global tracer provider was already registered; use the returned tracer');
+    if (!trace.setGlobalTracerProvider(provider)) {
+      // a host that runs OpenTelemetry already (NodeSDK, Sentry...) or a second setupGuardtrace:
+      // `new Guardtrace()` and the framework's spans would use that provider and never reach us
+      configWarning(
+        `guardtrace: a global tracer provider is registered already (your OpenTelemetry setup, or an earlier setupGuardtrace): only spans of the tracer setupGuardtrace returns reach ${opts.endpoint} (new Guardtrace({ tracer: otel.tracer })); \`new Guardtrace()\` and your frameworks' spans go to the registered provider. With a provider of your own, add guardtraceSpanProcessor({ endpoint, apiKey }) to it instead of calling setupGuardtrace`,
+      );
+    }
     if (!context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())) diag.warn('guardtrace: a context manager was already registered');
   }
   let stopped: Promise<void> | undefined;

@@ -178,6 +178,13 @@ export const ATTR_GUARDTRACE_RECONCILE_STATUS = 'guardtrace.reconcile.status' as
 export const ATTR_GUARDTRACE_CIRCUIT_STATE = 'guardtrace.circuit.state' as const;
 /** True when the call was answered from the idempotency store instead of running again. @example true */
 export const ATTR_GUARDTRACE_DEDUPLICATED = 'guardtrace.deduplicated' as const;
+/**
+ * On another instrumentation's span whose tool call or model call a Guardtrace integration
+ * records on a span of its own (the Vercel AI SDK's `ai.toolCall` and `ai.*.doGenerate` /
+ * `doStream` under `guardedAiSdk`): the operation of that span. The collector derives no row
+ * from such a span, so nothing is counted twice. @example 'chat'
+ */
+export const ATTR_GUARDTRACE_RECORDED_AS = 'guardtrace.recorded_as' as const;
 /** Bounded list of valid candidates a guard offered (paths, tool names), closest first. @example ['src/components/Button.tsx'] */
 export const ATTR_GUARDTRACE_GUARD_CANDIDATES = 'guardtrace.guard.candidates' as const;
 /** JSON pointers (RFC 6901) into the attempt's arguments of the fields a failed guard objects to; `''` is the whole arguments value. @example ['/items/3/qty'] */

@@ -9,17 +9,17 @@
  * replays a dataset file against the consumer's tools module (ESM and CommonJS).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { createApiKey, createPrisma, createProject } from '@guardtrace/db';
 import { createTestDatabase, freePort, type TestDatabase } from '@guardtrace/db/dev';
 import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PACKAGES, ROOT, attw, buildAndPack, npmEnv, publint, run } from './pack.ts';
+import { attw, buildAndPack, npmEnv, PACKAGES, publint, ROOT, run } from './pack.ts';
 
 const CONSUMER = path.join(ROOT, 'tools/package-check/consumer');
 const catalog = readFileSync(path.join(ROOT, 'pnpm-workspace.yaml'), 'utf8');
@@ -113,6 +113,8 @@ describe('a consumer project outside the workspace', () => {
       '@modelcontextprotocol/sdk': mcpManifest.dependencies['@modelcontextprotocol/sdk']!,
       '@modelcontextprotocol/server-filesystem': mcpManifest.devDependencies['@modelcontextprotocol/server-filesystem']!,
       '@opentelemetry/api': pinned('@opentelemetry/api'),
+      // the AI SDK integration's optional peer, at the version the SDK is tested with
+      ai: pinned('ai'),
       // the agents use guards/files, whose optional peer this is; node-sql-parser is left out on purpose
       tinyglobby: sdkManifest.devDependencies.tinyglobby!,
       zod: pinned('zod'),
@@ -209,6 +211,20 @@ describe('a consumer project outside the workspace', () => {
     }
   });
 
+  it('the CommonJS entries load where require() cannot load an ES module (Jest, tsx on Node 20: --no-experimental-require-module)', () => {
+    // Jest's own require() (before Node 24.9) and tsx's loader on Node 20 load no ES module from
+    // CommonJS; Node's flag turns require(esm) off the same way.
+    const entries = ['@guardtrace/sdk', '@guardtrace/sdk/setup', '@guardtrace/sdk/guards/files', '@guardtrace/sdk/guards/command', '@guardtrace/sdk/replay', '@guardtrace/semconv'];
+    const r = run(process.execPath, ['--no-experimental-require-module', '-e', `
+      const out = {};
+      for (const e of ${JSON.stringify(entries)}) { try { require(e); out[e] = 'ok'; } catch (err) { out[e] = String(err.message).split('\\n')[0]; } }
+      const { Guardtrace, idempotencyKey } = require('@guardtrace/sdk');
+      out.key = idempotencyKey('t', { a: 1 }).startsWith('idk_');
+      console.log(JSON.stringify(out));`], { cwd: project, env: npmEnv() });
+    expect(r.status, r.output).toBe(0);
+    expect(JSON.parse(r.output.trim().split('\n').at(-1) ?? '{}')).toEqual({ ...Object.fromEntries(entries.map((e) => [e, 'ok'])), key: true });
+  });
+
   /** tsc in the consumer project, in the background, so the two resolutions check side by side. */
   const tsc = (config: string) =>
     new Promise<{ status: number | null; output: string }>((resolve) => {
@@ -254,6 +270,30 @@ describe('a consumer project outside the workspace', () => {
       }, 60_000);
     }
   }
+  it('the AI SDK integration with the AI SDK’s own telemetry on: the collector counts each tool call, attempt, model call and token once', async () => {
+    const sessionId = `sess_consumer_ai_${randomBytes(6).toString('hex')}`;
+    const r = run(process.execPath, ['ai-sdk-agent.mjs', endpoint, apiKey, sessionId], { cwd: project, env: npmEnv(), timeoutMs: 60_000 });
+    expect(r.status, r.output).toBe(0);
+    const printed = JSON.parse(r.output.trim().split('\n').at(-1) ?? '{}') as { text: string; outcome: string; exported: number };
+    expect(printed).toMatchObject({ text: 'done', outcome: 'success' });
+    // Guardtrace's spans and the AI SDK's (ai.generateText, 3 doGenerate, 2 toolCall) were all sent
+    const { rows: spans } = await sql.query(`SELECT name FROM spans WHERE project_id = $1 AND session_id = $2`, [projectId, sessionId]);
+    expect(spans.filter((x: { name: string }) => x.name === 'ai.toolCall')).toHaveLength(2);
+    expect(spans.filter((x: { name: string }) => x.name === 'ai.generateText.doGenerate')).toHaveLength(3);
+    // generateText ran outside the session's span (a trace of its own): no session of its own either
+    const { rows: phantom } = await sql.query(
+      `SELECT id FROM sessions WHERE project_id = $1 AND id IN (SELECT trace_id FROM spans WHERE project_id = $1 AND name LIKE 'ai.%')`,
+      [projectId],
+    );
+    expect(phantom).toEqual([]);
+    const { rows } = await sql.query(
+      `SELECT tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens::int AS input_tokens
+         FROM sessions WHERE project_id = $1 AND id = $2`,
+      [projectId, sessionId],
+    );
+    expect(rows).toEqual([{ tool_call_count: 1, attempt_count: 2, failed_attempt_count: 1, model_call_count: 3, input_tokens: 300 }]);
+  }, 60_000);
+
   it('the installed guardtrace-replay bin replays a dataset file against an ESM and a CommonJS tools module through npx', () => {
     for (const tools of ['replay-tools.mjs', 'replay-tools.cjs']) {
       const json = `replay-report-${tools}.json`;

@@ -24,6 +24,14 @@ describe('classify', () => {
     expect(classify(span('openai.completion', { 'gen_ai.usage.prompt_tokens': 9 }))).toBe('model_call');
     expect(classify(span('http GET', {}))).toBeNull();
   });
+
+  it("derives no row from another instrumentation's span that a Guardtrace span records too (guardtrace.recorded_as)", () => {
+    // guardedAiSdk beside the AI SDK's own telemetry: execute_tool and chat are the rows
+    const marked = { 'guardtrace.recorded_as': 'execute_tool' };
+    expect(classify(span('ai.toolCall', { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'get_weather', ...marked }))).toBeNull();
+    expect(classify(span('ai.generateText.doGenerate', { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.usage.inputTokens': 9, 'gen_ai.usage.input_tokens': 9, 'guardtrace.recorded_as': 'chat' }))).toBeNull();
+    expect(interpret(span('ai.toolCall', { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'get_weather', ...marked }))).toBeNull();
+  });
 });
 
 describe('sessionId', () => {

@@ -5,7 +5,7 @@
  * the span's name). mapping.ts builds the rows from the Meaning alone, and the guard checks of
  * guardrail result events on spans that are no guardrail from eventChecks().
  */
-import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_USER_ID } from '@guardtrace/semconv';
+import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_OPERATION_NAME, ATTR_GUARDTRACE_RECORDED_AS, ATTR_USER_ID } from '@guardtrace/semconv';
 import type { NormSpan } from '../span.ts';
 import * as genai from './genai.ts';
 import * as guardtrace from './guardtrace.ts';
@@ -55,13 +55,22 @@ export function sessionId(span: NormSpan): string | null {
 }
 
 /**
+<<<<<<< HEAD
  * The row a span stands for: its operation name first (Guardtrace's and GenAI's), then
  * OpenInference's and OpenLLMetry's span kinds, then the AI SDK's `ai.operationId`, then its name
  * (Guardtrace's, GenAI's prefixes, the AI SDK's), then usage attributes (a model call, unless it
  * sums its children).
+=======
+ * The row a span stands for (none when it is marked `guardtrace.recorded_as`): its operation name first (Guardtrace's and GenAI's), then
+ * OpenInference's and OpenLLMetry's span kinds, then its name (Guardtrace's, the AI SDK's,
+ * GenAI's prefixes), then usage attributes (a model call, unless it sums its children).
+>>>>>>> audit-sdk
  */
 export function classify(span: NormSpan): SpanRole {
   const a = span.attributes;
+  // a framework's span whose call a Guardtrace span records as well (guardedAiSdk with the AI
+  // SDK's own telemetry on): that span is the row, this one stays raw, nothing counts twice
+  if (a[ATTR_GUARDTRACE_RECORDED_AS] !== undefined) return null;
   const op = str(a, ATTR_GEN_AI_OPERATION_NAME);
   let r: SpanRole | undefined;
   if (op !== null) {

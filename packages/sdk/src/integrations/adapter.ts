@@ -59,6 +59,11 @@ export class GuardtraceEscalation extends Error {
   }
 }
 
+/** Whether a failed call's decision takes it away from the model (a human, reconciliation, abort): the run should stop. */
+export function stopsRun(decision: CallFailure['decision']): boolean {
+  return STOPS_RUN.has(decision);
+}
+
 /** Throws {@link GuardtraceEscalation} when the result must stop the run; else returns it. */
 export function escalateOrReturn(r: CallResult): CallResult {
   if (!r.ok && STOPS_RUN.has(r.decision)) throw new GuardtraceEscalation(r);

@@ -1,9 +1,12 @@
+import { context } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { traced } from '../../test/helpers.ts';
-import { guardedAiSdk, registerAiSdkTools } from './ai-sdk.ts';
+import { GuardViolation } from '../errors.ts';
+import { escalationStop, type GuardedToolOutput, guardedAiSdk, registerAiSdkTools } from './ai-sdk.ts';
 
 type Gen = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 const usage = (input: number, output: number): Gen['usage'] => ({
@@ -158,5 +161,101 @@ describe('AI SDK auto-repair', () => {
       ['read_note', 'auto_repair', 'argument_name'],
       ['read_note', 'proceed', undefined],
     ]);
+  });
+});
+
+describe("AI SDK telemetry (experimental_telemetry) beside the integration", () => {
+  it("marks the AI SDK's own tool and model spans with the Guardtrace span that records the same call, so the collector counts each once", async () => {
+    // the host's OpenTelemetry setup registers a context manager: the AI SDK's spans are active while tools and models run
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const { gt, provider, spans, named } = traced();
+      registerAiSdkTools(gt, {
+        get_weather: { description: 'Weather', inputSchema: z.object({ city: z.string() }), execute: ({ city }: { city: string }) => ({ city, tempC: 20 }) },
+      });
+      const script: Gen[] = [
+        toolCall('call_1', 'get_weather', '{"town":"Paris"}', 0),
+        toolCall('call_2', 'get_weather', '{"city":"Paris"}', 1),
+        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(8000, 20), warnings: [] },
+      ];
+      let i = 0;
+      const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[i++]! });
+      const s = gt.session({ id: 'ai_sdk_telemetry', agentName: 'ai-sdk-agent' });
+      const result = await generateText({
+        model,
+        prompt: 'weather in Paris',
+        stopWhen: stepCountIs(5),
+        experimental_telemetry: { isEnabled: true, tracer: provider.getTracer('ai') },
+        ...guardedAiSdk(s),
+      });
+      await s.end();
+      expect(result.text).toBe('done');
+
+      const marks = (name: string) => spans().filter((x) => x.name === name).map((x) => x.attributes['guardtrace.recorded_as']);
+      expect(marks('ai.toolCall')).toEqual(['execute_tool', 'execute_tool']);
+      expect(marks('ai.generateText.doGenerate')).toEqual(['chat', 'chat', 'chat']);
+      // the outer span makes no row anyway, and Guardtrace's own spans are not marked
+      expect(marks('ai.generateText')).toEqual([undefined]);
+      // the AI SDK's spans are a trace of their own (generateText ran outside the session's span):
+      // each names the session, so the collector files them under it, not under a session of their own
+      const aiSpans = spans().filter((x) => x.name.startsWith('ai.'));
+      expect(aiSpans).toHaveLength(6);
+      expect(new Set(aiSpans.map((x) => x.attributes['gen_ai.conversation.id']))).toEqual(new Set(['ai_sdk_telemetry']));
+      expect(aiSpans[0]?.spanContext().traceId).not.toBe(named('invoke_agent')[0]?.spanContext().traceId);
+      expect(named('chat').map((c) => c.attributes['guardtrace.recorded_as'])).toEqual([undefined, undefined, undefined]);
+      expect(named('chat').map((c) => c.attributes['gen_ai.request.model'])).toEqual(['mock-model', 'mock-model', 'mock-model']);
+      expect(named('execute_tool')).toHaveLength(1);
+    } finally {
+      context.disable();
+    }
+  });
+
+  it("leaves the host's own active span unmarked when the AI SDK's telemetry is off", async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const { gt, provider, spans } = traced();
+      registerAiSdkTools(gt, { get_weather: { description: 'Weather', inputSchema: z.object({ city: z.string() }), execute: ({ city }: { city: string }) => city } });
+      const script: Gen[] = [
+        toolCall('call_1', 'get_weather', '{"city":"Paris"}', 0),
+        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(8000, 20), warnings: [] },
+      ];
+      let i = 0;
+      const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[i++]! });
+      const s = gt.session({ agentName: 'ai-sdk-agent' });
+      await provider.getTracer('host').startActiveSpan('handle_request', async (root) => {
+        await generateText({ model, prompt: 'weather', stopWhen: stepCountIs(3), ...guardedAiSdk(s) });
+        root.end();
+      });
+      await s.end();
+      expect(spans().filter((x) => x.attributes['guardtrace.recorded_as'] !== undefined)).toEqual([]);
+    } finally {
+      context.disable();
+    }
+  });
+});
+
+describe('AI SDK escalations', () => {
+  it('escalationStop ends generateText at the step whose guarded call escalated; without it the loop goes on to stopWhen', async () => {
+    const run = async (stop: boolean) => {
+      const { gt } = traced();
+      registerAiSdkTools(gt, {
+        book_table: {
+          description: 'Book a table',
+          inputSchema: z.object({ restaurant: z.string() }),
+          execute: () => {
+            throw new GuardViolation('the restaurant is closed today');
+          },
+        },
+      });
+      let i = 0;
+      const model = new MockLanguageModelV3({ doGenerate: async () => toolCall(`call_${++i}`, 'book_table', '{"restaurant":"A"}', i) });
+      const s = gt.session({ agentName: 'ai-sdk-agent' });
+      const result = await generateText({ model, prompt: 'book A', stopWhen: stop ? [stepCountIs(8), escalationStop] : stepCountIs(8), ...guardedAiSdk(s) });
+      await s.end();
+      return result.steps.map((st) => st.toolResults.map((r) => (r.output as GuardedToolOutput).decision).join());
+    };
+    // the same rejection twice escalates (repeated_rejection); the tool's output says so
+    expect(await run(true)).toEqual(['replan', 'escalate_human']);
+    expect(await run(false)).toHaveLength(8);
   });
 });

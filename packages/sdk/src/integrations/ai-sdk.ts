@@ -10,14 +10,16 @@
  * await s.end();
  * ```
  */
-import { type LanguageModel, NoSuchToolError, type StepResult, type Tool, type ToolSet, jsonSchema, tool } from 'ai';
+import { ATTR_GEN_AI_CONVERSATION_ID, ATTR_GUARDTRACE_RECORDED_AS, OP_CHAT, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
+import { trace } from '@opentelemetry/api';
+import { jsonSchema, type LanguageModel, NoSuchToolError, type StepResult, type StopCondition, type Tool, type ToolSet, tool, wrapLanguageModel } from 'ai';
 import { z } from 'zod';
 import { autoRepairedToolName, correctionNote } from '../auto-repair.ts';
 import type { Guardtrace } from '../guardtrace.ts';
 import { redactSecrets } from '../sanitize.ts';
 import { type Session, sessionCore } from '../session.ts';
 import type { CallFailure, CallResult } from '../types.ts';
-import { type ToolMeta, specOf } from './adapter.ts';
+import { specOf, stopsRun, type ToolMeta } from './adapter.ts';
 
 /** What the model sees when a call is rejected or fails: the sanitized feedback and the decision. */
 export interface GuardedToolOutput {
@@ -33,12 +35,74 @@ export interface GuardedAiSdkOptions {
   provider?: string;
 }
 
+/**
+ * A `stopWhen` condition: the last step had a guarded call the policy took away from the model
+ * (`escalate_human`, `fail_reconcile`, `abort`; the tool's output says so in `decision`). The AI
+ * SDK runs on to its other conditions otherwise, as nothing is thrown into its loop:
+ * `stopWhen: [stepCountIs(8), escalationStop]`.
+ */
+export const escalationStop: StopCondition<ToolSet> = ({ steps }) =>
+  steps.at(-1)?.toolResults.some((r) => {
+    const out = r.output as Partial<GuardedToolOutput> | null | undefined;
+    return typeof out?.decision === 'string' && typeof out.error === 'string' && stopsRun(out.decision);
+  }) ?? false;
+
 /** Spread into `generateText`: tools, `prepareStep`, `onStepFinish`, `experimental_repairToolCall`. */
 export interface GuardedAiSdk {
   tools: ToolSet;
-  prepareStep: (o: { model: LanguageModel; stepNumber: number }) => undefined;
+  /** Numbers the step's model turn; the step runs the same model, through a wrapper that marks the AI SDK's own model span (see {@link markAiSdkSpan}). */
+  prepareStep: (o: { model: LanguageModel; stepNumber: number }) => { model: LanguageModel } | undefined;
   onStepFinish: (step: StepResult<ToolSet>) => void;
   experimental_repairToolCall: <T extends { toolCallId: string; toolName: string; input: string }>(o: { toolCall: T; error: unknown }) => Promise<T | null>;
+}
+
+/**
+ * With the AI SDK's own telemetry on (`experimental_telemetry`), its spans are active while the
+ * integration's hooks run: `ai.generateText` / `ai.streamText` in `prepareStep`, `ai.toolCall`
+ * while a guarded tool runs, `ai.*.doGenerate` / `doStream` while the model answers. Each gets
+ * the session's id (`gen_ai.conversation.id`): generateText usually runs outside the session's
+ * span, so its spans are a trace of their own, and the collector files them under the session
+ * instead of a session of their own. Guardtrace records the same tool call (`execute_tool`) and
+ * model turn (`chat`) on spans of its own, so those AI SDK spans are also marked
+ * `guardtrace.recorded_as`: the collector makes no second row of them (counted once: tool
+ * calls, attempts, tokens). Only a span of the AI SDK's is touched, never a span of the host's
+ * that happens to be active.
+ */
+function markAiSdkSpan(sessionId: string, op?: typeof OP_EXECUTE_TOOL | typeof OP_CHAT): void {
+  const span = trace.getActiveSpan();
+  // the SDK's span objects carry their name (ReadableSpan); the API's interface does not
+  const name = (span as { name?: unknown } | undefined)?.name;
+  if (!span || typeof name !== 'string' || !name.startsWith('ai.')) return;
+  span.setAttribute(ATTR_GEN_AI_CONVERSATION_ID, sessionId);
+  const recorded = op === OP_EXECUTE_TOOL ? name === 'ai.toolCall' : op === OP_CHAT && /^ai\.\w+\.do(Generate|Stream)$/.test(name);
+  if (recorded && op) span.setAttribute(ATTR_GUARDTRACE_RECORDED_AS, op);
+}
+
+/** The step's model, through a middleware that marks the AI SDK's model span (one wrapper per model). */
+function modelMarker(sessionId: string): (model: LanguageModel) => LanguageModel {
+  const wrappers = new WeakMap<object, LanguageModel>();
+  return (model) => {
+    if (typeof model === 'string' || model.specificationVersion !== 'v3') return model;
+    let wrapped = wrappers.get(model);
+    if (!wrapped) {
+      wrapped = wrapLanguageModel({
+        model,
+        middleware: {
+          specificationVersion: 'v3',
+          wrapGenerate: ({ doGenerate }) => {
+            markAiSdkSpan(sessionId, OP_CHAT);
+            return doGenerate();
+          },
+          wrapStream: ({ doStream }) => {
+            markAiSdkSpan(sessionId, OP_CHAT);
+            return doStream();
+          },
+        },
+      });
+      wrappers.set(model, wrapped);
+    }
+    return wrapped;
+  };
 }
 
 function feedbackOutput(r: CallFailure): GuardedToolOutput {
@@ -56,6 +120,7 @@ function modelInfo(model: LanguageModel): { id: string; provider?: string } {
 /** Builds the AI SDK tool set and step hooks for one Guardtrace session. */
 export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): GuardedAiSdk {
   const rt = sessionCore(session).rt;
+  const markedModel = modelMarker(session.id);
   const names = opts.tools ?? [...rt.tools.keys()];
   let failedThisStep: CallFailure | undefined;
   let failedLastStep: CallFailure | undefined;
@@ -94,6 +159,7 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
       description: spec.description,
       inputSchema: jsonSchema<unknown>(schema as never, { validate: (value) => ({ success: true, value }) }),
       execute: async (input: unknown, o: { toolCallId: string }) => {
+        markAiSdkSpan(session.id, OP_EXECUTE_TOOL);
         const r = await session.callTool(routed.get(o.toolCallId) ?? name, input, { callId: o.toolCallId });
         note(r);
         const text = correctionNote(r);
@@ -109,7 +175,9 @@ export function guardedAiSdk(session: Session, opts: GuardedAiSdkOptions = {}): 
     tools,
     prepareStep: ({ model }) => {
       step = { start: Date.now(), model: modelInfo(model), sequence: sessionCore(session).reserveStep() };
-      return undefined;
+      markAiSdkSpan(session.id);
+      const marked = markedModel(model);
+      return marked === model ? undefined : { model: marked };
     },
     onStepFinish: (s) => {
       const call: Parameters<Session['recordModelCall']>[0] = {
