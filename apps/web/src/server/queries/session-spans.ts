@@ -68,7 +68,7 @@ const empty = sql``;
  * The first of `keys` that the span has, not empty (each convention's content key: semconv's
  * content.ts); `attrs` names the span's attributes column.
  */
-export function firstAttribute(keys: readonly string[], attrs: Sql = sql`attributes`): Sql {
+function firstAttribute(keys: readonly string[], attrs: Sql = sql`attributes`): Sql {
   const each = keys.map((k) => sql`nullif(${attrs}->>${k}, '')`);
   return sql`coalesce(${each.slice(1).reduce((acc, p) => sql`${acc}, ${p}`, each[0] ?? sql`NULL`)})`;
 }
