@@ -32,8 +32,10 @@ describe('demo agent', () => {
     const last = spans.filter((s) => s.name === 'guardtrace.attempt' && s.attributes['gen_ai.conversation.id'] === budget).at(-1);
     expect(last?.attributes['guardtrace.escalation.reason']).toBe('circuit_breaker');
     const repairs = spans.filter((s) => s.name.startsWith('chat ') && s.attributes['guardtrace.repair.failure_class']);
-    expect(repairs.map((s) => s.attributes['guardtrace.repair.failure_class'])).toEqual(['invalid_arguments', 'unknown_tool']);
-    expect(repairs.map((s) => s.attributes['gen_ai.usage.input_tokens'])).toEqual([6000, 6000]);
+    // the renamed parameter's and the hallucinated name's repair turns, then one per outage hand-back
+    expect(repairs.map((s) => s.attributes['guardtrace.repair.failure_class'])).toEqual(['invalid_arguments', 'unknown_tool', ...Array(5).fill('transient')]);
+    // each turn replays the context so far: the outage's repair turns cost more the longer it lasts
+    expect(repairs.map((s) => s.attributes['gen_ai.usage.input_tokens'])).toEqual([6000, 6000, 6000, 8000, 10000, 12000, 14000]);
     const chargeTool = spans.find((s) => s.name === 'execute_tool charge_card');
     expect(chargeTool?.attributes['guardtrace.reconcile.status']).toBe('committed');
   });
