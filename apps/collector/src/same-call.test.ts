@@ -44,6 +44,9 @@ describe('recordedTwice', () => {
     expect(recordedTwice([framework(), provider({ ...same, parentSpanId: framework().spanId })])).toEqual(new Set([framework().spanId]));
     expect(recordedTwice([framework(), provider(same)])).toEqual(new Set([provider().spanId]));
     expect(recordedTwice([provider(same), framework()])).toEqual(new Set([provider().spanId]));
+    // Within a millisecond: times one instrumentation recorded in whole milliseconds.
+    expect(recordedTwice([framework({ startNs: 400_000n }), provider({ startNs: 0n, endNs: ms(98) })])).toEqual(new Set([framework().spanId]));
+    expect(recordedTwice([framework(), provider({ startNs: 500_000n, endNs: ms(100) + 500_000n })])).toEqual(new Set([provider().spanId]));
   });
 
   it('never merges two calls: one library, other tokens, another model, outside its time, or unrelated spans', () => {
@@ -52,7 +55,7 @@ describe('recordedTwice', () => {
     expect(recordedTwice([framework(), provider({ inputTokens: 300 })])).toEqual(new Set());
     expect(recordedTwice([framework(), provider({ model: 'claude-sonnet-4' })])).toEqual(new Set());
     expect(recordedTwice([framework(), provider({ startNs: ms(100), endNs: ms(200) })])).toEqual(new Set());
-    expect(recordedTwice([framework(), provider({ endNs: ms(101) })])).toEqual(new Set());
+    expect(recordedTwice([framework(), provider({ endNs: ms(102) })])).toEqual(new Set());
     expect(recordedTwice([framework(), provider({ parentSpanId: 'other00000000000' })])).toEqual(new Set());
     expect(recordedTwice([framework({ parentSpanId: null }), provider({ parentSpanId: null })])).toEqual(new Set());
   });

@@ -6,7 +6,8 @@
  *
  * - another instrumentation recorded each (their scope names differ: one library never records
  *   one call twice, and two calls of one library are two calls);
- * - one (the inner) ran within the other's time, start and end included;
+ * - one (the inner) ran within the other's time, start and end included (give or take a
+ *   millisecond: some instrumentations record whole milliseconds);
  * - the inner is a child of the outer, or a sibling of it (an instrumentation that does not make
  *   its span the active one, as Traceloop's LangChain instrumentation, leaves the provider
  *   client's span beside it);
@@ -44,14 +45,19 @@ function sameModel(a: string | null, b: string | null): boolean {
   return x.startsWith(y) || y.startsWith(x);
 }
 
+/**
+ * Span times some instrumentations record in whole milliseconds (Date.now()): a span within another
+ * may then seem to start up to a millisecond before it.
+ */
+const SLACK_NS = 1_000_000n;
+
+const contains = (outer: CallSpan, inner: CallSpan) => inner.startNs >= outer.startNs - SLACK_NS && inner.endNs <= outer.endNs + SLACK_NS;
+
 /** Whether `inner` is the same call as `outer`, recorded within it (see above). */
 function within(outer: CallSpan, inner: CallSpan): boolean {
-  if (outer.spanId === inner.spanId || outer.scope === inner.scope) return false;
-  if (inner.startNs < outer.startNs || inner.endNs > outer.endNs) return false;
-  // The very same interval: the child is the inner one; between siblings, the smaller span id.
-  if (inner.startNs === outer.startNs && inner.endNs === outer.endNs && outer.parentSpanId !== inner.spanId && inner.parentSpanId !== outer.spanId && inner.spanId > outer.spanId) {
-    return false;
-  }
+  if (outer.spanId === inner.spanId || outer.scope === inner.scope || !contains(outer, inner)) return false;
+  // The same interval (either within the other): the child is the inner one; between siblings, the smaller span id.
+  if (contains(inner, outer) && (outer.parentSpanId === inner.spanId || (inner.parentSpanId !== outer.spanId && inner.spanId > outer.spanId))) return false;
   if (outer.parentSpanId === inner.spanId) return false;
   const related = inner.parentSpanId === outer.spanId || (inner.parentSpanId !== null && inner.parentSpanId === outer.parentSpanId);
   if (!related || !sameModel(outer.model, inner.model)) return false;
