@@ -31,6 +31,8 @@ describe('recordedTwice', () => {
     expect(recordedTwice([framework(), provider({ parentSpanId: framework().spanId })])).toEqual(new Set([framework().spanId]));
     // A dated model name is the same model.
     expect(recordedTwice([framework(), provider({ model: 'gpt-4o-mini-2024-07-18' })])).toEqual(new Set([framework().spanId]));
+    // Under another span of the trace (the app's, where OpenInference leaves the OpenAI client's span): the same usage tells.
+    expect(recordedTwice([framework(), provider({ parentSpanId: 'app0000000000000' })])).toEqual(new Set([framework().spanId]));
   });
 
   it('when only one of them has usage, that one is the call; a repair turn is the call whatever its place', () => {
@@ -56,8 +58,9 @@ describe('recordedTwice', () => {
     expect(recordedTwice([framework(), provider({ model: 'claude-sonnet-4' })])).toEqual(new Set());
     expect(recordedTwice([framework(), provider({ startNs: ms(100), endNs: ms(200) })])).toEqual(new Set());
     expect(recordedTwice([framework(), provider({ endNs: ms(102) })])).toEqual(new Set());
-    expect(recordedTwice([framework(), provider({ parentSpanId: 'other00000000000' })])).toEqual(new Set());
-    expect(recordedTwice([framework({ parentSpanId: null }), provider({ parentSpanId: null })])).toEqual(new Set());
+    // Without usage on both, only a child or a sibling is the same call.
+    expect(recordedTwice([framework(), provider({ parentSpanId: 'other00000000000', inputTokens: 0, outputTokens: 0 })])).toEqual(new Set());
+    expect(recordedTwice([framework({ parentSpanId: null }), provider({ parentSpanId: null, inputTokens: 0, outputTokens: 0 })])).toEqual(new Set());
   });
 
   it('two calls of a framework, each with its provider span: two calls', () => {

@@ -8,11 +8,11 @@
  *   one call twice, and two calls of one library are two calls);
  * - one (the inner) ran within the other's time, start and end included (give or take a
  *   millisecond: some instrumentations record whole milliseconds);
- * - the inner is a child of the outer, or a sibling of it (an instrumentation that does not make
- *   its span the active one, as Traceloop's LangChain instrumentation, leaves the provider
- *   client's span beside it);
  * - they name the same model when both name one (one may name a dated version of the other);
- * - they report the same input and output tokens when both report usage.
+ * - they report the same input and output tokens; or, when one of them reports no usage, the
+ *   inner is a child of the outer or a sibling of it. (An instrumentation that does not make its
+ *   span the active one leaves the provider client's span beside it, as Traceloop's LangChain
+ *   instrumentation does, or under whatever span the app has active, as OpenInference's does.)
  *
  * Of the two, the call is the inner one (the provider-level request), unless only the outer one
  * repairs a failed attempt (Guardtrace's repair attribution) or only the outer one has usage; the
@@ -58,10 +58,9 @@ function within(outer: CallSpan, inner: CallSpan): boolean {
   if (outer.spanId === inner.spanId || outer.scope === inner.scope || !contains(outer, inner)) return false;
   // The same interval (either within the other): the child is the inner one; between siblings, the smaller span id.
   if (contains(inner, outer) && (outer.parentSpanId === inner.spanId || (inner.parentSpanId !== outer.spanId && inner.spanId > outer.spanId))) return false;
-  if (outer.parentSpanId === inner.spanId) return false;
-  const related = inner.parentSpanId === outer.spanId || (inner.parentSpanId !== null && inner.parentSpanId === outer.parentSpanId);
-  if (!related || !sameModel(outer.model, inner.model)) return false;
-  return !(hasUsage(outer) && hasUsage(inner)) || (outer.inputTokens === inner.inputTokens && outer.outputTokens === inner.outputTokens);
+  if (outer.parentSpanId === inner.spanId || !sameModel(outer.model, inner.model)) return false;
+  if (hasUsage(outer) && hasUsage(inner)) return outer.inputTokens === inner.inputTokens && outer.outputTokens === inner.outputTokens;
+  return inner.parentSpanId === outer.spanId || (inner.parentSpanId !== null && inner.parentSpanId === outer.parentSpanId);
 }
 
 /** Of a pair of spans of one call, the one that is not the call. */

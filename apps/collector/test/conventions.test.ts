@@ -601,6 +601,29 @@ describe('recorded payloads of other instrumentations', () => {
       expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
     },
   );
+
+  // OpenInference's LangChain and OpenAI instrumentations: LangChain's LLM span under its chain,
+  // the OpenAI client's under the app's span (LangChain's spans are never made active).
+  it.each(['whole', 'exports', 'reversed'] as const)(
+    'LangChain ChatOpenAI traced by OpenInference twice (LangChain and OpenAI instrumentations): each call counted once (%s)',
+    async (split) => {
+      const sessionId = await post('openinference-openai', split);
+      const calls = (
+        await env.sql.query(
+          `SELECT s.name, s.scope_name, m.model, m.input_tokens, m.output_tokens FROM model_calls m
+           JOIN spans s ON s.project_id = m.project_id AND s.trace_id = m.trace_id AND s.span_id = m.span_id
+           WHERE m.project_id = $1 AND m.session_id = $2 ORDER BY m.started_at`,
+          [env.projectId, sessionId],
+        )
+      ).rows;
+      const client = { name: 'OpenAI Chat Completions', scope_name: '@arizeai/openinference-instrumentation-openai', model: 'gpt-4o-mini' };
+      expect(calls).toEqual([
+        { ...client, input_tokens: 120, output_tokens: 18 },
+        { ...client, input_tokens: 160, output_tokens: 24 },
+      ]);
+      expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 13, model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
+    },
+  );
 });
 
 describe('one model call recorded by two instrumentations (a framework and its provider client)', () => {
