@@ -624,6 +624,18 @@ describe('recorded payloads of other instrumentations', () => {
       expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 13, model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
     },
   );
+
+  // The AI SDK's OpenAI provider calls the API with fetch: no OpenAI client instrumentation sees
+  // it, and an HTTP instrumentation's spans (undici's `POST` under each doGenerate) carry no usage.
+  it('Vercel AI SDK telemetry beside an HTTP instrumentation: its doGenerate spans are the calls, the HTTP spans none', async () => {
+    const sessionId = await post('vercel-ai-undici');
+    const calls = (await env.sql.query('SELECT model, input_tokens, output_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY started_at', [env.projectId, sessionId])).rows;
+    expect(calls).toEqual([
+      { model: 'gpt-4o-mini', input_tokens: 120, output_tokens: 18 },
+      { model: 'gpt-4o-mini', input_tokens: 160, output_tokens: 24 },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 6, model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
+  });
 });
 
 describe('one model call recorded by two instrumentations (a framework and its provider client)', () => {
