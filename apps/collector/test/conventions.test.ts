@@ -599,6 +599,10 @@ describe('recorded payloads of other instrumentations', () => {
         { scope_name: '@traceloop/instrumentation-openai', model: 'gpt-4o-mini', input_tokens: 160, output_tokens: 24 },
       ]);
       expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
+      // Analytics' model spend (dollars per model) counts the same tokens.
+      expect(
+        (await env.sql.query('SELECT model, input_tokens, output_tokens FROM analytics_model_session_spend WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows,
+      ).toEqual([{ model: 'gpt-4o-mini', input_tokens: 280, output_tokens: 42 }]);
     },
   );
 
