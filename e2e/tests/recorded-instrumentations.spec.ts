@@ -204,3 +204,23 @@ test('Vercel AI SDK exported through Traceloop, recorded: two model steps (not t
   await expectListed(page, sessionId, 'class:invalid_arguments', 1);
   await expect(sessionRow(page, sessionId)).toContainText('3 failed');
 });
+
+for (const c of [
+  { name: 'traceloop-openai', title: "Traceloop's" },
+  { name: 'openinference-openai', title: "OpenInference's" },
+]) {
+  test(`LangChain's ChatOpenAI traced by ${c.title} LangChain and OpenAI instrumentations, recorded: each model call one step, its tokens once`, async ({ page }) => {
+    const { sessionId } = await postRecording(c.name);
+    // One forecast call; two model calls (the tool call, the answer), each recorded by both instrumentations.
+    await openRecordedReplay(page, sessionId, 1);
+    await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(2);
+    const header = page.getByTestId('session-header');
+    await expect(header.getByTestId('session-model-calls')).toHaveText('2');
+    await expect(header.getByTestId('session-tokens')).toHaveText('280 / 42');
+    // The step shown is the OpenAI client's span: its prompt and answer.
+    await selectStep(page, 'model', { nth: 1 });
+    await expect(page.getByTestId('step-detail')).toContainText('Light rain in Lyon, 18 °C.');
+    await expectListed(page, sessionId, '', 1);
+    await expect(sessionRow(page, sessionId).getByTestId('session-row-tokens')).toHaveText('322');
+  });
+}

@@ -92,6 +92,7 @@ class TotalsRows {
  * @param traceStart start time per `project/trace` (timestamptz text): the partition key of its spans.
  * @param existing `project/trace/span` keys already stored; the batch's own are added.
  * @param touched sessions this transaction writes (re-keyed ones already in); the batch's are added.
+ * @param sameCall `project/trace/span` keys of model-call spans another span records as the call (same-call.ts): no row.
  */
 export function batchRows(
   jobs: readonly { projectId: string; spans: readonly Prepared[] }[],
@@ -100,6 +101,7 @@ export function batchRows(
   traceStart: ReadonlyMap<string, string>,
   existing: Set<string>,
   touched: Map<string, [string, string]>,
+  sameCall: ReadonlySet<string> = new Set(),
 ): BatchRows {
   const spanRows = new CopyBuffer();
   const derived = new Map<Target, CopyBuffer>(DERIVED_TARGETS.map((t) => [t, new CopyBuffer()]));
@@ -146,7 +148,7 @@ export function batchRows(
       spanRows.writeBytes(p.buf, p.lineStart, p.lineEnd);
       spanRows.write(spanTail[1]);
       if (p.definition) definitions.push(p.definition);
-      if (p.derived) {
+      if (p.derived && !(p.call !== null && sameCall.has(spanKey))) {
         const rows = derived.get(p.derived) as CopyBuffer;
         rows.writeBytes(p.derivedBuf as Buffer, p.derivedStart, p.derivedEnd);
         rows.write(tail);

@@ -4,9 +4,11 @@
  * few fields its transaction needs. Only session_id (and a span row's trace_start) is left out
  * of the rows, known per batch.
  */
-import { copyLine, RowArena, shareJson } from './copy.ts';
+
 import { interpret, sessionId } from './conventions/index.ts';
+import { copyLine, RowArena, shareJson } from './copy.ts';
 import { type DerivedRows, deriveOne, guardEventRows, impliedRows, spanCopyHead } from './mapping.ts';
+import type { CallSpan } from './same-call.ts';
 import type { NormSpan } from './span.ts';
 import { ATTEMPTS, GUARD_CHECKS, MODEL_CALLS, type Target, TOOL_CALLS } from './sql.ts';
 import { type DefinitionRow, spanDefinition } from './tool-definitions.ts';
@@ -66,6 +68,8 @@ export interface Prepared {
   extra: ExtraRow[] | null;
   /** The tool definition a tool call span carries, when this process has not stored it yet (tool-definitions.ts). */
   definition: DefinitionRow | null;
+  /** A model call span, as same-call.ts reads it (another span may record the same call). */
+  call: CallSpan | null;
 }
 
 /** A derived row beyond a span's own: its table, its text (bytes `start` to `end` of `buf`). */
@@ -121,6 +125,28 @@ export function prepareSpan(projectId: string, span: NormSpan, arena: RowArena):
     repair: derived === MODEL_CALLS && d !== null && isRepair(d[1] as RepairFields),
     extra: extraRows(span, m, projectId, arena),
     definition: derived === TOOL_CALLS ? spanDefinition(projectId, span, span.startTime as string) : null,
+    call: derived === MODEL_CALLS && d !== null ? callSpan(span, d[1] as unknown as ModelCallFields) : null,
+  };
+}
+
+/** The fields of a model call row that same-call.ts reads. */
+interface ModelCallFields extends RepairFields {
+  model: string | null;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+function callSpan(span: NormSpan, row: ModelCallFields): CallSpan {
+  return {
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    startNs: span.startNs,
+    endNs: span.endNs,
+    scope: span.scopeName,
+    model: row.model,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    repair: isRepair(row),
   };
 }
 

@@ -159,6 +159,24 @@ JOIN spans s ON s.project_id = t.project_id AND s.trace_start = t.trace_start AN
   AND s.span_id = t.span_id`;
 
 /**
+ * The stored model calls of these traces (`$1` projects, `$2` trace starts, `$3` trace ids), with
+ * what same-call.ts reads of their spans: scope and exact times.
+ */
+export const STORED_MODEL_CALLS = `
+SELECT m.project_id::text AS project_id, m.trace_id, m.span_id, m.session_id, m.parent_span_id, m.model, m.input_tokens,
+  m.output_tokens, (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL) AS repair,
+  s.start_time_unix_nano::text AS start_ns, s.end_time_unix_nano::text AS end_ns, s.scope_name
+FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS t(project_id, trace_start, trace_id)
+JOIN model_calls m ON m.project_id = t.project_id AND m.trace_id = t.trace_id
+JOIN spans s ON s.project_id = m.project_id AND s.trace_start = t.trace_start AND s.trace_id = m.trace_id
+  AND s.span_id = m.span_id AND s.start_time = m.started_at`;
+
+/** Model-call rows by key (`$1` projects, `$2` trace ids, `$3` span ids): another span records the call. */
+export const DELETE_MODEL_CALLS = `
+DELETE FROM model_calls m USING unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, span_id)
+WHERE m.project_id = t.project_id AND m.trace_id = t.trace_id AND m.span_id = t.span_id`;
+
+/**
  * Traces stored under their trace id whose conversation id this batch reveals: move their
  * spans (found through the session index: their session id is the trace id).
  */

@@ -17,7 +17,7 @@ import { updateAlertMinutes } from './alerts/rollup-sql.ts';
 import { batchRows } from './batch-rows.ts';
 import { runCopyScript } from './copy-script.ts';
 import { key, type Prepared } from './prepare.ts';
-import { rememberDefinitions, storeDefinitions } from './tool-definitions.ts';
+import { sameCalls } from './same-call.ts';
 import {
   EXISTING_SPANS,
   linkCorrections,
@@ -32,6 +32,7 @@ import {
   updateSessions,
   upsertTracesAndLock,
 } from './sql.ts';
+import { rememberDefinitions, storeDefinitions } from './tool-definitions.ts';
 
 /** `direct`: COPY into the tables; `staged`: through the per-connection stages, ON CONFLICT DO NOTHING. */
 export type BatchMode = 'direct' | 'staged';
@@ -121,7 +122,9 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   }
   // 4. Rows of the spans not stored yet (each once, even when a batch repeats one), and their
   //    keys per session for the session totals and the analytics rollup.
-  const { spanRows, derived, sessions, totals, analytics, definitions } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched);
+  //    A model call that another span records too (another instrumentation's) counts once: same-call.ts.
+  const sameCall = await sameCalls(client, jobs, storedTraces, traceStart, existing, touched);
+  const { spanRows, derived, sessions, totals, analytics, definitions } = batchRows(jobs, mode === 'direct', traceSession, traceStart, existing, touched, sameCall);
   // One COPY per table with rows (much cheaper for Postgres than parsing rows from JSON),
   // through the per-connection stages on the fallback path.
   const statements: string[] = [];

@@ -568,4 +568,143 @@ describe('recorded payloads of other instrumentations', () => {
     expect(traces).toHaveLength(2);
     expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 26, tool_call_count: 4, attempt_count: 4, failed_attempt_count: 2, user_id: 'user-lyon' });
   });
+
+  // Traceloop's SDK instruments LangChain and the OpenAI client: each ChatOpenAI call is LangChain's
+  // `chat` span and the OpenAI client's, siblings under the agent (its LangChain spans are never
+  // made active), both with the call's usage. One call each, however the exports arrive.
+  it.each(['whole', 'exports', 'reversed'] as const)(
+    'LangChain ChatOpenAI traced by Traceloop twice (LangChain and OpenAI instrumentations): each call counted once (%s)',
+    async (split) => {
+      const sessionId = await post('traceloop-openai', split);
+      const spans = (
+        await env.sql.query("SELECT scope_name FROM spans WHERE project_id = $1 AND session_id = $2 AND name LIKE 'chat %' ORDER BY scope_name", [env.projectId, sessionId])
+      ).rows;
+      expect(spans.map((s) => s.scope_name)).toEqual([
+        '@traceloop/instrumentation-langchain',
+        '@traceloop/instrumentation-langchain',
+        '@traceloop/instrumentation-openai',
+        '@traceloop/instrumentation-openai',
+      ]);
+      const calls = (
+        await env.sql.query(
+          `SELECT s.scope_name, m.model, m.input_tokens, m.output_tokens FROM model_calls m
+           JOIN spans s ON s.project_id = m.project_id AND s.trace_id = m.trace_id AND s.span_id = m.span_id
+           WHERE m.project_id = $1 AND m.session_id = $2 ORDER BY m.started_at`,
+          [env.projectId, sessionId],
+        )
+      ).rows;
+      // The OpenAI client's span is the request itself: it is the call.
+      expect(calls).toEqual([
+        { scope_name: '@traceloop/instrumentation-openai', model: 'gpt-4o-mini', input_tokens: 120, output_tokens: 18 },
+        { scope_name: '@traceloop/instrumentation-openai', model: 'gpt-4o-mini', input_tokens: 160, output_tokens: 24 },
+      ]);
+      expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
+      // Analytics' model spend (dollars per model) counts the same tokens.
+      expect(
+        (await env.sql.query('SELECT model, input_tokens, output_tokens FROM analytics_model_session_spend WHERE project_id = $1 AND session_id = $2', [env.projectId, sessionId])).rows,
+      ).toEqual([{ model: 'gpt-4o-mini', input_tokens: 280, output_tokens: 42 }]);
+    },
+  );
+
+  // OpenInference's LangChain and OpenAI instrumentations: LangChain's LLM span under its chain,
+  // the OpenAI client's under the app's span (LangChain's spans are never made active).
+  it.each(['whole', 'exports', 'reversed'] as const)(
+    'LangChain ChatOpenAI traced by OpenInference twice (LangChain and OpenAI instrumentations): each call counted once (%s)',
+    async (split) => {
+      const sessionId = await post('openinference-openai', split);
+      const calls = (
+        await env.sql.query(
+          `SELECT s.name, s.scope_name, m.model, m.input_tokens, m.output_tokens FROM model_calls m
+           JOIN spans s ON s.project_id = m.project_id AND s.trace_id = m.trace_id AND s.span_id = m.span_id
+           WHERE m.project_id = $1 AND m.session_id = $2 ORDER BY m.started_at`,
+          [env.projectId, sessionId],
+        )
+      ).rows;
+      const client = { name: 'OpenAI Chat Completions', scope_name: '@arizeai/openinference-instrumentation-openai', model: 'gpt-4o-mini' };
+      expect(calls).toEqual([
+        { ...client, input_tokens: 120, output_tokens: 18 },
+        { ...client, input_tokens: 160, output_tokens: 24 },
+      ]);
+      expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 13, model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
+    },
+  );
+
+  // The AI SDK's OpenAI provider calls the API with fetch: no OpenAI client instrumentation sees
+  // it, and an HTTP instrumentation's spans (undici's `POST` under each doGenerate) carry no usage.
+  it('Vercel AI SDK telemetry beside an HTTP instrumentation: its doGenerate spans are the calls, the HTTP spans none', async () => {
+    const sessionId = await post('vercel-ai-undici');
+    const calls = (await env.sql.query('SELECT model, input_tokens, output_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY started_at', [env.projectId, sessionId])).rows;
+    expect(calls).toEqual([
+      { model: 'gpt-4o-mini', input_tokens: 120, output_tokens: 18 },
+      { model: 'gpt-4o-mini', input_tokens: 160, output_tokens: 24 },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ span_count: 6, model_call_count: 2, input_tokens: '280', output_tokens: '42', tool_call_count: 1 });
+  });
+});
+
+describe('one model call recorded by two instrumentations (a framework and its provider client)', () => {
+  /** Two tracers of one provider: two instrumentation scopes, each span exported as it ends (its own request). */
+  function twoInstrumentations() {
+    const exporter = new OTLPTraceExporter({ url, headers: { authorization: `Bearer ${env.key}` } });
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ 'service.name': 'nested-calls' }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    return { framework: provider.getTracer('framework-instrumentation'), client: provider.getTracer('openai-instrumentation'), done: () => provider.shutdown() };
+  }
+  const chat = (input?: number, output?: number): Attributes => ({
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.request.model': 'gpt-4o-mini',
+    ...(input === undefined ? {} : { 'gen_ai.usage.input_tokens': input, 'gen_ai.usage.output_tokens': output }),
+  });
+  const at = (base: number, ms: number) => base + ms;
+  const calls = (sessionId: string) =>
+    env.sql
+      .query(
+        `SELECT s.scope_name, m.input_tokens, m.output_tokens FROM model_calls m
+         JOIN spans s ON s.project_id = m.project_id AND s.trace_id = m.trace_id AND s.span_id = m.span_id
+         WHERE m.project_id = $1 AND m.session_id = $2 ORDER BY m.started_at, s.scope_name`,
+        [env.projectId, sessionId],
+      )
+      .then((r) => r.rows);
+
+  it('the outer span exported first with usage, the inner one later without: the one with usage is the call, once', async () => {
+    const sessionId = `nested_${hex(6)}`;
+    const { framework, client, done } = twoInstrumentations();
+    const t0 = Date.now() - 60_000;
+    const agent = framework.startSpan('invoke_agent weather', { startTime: t0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': sessionId } });
+    const parent = trace.setSpan(context.active(), agent);
+    // The framework's span ends (and is exported) before the client's span, inside it in time, is.
+    framework.startSpan('chat gpt-4o-mini', { startTime: at(t0, 10), attributes: chat(120, 18) }, parent).end(at(t0, 110));
+    client.startSpan('chat gpt-4o-mini', { startTime: at(t0, 15), attributes: chat() }, parent).end(at(t0, 105));
+    agent.end(at(t0, 200));
+    await done();
+    expect(await calls(sessionId)).toEqual([{ scope_name: 'framework-instrumentation', input_tokens: 120, output_tokens: 18 }]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 1, input_tokens: '120', output_tokens: '18' });
+  });
+
+  it('the inner span with usage arriving after the outer one replaces its row; separate calls stay separate', async () => {
+    const sessionId = `nested_${hex(6)}`;
+    const { framework, client, done } = twoInstrumentations();
+    const t0 = Date.now() - 60_000;
+    const agent = framework.startSpan('invoke_agent weather', { startTime: t0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': sessionId } });
+    const parent = trace.setSpan(context.active(), agent);
+    // One call, recorded by both: the framework's span is exported first.
+    const outer = framework.startSpan('chat gpt-4o-mini', { startTime: at(t0, 10), attributes: chat(120, 18) }, parent);
+    outer.end(at(t0, 110));
+    client.startSpan('chat gpt-4o-mini', { startTime: at(t0, 15), attributes: chat(120, 18) }, trace.setSpan(parent, outer)).end(at(t0, 105));
+    // Two parallel calls of the framework alone (one within the other's time) and a client call of its own.
+    framework.startSpan('chat gpt-4o-mini', { startTime: at(t0, 120), attributes: chat(50, 5) }, parent).end(at(t0, 190));
+    framework.startSpan('chat gpt-4o-mini', { startTime: at(t0, 130), attributes: chat(60, 6) }, parent).end(at(t0, 150));
+    client.startSpan('chat gpt-4o-mini', { startTime: at(t0, 160), attributes: chat(70, 7) }, parent).end(at(t0, 170));
+    agent.end(at(t0, 200));
+    await done();
+    expect(await calls(sessionId)).toEqual([
+      { scope_name: 'openai-instrumentation', input_tokens: 120, output_tokens: 18 },
+      { scope_name: 'framework-instrumentation', input_tokens: 50, output_tokens: 5 },
+      { scope_name: 'framework-instrumentation', input_tokens: 60, output_tokens: 6 },
+      { scope_name: 'openai-instrumentation', input_tokens: 70, output_tokens: 7 },
+    ]);
+    expect(await expectTotalsAgree(sessionId)).toMatchObject({ model_call_count: 4, input_tokens: '300', output_tokens: '36' });
+  });
 });

@@ -52,7 +52,7 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
       <dl className="mt-4 grid grid-cols-2 gap-3 sm:grid-cols-4 lg:grid-cols-8">
         <Stat label="Duration" value={formatDuration(s.durationMs)} />
         <Stat label="Spans" value={formatInt(s.spanCount)} testId="session-spans" />
-        <Stat label="Model calls" value={formatInt(s.modelCallCount)} />
+        <Stat label="Model calls" value={formatInt(s.modelCallCount)} testId="session-model-calls" />
         <Stat label="Tool calls" value={formatInt(s.toolCallCount)} />
         <Stat label="Attempts" value={formatInt(s.attemptCount)} testId="session-attempts" />
         <Stat
@@ -61,7 +61,7 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
           tone={s.failedAttemptCount ? 'text-red-700' : undefined}
           testId="session-failed-attempts"
         />
-        <Stat label="Tokens in / out" value={`${formatInt(s.inputTokens)} / ${formatInt(s.outputTokens)}`} />
+        <Stat label="Tokens in / out" value={`${formatInt(s.inputTokens)} / ${formatInt(s.outputTokens)}`} testId="session-tokens" />
         <Stat
           label="Repair tokens"
           value={formatInt(s.repairTokens)}
