@@ -233,7 +233,7 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(sent[0]?.json).toEqual({
       text:
         'FIRING: rule escalations — Escalations: 1 ≥ 1 over 5 min\n' +
-        `<${WEB}/sessions?project=${p.projectId}&q=status:escalated%20failed:%3E%3D2026-11-30T12:37Z%20failed:%3C%3D2026-11-30T12:41Z|Open in the explorer>` +
+        `<${WEB}/sessions?project=${p.projectId}&q=decision:escalate_human%2Cfail_reconcile%2Cabort%20failed:%3E%3D2026-11-30T12:37Z%20failed:%3C%3D2026-11-30T12:41Z|Open in the explorer>` +
         ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
     });
     await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
@@ -261,6 +261,29 @@ describe('the explorer link of a firing', () => {
     const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
     const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
     expect(rows.map((r) => r.id)).toEqual([a.sessionId, b.sessionId].sort());
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
+  });
+
+  it("an escalations alert lists every session it counted: escalated to a human, failed to reconcile or aborted, whatever the session's status", async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'escalations', threshold: 1, url: receiver.url, secret: SECRET });
+    const human = failingSession({ startMs: T0 + 60 * 60_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human' }], endsFailed: true });
+    const reconcile = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'fail_reconcile' }], endsFailed: true });
+    const aborted = failingSession({ startMs: T0 + 61 * 60_000, tool: 'search', failures: [{ cls: 'transient', decision: 'abort' }], endsFailed: true });
+    // A failure in the window the policy answered with feedback: not an escalation.
+    const rejected = failingSession({ startMs: T0 + 61 * 60_000 + 5_000, tool: 'search', failures: [{ cls: 'transient' }] });
+    for (const s of [human, reconcile, aborted, rejected]) await send(s.spans, p.key);
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(62), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId) as (typeof receiver.got)[number];
+    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 3 });
+    const q = new URL((fired.json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
+    const parsed = parseSessionQuery(q);
+    expect(parsed.errors).toEqual([]);
+    const where = sessionFilter(sql).whereClause(p.projectId, parsed.filters, []);
+    const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
+    const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
+    expect(rows.map((r) => r.id)).toEqual([human.sessionId, reconcile.sessionId, aborted.sessionId].sort());
     await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
   });
 });
