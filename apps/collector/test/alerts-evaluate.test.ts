@@ -6,13 +6,13 @@
  */
 
 import { sql } from '@guardtrace/db';
+import { measure, type RuleRow } from '@guardtrace/db/alerts';
 import { sessionFilter } from '@guardtrace/db/session-filter';
 import { parseSessionQuery } from '@guardtrace/db/session-query';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
-import { measure, type RuleRow } from '../src/alerts/metrics.ts';
 import { createRule, eventsOf, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
 import { type Env, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
@@ -112,13 +112,8 @@ describe('each rule kind measures the rollup', () => {
   });
 
   const value = async (kind: string, over: Partial<RuleRow> = {}) => {
-    const c = await env.sql.connect();
-    try {
-      const m = await measure(c, rule(projectId, kind, over), at(2));
-      return { value: m.get('')?.value, worst: m.get('')?.worstSessionId };
-    } finally {
-      c.release();
-    }
+    const m = await measure(async (text, values) => (await env.sql.query(text, values)).rows, rule(projectId, kind, over), at(2));
+    return { value: m.get('')?.value, worst: m.get('')?.worstSessionId };
   };
 
   it('counts failed attempts of a class, and of a class of a tool', async () => {
@@ -152,16 +147,12 @@ describe('each rule kind measures the rollup', () => {
   });
 
   it('sees only its window', async () => {
-    const c = await env.sql.connect();
-    try {
-      // 58 minutes after the old session's minute, a 5-minute window has nothing of it.
-      const m = await measure(c, rule(projectId, 'failure_count'), at(-55));
-      expect(m.get('')?.value).toBe(0);
-      const wide = await measure(c, rule(projectId, 'failure_count', { window_minutes: 120 }), at(2));
-      expect(wide.get('')?.value).toBe(5);
-    } finally {
-      c.release();
-    }
+    const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+    // 58 minutes after the old session's minute, a 5-minute window has nothing of it.
+    const m = await measure(rows, rule(projectId, 'failure_count'), at(-55));
+    expect(m.get('')?.value).toBe(0);
+    const wide = await measure(rows, rule(projectId, 'failure_count', { window_minutes: 120 }), at(2));
+    expect(wide.get('')?.value).toBe(5);
   });
 });
 
