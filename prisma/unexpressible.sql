@@ -18,6 +18,8 @@ CREATE INDEX "sessions_sort_tool_calls_idx" ON "sessions"("project_id", (("tool_
 CREATE INDEX "sessions_sort_attempts_idx" ON "sessions"("project_id", (("attempt_count" * "sampling_weight")), "id");
 CREATE INDEX "sessions_sort_retry_rate_idx" ON "sessions"("project_id", (CASE WHEN "tool_call_count" > 0 THEN greatest("attempt_count" - "tool_call_count", 0)::float8 / "tool_call_count" ELSE 0 END), "id");
 CREATE INDEX "sessions_sort_tokens_idx" ON "sessions"("project_id", ((("input_tokens" + "output_tokens") * "sampling_weight")), "id");
+-- The sessions held at weight 0 for a sampling decision (analytics' stored count leaves them out, as the explorer does).
+CREATE INDEX "sessions_held_idx" ON "sessions"("project_id", "started_at") WHERE "sampling_weight" = 0;
 
 -- A repair turn by its span id, and the repair turns of an attempt (the analytics rollup's
 -- per-batch update): partial indexes, over the model calls that repair something only.

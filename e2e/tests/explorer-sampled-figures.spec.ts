@@ -100,7 +100,7 @@ test('a sampled session’s row marks its scaled figures as estimates, names the
   await page.goto(`/analytics?project=${project}&from=${DAY}&to=${DAY}`);
   const totals = page.getByTestId('analytics-totals');
   await expect(totals).toContainText('Sessions (est.)3');
-  await expect(page.getByTestId('stored-sessions-link')).toHaveText('1 stored');
+  await expect(page.getByTestId('stored-sessions-link')).toHaveText('1 stored and kept');
 });
 
 test('retry exhaustion’s attempts are scaled by sampling weight, and say so: a clean session kept at 1 in 4 counts 4 times', async ({ page }) => {
