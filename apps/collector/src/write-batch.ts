@@ -17,7 +17,6 @@ import { updateAlertMinutes } from './alerts/rollup-sql.ts';
 import { batchRows } from './batch-rows.ts';
 import { runCopyScript } from './copy-script.ts';
 import { key, type Prepared } from './prepare.ts';
-import { rememberDefinitions, storeDefinitions } from './tool-definitions.ts';
 import {
   EXISTING_SPANS,
   linkCorrections,
@@ -32,6 +31,7 @@ import {
   updateSessions,
   upsertTracesAndLock,
 } from './sql.ts';
+import { rememberDefinitions, storeDefinitions } from './tool-definitions.ts';
 
 /** `direct`: COPY into the tables; `staged`: through the per-connection stages, ON CONFLICT DO NOTHING. */
 export type BatchMode = 'direct' | 'staged';
@@ -184,7 +184,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   const sinces = [...touched.keys()].map((k, i) => (listed[i] ? (sessions.get(k)?.since ?? null) : null));
   const linksSql = linkCorrections(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), textArray(sinces));
   const modelCostsSql = updateModelCosts(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
-  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(analytics));
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), analytics));
   const definitionsSql = storeDefinitions(definitions);
   if (definitionsSql !== null) statements.push(definitionsSql);
   statements.push('COMMIT');

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
 import { createRule, eventsOf, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
-import { type Env, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
+import { type Env, hex, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let app: FastifyInstance;
@@ -153,6 +153,61 @@ describe('each rule kind measures the rollup', () => {
     expect(m.get('')?.value).toBe(0);
     const wide = await measure(rows, rule(projectId, 'failure_count', { window_minutes: 120 }), at(2));
     expect(wide.get('')?.value).toBe(5);
+  });
+});
+
+describe('the rollup follows what later batches learn', () => {
+  const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+  const attempt = (traceId: string, conv: Record<string, string>, parent: string, startMs: number, attrs: Record<string, string | number>) =>
+    jsonSpan({ traceId, parentSpanId: parent, name: 'guardtrace.attempt', startMs, attrs: { ...conv, 'gen_ai.operation.name': 'guardtrace.attempt', ...attrs } });
+  const call = (traceId: string, conv: Record<string, string>, spanId: string, parent: string, startMs: number, tool: string, outcome: string) =>
+    jsonSpan({ traceId, spanId, parentSpanId: parent, name: `execute_tool ${tool}`, startMs, durMs: 500, attrs: { ...conv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'guardtrace.outcome': outcome } });
+
+  it("a long session's attempts sent before its root count by the sampling weight the root brings", async () => {
+    const p = await newProjectKey();
+    const start = T0 + 80 * 60_000;
+    // A clean session kept at 1 in 4: its three attempts arrive first, its root (with the weight) a batch later.
+    const traceId = hex(16);
+    const conv = { 'gen_ai.conversation.id': `sess_${hex(6)}` };
+    const root = hex(8);
+    await send(
+      [1, 2, 3].flatMap((n) => {
+        const c = hex(8);
+        return [
+          call(traceId, conv, c, root, start + n * 100, 'search', 'success'),
+          attempt(traceId, conv, c, start + n * 100 + 10, { 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success' }),
+        ];
+      }),
+      p.key,
+    );
+    // The other session: one transient failure, then a success (weight 1, kept whole).
+    const failing = failingSession({ startMs: start + 5_000, tool: 'search', failures: [{ cls: 'transient' }], endsFailed: false });
+    await send(failing.spans, p.key);
+    await send(
+      [
+        jsonSpan({
+          traceId,
+          spanId: root,
+          name: 'invoke_agent a',
+          startMs: start,
+          durMs: 30_000,
+          attrs: { ...conv, 'gen_ai.operation.name': 'invoke_agent', 'guardtrace.session.outcome': 'success', 'guardtrace.sampling.weight': 4 },
+        }),
+      ],
+      p.key,
+    );
+    const { rows: weights } = await env.sql.query<{ w: number }>('SELECT sampling_weight AS w FROM sessions WHERE project_id = $1 ORDER BY 1', [p.projectId]);
+    expect(weights.map((w) => w.w)).toEqual([1, 4]);
+    // 1 transient failure among 2 + 3 × 4 attempts (the clean session's three stand for 12), as analytics counts them.
+    const rate = (await measure(rows, rule(p.projectId, 'failure_rate', { failure_class: 'transient' }), at(82))).get('')?.value;
+    expect(rate).toBeCloseTo(100 / 14, 6);
+    // The rate's attempts, in a tick's webhook body too.
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_rate', failureClass: 'transient', comparison: 'gte', threshold: 5, url: receiver.url, secret: SECRET });
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(82), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId);
+    expect(fired?.json.value).toBeCloseTo(100 / 14, 6);
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
   });
 });
 
