@@ -163,6 +163,61 @@ describe('the rollup follows what later batches learn', () => {
   const call = (traceId: string, conv: Record<string, string>, spanId: string, parent: string, startMs: number, tool: string, outcome: string) =>
     jsonSpan({ traceId, spanId, parentSpanId: parent, name: `execute_tool ${tool}`, startMs, durMs: 500, attrs: { ...conv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'guardtrace.outcome': outcome } });
 
+  it('a rejection whose correction a later batch links as fixed is no longer counted unfixed', async () => {
+    const p = await newProjectKey();
+    const start = T0 + 70 * 60_000;
+    const traceId = hex(16);
+    const conv = { 'gen_ai.conversation.id': `sess_${hex(6)}` };
+    const root = hex(8);
+    const first = hex(8);
+    const rejection = hex(8);
+    // Batch 1: the rejection, the model's repair turn, and a later call whose attempt failed (aborted):
+    // the first call after the repair turn so far, so the rejection is linked unfixed.
+    await send(
+      [
+        call(traceId, conv, first, root, start + 100, 'search', 'failed'),
+        jsonSpan({
+          traceId,
+          spanId: rejection,
+          parentSpanId: first,
+          name: 'guardtrace.attempt',
+          startMs: start + 110,
+          attrs: { ...conv, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'failed', 'guardtrace.failure.class': 'invalid_arguments', 'guardtrace.decision': 'reject_with_feedback', 'guardtrace.feedback': 'q is required' },
+        }),
+        jsonSpan({
+          traceId,
+          parentSpanId: root,
+          name: 'chat gpt-4.1-mini',
+          startMs: start + 1_000,
+          attrs: { ...conv, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini', 'guardtrace.repair.attempt_span_id': rejection },
+        }),
+        ...(() => {
+          const later = hex(8);
+          return [
+            call(traceId, conv, later, root, start + 3_000, 'search', 'failed'),
+            attempt(traceId, conv, later, start + 3_010, { 'guardtrace.attempt': 1, 'guardtrace.outcome': 'failed', 'guardtrace.failure.class': 'transient', 'guardtrace.decision': 'abort' }),
+          ];
+        })(),
+      ],
+      p.key,
+    );
+    const r = rule(p.projectId, 'rejections_unfixed');
+    expect((await measure(rows, r, at(72))).get('')?.value).toBe(1);
+    // Batch 2: the call the model made right after its repair turn, which succeeded: the rejection's
+    // correction, fixed (the replay and analytics say so too).
+    const corrected = hex(8);
+    await send(
+      [
+        call(traceId, conv, corrected, root, start + 2_000, 'search', 'success'),
+        attempt(traceId, conv, corrected, start + 2_010, { 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success' }),
+      ],
+      p.key,
+    );
+    const { rows: linked } = await env.sql.query('SELECT fixed FROM attempts WHERE project_id = $1 AND span_id = $2', [p.projectId, rejection]);
+    expect(linked).toEqual([{ fixed: true }]);
+    expect((await measure(rows, r, at(72))).get('')?.value).toBe(0);
+  });
+
   it("a long session's attempts sent before its root count by the sampling weight the root brings", async () => {
     const p = await newProjectKey();
     const start = T0 + 80 * 60_000;
