@@ -18,6 +18,8 @@ CREATE INDEX "sessions_sort_tool_calls_idx" ON "sessions"("project_id", (("tool_
 CREATE INDEX "sessions_sort_attempts_idx" ON "sessions"("project_id", (("attempt_count" * "sampling_weight")), "id");
 CREATE INDEX "sessions_sort_retry_rate_idx" ON "sessions"("project_id", (CASE WHEN "tool_call_count" > 0 THEN greatest("attempt_count" - "tool_call_count", 0)::float8 / "tool_call_count" ELSE 0 END), "id");
 CREATE INDEX "sessions_sort_tokens_idx" ON "sessions"("project_id", ((("input_tokens" + "output_tokens") * "sampling_weight")), "id");
+-- The sessions held at weight 0 for a sampling decision (analytics' stored count leaves them out, as the explorer does).
+CREATE INDEX "sessions_held_idx" ON "sessions"("project_id", "started_at") WHERE "sampling_weight" = 0;
 
 -- A repair turn by its span id, and the repair turns of an attempt (the analytics rollup's
 -- per-batch update): partial indexes, over the model calls that repair something only.
@@ -30,6 +32,12 @@ CREATE INDEX "model_calls_repair_attempt_idx" ON "model_calls"("repair_attempt_s
 -- recorded and not linked yet (guardtrace_link_corrections, migration rejection_links_every_failed_attempt).
 CREATE INDEX "attempts_open_failures_idx" ON "attempts"("project_id", "session_id")
   WHERE "fixed" IS NULL AND "outcome" IS DISTINCT FROM 'success' AND ("repair_span_id" IS NOT NULL OR "decision" IS NULL);
+-- The rejections whose count in alert_minutes.rejections_unfixed is not where their link says
+-- (guardtrace_update_alert_minutes, migration alert_minutes_rejections_relinked, moves and clears them).
+CREATE INDEX "attempts_alert_unfixed_moved_idx" ON "attempts"("project_id", "session_id")
+  WHERE "alert_unfixed_at" IS DISTINCT FROM (CASE WHEN "fixed" IS FALSE AND "correction_started_at" IS NOT NULL
+    AND ("decision" IN ('reject_with_feedback', 'replan') OR ("decision" IS NULL AND "outcome" IS DISTINCT FROM 'success'))
+    THEN "correction_started_at" END);
 -- Rejection effectiveness over a window (analytics), read from the session parts that hold rejections.
 CREATE INDEX "analytics_session_parts_rejections_idx" ON "analytics_session_parts"("project_id", "day")
   INCLUDE ("tool_name", "failure_class", "feedback_template", "rejections", "rejections_fixed")

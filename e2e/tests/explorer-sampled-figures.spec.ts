@@ -96,11 +96,31 @@ test('a sampled session’s row marks its scaled figures as estimates, names the
   await expect(row.getByTestId('session-row-tokens')).toHaveText('≈40,000');
   await expect(row.getByTestId('session-row-tokens')).toHaveAttribute('title', /^12,000 recorded × sampling weight 3\.33/);
 
-  // Analytics counts it as the 3.33 sessions it stands for (3, rounded), 1 stored.
+  // A clean session every process would drop (weight 0), held until the collector's decision wait ends.
+  const held = `held-${hex(4)}`;
+  const ht = hex(16);
+  const hroot = hex(8);
+  const hcall = hex(8);
+  const hconv = { 'gen_ai.conversation.id': held };
+  await post(apiKey, [
+    span(ht, 'execute_tool read_file', { ...hconv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file', 'guardtrace.outcome': 'success' }, { spanId: hcall, parent: hroot }),
+    span(ht, 'guardtrace.attempt', { ...hconv, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success' }, { parent: hcall }),
+    span(ht, 'invoke_agent sampled-agent', { ...hconv, 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'sampled-agent', 'guardtrace.session.outcome': 'success', 'guardtrace.sampling.weight': 0 }, { spanId: hroot }),
+  ]);
+
+  // Analytics counts the sampled one as the 3.33 sessions it stands for (3, rounded), 1 stored and
+  // kept: the held one is in neither figure, nor in the list the figure links to.
   await page.goto(`/analytics?project=${project}&from=${DAY}&to=${DAY}`);
   const totals = page.getByTestId('analytics-totals');
   await expect(totals).toContainText('Sessions (est.)3');
-  await expect(page.getByTestId('stored-sessions-link')).toHaveText('1 stored');
+  await expect(page.getByTestId('stored-sessions-link')).toHaveText('1 stored and kept');
+  await page.getByTestId('stored-sessions-link').click();
+  await expect(page).toHaveURL(/\/sessions\?/);
+  await expect(page.getByTestId('session-row')).toHaveCount(1);
+  await expect(page.getByTestId('session-row').filter({ hasText: id })).toHaveCount(1);
+  // It is stored, held: the explorer shows it when asked.
+  await page.goto(`/sessions?project=${project}&q=${encodeURIComponent('sampling:pending')}`);
+  await expect(page.getByTestId('session-row').filter({ hasText: held })).toHaveCount(1);
 });
 
 test('retry exhaustion’s attempts are scaled by sampling weight, and say so: a clean session kept at 1 in 4 counts 4 times', async ({ page }) => {

@@ -187,7 +187,7 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   const sinces = [...touched.keys()].map((k, i) => (listed[i] ? (sessions.get(k)?.since ?? null) : null));
   const linksSql = linkCorrections(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), textArray(sinces));
   const modelCostsSql = updateModelCosts(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
-  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(analytics));
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), analytics));
   const definitionsSql = storeDefinitions(definitions);
   if (definitionsSql !== null) statements.push(definitionsSql);
   statements.push('COMMIT');

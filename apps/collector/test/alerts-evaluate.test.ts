@@ -6,15 +6,15 @@
  */
 
 import { sql } from '@guardtrace/db';
+import { measure, type RuleRow } from '@guardtrace/db/alerts';
 import { sessionFilter } from '@guardtrace/db/session-filter';
 import { parseSessionQuery } from '@guardtrace/db/session-query';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
-import { measure, type RuleRow } from '../src/alerts/metrics.ts';
 import { createRule, eventsOf, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
-import { type Env, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
+import { type Env, hex, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let app: FastifyInstance;
@@ -112,13 +112,8 @@ describe('each rule kind measures the rollup', () => {
   });
 
   const value = async (kind: string, over: Partial<RuleRow> = {}) => {
-    const c = await env.sql.connect();
-    try {
-      const m = await measure(c, rule(projectId, kind, over), at(2));
-      return { value: m.get('')?.value, worst: m.get('')?.worstSessionId };
-    } finally {
-      c.release();
-    }
+    const m = await measure(async (text, values) => (await env.sql.query(text, values)).rows, rule(projectId, kind, over), at(2));
+    return { value: m.get('')?.value, worst: m.get('')?.worstSessionId };
   };
 
   it('counts failed attempts of a class, and of a class of a tool', async () => {
@@ -152,16 +147,122 @@ describe('each rule kind measures the rollup', () => {
   });
 
   it('sees only its window', async () => {
-    const c = await env.sql.connect();
-    try {
-      // 58 minutes after the old session's minute, a 5-minute window has nothing of it.
-      const m = await measure(c, rule(projectId, 'failure_count'), at(-55));
-      expect(m.get('')?.value).toBe(0);
-      const wide = await measure(c, rule(projectId, 'failure_count', { window_minutes: 120 }), at(2));
-      expect(wide.get('')?.value).toBe(5);
-    } finally {
-      c.release();
-    }
+    const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+    // 58 minutes after the old session's minute, a 5-minute window has nothing of it.
+    const m = await measure(rows, rule(projectId, 'failure_count'), at(-55));
+    expect(m.get('')?.value).toBe(0);
+    const wide = await measure(rows, rule(projectId, 'failure_count', { window_minutes: 120 }), at(2));
+    expect(wide.get('')?.value).toBe(5);
+  });
+});
+
+describe('the rollup follows what later batches learn', () => {
+  const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+  const attempt = (traceId: string, conv: Record<string, string>, parent: string, startMs: number, attrs: Record<string, string | number>) =>
+    jsonSpan({ traceId, parentSpanId: parent, name: 'guardtrace.attempt', startMs, attrs: { ...conv, 'gen_ai.operation.name': 'guardtrace.attempt', ...attrs } });
+  const call = (traceId: string, conv: Record<string, string>, spanId: string, parent: string, startMs: number, tool: string, outcome: string) =>
+    jsonSpan({ traceId, spanId, parentSpanId: parent, name: `execute_tool ${tool}`, startMs, durMs: 500, attrs: { ...conv, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'guardtrace.outcome': outcome } });
+
+  it('a rejection whose correction a later batch links as fixed is no longer counted unfixed', async () => {
+    const p = await newProjectKey();
+    const start = T0 + 70 * 60_000;
+    const traceId = hex(16);
+    const conv = { 'gen_ai.conversation.id': `sess_${hex(6)}` };
+    const root = hex(8);
+    const first = hex(8);
+    const rejection = hex(8);
+    // Batch 1: the rejection, the model's repair turn, and a later call whose attempt failed (aborted):
+    // the first call after the repair turn so far, so the rejection is linked unfixed.
+    await send(
+      [
+        call(traceId, conv, first, root, start + 100, 'search', 'failed'),
+        jsonSpan({
+          traceId,
+          spanId: rejection,
+          parentSpanId: first,
+          name: 'guardtrace.attempt',
+          startMs: start + 110,
+          attrs: { ...conv, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'failed', 'guardtrace.failure.class': 'invalid_arguments', 'guardtrace.decision': 'reject_with_feedback', 'guardtrace.feedback': 'q is required' },
+        }),
+        jsonSpan({
+          traceId,
+          parentSpanId: root,
+          name: 'chat gpt-4.1-mini',
+          startMs: start + 1_000,
+          attrs: { ...conv, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini', 'guardtrace.repair.attempt_span_id': rejection },
+        }),
+        ...(() => {
+          const later = hex(8);
+          return [
+            call(traceId, conv, later, root, start + 3_000, 'search', 'failed'),
+            attempt(traceId, conv, later, start + 3_010, { 'guardtrace.attempt': 1, 'guardtrace.outcome': 'failed', 'guardtrace.failure.class': 'transient', 'guardtrace.decision': 'abort' }),
+          ];
+        })(),
+      ],
+      p.key,
+    );
+    const r = rule(p.projectId, 'rejections_unfixed');
+    expect((await measure(rows, r, at(72))).get('')?.value).toBe(1);
+    // Batch 2: the call the model made right after its repair turn, which succeeded: the rejection's
+    // correction, fixed (the replay and analytics say so too).
+    const corrected = hex(8);
+    await send(
+      [
+        call(traceId, conv, corrected, root, start + 2_000, 'search', 'success'),
+        attempt(traceId, conv, corrected, start + 2_010, { 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success' }),
+      ],
+      p.key,
+    );
+    const { rows: linked } = await env.sql.query('SELECT fixed FROM attempts WHERE project_id = $1 AND span_id = $2', [p.projectId, rejection]);
+    expect(linked).toEqual([{ fixed: true }]);
+    expect((await measure(rows, r, at(72))).get('')?.value).toBe(0);
+  });
+
+  it("a long session's attempts sent before its root count by the sampling weight the root brings", async () => {
+    const p = await newProjectKey();
+    const start = T0 + 80 * 60_000;
+    // A clean session kept at 1 in 4: its three attempts arrive first, its root (with the weight) a batch later.
+    const traceId = hex(16);
+    const conv = { 'gen_ai.conversation.id': `sess_${hex(6)}` };
+    const root = hex(8);
+    await send(
+      [1, 2, 3].flatMap((n) => {
+        const c = hex(8);
+        return [
+          call(traceId, conv, c, root, start + n * 100, 'search', 'success'),
+          attempt(traceId, conv, c, start + n * 100 + 10, { 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success' }),
+        ];
+      }),
+      p.key,
+    );
+    // The other session: one transient failure, then a success (weight 1, kept whole).
+    const failing = failingSession({ startMs: start + 5_000, tool: 'search', failures: [{ cls: 'transient' }], endsFailed: false });
+    await send(failing.spans, p.key);
+    await send(
+      [
+        jsonSpan({
+          traceId,
+          spanId: root,
+          name: 'invoke_agent a',
+          startMs: start,
+          durMs: 30_000,
+          attrs: { ...conv, 'gen_ai.operation.name': 'invoke_agent', 'guardtrace.session.outcome': 'success', 'guardtrace.sampling.weight': 4 },
+        }),
+      ],
+      p.key,
+    );
+    const { rows: weights } = await env.sql.query<{ w: number }>('SELECT sampling_weight AS w FROM sessions WHERE project_id = $1 ORDER BY 1', [p.projectId]);
+    expect(weights.map((w) => w.w)).toEqual([1, 4]);
+    // 1 transient failure among 2 + 3 × 4 attempts (the clean session's three stand for 12), as analytics counts them.
+    const rate = (await measure(rows, rule(p.projectId, 'failure_rate', { failure_class: 'transient' }), at(82))).get('')?.value;
+    expect(rate).toBeCloseTo(100 / 14, 6);
+    // The rate's attempts, in a tick's webhook body too.
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_rate', failureClass: 'transient', comparison: 'gte', threshold: 5, url: receiver.url, secret: SECRET });
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(82), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId);
+    expect(fired?.json.value).toBeCloseTo(100 / 14, 6);
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
   });
 });
 
@@ -233,7 +334,7 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(sent[0]?.json).toEqual({
       text:
         'FIRING: rule escalations — Escalations: 1 ≥ 1 over 5 min\n' +
-        `<${WEB}/sessions?project=${p.projectId}&q=status:escalated%20failed:%3E%3D2026-11-30T12:37Z%20failed:%3C%3D2026-11-30T12:41Z|Open in the explorer>` +
+        `<${WEB}/sessions?project=${p.projectId}&q=decision:escalate_human%2Cfail_reconcile%2Cabort%20failed:%3E%3D2026-11-30T12:37Z%20failed:%3C%3D2026-11-30T12:41Z|Open in the explorer>` +
         ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
     });
     await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
@@ -261,6 +362,29 @@ describe('the explorer link of a firing', () => {
     const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
     const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
     expect(rows.map((r) => r.id)).toEqual([a.sessionId, b.sessionId].sort());
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
+  });
+
+  it("an escalations alert lists every session it counted: escalated to a human, failed to reconcile or aborted, whatever the session's status", async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'escalations', threshold: 1, url: receiver.url, secret: SECRET });
+    const human = failingSession({ startMs: T0 + 60 * 60_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human' }], endsFailed: true });
+    const reconcile = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'fail_reconcile' }], endsFailed: true });
+    const aborted = failingSession({ startMs: T0 + 61 * 60_000, tool: 'search', failures: [{ cls: 'transient', decision: 'abort' }], endsFailed: true });
+    // A failure in the window the policy answered with feedback: not an escalation.
+    const rejected = failingSession({ startMs: T0 + 61 * 60_000 + 5_000, tool: 'search', failures: [{ cls: 'transient' }] });
+    for (const s of [human, reconcile, aborted, rejected]) await send(s.spans, p.key);
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(62), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId) as (typeof receiver.got)[number];
+    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 3 });
+    const q = new URL((fired.json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
+    const parsed = parseSessionQuery(q);
+    expect(parsed.errors).toEqual([]);
+    const where = sessionFilter(sql).whereClause(p.projectId, parsed.filters, []);
+    const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
+    const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
+    expect(rows.map((r) => r.id)).toEqual([human.sessionId, reconcile.sessionId, aborted.sessionId].sort());
     await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { explorerHref } from '../src/lib/explorer-link.ts';
+import { parseSessionQuery } from '../src/lib/session-query.ts';
 import {
   getClassShares,
   getRejectionEffectiveness,
@@ -10,6 +11,7 @@ import {
   lastDays,
   parseAnalyticsWindow,
 } from '../src/server/queries/analytics.ts';
+import { listSessions } from '../src/server/queries/sessions.ts';
 import { setupTestDatabase } from './db.ts';
 import { type AttemptSeed, seedProject, seedSession, type ToolCallSeed } from './factories.ts';
 
@@ -77,6 +79,21 @@ describe('analytics window in the URL', () => {
 });
 
 describe('analytics panels', () => {
+  it("counts as stored the sessions its link lists: not those held at weight 0 for a sampling decision", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const kept = await seedSession(prisma, project.id, { startedAt: daysAgo(1), modelCalls: [{ atMs: 0, inputTokens: 100, outputTokens: 10 }] });
+    // Every process would drop it: held at weight 0 until the collector's decision wait ends.
+    await seedSession(prisma, project.id, { startedAt: daysAgo(1), samplingWeight: 0, modelCalls: [{ atMs: 0, inputTokens: 100, outputTokens: 10 }] });
+    const costs = await getSessionCosts(prisma, project.id, week);
+    // The card's link, run as the explorer runs it.
+    const q = new URL(explorerHref(project.id, { days: week }), 'http://x').searchParams.get('q') ?? '';
+    const listed = await listSessions(prisma, project.id, { filters: parseSessionQuery(q).filters });
+    expect(listed.rows.map((r) => r.id)).toEqual([kept.id]);
+    expect(costs.storedSessions).toBe(listed.total);
+    expect(costs.estimatedSessions).toBe(1);
+  });
+
   it('sums repair tokens per UTC day and class, weighted by sampling, with empty days present', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -21,6 +21,20 @@ describe('parseSessionQuery', () => {
     expect(isFiltered(p)).toBe(true);
   });
 
+  it('reads decision: as one or more decisions, any of them, and names a wrong one', () => {
+    const p = parseSessionQuery('decision:escalate_human,fail_reconcile,abort');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.decisions).toEqual(['escalate_human', 'fail_reconcile', 'abort']);
+    expect(isFiltered(p)).toBe(true);
+    const bad = parseSessionQuery('decision:escalate decision:abort,nope');
+    expect(bad.filters.decisions).toBeUndefined();
+    expect(bad.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^Unknown decision “escalate”: expected one or more of proceed, reject_with_feedback.*separated by commas \(at column 1/),
+      expect.stringMatching(/^Unknown decision “nope”.*at column 19/),
+    ]);
+    expect(parseSessionQuery('decision:abort decision:replan').errors.map((e) => e.message)).toEqual([expect.stringMatching(/^“decision:” is given twice/)]);
+  });
+
   it('reads failed: (the UTC day of a failed attempt) with every comparison, and names what it expects', () => {
     const p = parseSessionQuery('class:transient failed:>=2026-11-03 failed:<2026-12-01 failed:2026-11-20');
     expect(p.errors).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * The body of an alert webhook, generic JSON or Slack-compatible (`{"text": ...}` with mrkdwn
  * links), with its links: the sessions explorer filtered to the alert (its query language,
- * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `status:`, `failed:`) and the
+ * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `decision:`, `failed:`) and the
  * replay of the session that failed most in the window. Links are absolute under the web's
  * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
  */
@@ -33,6 +33,9 @@ export interface AlertFacts {
   webUrl: string | null;
 }
 
+/** The decisions after a failed attempt that the Escalations alert counts (as its rollup, alert_minutes.escalations). */
+const ESCALATION_DECISIONS = ['escalate_human', 'fail_reconcile', 'abort'] as const;
+
 // As the web's explorer links (apps/web/src/lib/explorer-link.ts): a value with spaces, quotes or a colon is quoted.
 function term(field: string, value: string): string {
   return /[\s":\\]/.test(value) ? `${field}:"${value.replace(/["\\]/g, '\\$&')}"` : `${field}:${value}`;
@@ -52,7 +55,9 @@ export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'win
   const tool = f.rule.kind === 'new_failing_tool' ? f.subject : f.rule.toolName;
   if (cls) terms.push(term('class', cls));
   if (tool) terms.push(term('tool', tool));
-  if (f.rule.kind === 'escalations') terms.push('status:escalated');
+  // The decisions the Escalations alert counts (guardtrace_update_alert_minutes), on the failed
+  // attempt itself: an aborted session's status is "failed", not "escalated".
+  if (f.rule.kind === 'escalations') terms.push(`decision:${ESCALATION_DECISIONS.join(',')}`);
   // To the minute of the evaluation (the window's last): a failure after the alert is not one it counted.
   terms.push(`failed:>=${minute(f.windowStart)}`, `failed:<=${minute(f.at)}`);
   return terms.join(' ');

@@ -1,6 +1,8 @@
 // Alerts' shared parts without Prisma (the collector bundles this; the web imports it too):
-// the rules' kinds and checks, the webhook body and its signed POST, and the price book.
+// the rules' kinds and checks, what a rule measures, the webhook body and its signed POST, and the price book.
 
+export type { Measure, QueryRows, RuleRow } from './alert-measure.ts';
+export { measure, windowStart } from './alert-measure.ts';
 export type { AlertEventType, AlertFacts } from './alert-payload.ts';
 export { alertBody, alertExplorerQuery, alertLinks, alertSummary } from './alert-payload.ts';
 export type { AlertComparison, AlertFormat, AlertKind, AlertRuleInput } from './alert-rules.ts';

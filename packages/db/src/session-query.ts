@@ -1,4 +1,4 @@
-import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutcome } from '@guardtrace/semconv';
+import { DECISIONS, type Decision, FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutcome } from '@guardtrace/semconv';
 
 /**
  * The sessions explorer's query language (`/sessions?q=...`): space-separated `key:value`
@@ -8,7 +8,7 @@ import { FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutco
  * (`POST /v1/datasets`); turned into SQL by session-filter.ts. No Node imports (parsed in the browser too).
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has', 'decision'] as const;
 
 /**
  * What a session may be asked to have (`has:`): `errors`, a failed attempt (the SDK's, a refused
@@ -58,6 +58,12 @@ export interface SessionQueryFilters {
    * attempt is one of theirs. Analytics counts failures by this day and links here with it.
    */
   failed: { op: Comparison; day: string }[];
+  /**
+   * The policy's decision after a failed attempt, one of these (`decision:escalate_human,abort`):
+   * the session has such a failed attempt; with `classes`, `tools` or `failed`, the same attempt.
+   * The Escalations alert counts `escalate_human`, `fail_reconcile` and `abort` and links so.
+   */
+  decisions?: Decision[];
   user?: string;
   agent?: string;
   status?: SessionOutcome;
@@ -230,6 +236,15 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else if ((SESSION_OUTCOMES as readonly string[]).includes(t.value)) filters.status = t.value as SessionOutcome;
         else fail(t, `Unknown status “${t.value}”: expected one of ${SESSION_OUTCOMES.join(', ')}`);
         break;
+      case 'decision': {
+        const values = t.value.split(',').filter(Boolean);
+        const unknown = values.find((v) => !(DECISIONS as readonly string[]).includes(v));
+        if (filters.decisions !== undefined) fail(t, '“decision:” is given twice; name the decisions in one, separated by commas (decision:escalate_human,abort)');
+        else if (values.length === 0 || unknown !== undefined)
+          fail(t, `Unknown decision “${unknown ?? t.value}”: expected one or more of ${DECISIONS.join(', ')}, separated by commas`);
+        else filters.decisions = [...new Set(values)] as Decision[];
+        break;
+      }
       case 'sampling':
         if (filters.sampling !== undefined) fail(t, '“sampling:” is given twice; a session has one sampling decision');
         else if ((SAMPLING_VIEWS as readonly string[]).includes(t.value)) filters.sampling = t.value as SamplingView;
@@ -265,6 +280,7 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     f.user !== undefined ||
     f.agent !== undefined ||
     f.status !== undefined ||
+    (f.decisions?.length ?? 0) > 0 ||
     (f.has?.length ?? 0) > 0 ||
     (f.sampling !== undefined && f.sampling !== 'kept')
   );

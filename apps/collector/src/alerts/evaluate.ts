@@ -6,10 +6,9 @@
  * the same time changes nothing, so two runs in a row (one collector after another) are harmless.
  */
 import { randomUUID } from 'node:crypto';
-import { type AlertFacts, alertBody, crosses, isNewKind } from '@guardtrace/db/alerts';
+import { type AlertFacts, alertBody, crosses, isNewKind, type Measure, measure, type QueryRows, type RuleRow, windowStart } from '@guardtrace/db/alerts';
 import type pg from 'pg';
 import { deliverDue } from './deliver.ts';
-import { type Measure, measure, type RuleRow, windowStart } from './metrics.ts';
 
 const LOCK = "hashtextextended('guardtrace:alerts', 0)";
 /** alert_minutes is kept 2 days: the longest window (a day) and the part of its day before it. */
@@ -88,7 +87,8 @@ async function evaluateRules(c: pg.ClientBase, opts: TickOptions): Promise<{ fir
 async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Promise<{ fired: number; resolved: number }> {
   let fired = 0;
   let resolved = 0;
-  const measures = await measure(c, r, opts.now);
+  const rows: QueryRows = async <T>(text: string, values: unknown[]) => (await c.query(text, values)).rows as T[];
+  const measures = await measure(rows, r, opts.now);
   const firingNow = new Map<string, Measure>();
   for (const [subject, m] of measures) {
     if (isNewKind(r.kind) || crosses(m.value, r.comparison, r.threshold)) firingNow.set(subject, m);

@@ -26,8 +26,9 @@ export async function TotalsPanel({ project, window }: PanelProps) {
       href={explorerHref(project, { days: window })}
       className={QUIET_LINK}
       data-testid="stored-sessions-link"
+      title="Sessions stored and kept by sampling, as the explorer lists them; sessions held for a sampling decision (weight 0) are not counted"
     >
-      {formatInt(t.storedSessions)} stored
+      {formatInt(t.storedSessions)} stored and kept
     </Link>
   );
   const stats = [

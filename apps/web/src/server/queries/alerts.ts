@@ -8,8 +8,11 @@ import {
   type AlertKind,
   type AlertRuleInput,
   alertBody,
+  isNewKind,
+  measure,
   newWebhookSecret,
   postWebhook,
+  windowStart,
 } from '@guardtrace/db/alerts';
 
 /** One rule of Settings > Alerts, with its state (never its secret). */
@@ -149,7 +152,9 @@ export async function deleteAlertRule(db: PrismaClient, projectId: string, ruleI
 
 /**
  * Sends a test of a rule now: a `test` event and its delivery in the log, one signed POST (no
- * retries: the result is shown at once). The links point at this web app (`webUrl`).
+ * retries: the result is shown at once). The links point at this web app (`webUrl`). Its figures
+ * are what the collector's evaluation would measure at `now` (the same `measure` and window, from
+ * @guardtrace/db/alerts): a new_* rule's first new class or tool, if any.
  */
 export async function sendTestAlert(
   db: PrismaClient,
@@ -163,6 +168,27 @@ export async function sendTestAlert(
   if (!r) return null;
   const eventId = randomUUID();
   const deliveryId = randomUUID();
+  const kind = r.kind as AlertKind;
+  const measures = await measure(
+    (text, values) => db.$queryRawUnsafe(text, ...values),
+    {
+      id: r.id,
+      project_id: projectId,
+      name: r.name,
+      kind,
+      failure_class: r.failureClass,
+      tool_name: r.toolName,
+      window_minutes: r.windowMinutes,
+      comparison: r.comparison as AlertComparison,
+      threshold: r.threshold,
+      webhook_url: r.webhookUrl,
+      format: r.format as AlertFormat,
+      muted: r.muted,
+    },
+    now,
+  );
+  // A threshold rule's one subject (''); a new_* rule's first new class or tool, none when nothing is new.
+  const [subject, m] = isNewKind(kind) ? ([...measures][0] ?? [null, null]) : ['', measures.get('') ?? null];
   const facts: AlertFacts = {
     eventId,
     type: 'test',
@@ -178,16 +204,16 @@ export async function sendTestAlert(
       comparison: r.comparison as AlertComparison,
       threshold: r.threshold,
     },
-    subject: null,
-    value: 0,
-    windowStart: new Date(now.getTime() - r.windowMinutes * 60_000),
-    worstSessionId: null,
+    subject: isNewKind(kind) ? subject : null,
+    value: m?.value ?? 0,
+    windowStart: windowStart(now, r.windowMinutes),
+    worstSessionId: m?.worstSessionId ?? null,
     webUrl,
   };
   const body = alertBody(facts, r.format as AlertFormat);
   // Not due (next_attempt_at null): the collectors' delivery runs leave it to this request.
   await db.alertEvent.create({
-    data: { id: eventId, ruleId, projectId, kind: 'test', at: now, value: 0, threshold: r.threshold, windowStart: facts.windowStart, details: JSON.parse(alertBody(facts, 'generic')) },
+    data: { id: eventId, ruleId, projectId, kind: 'test', at: now, value: facts.value, threshold: r.threshold, windowStart: facts.windowStart, details: JSON.parse(alertBody(facts, 'generic')) },
   });
   await db.alertDelivery.create({ data: { id: deliveryId, eventId, projectId, url: r.webhookUrl, body, status: 'pending', createdAt: now } });
   const res = await postWebhook(r.webhookUrl, r.secret, body, { event: 'test', delivery: deliveryId, nowMs: now.getTime() });

@@ -239,6 +239,10 @@ interface CostBucketDto {
 export interface SessionCostsDto {
   /** Sessions scaled back up by their sampling weight. */
   estimatedSessions: number;
+  /**
+   * Sessions stored and kept: the ones the explorer lists for the window by default (sessions held
+   * at weight 0 for a sampling decision left out, as their link leaves them out).
+   */
   storedSessions: number;
   tokens: number;
   repairTokens: number;
@@ -253,6 +257,11 @@ export async function getSessionCosts(db: PrismaClient, projectId: string, w: Da
     FROM analytics_cost_daily
     WHERE project_id = ${projectId}::uuid AND day BETWEEN ${w.from}::date AND ${w.to}::date
     GROUP BY 1`;
+  // Held for a sampling decision (weight 0): counted in the rollup's stored sessions, not kept (sessions_held_idx).
+  const held = await db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM sessions
+    WHERE project_id = ${projectId}::uuid AND sampling_weight = 0
+      AND started_at >= ${w.from}::date::timestamp AT TIME ZONE 'UTC' AND started_at < (${w.to}::date + 1)::timestamp AT TIME ZONE 'UTC'`;
   const histogram: CostBucketDto[] = [0, ...COST_BUCKETS].map((min, i) => ({ min, max: COST_BUCKETS[i] ?? null, sessions: 0 }));
   const out: SessionCostsDto = { estimatedSessions: 0, storedSessions: 0, tokens: 0, repairTokens: 0, histogram };
   for (const r of rows) {
@@ -263,6 +272,7 @@ export async function getSessionCosts(db: PrismaClient, projectId: string, w: Da
     const b = histogram[Number(r.bucket)];
     if (b) b.sessions += Math.round(Number(r.est));
   }
+  out.storedSessions -= Number(held[0]?.n ?? 0);
   out.estimatedSessions = Math.round(out.estimatedSessions);
   out.tokens = Math.round(out.tokens);
   out.repairTokens = Math.round(out.repairTokens);

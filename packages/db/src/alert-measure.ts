@@ -1,9 +1,17 @@
 /**
  * What a rule measures over its window, read from the alerts' per-minute rollup (alert_minutes)
- * and, for "seen before", the daily analytics rollup: never the spans.
+ * and, for "seen before", the daily analytics rollup: never the spans. One computation for the
+ * collector's evaluation (pg) and the web's test alert (Prisma), so a test reports what the
+ * evaluation at that moment would.
  */
-import { type AlertKind, PriceBook } from '@guardtrace/db/alerts';
-import type pg from 'pg';
+import type { AlertKind } from './alert-rules.ts';
+import { PriceBook } from './prices.ts';
+
+/**
+ * Runs a query with $1.. parameters and resolves to its rows: `(text, values) => client.query(text, values).then((r) => r.rows)`
+ * with pg, `(text, values) => prisma.$queryRawUnsafe(text, ...values)` with Prisma.
+ */
+export type QueryRows = <T>(text: string, values: unknown[]) => Promise<T[]>;
 
 export interface RuleRow {
   id: string;
@@ -34,7 +42,7 @@ export function windowStart(now: Date, minutes: number): Date {
 }
 
 // The rows of the rule's project and window, of its tool when it names one ($1..$4).
-const SCOPE = `project_id = $1 AND minute >= $2 AND minute <= $3 AND ($4::text IS NULL OR tool_name = $4)`;
+const SCOPE = `project_id = $1::uuid AND minute >= $2::timestamptz AND minute <= $3::timestamptz AND ($4::text IS NULL OR tool_name = $4)`;
 // ... and of its class when it names one ($5).
 const CLASS = `($5::text IS NULL OR failure_class = $5)`;
 
@@ -50,31 +58,31 @@ const SUMS: Partial<Record<AlertKind, string>> = {
 };
 
 /** The measures of a rule at `now`: one per subject that counts (threshold rules: always one, ''). */
-export async function measure(c: pg.ClientBase, r: RuleRow, now: Date): Promise<Map<string, Measure>> {
+export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<string, Measure>> {
   const from = windowStart(now, r.window_minutes);
   const args = [r.project_id, from, now, r.tool_name, r.failure_class];
   const worstOf = async (extra: string, extraArgs: unknown[]) => {
-    const { rows } = await c.query<{ s: string }>(
+    const rows = await q<{ s: string }>(
       `SELECT worst_session_id AS s FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND worst_session_id IS NOT NULL ${extra}
        ORDER BY worst_failures DESC, minute DESC LIMIT 1`,
       [...args, ...extraArgs],
     );
     return rows[0]?.s ?? null;
   };
-  if (r.kind === 'new_failure_class' || r.kind === 'new_failing_tool') return measureNew(c, r, from, now, worstOf);
+  if (r.kind === 'new_failure_class' || r.kind === 'new_failing_tool') return measureNew(q, r, from, now, worstOf);
   let value: number;
   if (r.kind === 'repair_dollars') {
-    const { rows } = await c.query<{ model: string; i: number; o: number; ci: number }>(
-      `SELECT model, sum(repair_input_tokens) AS i, sum(repair_output_tokens) AS o, sum(repair_cached_input_tokens) AS ci
+    const rows = await q<{ model: string; i: number; o: number; ci: number }>(
+      `SELECT model, sum(repair_input_tokens)::float8 AS i, sum(repair_output_tokens)::float8 AS o, sum(repair_cached_input_tokens)::float8 AS ci
        FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND model <> '' GROUP BY model`,
       args,
     );
-    const prices = await c.query<{ model: string; inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok: number }>(
+    const prices = await q<{ model: string; inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok: number }>(
       `SELECT model, input_per_mtok AS "inputPerMTok", output_per_mtok AS "outputPerMTok", cached_input_per_mtok AS "cachedInputPerMTok"
-       FROM model_prices WHERE project_id = $1`,
+       FROM model_prices WHERE project_id = $1::uuid`,
       [r.project_id],
     );
-    const book = new PriceBook(prices.rows);
+    const book = new PriceBook(prices);
     value = 0;
     // A model without a price adds nothing (as the web's estimates leave it out).
     for (const m of rows) {
@@ -85,7 +93,7 @@ export async function measure(c: pg.ClientBase, r: RuleRow, now: Date): Promise<
     }
   } else {
     const sum = SUMS[r.kind] as string;
-    const { rows } = await c.query<{ v: string | null }>(`SELECT (${sum})::float8 AS v FROM alert_minutes WHERE ${SCOPE}`, args);
+    const rows = await q<{ v: string | number | null }>(`SELECT (${sum})::float8 AS v FROM alert_minutes WHERE ${SCOPE}`, args);
     value = Number(rows[0]?.v ?? 0);
   }
   return new Map([['', { value, worstSessionId: await worstOf('', []) }]]);
@@ -96,7 +104,7 @@ export async function measure(c: pg.ClientBase, r: RuleRow, now: Date): Promise<
  * it, as far as the rollups remember (alert_minutes since the window's UTC day began, analytics_daily before).
  */
 async function measureNew(
-  c: pg.ClientBase,
+  q: QueryRows,
   r: RuleRow,
   from: Date,
   now: Date,
@@ -107,17 +115,17 @@ async function measureNew(
   const other = r.kind === 'new_failure_class' ? r.tool_name : r.failure_class;
   const otherCol = r.kind === 'new_failure_class' ? 'tool_name' : 'failure_class';
   const dayStart = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate()));
-  const { rows } = await c.query<{ subject: string; n: string }>(
-    `SELECT w.${col} AS subject, sum(w.failed_attempts) AS n
+  const rows = await q<{ subject: string; n: number }>(
+    `SELECT w.${col} AS subject, sum(w.failed_attempts)::float8 AS n
      FROM alert_minutes w
-     WHERE w.project_id = $1 AND w.minute >= $2 AND w.minute <= $3 AND w.${col} <> '' AND w.failed_attempts > 0
+     WHERE w.project_id = $1::uuid AND w.minute >= $2::timestamptz AND w.minute <= $3::timestamptz AND w.${col} <> '' AND w.failed_attempts > 0
        AND ($4::text IS NULL OR w.${otherCol} = $4)
      GROUP BY w.${col}
      HAVING NOT EXISTS (
-         SELECT 1 FROM alert_minutes b WHERE b.project_id = $1 AND b.minute >= $5 AND b.minute < $2 AND b.${col} = w.${col}
+         SELECT 1 FROM alert_minutes b WHERE b.project_id = $1::uuid AND b.minute >= $5::timestamptz AND b.minute < $2::timestamptz AND b.${col} = w.${col}
            AND b.failed_attempts > 0 AND ($4::text IS NULL OR b.${otherCol} = $4))
        AND NOT EXISTS (
-         SELECT 1 FROM analytics_daily d WHERE d.project_id = $1 AND d.day < ($5::timestamptz AT TIME ZONE 'UTC')::date AND d.${col} = w.${col}
+         SELECT 1 FROM analytics_daily d WHERE d.project_id = $1::uuid AND d.day < ($5::timestamptz AT TIME ZONE 'UTC')::date AND d.${col} = w.${col}
            AND d.failed_attempts > 0 AND ($4::text IS NULL OR d.${otherCol} = $4))`,
     [r.project_id, from, now, other, dayStart],
   );
