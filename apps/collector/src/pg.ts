@@ -57,6 +57,15 @@ const UNAVAILABLE_SQLSTATES = new Set([
 ]);
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
 
+/**
+ * True when Postgres aborted the transaction for its clash with another one (a deadlock victim, a
+ * serialization failure): running it again alone is what the Postgres docs advise.
+ */
+export function isConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** True when the error says "the database is not there right now", not "this data is wrong". */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;

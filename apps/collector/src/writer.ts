@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import { CollectorError } from './errors.ts';
 import type { NormSpan, SpanOrPause } from './span.ts';
-import { isUnavailable, withTimeout } from './pg.ts';
+import { isConflict, isUnavailable, withTimeout } from './pg.ts';
 import { arenaOf, type Prepared, prepareSpan, requestArena } from './prepare.ts';
 import { TARGETS } from './sql.ts';
 import { type BatchJob, type BatchMode, writeBatch } from './write-batch.ts';
@@ -46,6 +46,10 @@ type Mode = BatchMode;
 // Spans prepared between two turns of the event loop (~0.5 ms of work).
 const PREPARE_SLICE = 128;
 const UNIQUE_VIOLATION = '23505';
+// A transaction Postgres aborts as a deadlock victim (two batches upserting the same daily rollup
+// rows) is written again at once, up to this many times, before the client is told 503: the other
+// transaction has committed or rolled back by then, so the rerun almost always goes through.
+const CONFLICT_RETRIES = 3;
 // 2,048 advisory locks per transaction: a few lanes stay far below Postgres' default shared
 // lock table (max_locks_per_transaction 64 x max_connections 100 = 6,400 entries).
 const MAX_LOCKS_PER_TRANSACTION = 2_048;
@@ -228,12 +232,20 @@ export class Writer {
   private async runJobs(jobs: Job[]): Promise<void> {
     const started = performance.now();
     try {
-      try {
-        await this.write(jobs, 'direct');
-      } catch (err) {
-        // Another writer stored one of these spans after our check: redo with ON CONFLICT.
-        if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
-        await this.write(jobs, 'staged');
+      for (let conflicts = 0; ; conflicts++) {
+        try {
+          try {
+            await this.write(jobs, 'direct');
+          } catch (err) {
+            // Another writer stored one of these spans after our check: redo with ON CONFLICT.
+            if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+            await this.write(jobs, 'staged');
+          }
+          break;
+        } catch (err) {
+          if (!isConflict(err) || conflicts >= CONFLICT_RETRIES) throw err;
+          this.opts.log?.('write transaction aborted by a conflict with another; writing it again', err);
+        }
       }
       this.opts.onBatch?.(
         jobs.reduce((s, j) => s + j.spans.length, 0),
@@ -269,7 +281,8 @@ export class Writer {
       // BEGIN is sent with the first statements and COMMIT with the last (writeBatch).
       await writeBatch(client, jobs, mode);
     } catch (err) {
-      broken = isUnavailable(err);
+      // (a conflict aborted the transaction only: the connection is sound)
+      broken = isUnavailable(err) && !isConflict(err);
       await client.query('ROLLBACK').catch(() => {
         broken = true;
       });

@@ -88,6 +88,35 @@ describe('Writer', () => {
     }
   });
 
+  it('writes again a batch Postgres aborts as a deadlock victim, and answers 503 only when that keeps happening', async () => {
+    // Postgres raises deadlock_detected in the transaction it aborts; a trigger raises it the same
+    // way for the first `limit` inserts into attempts (a sequence counts them: it is not rolled back).
+    await env.sql.query(`CREATE SEQUENCE gt_test_conflicts;
+      CREATE TABLE gt_test_conflict_limit (n int NOT NULL); INSERT INTO gt_test_conflict_limit VALUES (1);
+      CREATE FUNCTION gt_test_conflict() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF nextval('gt_test_conflicts') <= (SELECT n FROM gt_test_conflict_limit) THEN
+          RAISE EXCEPTION 'deadlock detected (simulated)' USING ERRCODE = 'deadlock_detected';
+        END IF;
+        RETURN NULL;
+      END $fn$;
+      CREATE TRIGGER gt_test_conflict AFTER INSERT ON attempts FOR EACH STATEMENT EXECUTE FUNCTION gt_test_conflict();`);
+    try {
+      const s = sdkSession();
+      await writer.submit(env.projectId, normalize(jsonRequest(s.spans)));
+      expect(await one(env.sql, 'SELECT span_count, attempt_count FROM sessions WHERE id = $1', [s.sessionId])).toEqual({ span_count: 8, attempt_count: 2 });
+      // Aborted once, written by the second try.
+      expect(await one(env.sql, "SELECT last_value::int AS n FROM gt_test_conflicts")).toEqual({ n: 2 });
+      // Aborted every time: the retries are bounded, and the client is told to retry later.
+      await env.sql.query('UPDATE gt_test_conflict_limit SET n = 1000');
+      const t = sdkSession();
+      await expect(writer.submit(env.projectId, normalize(jsonRequest(t.spans)))).rejects.toMatchObject({ status: 503 });
+      expect(await one(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE trace_id = $1', [t.traceId])).toEqual({ n: 0 });
+    } finally {
+      await env.sql.query('DROP TRIGGER gt_test_conflict ON attempts; DROP FUNCTION gt_test_conflict(); DROP TABLE gt_test_conflict_limit; DROP SEQUENCE gt_test_conflicts');
+    }
+  });
+
   it('drains a request whose rows are still being built when shutdown begins: it is written, not refused', async () => {
     const own = new Writer(pool, { maxBatchSpans: 1000, maxQueueSpans: 10_000, retryAfterSeconds: 1, concurrency: 2 });
     const spans = Array.from({ length: 1000 }, () => jsonSpan({ traceId: hex(16), name: 'late' }));
