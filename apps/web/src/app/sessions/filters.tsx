@@ -60,8 +60,9 @@ export function QueryBar({
       </form>
       <p id="session-query-help" className="mt-1.5 text-xs text-slate-500">
         Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens, started and failed take &gt;, &gt;=, &lt;, &lt;=;
-        started and failed are UTC days, YYYY-MM-DD: the session&rsquo;s start, a failed attempt&rsquo;s day; class, tool and failed
-        together mean one failed attempt); other words
+        started and failed are UTC days, YYYY-MM-DD, or minutes, YYYY-MM-DDTHH:MMZ: the session&rsquo;s start, a failed
+        attempt&rsquo;s time; decision takes several, comma-separated; class, tool, decision and failed together mean one failed
+        attempt); other words
         match session ids, agents, users, tool names, arguments and feedback. Quote values with spaces or colons. ↑/↓ select a
         session, Enter opens it.
       </p>
