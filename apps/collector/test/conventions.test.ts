@@ -671,7 +671,7 @@ describe('one model call recorded by two instrumentations (a framework and its p
   it('the outer span exported first with usage, the inner one later without: the one with usage is the call, once', async () => {
     const sessionId = `nested_${hex(6)}`;
     const { framework, client, done } = twoInstrumentations();
-    const t0 = Date.now() - 60_000;
+    const t0 = Date.UTC(2026, 10, 30, 12, 0, 0); // a fixed instant: nothing here depends on the date
     const agent = framework.startSpan('invoke_agent weather', { startTime: t0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': sessionId } });
     const parent = trace.setSpan(context.active(), agent);
     // The framework's span ends (and is exported) before the client's span, inside it in time, is.
@@ -686,7 +686,7 @@ describe('one model call recorded by two instrumentations (a framework and its p
   it('the inner span with usage arriving after the outer one replaces its row; separate calls stay separate', async () => {
     const sessionId = `nested_${hex(6)}`;
     const { framework, client, done } = twoInstrumentations();
-    const t0 = Date.now() - 60_000;
+    const t0 = Date.UTC(2026, 10, 30, 12, 0, 0); // a fixed instant: nothing here depends on the date
     const agent = framework.startSpan('invoke_agent weather', { startTime: t0, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.conversation.id': sessionId } });
     const parent = trace.setSpan(context.active(), agent);
     // One call, recorded by both: the framework's span is exported first.
