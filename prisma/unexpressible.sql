@@ -410,20 +410,24 @@ whole AS MATERIALIZED (
 upserted AS (
   INSERT INTO sessions AS x (project_id, id, agent_name, service_name, user_id, started_at, ended_at, outcome,
     span_count, error_span_count, tool_call_count, attempt_count, failed_attempt_count, model_call_count, input_tokens,
-    output_tokens, repair_tokens, sampling_weight, updated_at)
+    output_tokens, repair_tokens, sampling_weight, alert_weight, updated_at)
   SELECT v.project_id, v.id, v.agent_name, v.service_name, v.user_id, v.started_at, v.ended_at, v.outcome,
     v.span_count, v.error_span_count, v.tool_call_count, v.attempt_count, v.failed_attempt_count, v.model_call_count, v.input_tokens,
-    v.output_tokens, v.repair_tokens, v.sampling_weight, now()
+    v.output_tokens, v.repair_tokens, v.sampling_weight, v.alert_weight, now()
   FROM (
     SELECT b.project_id, b.id, b.agent_name, b.service_name, b.user_id, b.started_at, b.ended_at, b.outcome,
       b.span_count, b.error_span_count, b.tool_call_count, b.attempt_count, b.failed_attempt_count, b.model_call_count, b.input_tokens,
-      b.output_tokens, b.repair_tokens, b.sampling_weight
+      b.output_tokens, b.repair_tokens, b.sampling_weight,
+      -- A session new in this batch has all its attempts new: the alert rollup counts them at this
+      -- weight in this transaction (guardtrace_update_alert_minutes), so it is set here, not by an
+      -- UPDATE of every new session there.
+      CASE WHEN b.attempt_count > 0 THEN b.sampling_weight END AS alert_weight
     FROM b WHERE NOT b.stored
     UNION ALL
     SELECT whole.project_id, whole.id, whole.agent_name, whole.service_name, whole.user_id, whole.started_at,
       whole.ended_at, whole.outcome, whole.span_count, whole.error_span_count, whole.tool_call_count, whole.attempt_count,
       whole.failed_attempt_count, whole.model_call_count, whole.input_tokens, whole.output_tokens, whole.repair_tokens,
-      whole.sampling_weight
+      whole.sampling_weight, NULL::float8
     FROM whole
   ) AS v
   ON CONFLICT (project_id, id) DO UPDATE SET
