@@ -389,6 +389,32 @@ describe('the explorer link of a firing', () => {
   });
 });
 
+describe('budget or retry exhaustion', () => {
+  it("links to the sessions whose attempts ran out of a budget, not to every failure of the tool", async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'exhausted', toolName: 'fetch', threshold: 1, url: receiver.url, secret: SECRET });
+    // An outage handed back after its attempts ran out, a call ended by the session's retries, and a
+    // failure of the same tool that spent no budget.
+    const handedBack = failingSession({ startMs: T0 + 60 * 60_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'replan', exhausted: 'attempts_per_call' }] });
+    const ended = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'escalate_human', exhausted: 'session_retries' }], endsFailed: true });
+    const plain = failingSession({ startMs: T0 + 61 * 60_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'retry_backoff' }] });
+    for (const s of [handedBack, ended, plain]) await send(s.spans, p.key);
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(62), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId) as (typeof receiver.got)[number];
+    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 2 });
+    const q = new URL((fired.json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
+    expect(q).toContain('budget:any');
+    const parsed = parseSessionQuery(q);
+    expect(parsed.errors).toEqual([]);
+    const where = sessionFilter(sql).whereClause(p.projectId, parsed.filters, []);
+    const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
+    const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
+    expect(rows.map((r) => r.id)).toEqual([handedBack.sessionId, ended.sessionId].sort());
+    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
+  });
+});
+
 describe('new failure class / new tool failing', () => {
   it('fires for a class and a tool never seen failing before, and resolves once the window has passed', async () => {
     const p = await newProjectKey();

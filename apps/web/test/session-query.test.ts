@@ -35,6 +35,19 @@ describe('parseSessionQuery', () => {
     expect(parseSessionQuery('decision:abort decision:replan').errors.map((e) => e.message)).toEqual([expect.stringMatching(/^“decision:” is given twice/)]);
   });
 
+  it('reads budget: as any, or one or more budgets that ran out, and names a wrong one', () => {
+    expect(parseSessionQuery('budget:any').filters.budgets).toEqual(['any']);
+    const p = parseSessionQuery('tool:fetch budget:attempts_per_call,session_retries');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.budgets).toEqual(['attempts_per_call', 'session_retries']);
+    expect(isFiltered(parseSessionQuery('budget:any'))).toBe(true);
+    // class_retries stops a call without spending a budget: not one.
+    expect(parseSessionQuery('budget:class_retries').errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/^Unknown budget “class_retries”: expected any, or one or more of attempts_per_call, session_retries/),
+    ]);
+    expect(parseSessionQuery('budget:any budget:any').errors.map((e) => e.message)).toEqual([expect.stringMatching(/^“budget:” is given twice/)]);
+  });
+
   it('reads failed: (the UTC day of a failed attempt) with every comparison, and names what it expects', () => {
     const p = parseSessionQuery('class:transient failed:>=2026-11-03 failed:<2026-12-01 failed:2026-11-20');
     expect(p.errors).toEqual([]);

@@ -1,7 +1,7 @@
 /**
  * The body of an alert webhook, generic JSON or Slack-compatible (`{"text": ...}` with mrkdwn
  * links), with its links: the sessions explorer filtered to the alert (its query language,
- * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `decision:`, `failed:`) and the
+ * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `decision:`, `budget:`, `failed:`) and the
  * replay of the session that failed most in the window. Links are absolute under the web's
  * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
  */
@@ -58,6 +58,8 @@ export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'win
   // The decisions the Escalations alert counts (guardtrace_update_alert_minutes), on the failed
   // attempt itself: an aborted session's status is "failed", not "escalated".
   if (f.rule.kind === 'escalations') terms.push(`decision:${ESCALATION_DECISIONS.join(',')}`);
+  // The attempts the exhaustion alert counts: those naming a budget that ran out, not any failure.
+  if (f.rule.kind === 'exhausted') terms.push('budget:any');
   // To the minute of the evaluation (the window's last): a failure after the alert is not one it counted.
   terms.push(`failed:>=${minute(f.windowStart)}`, `failed:<=${minute(f.at)}`);
   return terms.join(' ');

@@ -87,6 +87,13 @@ function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   for (const d of days) conditions.push(onDay(sql`a.started_at`, d.op, d.day));
   // decision: a failed attempt whose policy decision is one of them (as the Escalations alert counts).
   if (f.decisions?.length) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success' AND a.decision = ANY(${f.decisions}::text[])`);
+  // budget: a failed attempt that names the budget that ran out (as the exhaustion alert and analytics' retry exhaustion count).
+  if (f.budgets?.length) {
+    const named = f.budgets.filter((b) => b !== 'any');
+    conditions.push(
+      f.budgets.includes('any') ? sql`AND a.budget_exhausted IS NOT NULL` : sql`AND a.budget_exhausted = ANY(${named}::text[])`,
+    );
+  }
   // The attempt's tool: its own name, else its tool call's (as the analytics rollup reads it).
   const toolOf = (names: Sql) => sql`AND (a.tool_name = ANY(${names}) OR (a.tool_name IS NULL AND EXISTS (SELECT 1 FROM tool_calls c
       WHERE c.project_id = a.project_id AND c.trace_id = a.trace_id AND c.span_id = a.tool_call_span_id AND c.tool_name = ANY(${names}))))`;
@@ -117,7 +124,8 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   for (const t of f.tokens ?? []) parts.push(sql`AND (s.input_tokens + s.output_tokens) ${COMPARE[t.op]} ${t.value}::bigint`);
   // A day is [its midnight, the next midnight) in UTC: started:<=D keeps all of D, started:>D starts at D + 1.
   for (const d of f.started ?? []) parts.push(onDay(sql`s.started_at`, d.op, d.day));
-  if ((f.classes?.length ?? 0) > 0 || (f.failed?.length ?? 0) > 0 || (f.decisions?.length ?? 0) > 0) parts.push(...failureFilter(f));
+  if ((f.classes?.length ?? 0) > 0 || (f.failed?.length ?? 0) > 0 || (f.decisions?.length ?? 0) > 0 || (f.budgets?.length ?? 0) > 0)
+    parts.push(...failureFilter(f));
   else {
     // A call of the tool: its tool call span, or a call the instrumented library refused without
     // one (an attempt under no tool call: a hallucinated tool name, arguments it could not parse).

@@ -1,4 +1,4 @@
-import { DECISIONS, type Decision, FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutcome } from '@guardtrace/semconv';
+import { BUDGET_REASONS, type BudgetReason, DECISIONS, type Decision, FAILURE_CLASSES, type FailureClass, SESSION_OUTCOMES, type SessionOutcome } from '@guardtrace/semconv';
 
 /**
  * The sessions explorer's query language (`/sessions?q=...`): space-separated `key:value`
@@ -8,7 +8,7 @@ import { DECISIONS, type Decision, FAILURE_CLASSES, type FailureClass, SESSION_O
  * (`POST /v1/datasets`); turned into SQL by session-filter.ts. No Node imports (parsed in the browser too).
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has', 'decision'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has', 'decision', 'budget'] as const;
 
 /**
  * What a session may be asked to have (`has:`): `errors`, a failed attempt (the SDK's, a refused
@@ -64,6 +64,12 @@ export interface SessionQueryFilters {
    * The Escalations alert counts `escalate_human`, `fail_reconcile` and `abort` and links so.
    */
   decisions?: Decision[];
+  /**
+   * The budget that ran out on a failed attempt, one of these (`budget:attempts_per_call,session_retries`),
+   * or any (`budget:any`): the session has such an attempt; with `classes`, `tools`, `failed` or
+   * `decisions`, the same attempt. The Budget or retry exhaustion alert counts these and links so.
+   */
+  budgets?: (BudgetReason | 'any')[];
   user?: string;
   agent?: string;
   status?: SessionOutcome;
@@ -245,6 +251,15 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else filters.decisions = [...new Set(values)] as Decision[];
         break;
       }
+      case 'budget': {
+        const values = t.value.split(',').filter(Boolean);
+        const unknown = values.find((v) => v !== 'any' && !(BUDGET_REASONS as readonly string[]).includes(v));
+        if (filters.budgets !== undefined) fail(t, '“budget:” is given twice; name the budgets in one, separated by commas (budget:attempts_per_call,session_retries)');
+        else if (values.length === 0 || unknown !== undefined)
+          fail(t, `Unknown budget “${unknown ?? t.value}”: expected any, or one or more of ${BUDGET_REASONS.join(', ')}, separated by commas`);
+        else filters.budgets = [...new Set(values)] as (BudgetReason | 'any')[];
+        break;
+      }
       case 'sampling':
         if (filters.sampling !== undefined) fail(t, '“sampling:” is given twice; a session has one sampling decision');
         else if ((SAMPLING_VIEWS as readonly string[]).includes(t.value)) filters.sampling = t.value as SamplingView;
@@ -281,6 +296,7 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     f.agent !== undefined ||
     f.status !== undefined ||
     (f.decisions?.length ?? 0) > 0 ||
+    (f.budgets?.length ?? 0) > 0 ||
     (f.has?.length ?? 0) > 0 ||
     (f.sampling !== undefined && f.sampling !== 'kept')
   );
