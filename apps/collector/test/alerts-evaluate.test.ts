@@ -1,14 +1,12 @@
 /**
  * Alerts evaluated on the per-minute rollup the collector keeps per batch: sessions sent over
  * real HTTP at fixed times, each rule kind measured, a rule firing into a real receiver (signed)
- * and resolving, new failure classes and tools, and one evaluator at a time. The evaluation's
+ * and resolving, new failure classes and tools, and one evaluator at a time. The sessions a
+ * firing's explorer link lists: alerts-links.test.ts. The evaluation's
  * "now" is passed in: nothing here depends on the day the test runs.
  */
 
-import { sql } from '@guardtrace/db';
 import { measure, type RuleRow } from '@guardtrace/db/alerts';
-import { sessionFilter } from '@guardtrace/db/session-filter';
-import { parseSessionQuery } from '@guardtrace/db/session-query';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -338,80 +336,6 @@ describe('a rule fires into a real receiver and resolves', () => {
         ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
     });
     await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
-  });
-});
-
-describe('the explorer link of a firing', () => {
-  it('lists the sessions the alert counted: those that failed in its window, not every one since midnight', async () => {
-    const p = await newProjectKey();
-    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', failureClass: 'transient', toolName: 'fetch', threshold: 2, url: receiver.url, secret: SECRET });
-    // The same failure in the morning, hours before the 5-minute window, and two in the window.
-    const morning = failingSession({ startMs: T0 - 3 * 60 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
-    const a = failingSession({ startMs: T0 + 50 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
-    const b = failingSession({ startMs: T0 + 51 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
-    for (const s of [morning, a, b]) await send(s.spans, p.key);
-    const before = receiver.got.length;
-    await runAlertTick(env.sql, { now: at(52), webUrl: WEB });
-    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId) as (typeof receiver.got)[number];
-    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 2 });
-    // The link's query, run by the explorer's own filter (packages/db session-filter, as the web's list runs it).
-    const q = new URL((fired.json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
-    const parsed = parseSessionQuery(q);
-    expect(parsed.errors).toEqual([]);
-    const where = sessionFilter(sql).whereClause(p.projectId, parsed.filters, []);
-    const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
-    const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
-    expect(rows.map((r) => r.id)).toEqual([a.sessionId, b.sessionId].sort());
-    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
-  });
-
-  it("an escalations alert lists every session it counted: escalated to a human, failed to reconcile or aborted, whatever the session's status", async () => {
-    const p = await newProjectKey();
-    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'escalations', threshold: 1, url: receiver.url, secret: SECRET });
-    const human = failingSession({ startMs: T0 + 60 * 60_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human' }], endsFailed: true });
-    const reconcile = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'fail_reconcile' }], endsFailed: true });
-    const aborted = failingSession({ startMs: T0 + 61 * 60_000, tool: 'search', failures: [{ cls: 'transient', decision: 'abort' }], endsFailed: true });
-    // A failure in the window the policy answered with feedback: not an escalation.
-    const rejected = failingSession({ startMs: T0 + 61 * 60_000 + 5_000, tool: 'search', failures: [{ cls: 'transient' }] });
-    for (const s of [human, reconcile, aborted, rejected]) await send(s.spans, p.key);
-    const before = receiver.got.length;
-    await runAlertTick(env.sql, { now: at(62), webUrl: WEB });
-    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId) as (typeof receiver.got)[number];
-    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 3 });
-    const q = new URL((fired.json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
-    const parsed = parseSessionQuery(q);
-    expect(parsed.errors).toEqual([]);
-    const where = sessionFilter(sql).whereClause(p.projectId, parsed.filters, []);
-    const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
-    const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
-    expect(rows.map((r) => r.id)).toEqual([human.sessionId, reconcile.sessionId, aborted.sessionId].sort());
-    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
-  });
-});
-
-describe('budget or retry exhaustion', () => {
-  it("links to the sessions whose attempts ran out of a budget, not to every failure of the tool", async () => {
-    const p = await newProjectKey();
-    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'exhausted', toolName: 'fetch', threshold: 1, url: receiver.url, secret: SECRET });
-    // An outage handed back after its attempts ran out, a call ended by the session's retries, and a
-    // failure of the same tool that spent no budget.
-    const handedBack = failingSession({ startMs: T0 + 60 * 60_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'replan', exhausted: 'attempts_per_call' }] });
-    const ended = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'escalate_human', exhausted: 'session_retries' }], endsFailed: true });
-    const plain = failingSession({ startMs: T0 + 61 * 60_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'retry_backoff' }] });
-    for (const s of [handedBack, ended, plain]) await send(s.spans, p.key);
-    const before = receiver.got.length;
-    await runAlertTick(env.sql, { now: at(62), webUrl: WEB });
-    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId) as (typeof receiver.got)[number];
-    expect(fired.json).toMatchObject({ type: 'alert.firing', value: 2 });
-    const q = new URL((fired.json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
-    expect(q).toContain('budget:any');
-    const parsed = parseSessionQuery(q);
-    expect(parsed.errors).toEqual([]);
-    const where = sessionFilter(sql).whereClause(p.projectId, parsed.filters, []);
-    const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
-    const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
-    expect(rows.map((r) => r.id)).toEqual([handedBack.sessionId, ended.sessionId].sort());
-    await env.sql.query('DELETE FROM alert_rules WHERE id = $1', [ruleId]);
   });
 });
 

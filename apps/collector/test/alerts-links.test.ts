@@ -1,0 +1,114 @@
+/**
+ * The explorer link of an alert firing lists the sessions the alert counted: its query, taken
+ * from the webhook a real receiver got, run through the explorer's own filter (packages/db
+ * session-filter, as the web's list runs it). Sessions sent over real HTTP at fixed times.
+ */
+import { sql } from '@guardtrace/db';
+import { sessionFilter } from '@guardtrace/db/session-filter';
+import { parseSessionQuery } from '@guardtrace/db/session-query';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runAlertTick } from '../src/alerts/evaluate.ts';
+import { createRule, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
+import { type Env, jsonRequest, setupApp, setupDatabase } from './helpers.ts';
+
+let env: Env;
+let app: FastifyInstance;
+let url: string;
+let receiver: Receiver;
+const SECRET = 'whsec_test_secret';
+const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+const WEB = 'https://guardtrace.example.com';
+
+beforeAll(async () => {
+  env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
+  app = await setupApp(env);
+  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+  receiver = await startReceiver(SECRET);
+});
+afterEach(async () => {
+  await env.sql.query('DELETE FROM alert_rules');
+});
+afterAll(async () => {
+  await receiver?.close();
+  await app?.close();
+  await env?.close();
+});
+
+async function send(spans: Record<string, unknown>[], key = env.key): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(jsonRequest(spans)),
+  });
+  expect(res.status, await res.text()).toBe(200);
+}
+
+async function newProjectKey(): Promise<{ projectId: string; key: string }> {
+  const projectId = await env.newProject();
+  return { projectId, key: (await env.newKey(projectId)).key };
+}
+
+/** Runs the evaluator at `now`; the rule's firing: its value, its link's query and the sessions that query lists. */
+async function fire(ruleId: string, projectId: string, now: Date): Promise<{ value: unknown; query: string; sessions: string[] }> {
+  const before = receiver.got.length;
+  await runAlertTick(env.sql, { now, webUrl: WEB });
+  const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId);
+  expect(fired, 'the rule fired').toBeDefined();
+  const json = (fired as (typeof receiver.got)[number]).json;
+  expect(json.type).toBe('alert.firing');
+  const query = new URL((json.links as { explorer: string }).explorer).searchParams.get('q') ?? '';
+  const parsed = parseSessionQuery(query);
+  expect(parsed.errors).toEqual([]);
+  const where = sessionFilter(sql).whereClause(projectId, parsed.filters, []);
+  const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
+  const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
+  return { value: json.value, query, sessions: rows.map((r) => r.id) };
+}
+
+describe('the explorer link of a firing', () => {
+  it('lists the sessions the alert counted: those that failed in its window, not every one since midnight', async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', failureClass: 'transient', toolName: 'fetch', threshold: 2, url: receiver.url, secret: SECRET });
+    // The same failure in the morning, hours before the 5-minute window, and two in the window.
+    const morning = failingSession({ startMs: T0 - 3 * 60 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
+    const a = failingSession({ startMs: T0 + 50 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
+    const b = failingSession({ startMs: T0 + 51 * 60_000, tool: 'fetch', failures: [{ cls: 'transient' }] });
+    for (const s of [morning, a, b]) await send(s.spans, p.key);
+    const link = await fire(ruleId, p.projectId, at(52));
+    expect(link.value).toBe(2);
+    expect(link.sessions).toEqual([a.sessionId, b.sessionId].sort());
+  });
+
+  it("an escalations alert lists every session it counted: escalated to a human, failed to reconcile or aborted, whatever the session's status", async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'escalations', threshold: 1, url: receiver.url, secret: SECRET });
+    const human = failingSession({ startMs: T0 + 60 * 60_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human' }], endsFailed: true });
+    const reconcile = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'fail_reconcile' }], endsFailed: true });
+    const aborted = failingSession({ startMs: T0 + 61 * 60_000, tool: 'search', failures: [{ cls: 'transient', decision: 'abort' }], endsFailed: true });
+    // A failure in the window the policy answered with feedback: not an escalation.
+    const rejected = failingSession({ startMs: T0 + 61 * 60_000 + 5_000, tool: 'search', failures: [{ cls: 'transient' }] });
+    for (const s of [human, reconcile, aborted, rejected]) await send(s.spans, p.key);
+    const link = await fire(ruleId, p.projectId, at(62));
+    expect(link.value).toBe(3);
+    expect(link.sessions).toEqual([human.sessionId, reconcile.sessionId, aborted.sessionId].sort());
+  });
+});
+
+describe('budget or retry exhaustion', () => {
+  it("links to the sessions whose attempts ran out of a budget, not to every failure of the tool", async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'exhausted', toolName: 'fetch', threshold: 1, url: receiver.url, secret: SECRET });
+    // An outage handed back after its attempts ran out, a call ended by the session's retries, and a
+    // failure of the same tool that spent no budget.
+    const handedBack = failingSession({ startMs: T0 + 60 * 60_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'replan', exhausted: 'attempts_per_call' }] });
+    const ended = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'escalate_human', exhausted: 'session_retries' }], endsFailed: true });
+    const plain = failingSession({ startMs: T0 + 61 * 60_000, tool: 'fetch', failures: [{ cls: 'transient', decision: 'retry_backoff' }] });
+    for (const s of [handedBack, ended, plain]) await send(s.spans, p.key);
+    const link = await fire(ruleId, p.projectId, at(62));
+    expect(link.value).toBe(2);
+    expect(link.query).toContain('budget:any');
+    expect(link.sessions).toEqual([handedBack.sessionId, ended.sessionId].sort());
+  });
+});
