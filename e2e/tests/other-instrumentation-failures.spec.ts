@@ -176,7 +176,9 @@ test("older GenAI conventions' content: OpenLLMetry's indexed gen_ai.prompt.{i}.
   const provider = exportingProvider('older-genai-agent');
   const tracer = provider.getTracer('older-genai');
   const conversation = { 'gen_ai.conversation.id': `oldgenai${tag}` };
-  const root = tracer.startSpan('invoke_agent weather', { attributes: { ...conversation, 'gen_ai.operation.name': 'invoke_agent' } });
+  // Each call at its own time (the step list orders by start; two in the same millisecond could swap).
+  const t0 = Date.now() - 60_000;
+  const root = tracer.startSpan('invoke_agent weather', { startTime: t0, attributes: { ...conversation, 'gen_ai.operation.name': 'invoke_agent' } });
   const under = trace.setSpan(context.active(), root);
   const usage = { 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.output_tokens': 5 };
   // OpenLLMetry before the GenAI message attributes: every message flattened into indexed attributes.
@@ -184,6 +186,7 @@ test("older GenAI conventions' content: OpenLLMetry's indexed gen_ai.prompt.{i}.
     .startSpan(
       'openai.chat',
       {
+        startTime: t0 + 10,
         attributes: {
           ...conversation,
           ...usage,
@@ -197,13 +200,13 @@ test("older GenAI conventions' content: OpenLLMetry's indexed gen_ai.prompt.{i}.
       },
       under,
     )
-    .end();
+    .end(t0 + 20);
   // Semantic conventions 1.26-1.27: the prompt and completion as span events.
-  const chat = tracer.startSpan('chat gpt-4o-mini', { attributes: { ...conversation, ...usage, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini' } }, under);
+  const chat = tracer.startSpan('chat gpt-4o-mini', { startTime: t0 + 30, attributes: { ...conversation, ...usage, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini' } }, under);
   chat.addEvent('gen_ai.content.prompt', { 'gen_ai.prompt': '[{"role":"user","content":"Weather in Oslo?"}]' });
   chat.addEvent('gen_ai.content.completion', { 'gen_ai.completion': '[{"role":"assistant","content":"Snow in Oslo."}]' });
-  chat.end();
-  root.end();
+  chat.end(t0 + 40);
+  root.end(t0 + 50);
   await provider.shutdown();
 
   await openSession(page, tag);
