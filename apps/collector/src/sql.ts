@@ -113,7 +113,8 @@ export function textArray(values: readonly (string | null | undefined)[]): strin
   for (let i = 0; i < values.length; i++) {
     if (i > 0) body += ',';
     const v = values[i];
-    body += v == null ? 'NULL' : `"${v.replace(/[\\"]/g, '\\$&')}"`;
+    // Most values are ids: a substring search is far cheaper than a regex replace on each.
+    body += v == null ? 'NULL' : v.includes('"') || v.includes('\\') ? `"${v.replace(/[\\"]/g, '\\$&')}"` : `"${v}"`;
   }
   return quote(`{${body}}`);
 }
