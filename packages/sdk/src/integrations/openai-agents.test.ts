@@ -182,6 +182,54 @@ describe('OpenAI Agents SDK guarded tools', () => {
     expect(named('guardtrace.attempt').map((a) => a.attributes['guardtrace.decision'])).toEqual(['reject_with_feedback']);
   });
 
+  it("records each model call with the model its agent names, through a handoff and with tracing off", async () => {
+    const { gt, named } = traced();
+    const calls: string[] = [];
+    const guarded = guardAgentsTools(gt, weatherDefs(calls).slice(0, 2), { agentName: 'concierge' });
+    // the Runner resolves the agents' model names through its provider: scripted models stand in for them
+    const scripted: Record<string, ScriptedModel> = {
+      'gpt-4.1-mini': new ScriptedModel([
+        { call: ['call_1', 'get_weather', '{"city":"Oslo"}'] },
+        { call: ['call_2', 'transfer_to_clock', '{}'] },
+      ]),
+      'gpt-4.1': new ScriptedModel([{ call: ['call_3', 'get_time', '{"city":"Oslo"}'] }, { text: 'clear, noon' }]),
+    };
+    const modelProvider = { getModel: async (name?: string) => scripted[name ?? ''] as ScriptedModel };
+    const clock = new Agent({ name: 'clock', model: 'gpt-4.1', tools: guarded.tools });
+    const front = new Agent({ name: 'front', model: 'gpt-4.1-mini', tools: guarded.tools, handoffs: [clock] });
+    const result = await new Runner({ modelProvider, groupId: 'conv_models' }).run(front, 'Weather and time in Oslo?', guarded.runOptions);
+    expect(result.finalOutput).toBe('clear, noon');
+    await guarded.sessions.end();
+    expect(calls).toEqual(['get_weather:Oslo', 'get_time:Oslo']);
+    // before: every call "unknown" (the option's default), so the web could price none of them.
+    // Calls are recorded from the run's usage at each guarded tool call: the handoff's request and
+    // the clock's first are one recorded call, named by the agent that asked last.
+    expect(named('chat').map((c) => [c.attributes['gen_ai.request.model'], c.attributes['gen_ai.usage.input_tokens']])).toEqual([
+      ['gpt-4.1-mini', 100],
+      ['gpt-4.1', 200],
+      ['gpt-4.1', 100],
+    ]);
+
+    // tracing off: the run's context object finds the model; the option names a Model object's calls
+    const { gt: gt2, named: named2 } = traced();
+    const guarded2 = guardAgentsTools(gt2, weatherDefs([]).slice(0, 1), { agentName: 'concierge', model: 'fallback-model' });
+    const one = new ScriptedModel([{ call: ['call_1', 'get_weather', '{"city":"Oslo"}'] }, { text: 'clear' }]);
+    const byName = { getModel: async () => one };
+    await new Runner({ modelProvider: byName, tracingDisabled: true }).run(
+      new Agent({ name: 'front', model: 'gpt-4.1-nano', tools: guarded2.tools }),
+      'Weather?',
+      { ...guarded2.runOptions, context: { user: 'u1' } },
+    );
+    const object = new ScriptedModel([{ call: ['call_1', 'get_weather', '{"city":"Rome"}'] }, { text: 'clear' }]);
+    await new Runner({ tracingDisabled: true }).run(new Agent({ name: 'front', model: object, tools: guarded2.tools }), 'Weather?', {
+      ...guarded2.runOptions,
+      context: { user: 'u2' },
+    });
+    await guarded2.sessions.end();
+    // (each run's last call is recorded when its session ends)
+    expect(named2('chat').map((c) => c.attributes['gen_ai.request.model'])).toEqual(['gpt-4.1-nano', 'fallback-model', 'gpt-4.1-nano', 'fallback-model']);
+  });
+
   it('refuses a definition without a zod schema, saying which tool and what it needs', () => {
     const { gt } = traced();
     const def = { name: 'raw', description: 'x', parameters: { type: 'object' } as unknown as z.ZodObject, execute: () => 'x' };

@@ -47,7 +47,12 @@ export interface GuardAgentsToolsOptions<TContext = unknown> {
   session?: (runContext: RunContext<TContext>) => SessionKey | undefined;
   /** The user a run is for (the repair-token budget is per user). */
   userId?: (runContext: RunContext<TContext>) => string | undefined;
-  /** `gen_ai.request.model` of the recorded model calls (the tools do not see the agent's model; default "unknown"). */
+  /**
+   * `gen_ai.request.model` of the recorded model calls when the agent names none as a string (a
+   * `Model` object, or the Runner's default model, which the tools cannot see); default "unknown".
+   * An agent created with `model: 'gpt-4.1'` is recorded as that model (after a handoff, the model
+   * of the agent that made the request).
+   */
   model?: string;
   /** `gen_ai.provider.name` of the recorded model calls (default "openai"). */
   provider?: string;
@@ -76,6 +81,9 @@ interface UsageMark {
   output: number;
 }
 
+/** Traces whose agent's model is remembered at once (runs that call no tool are never cleaned up otherwise). */
+const MAX_TRACKED_TRACES = 10_000;
+
 interface Invocation<TContext> {
   runContext: RunContext<TContext>;
   details: ToolCallDetails | undefined;
@@ -99,11 +107,21 @@ export function guardAgentsTools<TContext = unknown>(
   const lastRun = new Map<string, RunContext<TContext>>();
   const toRepair = new Map<string, CallFailure>();
 
+  // The model each request was made with, as its agent names it (callModelInputFilter sees the
+  // agent before every model request), found again by the run's trace or context object; kept per
+  // session for the calls recorded when it ends, outside the run.
+  const modelByTrace = new Map<string, string>();
+  const modelByContext = new WeakMap<object, string>();
+  const sessionModel = new Map<string, string>();
   const recordModelCalls = (session: Session, runContext: RunContext<TContext>): void => {
+    const traceId = currentTraceId();
+    const ctx = runContext.context;
+    const seen = (traceId !== undefined ? modelByTrace.get(traceId) : undefined) ?? (typeof ctx === 'object' && ctx !== null ? modelByContext.get(ctx) : undefined);
+    if (seen !== undefined) sessionModel.set(session.id, seen);
     const u = runContext.usage;
     const mark = marks.get(runContext) ?? { requests: 0, input: 0, output: 0 };
     if (u.requests <= mark.requests) return;
-    const call: ModelCall = { model: opts.model ?? 'unknown', provider: opts.provider ?? 'openai', inputTokens: u.inputTokens - mark.input, outputTokens: u.outputTokens - mark.output };
+    const call: ModelCall = { model: sessionModel.get(session.id) ?? opts.model ?? 'unknown', provider: opts.provider ?? 'openai', inputTokens: u.inputTokens - mark.input, outputTokens: u.outputTokens - mark.output };
     const repairs = toRepair.get(session.id);
     if (repairs) call.repairs = repairs;
     toRepair.delete(session.id);
@@ -133,9 +151,14 @@ export function guardAgentsTools<TContext = unknown>(
     const runContext = lastRun.get(session.id);
     if (runContext) recordModelCalls(session, runContext);
     lastRun.delete(session.id);
+    sessionModel.delete(session.id);
     toRepair.delete(session.id);
     pending.delete(session.id);
-    for (const [trace, id] of byTrace) if (id === session.id) byTrace.delete(trace);
+    for (const [trace, id] of byTrace) {
+      if (id !== session.id) continue;
+      byTrace.delete(trace);
+      modelByTrace.delete(trace);
+    }
   });
 
   const keyOf = (runContext: RunContext<TContext>): SessionKey => {
@@ -198,8 +221,17 @@ export function guardAgentsTools<TContext = unknown>(
     }
   };
 
-  const callModelInputFilter: CallModelInputFilter<TContext> = ({ modelData, context }) => {
+  const callModelInputFilter: CallModelInputFilter<TContext> = ({ modelData, agent, context }) => {
     const traceId = currentTraceId();
+    const model = typeof agent.model === 'string' && agent.model !== '' ? agent.model : undefined;
+    if (model !== undefined) {
+      if (traceId !== undefined) {
+        // runs that never call a tool open no session to clean up after: keep the newest only
+        if (modelByTrace.size >= MAX_TRACKED_TRACES) modelByTrace.delete(modelByTrace.keys().next().value as string);
+        modelByTrace.set(traceId, model);
+      }
+      if (typeof context === 'object' && context !== null) modelByContext.set(context, model);
+    }
     throwPending(traceId !== undefined ? byTrace.get(traceId) : undefined);
     throwPending(typeof context === 'object' && context !== null ? byContext.get(context) : undefined);
     return modelData;
