@@ -112,3 +112,33 @@ describe('budget or retry exhaustion', () => {
     expect(link.sessions).toEqual([handedBack.sessionId, ended.sessionId].sort());
   });
 });
+
+describe('rejections not fixed next', () => {
+  it('links to the sessions whose rejections became unfixed in the window (their correction failed in it), not to the failures of the window', async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'rejections_unfixed', failureClass: 'invalid_arguments', threshold: 1, url: receiver.url, secret: SECRET });
+    // Rejected at 12:50, before the window (12:58 to 13:02); its correction, ten minutes later, failed
+    // too: counted at 13:00, when it became known as not fixed.
+    const lateCorrection = failingSession({
+      startMs: T0 + 50 * 60_000,
+      gapMs: 10 * 60_000,
+      tool: 'search',
+      failures: [{ cls: 'invalid_arguments' }, { cls: 'transient', decision: 'abort' }],
+      endsFailed: true,
+    });
+    // Rejected at 13:00 and fixed by the next attempt: not counted.
+    const fixed = failingSession({ startMs: T0 + 60 * 60_000, tool: 'search', failures: [{ cls: 'invalid_arguments' }] });
+    // Rejected at 12:59, its correction failed at 13:01: counted.
+    const inWindow = failingSession({
+      startMs: T0 + 59 * 60_000,
+      gapMs: 2 * 60_000,
+      tool: 'search',
+      failures: [{ cls: 'invalid_arguments' }, { cls: 'invalid_arguments', decision: 'abort' }],
+      endsFailed: true,
+    });
+    for (const s of [lateCorrection, fixed, inWindow]) await send(s.spans, p.key);
+    const link = await fire(ruleId, p.projectId, at(62));
+    expect(link.value).toBe(2);
+    expect(link.sessions).toEqual([lateCorrection.sessionId, inWindow.sessionId].sort());
+  });
+});

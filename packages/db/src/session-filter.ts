@@ -72,7 +72,7 @@ function onDay(column: Sql, op: Comparison, day: string): Sql {
 }
 
 /**
- * `class:`, `tool:`, `failed:` and `decision:` together name one kind of failed attempt, as analytics counts
+ * `class:`, `tool:`, `failed:`, `decision:`, `budget:` and `unfixed:` together name one kind of failed attempt, as analytics counts
  * it (analytics_session_parts: the attempt's class, its tool or its tool call's, its UTC day):
  * each class must occur on such an attempt and each tool must have one. So `class:transient
  * tool:read_file` is a read_file call that failed transiently, not such a failure anywhere beside a read_file
@@ -83,8 +83,16 @@ function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   const tools = f.tools ?? [];
   const days = f.failed ?? [];
   const conditions = [sql`a.project_id = s.project_id AND a.session_id = s.id`];
-  conditions.push(classes.length > 0 ? sql`AND a.failure_class = ANY(${classes}::text[])` : sql`AND a.outcome IS DISTINCT FROM 'success'`);
+  if (classes.length > 0) conditions.push(sql`AND a.failure_class = ANY(${classes}::text[])`);
+  // unfixed: names its own kind of failure (a rejection, as the alert counts it); otherwise any failed attempt.
+  else if (f.unfixed === undefined) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success'`);
   for (const d of days) conditions.push(onDay(sql`a.started_at`, d.op, d.day));
+  // unfixed: a rejection whose correction failed, on the days (or minutes) it did: the minute the
+  // Rejections not fixed next alert counts it at (attempts.alert_unfixed_at, kept by its rollup).
+  if (f.unfixed !== undefined) {
+    conditions.push(sql`AND a.alert_unfixed_at IS NOT NULL`);
+    for (const d of f.unfixed) conditions.push(onDay(sql`a.alert_unfixed_at`, d.op, d.day));
+  }
   // decision: a failed attempt whose policy decision is one of them (as the Escalations alert counts).
   if (f.decisions?.length) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success' AND a.decision = ANY(${f.decisions}::text[])`);
   // budget: a failed attempt that names the budget that ran out (as the exhaustion alert and analytics' retry exhaustion count).
@@ -124,7 +132,13 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   for (const t of f.tokens ?? []) parts.push(sql`AND (s.input_tokens + s.output_tokens) ${COMPARE[t.op]} ${t.value}::bigint`);
   // A day is [its midnight, the next midnight) in UTC: started:<=D keeps all of D, started:>D starts at D + 1.
   for (const d of f.started ?? []) parts.push(onDay(sql`s.started_at`, d.op, d.day));
-  if ((f.classes?.length ?? 0) > 0 || (f.failed?.length ?? 0) > 0 || (f.decisions?.length ?? 0) > 0 || (f.budgets?.length ?? 0) > 0)
+  if (
+    (f.classes?.length ?? 0) > 0 ||
+    (f.failed?.length ?? 0) > 0 ||
+    (f.decisions?.length ?? 0) > 0 ||
+    (f.budgets?.length ?? 0) > 0 ||
+    f.unfixed !== undefined
+  )
     parts.push(...failureFilter(f));
   else {
     // A call of the tool: its tool call span, or a call the instrumented library refused without

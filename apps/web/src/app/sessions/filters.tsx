@@ -59,10 +59,10 @@ export function QueryBar({
         ) : null}
       </form>
       <p id="session-query-help" className="mt-1.5 text-xs text-slate-500">
-        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens, started and failed take &gt;, &gt;=, &lt;, &lt;=;
-        started and failed are UTC days, YYYY-MM-DD, or minutes, YYYY-MM-DDTHH:MMZ: the session&rsquo;s start, a failed
-        attempt&rsquo;s time; decision and budget take several, comma-separated; class, tool, decision, budget and failed together mean one failed
-        attempt); other words
+        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens, started, failed and unfixed take &gt;, &gt;=, &lt;, &lt;=;
+        started, failed and unfixed are UTC days, YYYY-MM-DD, or minutes, YYYY-MM-DDTHH:MMZ: the session&rsquo;s start, a failed
+        attempt&rsquo;s time, the time a rejection&rsquo;s next call failed too (unfixed:any: whenever); decision and budget take several,
+        comma-separated; class, tool, decision, budget, failed and unfixed together mean one failed attempt); other words
         match session ids, agents, users, tool names, arguments and feedback. Quote values with spaces or colons. ↑/↓ select a
         session, Enter opens it.
       </p>
