@@ -69,6 +69,22 @@ describe('parseSessionQuery', () => {
     ]);
   });
 
+  it('reads repaired: as any, or the days or minutes of a repair turn, and names what it expects', () => {
+    expect(parseSessionQuery('repaired:any').filters.repaired).toEqual([]);
+    expect(isFiltered(parseSessionQuery('repaired:any'))).toBe(true);
+    const p = parseSessionQuery('class:transient repaired:>2026-11-29 repaired:<2026-12-01T00:00Z');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.repaired).toEqual([
+      { op: '>', day: '2026-11-29' },
+      { op: '<', day: '2026-12-01T00:00' },
+    ]);
+    expect(p.filters.unfixed).toBeUndefined();
+    expect(parseSessionQuery('repaired:').errors.map((e) => e.message)).toEqual([expect.stringMatching(/^“repaired:” needs a value/)]);
+    expect(parseSessionQuery('tool:x repaired:2026-11-30T24:00Z').errors.map((e) => e.message)).toEqual([
+      `“repaired:” expects any, or the UTC day (YYYY-MM-DD) or minute (YYYY-MM-DDTHH:MMZ) a model turn repaired a failure, optionally after >, >=, <, <= or = (e.g. repaired:any, repaired:>=2026-11-03) (at column 8, “repaired:2026-11-30T24:00Z”)`,
+    ]);
+  });
+
   it('reads failed: (the UTC day of a failed attempt) with every comparison, and names what it expects', () => {
     const p = parseSessionQuery('class:transient failed:>=2026-11-03 failed:<2026-12-01 failed:2026-11-20');
     expect(p.errors).toEqual([]);

@@ -77,15 +77,30 @@ function onDay(column: Sql, op: Comparison, day: string): Sql {
  * each class must occur on such an attempt and each tool must have one. So `class:transient
  * tool:read_file` is a read_file call that failed transiently, not such a failure anywhere beside a read_file
  * call, and `failed:>=D` holds for a session that started before D and failed after it.
+ * With `repaired:`, they name the failure a repair turn of the session answered (the turn's
+ * attempt, `a`, when it is stored; its class, else the class the turn names), as the Repair
+ * tokens alert counts the turn.
  */
 function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   const classes = f.classes ?? [];
   const tools = f.tools ?? [];
   const days = f.failed ?? [];
-  const conditions = [sql`a.project_id = s.project_id AND a.session_id = s.id`];
-  if (classes.length > 0) conditions.push(sql`AND a.failure_class = ANY(${classes}::text[])`);
-  // unfixed: names its own kind of failure (a rejection, as the alert counts it); otherwise any failed attempt.
-  else if (f.unfixed === undefined) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success'`);
+  const repaired = f.repaired;
+  // What each EXISTS reads: the session's attempts, or its repair turns `m` with the attempt each
+  // answers (as guardtrace_update_alert_minutes finds it: by span id in the project).
+  const from = repaired
+    ? sql`model_calls m LEFT JOIN LATERAL (SELECT x.* FROM attempts x
+        WHERE x.project_id = m.project_id AND x.span_id = m.repair_attempt_span_id LIMIT 1) a ON true`
+    : sql`attempts a`;
+  const classOf = repaired ? sql`coalesce(a.failure_class, m.repair_failure_class)` : sql`a.failure_class`;
+  const conditions = repaired
+    ? [sql`m.project_id = s.project_id AND m.session_id = s.id AND (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL)`]
+    : [sql`a.project_id = s.project_id AND a.session_id = s.id`];
+  // repaired: the turn started on the days (or minutes), as the repair alerts count its tokens.
+  for (const d of repaired ?? []) conditions.push(onDay(sql`m.started_at`, d.op, d.day));
+  if (classes.length > 0) conditions.push(sql`AND ${classOf} = ANY(${classes}::text[])`);
+  // unfixed: and repaired: name their own kind of failure (as their alerts count it); otherwise any failed attempt.
+  else if (f.unfixed === undefined && repaired === undefined) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success'`);
   for (const d of days) conditions.push(onDay(sql`a.started_at`, d.op, d.day));
   // unfixed: a rejection whose correction failed, on the days (or minutes) it did: the minute the
   // Rejections not fixed next alert counts it at (attempts.alert_unfixed_at, kept by its rollup).
@@ -108,12 +123,12 @@ function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   if (tools.length > 0) conditions.push(toolOf(sql`${tools}::text[]`));
   const attempt = concat(conditions);
   const parts: Sql[] = [];
-  for (const c of classes) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt} AND a.failure_class = ${c}::text)`);
+  for (const c of classes) parts.push(sql`AND EXISTS (SELECT 1 FROM ${from} WHERE ${attempt} AND ${classOf} = ${c}::text)`);
   // One class and one tool: the class's attempt is already the tool's.
   if (!(classes.length > 0 && tools.length === 1)) {
-    for (const t of tools) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt} ${toolOf(sql`ARRAY[${t}::text]`)})`);
+    for (const t of tools) parts.push(sql`AND EXISTS (SELECT 1 FROM ${from} WHERE ${attempt} ${toolOf(sql`ARRAY[${t}::text]`)})`);
   }
-  if (classes.length === 0 && tools.length === 0) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt})`);
+  if (classes.length === 0 && tools.length === 0) parts.push(sql`AND EXISTS (SELECT 1 FROM ${from} WHERE ${attempt})`);
   return parts;
 }
 
@@ -137,7 +152,8 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
     (f.failed?.length ?? 0) > 0 ||
     (f.decisions?.length ?? 0) > 0 ||
     (f.budgets?.length ?? 0) > 0 ||
-    f.unfixed !== undefined
+    f.unfixed !== undefined ||
+    f.repaired !== undefined
   )
     parts.push(...failureFilter(f));
   else {

@@ -8,7 +8,7 @@ import { BUDGET_REASONS, type BudgetReason, DECISIONS, type Decision, FAILURE_CL
  * (`POST /v1/datasets`); turned into SQL by session-filter.ts. No Node imports (parsed in the browser too).
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has', 'decision', 'budget', 'unfixed'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has', 'decision', 'budget', 'unfixed', 'repaired'] as const;
 
 /**
  * What a session may be asked to have (`has:`): `errors`, a failed attempt (the SDK's, a refused
@@ -79,6 +79,15 @@ export interface SessionQueryFilters {
    * fixed next alert counts these at that minute and links so. Unset: no such condition; `[]`: any.
    */
   unfixed?: { op: Comparison; day: string }[];
+  /**
+   * A model turn that repaired a failure (`repaired:any`: a turn that names the failed attempt it
+   * answers, or the failure class it repairs); with comparisons (`repaired:>=2026-11-03T14:05Z`),
+   * all of which must hold, on the UTC day or minute the turn started. With `classes`, the class of
+   * the attempt it repaired (else the class the turn names); with `tools`, `failed`, `decisions`,
+   * `budgets` or `unfixed`, that attempt. The Repair tokens and Repair cost alerts count these
+   * turns' tokens at that minute and link so. Unset: no such condition; `[]`: any.
+   */
+  repaired?: { op: Comparison; day: string }[];
   user?: string;
   agent?: string;
   status?: SessionOutcome;
@@ -241,20 +250,23 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else fail(t, `“tokens:” expects a whole number of tokens, optionally after >, >=, <, <= or = (e.g. tokens:>=10000)`);
         break;
       }
-      case 'unfixed': {
+      case 'unfixed':
+      case 'repaired': {
         if (t.value === 'any') {
-          filters.unfixed ??= [];
+          filters[key] ??= [];
           break;
         }
         const c = dayComparison(t.value);
         if (c) {
-          filters.unfixed ??= [];
-          filters.unfixed.push(c);
-        } else
+          filters[key] ??= [];
+          filters[key].push(c);
+        } else {
+          const when = key === 'unfixed' ? "a rejection's correction failed" : 'a model turn repaired a failure';
           fail(
             t,
-            `“unfixed:” expects any, or the UTC day (YYYY-MM-DD) or minute (YYYY-MM-DDTHH:MMZ) a rejection's correction failed, optionally after >, >=, <, <= or = (e.g. unfixed:any, unfixed:>=2026-11-03)`,
+            `“${key}:” expects any, or the UTC day (YYYY-MM-DD) or minute (YYYY-MM-DDTHH:MMZ) ${when}, optionally after >, >=, <, <= or = (e.g. ${key}:any, ${key}:>=2026-11-03)`,
           );
+        }
         break;
       }
       case 'started':
@@ -329,6 +341,7 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     (f.decisions?.length ?? 0) > 0 ||
     (f.budgets?.length ?? 0) > 0 ||
     f.unfixed !== undefined ||
+    f.repaired !== undefined ||
     (f.has?.length ?? 0) > 0 ||
     (f.sampling !== undefined && f.sampling !== 'kept')
   );
