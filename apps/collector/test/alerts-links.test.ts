@@ -196,3 +196,19 @@ describe('repair tokens and repair cost', () => {
     expect(dollars.sessions).toEqual(counted);
   });
 });
+
+describe('repair tokens of a tool', () => {
+  it("count the repair turns of the tool's failures, whose attempt spans name no tool of their own (their tool call does), and link to their sessions", async () => {
+    const p = await newProjectKey();
+    const model = 'gpt-4.1-mini';
+    // failingSession's attempt spans carry no gen_ai.tool.name: the tool is their tool call's, as analytics and the explorer read it.
+    const search = failingSession({ startMs: T0 + 60 * 60_000, tool: 'search', failures: [{ cls: 'transient', repair: { model, input: 300, output: 30 } }] });
+    const fetchRepair = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'fetch', failures: [{ cls: 'transient', repair: { model, input: 9000, output: 900 } }] });
+    for (const s of [search, fetchRepair]) await send(s.spans, p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_tokens', toolName: 'search', threshold: 1, url: receiver.url, secret: SECRET });
+    const link = await fire(ruleId, p.projectId, at(62));
+    expect(link.value).toBe(330);
+    expect(link.query).toBe('tool:search repaired:>=2026-11-30T12:58Z repaired:<=2026-11-30T13:02Z');
+    expect(link.sessions).toEqual([search.sessionId]);
+  });
+});
