@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
 import { createRule, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
-import { type Env, jsonRequest, setupApp, setupDatabase } from './helpers.ts';
+import { type Env, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let app: FastifyInstance;
@@ -110,5 +110,105 @@ describe('budget or retry exhaustion', () => {
     expect(link.value).toBe(2);
     expect(link.query).toContain('budget:any');
     expect(link.sessions).toEqual([handedBack.sessionId, ended.sessionId].sort());
+  });
+});
+
+describe('rejections not fixed next', () => {
+  it('links to the sessions whose rejections became unfixed in the window (their correction failed in it), not to the failures of the window', async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'rejections_unfixed', failureClass: 'invalid_arguments', threshold: 1, url: receiver.url, secret: SECRET });
+    // Rejected at 12:50, before the window (12:58 to 13:02); its correction, ten minutes later, failed
+    // too: counted at 13:00, when it became known as not fixed.
+    const lateCorrection = failingSession({
+      startMs: T0 + 50 * 60_000,
+      gapMs: 10 * 60_000,
+      tool: 'search',
+      failures: [{ cls: 'invalid_arguments' }, { cls: 'transient', decision: 'abort' }],
+      endsFailed: true,
+    });
+    // Rejected at 13:00 and fixed by the next attempt: not counted.
+    const fixed = failingSession({ startMs: T0 + 60 * 60_000, tool: 'search', failures: [{ cls: 'invalid_arguments' }] });
+    // Rejected at 12:59, its correction failed at 13:01: counted.
+    const inWindow = failingSession({
+      startMs: T0 + 59 * 60_000,
+      gapMs: 2 * 60_000,
+      tool: 'search',
+      failures: [{ cls: 'invalid_arguments' }, { cls: 'invalid_arguments', decision: 'abort' }],
+      endsFailed: true,
+    });
+    for (const s of [lateCorrection, fixed, inWindow]) await send(s.spans, p.key);
+    const link = await fire(ruleId, p.projectId, at(62));
+    expect(link.value).toBe(2);
+    expect(link.query).toBe('class:invalid_arguments unfixed:>=2026-11-30T12:58Z unfixed:<=2026-11-30T13:02Z');
+    expect(link.sessions).toEqual([lateCorrection.sessionId, inWindow.sessionId].sort());
+  });
+});
+
+describe('repair tokens and repair cost', () => {
+  it("link to the sessions whose model turns repaired a failure of the class in the window, not to every failure of the class", async () => {
+    const p = await newProjectKey();
+    await env.sql.query(
+      `INSERT INTO model_prices (project_id, model, input_per_mtok, output_per_mtok, cached_input_per_mtok) VALUES ($1, 'gpt-4.1-mini', 2, 10, 1)`,
+      [p.projectId],
+    );
+    const model = 'gpt-4.1-mini';
+    // Failed at 12:55, before the window (12:58 to 13:02); the model's repair turn came at 12:59: counted.
+    const lateRepair = failingSession({
+      startMs: T0 + 55 * 60_000,
+      gapMs: 5 * 60_000,
+      tool: 'search',
+      failures: [{ cls: 'transient', repair: { model, input: 1000, output: 100, afterMs: 4 * 60_000 } }],
+    });
+    // Failed at 13:00 with no repair turn: no repair tokens.
+    const unrepaired = failingSession({ startMs: T0 + 60 * 60_000, tool: 'search', failures: [{ cls: 'transient' }] });
+    // Failed and repaired at 13:00: counted.
+    const repaired = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'search', failures: [{ cls: 'transient', repair: { model, input: 500, output: 50 } }] });
+    // A repair turn in the window of another class's failure.
+    const otherClass = failingSession({ startMs: T0 + 61 * 60_000, tool: 'search', failures: [{ cls: 'invalid_arguments', repair: { model, input: 7000, output: 700 } }] });
+    // A turn that names the class it repairs and no attempt (guardtrace.repair.failure_class), in the window: counted.
+    const classOnly = failingSession({ startMs: T0 + 61 * 60_000 + 5_000, tool: 'search', failures: [] });
+    classOnly.spans.push(
+      jsonSpan({
+        traceId: (classOnly.spans[0] as { traceId: string }).traceId,
+        name: `chat ${model}`,
+        startMs: T0 + 61 * 60_000 + 6_000,
+        attrs: {
+          'gen_ai.conversation.id': classOnly.sessionId,
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.request.model': model,
+          'gen_ai.usage.input_tokens': 200,
+          'gen_ai.usage.output_tokens': 20,
+          'guardtrace.repair.failure_class': 'transient',
+        },
+      }),
+    );
+    for (const s of [lateRepair, unrepaired, repaired, otherClass, classOnly]) await send(s.spans, p.key);
+    const counted = [lateRepair.sessionId, repaired.sessionId, classOnly.sessionId].sort();
+    const tokensRule = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_tokens', failureClass: 'transient', threshold: 1, url: receiver.url, secret: SECRET });
+    const tokens = await fire(tokensRule, p.projectId, at(62));
+    expect(tokens.value).toBe(1100 + 550 + 220);
+    expect(tokens.query).toBe('class:transient repaired:>=2026-11-30T12:58Z repaired:<=2026-11-30T13:02Z');
+    expect(tokens.sessions).toEqual(counted);
+    const dollarsRule = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_dollars', failureClass: 'transient', threshold: 0.001, url: receiver.url, secret: SECRET });
+    const dollars = await fire(dollarsRule, p.projectId, at(62));
+    // 1,700 × $2/M + 170 × $10/M.
+    expect(dollars.value).toBeCloseTo(0.0051, 9);
+    expect(dollars.sessions).toEqual(counted);
+  });
+});
+
+describe('repair tokens of a tool', () => {
+  it("count the repair turns of the tool's failures, whose attempt spans name no tool of their own (their tool call does), and link to their sessions", async () => {
+    const p = await newProjectKey();
+    const model = 'gpt-4.1-mini';
+    // failingSession's attempt spans carry no gen_ai.tool.name: the tool is their tool call's, as analytics and the explorer read it.
+    const search = failingSession({ startMs: T0 + 60 * 60_000, tool: 'search', failures: [{ cls: 'transient', repair: { model, input: 300, output: 30 } }] });
+    const fetchRepair = failingSession({ startMs: T0 + 60 * 60_000 + 5_000, tool: 'fetch', failures: [{ cls: 'transient', repair: { model, input: 9000, output: 900 } }] });
+    for (const s of [search, fetchRepair]) await send(s.spans, p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_tokens', toolName: 'search', threshold: 1, url: receiver.url, secret: SECRET });
+    const link = await fire(ruleId, p.projectId, at(62));
+    expect(link.value).toBe(330);
+    expect(link.query).toBe('tool:search repaired:>=2026-11-30T12:58Z repaired:<=2026-11-30T13:02Z');
+    expect(link.sessions).toEqual([search.sessionId]);
   });
 });

@@ -60,15 +60,15 @@ export interface AttemptSpec {
   cls?: string;
   decision?: string;
   exhausted?: string;
-  /** A repair turn answering this attempt, with its model and tokens. */
-  repair?: { model: string; input: number; output: number };
+  /** A repair turn answering this attempt, with its model and tokens, `afterMs` after it (default 100). */
+  repair?: { model: string; input: number; output: number; afterMs?: number };
 }
 
 /**
  * One session at `startMs`: one call of `tool` whose attempts are `failures` (failed, in order)
- * then a success unless `endsFailed`. Each attempt 1 s after the previous.
+ * then a success unless `endsFailed`. Each attempt `gapMs` (default 1 s) after the previous.
  */
-export function failingSession(opts: { startMs: number; tool: string; failures: AttemptSpec[]; endsFailed?: boolean; sessionId?: string }) {
+export function failingSession(opts: { startMs: number; tool: string; failures: AttemptSpec[]; endsFailed?: boolean; sessionId?: string; gapMs?: number }) {
   const traceId = hex(16);
   const sessionId = opts.sessionId ?? `sess_${hex(6)}`;
   const c = { 'gen_ai.conversation.id': sessionId };
@@ -116,7 +116,7 @@ export function failingSession(opts: { startMs: number; tool: string; failures: 
           traceId,
           parentSpanId: root,
           name: `chat ${f.repair.model}`,
-          startMs: at + 100,
+          startMs: at + (f.repair.afterMs ?? 100),
           attrs: {
             ...c,
             'gen_ai.operation.name': 'chat',
@@ -128,7 +128,7 @@ export function failingSession(opts: { startMs: number; tool: string; failures: 
         }),
       );
     }
-    at += 1000;
+    at += opts.gapMs ?? 1000;
   }
   if (!opts.endsFailed) {
     spans.push(

@@ -48,6 +48,43 @@ describe('parseSessionQuery', () => {
     expect(parseSessionQuery('budget:any budget:any').errors.map((e) => e.message)).toEqual([expect.stringMatching(/^“budget:” is given twice/)]);
   });
 
+  it('reads unfixed: as any, or the days or minutes a rejection became known as not fixed, and names what it expects', () => {
+    expect(parseSessionQuery('unfixed:any').filters.unfixed).toEqual([]);
+    expect(isFiltered(parseSessionQuery('unfixed:any'))).toBe(true);
+    const p = parseSessionQuery('class:invalid_arguments unfixed:>=2026-11-30T12:58Z unfixed:<=2026-11-30T13:02Z');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.unfixed).toEqual([
+      { op: '>=', day: '2026-11-30T12:58' },
+      { op: '<=', day: '2026-11-30T13:02' },
+    ]);
+    // Left out: no condition at all (not `any`).
+    expect(parseSessionQuery('class:invalid_arguments').filters.unfixed).toBeUndefined();
+    const bad = parseSessionQuery('unfixed:yes unfixed:2026-02-30');
+    expect(bad.filters.unfixed).toBeUndefined();
+    expect(bad.errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(
+        /^“unfixed:” expects any, or the UTC day \(YYYY-MM-DD\) or minute \(YYYY-MM-DDTHH:MMZ\) a rejection's correction failed, optionally after >, >=, <, <= or = \(e\.g\. unfixed:any, unfixed:>=2026-11-03\) \(at column 1, “unfixed:yes”\)$/,
+      ),
+      expect.stringMatching(/“unfixed:” expects any.*at column 13, “unfixed:2026-02-30”/),
+    ]);
+  });
+
+  it('reads repaired: as any, or the days or minutes of a repair turn, and names what it expects', () => {
+    expect(parseSessionQuery('repaired:any').filters.repaired).toEqual([]);
+    expect(isFiltered(parseSessionQuery('repaired:any'))).toBe(true);
+    const p = parseSessionQuery('class:transient repaired:>2026-11-29 repaired:<2026-12-01T00:00Z');
+    expect(p.errors).toEqual([]);
+    expect(p.filters.repaired).toEqual([
+      { op: '>', day: '2026-11-29' },
+      { op: '<', day: '2026-12-01T00:00' },
+    ]);
+    expect(p.filters.unfixed).toBeUndefined();
+    expect(parseSessionQuery('repaired:').errors.map((e) => e.message)).toEqual([expect.stringMatching(/^“repaired:” needs a value/)]);
+    expect(parseSessionQuery('tool:x repaired:2026-11-30T24:00Z').errors.map((e) => e.message)).toEqual([
+      `“repaired:” expects any, or the UTC day (YYYY-MM-DD) or minute (YYYY-MM-DDTHH:MMZ) a model turn repaired a failure, optionally after >, >=, <, <= or = (e.g. repaired:any, repaired:>=2026-11-03) (at column 8, “repaired:2026-11-30T24:00Z”)`,
+    ]);
+  });
+
   it('reads failed: (the UTC day of a failed attempt) with every comparison, and names what it expects', () => {
     const p = parseSessionQuery('class:transient failed:>=2026-11-03 failed:<2026-12-01 failed:2026-11-20');
     expect(p.errors).toEqual([]);

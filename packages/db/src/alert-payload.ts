@@ -1,7 +1,7 @@
 /**
  * The body of an alert webhook, generic JSON or Slack-compatible (`{"text": ...}` with mrkdwn
  * links), with its links: the sessions explorer filtered to the alert (its query language,
- * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `decision:`, `budget:`, `failed:`) and the
+ * apps/web/src/lib/session-query.ts: `class:`, `tool:`, `decision:`, `budget:`, `failed:`, `unfixed:`, `repaired:`) and the
  * replay of the session that failed most in the window. Links are absolute under the web's
  * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
  */
@@ -36,6 +36,9 @@ export interface AlertFacts {
 /** The decisions after a failed attempt that the Escalations alert counts (as its rollup, alert_minutes.escalations). */
 const ESCALATION_DECISIONS = ['escalate_human', 'fail_reconcile', 'abort'] as const;
 
+/** The kinds that sum repair turns (alert_minutes.repair_*_tokens, at the turn's minute). */
+const REPAIR_KINDS: readonly AlertKind[] = ['repair_tokens', 'repair_dollars'];
+
 // As the web's explorer links (apps/web/src/lib/explorer-link.ts): a value with spaces, quotes or a colon is quoted.
 function term(field: string, value: string): string {
   return /[\s":\\]/.test(value) ? `${field}:"${value.replace(/["\\]/g, '\\$&')}"` : `${field}:${value}`;
@@ -61,7 +64,11 @@ export function alertExplorerQuery(f: Pick<AlertFacts, 'rule' | 'subject' | 'win
   // The attempts the exhaustion alert counts: those naming a budget that ran out, not any failure.
   if (f.rule.kind === 'exhausted') terms.push('budget:any');
   // To the minute of the evaluation (the window's last): a failure after the alert is not one it counted.
-  terms.push(`failed:>=${minute(f.windowStart)}`, `failed:<=${minute(f.at)}`);
+  // A rejection not fixed next counts at the minute its correction failed (attempts.alert_unfixed_at),
+  // whenever it was rejected: `unfixed:` compares that minute. Repair tokens and cost count the
+  // model turns that repaired a failure, at the turn's minute: `repaired:`. Every other kind, the failure's own.
+  const key = f.rule.kind === 'rejections_unfixed' ? 'unfixed' : REPAIR_KINDS.includes(f.rule.kind) ? 'repaired' : 'failed';
+  terms.push(`${key}:>=${minute(f.windowStart)}`, `${key}:<=${minute(f.at)}`);
   return terms.join(' ');
 }
 

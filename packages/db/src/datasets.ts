@@ -9,8 +9,11 @@
  * other instrumentations' tool calls) of the sessions the explorer lists for the same query (same
  * parser, same WHERE clause: session-filter.ts), narrowed by the query's call-level filters:
  * - `tool:` the call's tool is one of those named (the session, as in the explorer, called each);
- * - `class:` one of the call's own attempts has one of the classes named;
- * - `failed:` one of the call's own attempts failed (of those classes, with `class:`) on the days compared (UTC);
+ * - `class:`, `failed:`, `decision:`, `budget:`, `unfixed:` and `repaired:` one of the call's own
+ *   attempts is what they name together, as the explorer's failed attempt (session-filter.ts): of
+ *   one of the classes, failed on the days compared (UTC), answered with one of the decisions, out
+ *   of one of the budgets, a rejection its next call did not fix (then), repaired by a model turn
+ *   (then); a call with no such attempt is left out even when its session has one;
  * - `started:` the call itself started on the days compared (UTC), not only its session.
  * The other filters (`attempts:`, `tokens:`, `user:`, `agent:`, `status:`, `sampling:`, `has:`)
  * and free text choose sessions only: every call of a matching session is kept. Calls refused by
@@ -88,7 +91,11 @@ export function stepPath(projectId: string, sessionId: string, spanId: string): 
   return `/sessions/${encodeURIComponent(sessionId)}?project=${encodeURIComponent(projectId)}&call=${encodeURIComponent(spanId)}`;
 }
 
-/** A SQL condition on the call `t` for the query's call-level filters, with its parameters from `$at` on. */
+/**
+ * A SQL condition on the call `t` for the query's call-level filters, with its parameters from `$at` on:
+ * the keys that name one failed attempt in the explorer (session-filter.ts failureFilter) name one
+ * of the call's own attempts here.
+ */
 function callFilters(f: SessionQueryFilters, at: number): { sql: string; values: unknown[] } {
   const parts: string[] = [];
   const values: unknown[] = [];
@@ -97,12 +104,31 @@ function callFilters(f: SessionQueryFilters, at: number): { sql: string; values:
     return `$${at + values.length - 1}`;
   };
   if (f.tools.length > 0) parts.push(`t.tool_name = ANY(${param(f.tools)}::text[])`);
-  if (f.classes.length > 0 || f.failed.length > 0) {
-    // One of the call's own attempts failed so: of one of the classes, on the `failed:` days.
-    const failed = f.classes.length > 0 ? `c.failure_class = ANY(${param(f.classes)}::text[])` : `c.outcome IS DISTINCT FROM 'success'`;
-    const days = f.failed.map((d) => ` AND ${onDay('c.started_at', d.op, d.day, param)}`).join('');
-    parts.push(`EXISTS (SELECT 1 FROM attempts c WHERE c.project_id = t.project_id AND c.trace_id = t.trace_id
-      AND c.tool_call_span_id = t.span_id AND ${failed}${days})`);
+  const repaired = f.repaired;
+  if (f.classes.length > 0 || f.failed.length > 0 || f.decisions?.length || f.budgets?.length || f.unfixed !== undefined || repaired !== undefined) {
+    // One of the call's own attempts `c` failed so: of one of the classes, on the `failed:` days,
+    // answered with one of the decisions, out of one of the budgets, a rejection its correction did
+    // not fix (on the `unfixed:` days), repaired by a model turn `m` of the session (on the `repaired:` days).
+    const conditions: string[] = [];
+    const classOf = repaired !== undefined ? 'coalesce(c.failure_class, m.repair_failure_class)' : 'c.failure_class';
+    if (f.classes.length > 0) conditions.push(`${classOf} = ANY(${param(f.classes)}::text[])`);
+    else if (f.unfixed === undefined && repaired === undefined) conditions.push(`c.outcome IS DISTINCT FROM 'success'`);
+    for (const d of f.failed) conditions.push(onDay('c.started_at', d.op, d.day, param));
+    if (f.decisions?.length) conditions.push(`c.outcome IS DISTINCT FROM 'success' AND c.decision = ANY(${param(f.decisions)}::text[])`);
+    if (f.budgets?.length) {
+      conditions.push(
+        f.budgets.includes('any') ? 'c.budget_exhausted IS NOT NULL' : `c.budget_exhausted = ANY(${param(f.budgets.filter((b) => b !== 'any'))}::text[])`,
+      );
+    }
+    if (f.unfixed !== undefined) {
+      conditions.push('c.alert_unfixed_at IS NOT NULL');
+      for (const d of f.unfixed) conditions.push(onDay('c.alert_unfixed_at', d.op, d.day, param));
+    }
+    for (const d of repaired ?? []) conditions.push(onDay('m.started_at', d.op, d.day, param));
+    const turns =
+      repaired !== undefined ? ' JOIN model_calls m ON m.project_id = c.project_id AND m.repair_attempt_span_id = c.span_id AND m.session_id = t.session_id' : '';
+    parts.push(`EXISTS (SELECT 1 FROM attempts c${turns} WHERE c.project_id = t.project_id AND c.trace_id = t.trace_id
+      AND c.tool_call_span_id = t.span_id${conditions.map((c) => ` AND ${c}`).join('')})`);
   }
   for (const d of f.started) parts.push(onDay('t.started_at', d.op, d.day, param));
   return { sql: parts.map((p) => ` AND ${p}`).join(''), values };

@@ -72,19 +72,42 @@ function onDay(column: Sql, op: Comparison, day: string): Sql {
 }
 
 /**
- * `class:`, `tool:`, `failed:` and `decision:` together name one kind of failed attempt, as analytics counts
+ * `class:`, `tool:`, `failed:`, `decision:`, `budget:` and `unfixed:` together name one kind of failed attempt, as analytics counts
  * it (analytics_session_parts: the attempt's class, its tool or its tool call's, its UTC day):
  * each class must occur on such an attempt and each tool must have one. So `class:transient
  * tool:read_file` is a read_file call that failed transiently, not such a failure anywhere beside a read_file
  * call, and `failed:>=D` holds for a session that started before D and failed after it.
+ * With `repaired:`, they name the failure a repair turn of the session answered (the turn's
+ * attempt, `a`, when it is stored; its class, else the class the turn names), as the Repair
+ * tokens alert counts the turn.
  */
 function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   const classes = f.classes ?? [];
   const tools = f.tools ?? [];
   const days = f.failed ?? [];
-  const conditions = [sql`a.project_id = s.project_id AND a.session_id = s.id`];
-  conditions.push(classes.length > 0 ? sql`AND a.failure_class = ANY(${classes}::text[])` : sql`AND a.outcome IS DISTINCT FROM 'success'`);
+  const repaired = f.repaired;
+  // What each EXISTS reads: the session's attempts, or its repair turns `m` with the attempt each
+  // answers (as guardtrace_update_alert_minutes finds it: by span id in the project).
+  const from = repaired
+    ? sql`model_calls m LEFT JOIN LATERAL (SELECT x.* FROM attempts x
+        WHERE x.project_id = m.project_id AND x.span_id = m.repair_attempt_span_id LIMIT 1) a ON true`
+    : sql`attempts a`;
+  const classOf = repaired ? sql`coalesce(a.failure_class, m.repair_failure_class)` : sql`a.failure_class`;
+  const conditions = repaired
+    ? [sql`m.project_id = s.project_id AND m.session_id = s.id AND (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL)`]
+    : [sql`a.project_id = s.project_id AND a.session_id = s.id`];
+  // repaired: the turn started on the days (or minutes), as the repair alerts count its tokens.
+  for (const d of repaired ?? []) conditions.push(onDay(sql`m.started_at`, d.op, d.day));
+  if (classes.length > 0) conditions.push(sql`AND ${classOf} = ANY(${classes}::text[])`);
+  // unfixed: and repaired: name their own kind of failure (as their alerts count it); otherwise any failed attempt.
+  else if (f.unfixed === undefined && repaired === undefined) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success'`);
   for (const d of days) conditions.push(onDay(sql`a.started_at`, d.op, d.day));
+  // unfixed: a rejection whose correction failed, on the days (or minutes) it did: the minute the
+  // Rejections not fixed next alert counts it at (attempts.alert_unfixed_at, kept by its rollup).
+  if (f.unfixed !== undefined) {
+    conditions.push(sql`AND a.alert_unfixed_at IS NOT NULL`);
+    for (const d of f.unfixed) conditions.push(onDay(sql`a.alert_unfixed_at`, d.op, d.day));
+  }
   // decision: a failed attempt whose policy decision is one of them (as the Escalations alert counts).
   if (f.decisions?.length) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success' AND a.decision = ANY(${f.decisions}::text[])`);
   // budget: a failed attempt that names the budget that ran out (as the exhaustion alert and analytics' retry exhaustion count).
@@ -100,12 +123,12 @@ function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   if (tools.length > 0) conditions.push(toolOf(sql`${tools}::text[]`));
   const attempt = concat(conditions);
   const parts: Sql[] = [];
-  for (const c of classes) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt} AND a.failure_class = ${c}::text)`);
+  for (const c of classes) parts.push(sql`AND EXISTS (SELECT 1 FROM ${from} WHERE ${attempt} AND ${classOf} = ${c}::text)`);
   // One class and one tool: the class's attempt is already the tool's.
   if (!(classes.length > 0 && tools.length === 1)) {
-    for (const t of tools) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt} ${toolOf(sql`ARRAY[${t}::text]`)})`);
+    for (const t of tools) parts.push(sql`AND EXISTS (SELECT 1 FROM ${from} WHERE ${attempt} ${toolOf(sql`ARRAY[${t}::text]`)})`);
   }
-  if (classes.length === 0 && tools.length === 0) parts.push(sql`AND EXISTS (SELECT 1 FROM attempts a WHERE ${attempt})`);
+  if (classes.length === 0 && tools.length === 0) parts.push(sql`AND EXISTS (SELECT 1 FROM ${from} WHERE ${attempt})`);
   return parts;
 }
 
@@ -124,7 +147,14 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   for (const t of f.tokens ?? []) parts.push(sql`AND (s.input_tokens + s.output_tokens) ${COMPARE[t.op]} ${t.value}::bigint`);
   // A day is [its midnight, the next midnight) in UTC: started:<=D keeps all of D, started:>D starts at D + 1.
   for (const d of f.started ?? []) parts.push(onDay(sql`s.started_at`, d.op, d.day));
-  if ((f.classes?.length ?? 0) > 0 || (f.failed?.length ?? 0) > 0 || (f.decisions?.length ?? 0) > 0 || (f.budgets?.length ?? 0) > 0)
+  if (
+    (f.classes?.length ?? 0) > 0 ||
+    (f.failed?.length ?? 0) > 0 ||
+    (f.decisions?.length ?? 0) > 0 ||
+    (f.budgets?.length ?? 0) > 0 ||
+    f.unfixed !== undefined ||
+    f.repaired !== undefined
+  )
     parts.push(...failureFilter(f));
   else {
     // A call of the tool: its tool call span, or a call the instrumented library refused without

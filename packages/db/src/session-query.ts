@@ -8,7 +8,7 @@ import { BUDGET_REASONS, type BudgetReason, DECISIONS, type Decision, FAILURE_CL
  * (`POST /v1/datasets`); turned into SQL by session-filter.ts. No Node imports (parsed in the browser too).
  */
 
-export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has', 'decision', 'budget'] as const;
+export const SESSION_QUERY_KEYS = ['class', 'tool', 'attempts', 'tokens', 'started', 'failed', 'user', 'agent', 'status', 'sampling', 'has', 'decision', 'budget', 'unfixed', 'repaired'] as const;
 
 /**
  * What a session may be asked to have (`has:`): `errors`, a failed attempt (the SDK's, a refused
@@ -70,6 +70,24 @@ export interface SessionQueryFilters {
    * `decisions`, the same attempt. The Budget or retry exhaustion alert counts these and links so.
    */
   budgets?: (BudgetReason | 'any')[];
+  /**
+   * A rejection not fixed by its next call (`unfixed:any`): a failed attempt answered with
+   * feedback or a replan (or with no decision recorded) whose correction, the next call, failed
+   * too; with comparisons (`unfixed:>=2026-11-03T14:05Z`), all of which must hold, on the UTC day
+   * or minute that correction started: when the rejection became known as not fixed. With
+   * `classes`, `tools`, `failed`, `decisions` or `budgets`, the same attempt. The Rejections not
+   * fixed next alert counts these at that minute and links so. Unset: no such condition; `[]`: any.
+   */
+  unfixed?: { op: Comparison; day: string }[];
+  /**
+   * A model turn that repaired a failure (`repaired:any`: a turn that names the failed attempt it
+   * answers, or the failure class it repairs); with comparisons (`repaired:>=2026-11-03T14:05Z`),
+   * all of which must hold, on the UTC day or minute the turn started. With `classes`, the class of
+   * the attempt it repaired (else the class the turn names); with `tools`, `failed`, `decisions`,
+   * `budgets` or `unfixed`, that attempt. The Repair tokens and Repair cost alerts count these
+   * turns' tokens at that minute and link so. Unset: no such condition; `[]`: any.
+   */
+  repaired?: { op: Comparison; day: string }[];
   user?: string;
   agent?: string;
   status?: SessionOutcome;
@@ -159,6 +177,13 @@ function isDay(d: string): boolean {
   return !Number.isNaN(t) && new Date(t).toISOString().slice(0, minute ? 16 : 10) === d;
 }
 
+/** A day or minute after an optional comparison (`>=2026-11-03`, `2026-11-03T14:05Z`), or null when it is not one. */
+function dayComparison(value: string): { op: Comparison; day: string } | null {
+  const m = DAY.exec(value);
+  const day = m ? (m[3] ? `${m[2]}T${m[3]}` : (m[2] as string)) : '';
+  return m && isDay(day) ? { op: (m[1] ?? '=') as Comparison, day } : null;
+}
+
 /**
  * The UTC period a `started:` or `failed:` value names, [start, next): a day (YYYY-MM-DD) from its
  * midnight to the next, a minute (YYYY-MM-DDTHH:MM) from its first second to the next minute's.
@@ -225,11 +250,29 @@ export function parseSessionQuery(q: string | undefined | null): ParsedSessionQu
         else fail(t, `“tokens:” expects a whole number of tokens, optionally after >, >=, <, <= or = (e.g. tokens:>=10000)`);
         break;
       }
+      case 'unfixed':
+      case 'repaired': {
+        if (t.value === 'any') {
+          filters[key] ??= [];
+          break;
+        }
+        const c = dayComparison(t.value);
+        if (c) {
+          filters[key] ??= [];
+          filters[key].push(c);
+        } else {
+          const when = key === 'unfixed' ? "a rejection's correction failed" : 'a model turn repaired a failure';
+          fail(
+            t,
+            `“${key}:” expects any, or the UTC day (YYYY-MM-DD) or minute (YYYY-MM-DDTHH:MMZ) ${when}, optionally after >, >=, <, <= or = (e.g. ${key}:any, ${key}:>=2026-11-03)`,
+          );
+        }
+        break;
+      }
       case 'started':
       case 'failed': {
-        const m = DAY.exec(t.value);
-        const day = m ? (m[3] ? `${m[2]}T${m[3]}` : (m[2] as string)) : '';
-        if (m && isDay(day)) filters[key].push({ op: (m[1] ?? '=') as Comparison, day });
+        const c = dayComparison(t.value);
+        if (c) filters[key].push(c);
         else
           fail(
             t,
@@ -297,6 +340,8 @@ export function isFiltered(p: ParsedSessionQuery): boolean {
     f.status !== undefined ||
     (f.decisions?.length ?? 0) > 0 ||
     (f.budgets?.length ?? 0) > 0 ||
+    f.unfixed !== undefined ||
+    f.repaired !== undefined ||
     (f.has?.length ?? 0) > 0 ||
     (f.sampling !== undefined && f.sampling !== 'kept')
   );

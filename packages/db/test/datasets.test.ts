@@ -161,3 +161,36 @@ it('narrows a query to the calls that failed on the `failed:` days, in a session
   expect((await createDataset(q, { projectId, name: 'started', source: { kind: 'query', query: 'started:>=2027-03-02' } })).itemCount).toBe(0);
   expect((await createDataset(q, { projectId, name: 'first day', source: { kind: 'query', query: 'tool:read_file failed:2027-03-01' } })).itemCount).toBe(2);
 });
+
+it('narrows a query to the calls whose own attempt the decision:, budget:, unfixed: or repaired: names, not every call of the session', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds-kinds']);
+  const { trace, ids } = await session(projectId, 'kinds', '2027-03-01T10:00:00Z', 4);
+  const attemptOf = async (call: string) =>
+    (await client.query<{ span_id: string }>('SELECT span_id FROM attempts WHERE project_id = $1 AND tool_call_span_id = $2', [projectId, call])).rows[0]?.span_id;
+  // Call 0: rejected, its correction failed at 10:05 (counted as not fixed then). Call 1: aborted.
+  // Call 2: ran out of its attempts. Call 3: a model turn at 10:07 repaired it.
+  await client.query(`UPDATE attempts SET fixed = false, correction_started_at = '2027-03-01T10:05:00Z', alert_unfixed_at = '2027-03-01T10:05:00Z' WHERE project_id = $1 AND tool_call_span_id = $2`, [projectId, ids[0]]);
+  await client.query(`UPDATE attempts SET decision = 'abort' WHERE project_id = $1 AND tool_call_span_id = $2`, [projectId, ids[1]]);
+  await client.query(`UPDATE attempts SET budget_exhausted = 'attempts_per_call', decision = 'replan' WHERE project_id = $1 AND tool_call_span_id = $2`, [projectId, ids[2]]);
+  await client.query(
+    `INSERT INTO model_calls (project_id, trace_id, span_id, session_id, model, started_at, duration_ms, input_tokens, output_tokens, repair_attempt_span_id)
+     VALUES ($1, $2, $3, 'kinds', 'gpt-4.1-mini', '2027-03-01T10:07:00Z', 1, 100, 10, $4)`,
+    [projectId, trace, span(), await attemptOf(ids[3] as string)],
+  );
+  const q = pgQueryable(client);
+  const calls = async (query: string) => {
+    const ds = await createDataset(q, { projectId, name: query, source: { kind: 'query', query } });
+    const lines: string[] = [];
+    for await (const line of datasetItemLines(q, ds.id)) lines.push(line);
+    return lines.map((l) => JSON.parse(l).spanId);
+  };
+  expect(await calls('decision:abort')).toEqual([ids[1]]);
+  expect(await calls('decision:reject_with_feedback')).toEqual([ids[0], ids[3]]);
+  expect(await calls('budget:any')).toEqual([ids[2]]);
+  expect(await calls('unfixed:any')).toEqual([ids[0]]);
+  expect(await calls('unfixed:>=2027-03-01T10:05Z unfixed:<=2027-03-01T10:05Z')).toEqual([ids[0]]);
+  expect(await calls('unfixed:>=2027-03-01T10:06Z')).toEqual([]);
+  expect(await calls('class:guard_violation repaired:>=2027-03-01T10:07Z')).toEqual([ids[3]]);
+  expect(await calls('repaired:<2027-03-01T10:07Z')).toEqual([]);
+});

@@ -42,7 +42,7 @@ export function SaveDatasetForm({ project, kind, query, session, call, defaultNa
         <input id={nameId} name="name" defaultValue={defaultName} required maxLength={200} className="rounded border border-slate-300 px-2 py-1 text-sm" />
         <p className="text-xs text-slate-600">
           {kind === 'query'
-            ? 'Saves the tool calls of the sessions listed; tool:, class:, failed: and started: also narrow the calls themselves.'
+            ? 'Saves the tool calls of the sessions listed; tool:, class:, failed:, decision:, budget:, unfixed:, repaired: and started: also narrow the calls themselves.'
             : kind === 'session'
               ? 'Saves every tool call of this session.'
               : 'Saves this tool call.'}

@@ -59,10 +59,11 @@ export function QueryBar({
         ) : null}
       </form>
       <p id="session-query-help" className="mt-1.5 text-xs text-slate-500">
-        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens, started and failed take &gt;, &gt;=, &lt;, &lt;=;
-        started and failed are UTC days, YYYY-MM-DD, or minutes, YYYY-MM-DDTHH:MMZ: the session&rsquo;s start, a failed
-        attempt&rsquo;s time; decision and budget take several, comma-separated; class, tool, decision, budget and failed together mean one failed
-        attempt); other words
+        Filters: {SESSION_QUERY_KEYS.map((k) => `${k}:`).join(' ')} (attempts, tokens, started, failed, unfixed and repaired take &gt;,
+        &gt;=, &lt;, &lt;=; started, failed, unfixed and repaired are UTC days, YYYY-MM-DD, or minutes, YYYY-MM-DDTHH:MMZ: the
+        session&rsquo;s start, a failed attempt&rsquo;s time, the time a rejection&rsquo;s next call failed too, the time of a model turn
+        that repaired a failure (unfixed:any, repaired:any: whenever); decision and budget take several, comma-separated; class, tool,
+        decision, budget, failed and unfixed together mean one failed attempt, with repaired the one that turn repaired); other words
         match session ids, agents, users, tool names, arguments and feedback. Quote values with spaces or colons. ↑/↓ select a
         session, Enter opens it.
       </p>
