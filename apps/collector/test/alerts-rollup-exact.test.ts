@@ -219,4 +219,30 @@ describe('alert_minutes equals its rebuild from the stored rows', () => {
     await send(p.key, failingSession({ startMs: start + 3_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'gpt-4.1', input: 900, output: 50 } }] }).spans);
     await expectExact(p.projectId, 'a failing session beside them');
   });
+
+  it('after traces stored before their conversation id was known are moved into their session', async () => {
+    const p = await project();
+    const start = T0 + 10 * 60_000;
+    // The session as its agent's process sends it: one failure, so weight 1.
+    const conv = sessionId('moved', true);
+    const at = hex(16);
+    const ar = hex(8);
+    await send(p.key, [rootSpan(at, ar, conv, start, 1, 'failed'), ...toolCall(at, ar, conv, start + 100, 'search', ['transient', 'success'])]);
+    // A tool service's part of it, clean, whose spans carry no conversation id yet: stored under its
+    // trace id, with that process's verdict for a clean session (kept at 4).
+    const bt = hex(16);
+    const br = hex(8);
+    await send(p.key, [rootSpan(bt, br, null, start + 1_000, weightOf(conv, true)), ...toolCall(bt, br, null, start + 1_100, 'fetch', ['success', 'success'])], 'tool-service');
+    // Another part with a failure of its own, also without the conversation id yet.
+    const ct = hex(16);
+    const cr = hex(8);
+    await send(p.key, [rootSpan(ct, cr, null, start + 2_000, 1, 'failed'), ...toolCall(ct, cr, null, start + 2_100, 'fetch', ['timeout', 'timeout'])], 'tool-service');
+    await expectExact(p.projectId, 'parts stored under their trace ids');
+    // Their last spans name the conversation: both traces move into the session.
+    await send(p.key, toolCall(bt, br, conv, start + 3_000, 'fetch', ['success']), 'tool-service');
+    await send(p.key, toolCall(ct, cr, conv, start + 4_000, 'fetch', ['success']), 'tool-service');
+    const { rows } = await env.sql.query<{ id: string; w: number }>('SELECT id, sampling_weight AS w FROM sessions WHERE project_id = $1', [p.projectId]);
+    expect(rows).toEqual([{ id: conv, w: 1 }]);
+    await expectExact(p.projectId, 'parts moved into their session');
+  });
 });
