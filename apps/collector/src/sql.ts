@@ -205,6 +205,12 @@ SELECT s.project_id::text AS project_id, s.id, coalesce(s.alert_weight, s.sampli
 FROM unnest($1::uuid[], $2::text[]) AS t(project_id, id)
 JOIN sessions s ON s.project_id = t.project_id AND s.id = t.id`;
 
+/**
+ * The share of the alerts' rollup of sessions whose rows are about to be deleted (`$1` projects,
+ * `$2` session ids), taken out (guardtrace_alert_minutes_remove, migration alert_minutes_removed_sessions).
+ */
+export const REMOVE_ALERT_SHARE = 'SELECT guardtrace_alert_minutes_remove($1::uuid[], $2::text[])';
+
 /** A boolean[] literal. */
 const boolArray = (values: readonly boolean[]) => `'{${values.map((l) => (l ? 't' : 'f')).join(',')}}'`;
 

@@ -10,6 +10,7 @@
 import { sessionHash } from '@guardtrace/sdk';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepHeldSessions } from '../src/sampling-sweep.ts';
 import { failingSession } from './alerts-support.ts';
 import { type Env, hex, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
@@ -21,7 +22,8 @@ const RATE = 0.25;
 
 beforeAll(async () => {
   env = await setupDatabase({ partitions: new Date('2026-11-20T00:00:00Z') });
-  app = await setupApp(env);
+  // The sweep's timer is off: the tests run it.
+  app = await setupApp(env, { samplingDecisionWaitMs: 0 });
   url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
 });
 afterAll(async () => {
@@ -244,5 +246,34 @@ describe('alert_minutes equals its rebuild from the stored rows', () => {
     const { rows } = await env.sql.query<{ id: string; w: number }>('SELECT id, sampling_weight AS w FROM sessions WHERE project_id = $1', [p.projectId]);
     expect(rows).toEqual([{ id: conv, w: 1 }]);
     await expectExact(p.projectId, 'parts moved into their session');
+  });
+
+  it('after the sampling sweep deletes the sessions every process would drop', async () => {
+    const p = await project();
+    const start = T0 + 20 * 60_000;
+    const dropped = [sessionId('drop', false), sessionId('drop', false), sessionId('drop', false)];
+    const keptId = sessionId('keep', true);
+    const saved = sessionId('saved', false);
+    // Clean sessions, each in two processes: the agent's part and a tool service's, both with the
+    // verdict of the project's rate (0 for the dropped ones, 4 for the kept one).
+    for (const [i, id] of [...dropped, keptId, saved].entries()) {
+      const t = hex(16);
+      const r = hex(8);
+      await send(p.key, [rootSpan(t, r, id, start + i * 1_000, weightOf(id, true)), ...toolCall(t, r, id, start + i * 1_000 + 100, 'search', ['success', 'success'])]);
+      const u = hex(16);
+      const v = hex(8);
+      // The tool service sees `saved` fail: that session is kept whole (weight 1).
+      const failed = id === saved;
+      await send(
+        p.key,
+        [rootSpan(u, v, id, start + i * 1_000 + 200, weightOf(id, !failed), failed ? 'failed' : 'success'), ...toolCall(u, v, id, start + i * 1_000 + 300, 'fetch', failed ? ['transient', 'success'] : ['success'])],
+        'tool-service',
+      );
+    }
+    await expectExact(p.projectId, 'held sessions stored at weight 0');
+    expect(await sweepHeldSessions(env.sql, { decisionWaitMs: 0 })).toBe(dropped.length);
+    const { rows } = await env.sql.query<{ id: string }>('SELECT id FROM sessions WHERE project_id = $1 ORDER BY id', [p.projectId]);
+    expect(rows.map((r) => r.id)).toEqual([keptId, saved].sort());
+    await expectExact(p.projectId, 'held sessions swept');
   });
 });
