@@ -7,6 +7,7 @@
  * deletes, and sessions retention deletes. Real HTTP, real Postgres; times are fixed, session ids
  * chosen by their hash against the project's clean sampling rate (as the SDK decides).
  */
+import { applyRetention } from '@guardtrace/db/server';
 import { sessionHash } from '@guardtrace/sdk';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -275,5 +276,30 @@ describe('alert_minutes equals its rebuild from the stored rows', () => {
     const { rows } = await env.sql.query<{ id: string }>('SELECT id FROM sessions WHERE project_id = $1 ORDER BY id', [p.projectId]);
     expect(rows.map((r) => r.id)).toEqual([keptId, saved].sort());
     await expectExact(p.projectId, 'held sessions swept');
+  });
+
+  it('after retention deletes the sessions past it', async () => {
+    const p = await project();
+    await env.sql.query('UPDATE projects SET retention_days = 1 WHERE id = $1', [p.projectId]);
+    const old = T0 + 30 * 60_000;
+    const recent = old + 13 * 3_600_000;
+    // Failing sessions in the same minutes, then one 13 hours later (past midnight UTC).
+    for (const startMs of [old, old + 1_000, recent]) {
+      await send(
+        p.key,
+        failingSession({ startMs, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'gpt-4.1', input: 700, output: 30 } }, { cls: 'transient', decision: 'escalate_human' }] }).spans,
+      );
+    }
+    const kept = sessionId('kept', true);
+    const t = hex(16);
+    const r = hex(8);
+    await send(p.key, [rootSpan(t, r, kept, recent + 5_000, weightOf(kept, true)), ...toolCall(t, r, kept, recent + 5_100, 'search', ['success'])]);
+    await expectExact(p.projectId, 'before retention');
+    // A day after the first ones ended (plus 12 hours): they go, the later ones stay.
+    const report = await applyRetention(env.db.url, { now: new Date(old + 36 * 3_600_000) });
+    expect(report.deletedSessions).toBeGreaterThanOrEqual(2);
+    const { rows } = await env.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE project_id = $1', [p.projectId]);
+    expect(rows[0]?.n).toBe(2);
+    await expectExact(p.projectId, 'after retention');
   });
 });
