@@ -7,6 +7,10 @@
  * deletes, and sessions retention deletes. Real HTTP, real Postgres; times are fixed, session ids
  * chosen by their hash against the project's clean sampling rate (as the SDK decides).
  */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { applyRetention } from '@guardtrace/db/server';
 import { sessionHash } from '@guardtrace/sdk';
 import type { FastifyInstance } from 'fastify';
@@ -18,6 +22,9 @@ import { type Env, hex, jsonRequest, jsonSpan, setupApp, setupDatabase } from '.
 let env: Env;
 let app: FastifyInstance;
 let url: string;
+let endpoint: string;
+const fixture = fileURLToPath(new URL('./fixtures/sampling-process.ts', import.meta.url));
+const tsx = createRequire(import.meta.url).resolve('tsx');
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
 const RATE = 0.25;
 
@@ -25,7 +32,8 @@ beforeAll(async () => {
   env = await setupDatabase({ partitions: new Date('2026-11-20T00:00:00Z') });
   // The sweep's timer is off: the tests run it.
   app = await setupApp(env, { samplingDecisionWaitMs: 0 });
-  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+  endpoint = await app.listen({ port: 0, host: '127.0.0.1' });
+  url = `${endpoint}/v1/traces`;
 });
 afterAll(async () => {
   await app?.close();
@@ -58,6 +66,24 @@ function sessionId(prefix: string, kept: boolean): string {
 
 /** The weight a process writes on its part's root: the SDK's rule (a failure keeps it whole). */
 const weightOf = (id: string, clean: boolean) => (!clean ? 1 : sessionHash(id) < RATE ? 1 / RATE : 0);
+
+/** One process of a multi-process agent using the real SDK (its cross-process sampling at the project's rate, fetched from the collector) over `plan`. */
+function runProcess(key: string, service: string, plan: { id: string; fail: boolean }[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', tsx, fixture, endpoint, key, service, JSON.stringify(plan)], {
+      cwd: path.dirname(fixture),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    child.once('exit', (code) => (code === 0 && out.includes(`${service} done`) ? resolve() : reject(new Error(`${service} exited ${code}: ${out}`))));
+  });
+}
 
 type Row = Record<string, number>;
 const COLUMNS = [
@@ -240,12 +266,26 @@ describe('alert_minutes equals its rebuild from the stored rows', () => {
     const ct = hex(16);
     const cr = hex(8);
     await send(p.key, [rootSpan(ct, cr, null, start + 2_000, 1, 'failed'), ...toolCall(ct, cr, null, start + 2_100, 'fetch', ['timeout', 'timeout'])], 'tool-service');
+    // And a clean session's only part, whose conversation id comes last too (kept at 4 by the rate).
+    const other = sessionId('moved', true);
+    const dt = hex(16);
+    const dr = hex(8);
+    await send(p.key, [rootSpan(dt, dr, null, start + 5_000, weightOf(other, true)), ...toolCall(dt, dr, null, start + 5_100, 'search', ['success'])]);
     await expectExact(p.projectId, 'parts stored under their trace ids');
-    // Their last spans name the conversation: both traces move into the session.
+    // Their last spans name the conversation: the first two traces move into the session, the last
+    // into a session of its own not stored before.
     await send(p.key, toolCall(bt, br, conv, start + 3_000, 'fetch', ['success']), 'tool-service');
     await send(p.key, toolCall(ct, cr, conv, start + 4_000, 'fetch', ['success']), 'tool-service');
-    const { rows } = await env.sql.query<{ id: string; w: number }>('SELECT id, sampling_weight AS w FROM sessions WHERE project_id = $1', [p.projectId]);
-    expect(rows).toEqual([{ id: conv, w: 1 }]);
+    await send(p.key, toolCall(dt, dr, other, start + 6_000, 'search', ['success']));
+    const { rows } = await env.sql.query<{ id: string; w: number }>('SELECT id, sampling_weight AS w FROM sessions WHERE project_id = $1 ORDER BY id', [
+      p.projectId,
+    ]);
+    expect(rows).toEqual(
+      [
+        { id: conv, w: 1 },
+        { id: other, w: 4 },
+      ].sort((a, b) => (a.id < b.id ? -1 : 1)),
+    );
     await expectExact(p.projectId, 'parts moved into their session');
   });
 
@@ -277,6 +317,23 @@ describe('alert_minutes equals its rebuild from the stored rows', () => {
     expect(rows.map((r) => r.id)).toEqual([keptId, saved].sort());
     await expectExact(p.projectId, 'held sessions swept');
   });
+
+  it("after the real SDK's processes send their parts at the project's rate and the sweep deletes the dropped sessions", async () => {
+    const p = await project();
+    const kept = [sessionId('sdk-kept', true), sessionId('sdk-kept', true)];
+    const dropped = [sessionId('sdk-drop', false), sessionId('sdk-drop', false), sessionId('sdk-drop', false)];
+    // A session the agent would drop but the tool service sees fail, and one the rate keeps that fails too.
+    const saved = [sessionId('sdk-saved', false), sessionId('sdk-saved', true)];
+    const all = [...kept, ...dropped, ...saved];
+    await runProcess(p.key, 'agent', all.map((id) => ({ id, fail: false })));
+    await expectExact(p.projectId, "the agent's parts");
+    await runProcess(p.key, 'tool-service', all.map((id) => ({ id, fail: saved.includes(id) })));
+    await expectExact(p.projectId, "the tool service's parts");
+    expect(await sweepHeldSessions(env.sql, { decisionWaitMs: 0 })).toBe(dropped.length);
+    const { rows } = await env.sql.query<{ id: string; w: number }>('SELECT id, sampling_weight AS w FROM sessions WHERE project_id = $1 ORDER BY id', [p.projectId]);
+    expect(rows).toEqual([...kept.map((id) => ({ id, w: 1 / RATE })), ...saved.map((id) => ({ id, w: 1 }))].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    await expectExact(p.projectId, 'dropped sessions swept');
+  }, 120_000);
 
   it('after retention deletes the sessions past it', async () => {
     const p = await project();
