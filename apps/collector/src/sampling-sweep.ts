@@ -13,7 +13,7 @@
  */
 import type pg from 'pg';
 import { key } from './prepare.ts';
-import { lockKeys } from './sql.ts';
+import { lockKeys, REMOVE_ALERT_SHARE } from './sql.ts';
 
 export interface SweepOptions {
   /** How long a session every process would drop must have had no new span before it is deleted. */
@@ -65,6 +65,8 @@ async function dropSession(pool: pg.Pool, projectId: string, sessionId: string, 
       await client.query('ROLLBACK');
       return false;
     }
+    // Its share of the alerts' rollup first, computed from its rows before they go.
+    await client.query(REMOVE_ALERT_SHARE, [[projectId], [sessionId]]);
     for (const table of ['tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
       await client.query(`DELETE FROM ${table} WHERE project_id = $1 AND session_id = $2`, [projectId, sessionId]);
     }

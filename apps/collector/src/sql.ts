@@ -186,11 +186,31 @@ UPDATE spans s SET session_id = t.session_id
 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, session_id)
 WHERE s.project_id = t.project_id AND s.session_id = t.trace_id AND s.trace_id = t.trace_id`;
 
-/** Same move for a derived table (only run for traces whose spans moved). */
+/**
+ * Same move for a derived table (only run for traces whose spans moved). The moved attempts are
+ * returned: the alerts' rollup counts them at their new session's weight.
+ */
 export const rekeyDerived = (table: string) => `
 UPDATE ${table} d SET session_id = t.session_id
 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS t(project_id, trace_id, session_id)
-WHERE d.project_id = t.project_id AND d.trace_id = t.trace_id AND d.session_id = d.trace_id`;
+WHERE d.project_id = t.project_id AND d.trace_id = t.trace_id AND d.session_id = d.trace_id${
+  table === 'attempts' ? '\nRETURNING d.project_id::text AS project_id, d.trace_id, d.span_id' : ''
+}`;
+
+/**
+ * The weight the alerts' rollup counts each of these sessions' attempts at (`$1` projects, `$2` ids;
+ * sessions.alert_weight, else its sampling weight): read before a re-key moves their rows away.
+ */
+export const ALERT_WEIGHTS = `
+SELECT s.project_id::text AS project_id, s.id, coalesce(s.alert_weight, s.sampling_weight)::float8 AS weight
+FROM unnest($1::uuid[], $2::text[]) AS t(project_id, id)
+JOIN sessions s ON s.project_id = t.project_id AND s.id = t.id`;
+
+/**
+ * The share of the alerts' rollup of sessions whose rows are about to be deleted (`$1` projects,
+ * `$2` session ids), taken out (guardtrace_alert_minutes_remove, migration alert_minutes_removed_sessions).
+ */
+export const REMOVE_ALERT_SHARE = 'SELECT guardtrace_alert_minutes_remove($1::uuid[], $2::text[])';
 
 /** A boolean[] literal. */
 const boolArray = (values: readonly boolean[]) => `'{${values.map((l) => (l ? 't' : 'f')).join(',')}}'`;

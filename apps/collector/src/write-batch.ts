@@ -19,6 +19,7 @@ import { runCopyScript } from './copy-script.ts';
 import { key, type Prepared } from './prepare.ts';
 import { sameCalls } from './same-call.ts';
 import {
+  ALERT_WEIGHTS,
   EXISTING_SPANS,
   linkCorrections,
   lockKeys,
@@ -108,12 +109,18 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
     for (const r of rows) existing.add(`${key(r.project_id, r.trace_id)}/${r.span_id}`);
   }
   const touched = new Map<string, [string, string]>();
+  // Attempts moved to another session, and the weight the alerts' rollup counted them at (their
+  // old, trace-keyed session's): it counts them at their new session's instead.
+  const moved: { project_id: string; trace_id: string; span_id: string }[] = [];
+  let movedFrom: { project_id: string; id: string; weight: number }[] = [];
   // 3. Traces stored under their trace id whose conversation id is now known: move them.
   if (rekey.length > 0) {
     const params = [rekey.map((v) => v[0]), rekey.map((v) => v[1]), rekey.map((v) => v[2])];
+    movedFrom = (await client.query<(typeof movedFrom)[number]>(ALERT_WEIGHTS, [params[0], params[1]])).rows;
     await client.query(REKEY_SPANS, params);
     for (const table of ['tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
-      await client.query(rekeyDerived(table), params);
+      const res = await client.query<(typeof moved)[number]>(rekeyDerived(table), params);
+      if (table === 'attempts') moved.push(...res.rows);
     }
     for (const [p, t, s] of rekey) {
       touched.set(key(p, t), [p, t]);
@@ -187,7 +194,18 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   const sinces = [...touched.keys()].map((k, i) => (listed[i] ? (sessions.get(k)?.since ?? null) : null));
   const linksSql = linkCorrections(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), textArray(sinces));
   const modelCostsSql = updateModelCosts(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])));
-  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, updateAlertMinutes(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), analytics));
+  // The alerts' rollup counts the batch's new rows, and the attempts moved into its sessions (rare).
+  const alertRows =
+    moved.length === 0
+      ? analytics
+      : {
+          kinds: [...analytics.kinds, ...moved.map(() => 'A')],
+          projects: [...analytics.projects, ...moved.map((m) => m.project_id)],
+          traces: [...analytics.traces, ...moved.map((m) => m.trace_id)],
+          spans: [...analytics.spans, ...moved.map((m) => m.span_id)],
+        };
+  const alertSql = updateAlertMinutes(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), alertRows, movedFrom);
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, alertSql);
   const definitionsSql = storeDefinitions(definitions);
   if (definitionsSql !== null) statements.push(definitionsSql);
   statements.push('COMMIT');

@@ -88,6 +88,64 @@ describe('Writer', () => {
     }
   });
 
+  it("keeps the per-model cost rollups exact under many concurrent transactions of sessions sharing a day and model, with no deadlock", async () => {
+    // Every session repairs a write_file attempt with gpt-4.1-mini on the same day, sent one span a
+    // request on 4 lanes of small batches: a session's later batch takes out its old share of the
+    // same daily rows that other sessions' transactions are adding theirs to.
+    const projectId = await env.newProject();
+    const own = createPool(env.db.url, { max: 6 });
+    const conflicts: string[] = [];
+    const lanes = new Writer(own, {
+      maxBatchSpans: 1,
+      maxQueueSpans: 100_000,
+      retryAfterSeconds: 1,
+      concurrency: 4,
+      log: (msg) => {
+        conflicts.push(msg);
+      },
+    });
+    const deadlocks = async () => (await one<{ n: number }>(env.sql, 'SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()')).n;
+    const before = await deadlocks();
+    const N = 60;
+    const sessions = Array.from({ length: N }, () => sdkSession());
+    // Each session's spans: its first model call, its repair turn, then the rest; session i starts
+    // two requests after session i - 1, so at any time some transactions add a session's first
+    // repair share while others replace the shares a session already has.
+    const ORDER = [1, 5, 0, 2, 3, 4, 6, 7];
+    const all = sessions.flatMap((s, i) => ORDER.map((k, t) => ({ at: 2 * i + t, span: s.spans[k] as Record<string, unknown> })));
+    all.sort((a, b) => a.at - b.at);
+    try {
+      await Promise.all(all.map((x) => lanes.submit(projectId, normalize(jsonRequest([x.span])))));
+      await lanes.drain();
+    } finally {
+      // Its connections end, so their backends report their statistics (deadlocks) now.
+      await own.end();
+    }
+    expect(await deadlocks()).toBe(before);
+    expect(conflicts).toEqual([]);
+    // Each session: a repair turn of 4,200 + 80 tokens, and 8,200 + 200 over both model calls (weight 1).
+    const model = await env.sql.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, tool_name, failure_class, model, input_tokens, output_tokens FROM analytics_model_daily
+       WHERE project_id = $1 AND (input_tokens <> 0 OR output_tokens <> 0)`,
+      [projectId],
+    );
+    expect(model.rows).toEqual([{ day: '2026-11-30', tool_name: 'write_file', failure_class: 'invalid_arguments', model: 'gpt-4.1-mini', input_tokens: N * 4200, output_tokens: N * 80 }]);
+    const spend = await env.sql.query(
+      `SELECT to_char(day, 'YYYY-MM-DD') AS day, model, input_tokens, output_tokens FROM analytics_model_spend_daily
+       WHERE project_id = $1 AND (input_tokens <> 0 OR output_tokens <> 0)`,
+      [projectId],
+    );
+    expect(spend.rows).toEqual([{ day: '2026-11-30', model: 'gpt-4.1-mini', input_tokens: N * 8200, output_tokens: N * 200 }]);
+    // And each session's stored shares are its rows' (one of each).
+    const shares = await one<{ parts: number; spend: number }>(
+      env.sql,
+      `SELECT (SELECT count(*)::int FROM analytics_model_session_parts WHERE project_id = $1) AS parts,
+         (SELECT count(*)::int FROM analytics_model_session_spend WHERE project_id = $1) AS spend`,
+      [projectId],
+    );
+    expect(shares).toEqual({ parts: N, spend: N });
+  }, 120_000);
+
   it('writes again a batch Postgres aborts as a deadlock victim, and answers 503 only when that keeps happening', async () => {
     // Postgres raises deadlock_detected in the transaction it aborts; a trigger raises it the same
     // way for the first `limit` inserts into attempts (a sequence counts them: it is not rolled back).

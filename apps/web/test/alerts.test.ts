@@ -82,7 +82,7 @@ describe('alert rules', () => {
     const made = await createAlertRule(prisma, p.id, input({ format: 'slack' }), actor);
     const id = made?.id as string;
     const before = got.length;
-    expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: true, status: 200, error: null });
+    expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: true, status: 200, error: null, deliveries: 1, subjects: [] });
     const req = got[before];
     const ts = String(NOW.getTime() / 1000);
     expect(req?.headers['x-guardtrace-event']).toBe('test');
@@ -90,7 +90,7 @@ describe('alert rules', () => {
     expect(req?.headers['x-guardtrace-signature']).toBe(`sha256=${createHmac('sha256', made?.secret as string).update(`${ts}.${req?.body}`).digest('hex')}`);
     expect(JSON.parse(req?.body as string).text).toContain(`<https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-30T11:56Z%20failed:%3C%3D2026-11-30T12:00Z|Open in the explorer>`);
     status = 503;
-    expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: false, status: 503, error: 'HTTP 503' });
+    expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: false, status: 503, error: 'HTTP 503', deliveries: 1, subjects: [] });
     status = 200;
     const log = await listAlertDeliveries(prisma, p.id);
     // Both sent at NOW: compared in status order.
@@ -119,7 +119,7 @@ describe('alert rules', () => {
     await row('2026-11-30T12:00:00Z', 2, 'sess_b');
     const now = new Date('2026-11-30T12:00:30Z');
     const before = got.length;
-    expect(await sendTestAlert(prisma, p.id, made?.id as string, 'https://gt.example.com', now, actor)).toEqual({ ok: true, status: 200, error: null });
+    expect(await sendTestAlert(prisma, p.id, made?.id as string, 'https://gt.example.com', now, actor)).toEqual({ ok: true, status: 200, error: null, deliveries: 1, subjects: [] });
     const body = JSON.parse(got[before]?.body as string);
     expect(body).toMatchObject({
       type: 'alert.test',
@@ -133,5 +133,37 @@ describe('alert rules', () => {
     });
     // The settings page's log shows the same figure.
     expect((await prisma.alertEvent.findMany({ where: { projectId: p.id } })).map((e) => [e.kind, e.value])).toEqual([['test', 3]]);
+  });
+
+  it('tests a new failure class rule as the evaluation fires it: one delivery per new class, each with its figures', async () => {
+    const prisma = db.prisma();
+    const p = await seedProject(prisma);
+    const made = await createAlertRule(prisma, p.id, input({ name: 'new classes', kind: 'new_failure_class', failureClass: null, toolName: null, threshold: 0 }), actor);
+    const row = (minute: string, cls: string, failed: number, worst: string) =>
+      prisma.alertMinute.create({
+        data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: cls, model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed, worstSessionId: worst, worstFailures: failed },
+      });
+    // transient failed earlier the same day (seen before); timeout and not_found fail for the first time in the window.
+    await row('2026-11-30T10:00:00Z', 'transient', 1, 'sess_old');
+    await row('2026-11-30T11:58:00Z', 'transient', 2, 'sess_t');
+    await row('2026-11-30T11:57:00Z', 'timeout', 3, 'sess_timeout');
+    await row('2026-11-30T11:59:00Z', 'not_found', 1, 'sess_nf');
+    const now = new Date('2026-11-30T12:00:30Z');
+    const before = got.length;
+    const res = await sendTestAlert(prisma, p.id, made?.id as string, 'https://gt.example.com', now, actor);
+    const bodies = got.slice(before).map((g) => JSON.parse(g.body));
+    expect(bodies.map((b) => [b.subject, b.value, b.links.worstSession, b.summary]).sort()).toEqual([
+      ['not_found', 1, `https://gt.example.com/sessions/sess_nf?project=${p.id}`, 'TEST: new classes — New failure class: new failure class not_found (1 failed attempts) over 5 min'],
+      ['timeout', 3, `https://gt.example.com/sessions/sess_timeout?project=${p.id}`, 'TEST: new classes — New failure class: new failure class timeout (3 failed attempts) over 5 min'],
+    ]);
+    for (const b of bodies) expect(b.type).toBe('alert.test');
+    expect({ ...res, subjects: [...(res?.subjects ?? [])].sort() }).toEqual({ ok: true, status: 200, error: null, deliveries: 2, subjects: ['not_found', 'timeout'] });
+    // The settings page's log: one test event per class, under its subject.
+    const events = await prisma.alertEvent.findMany({ where: { projectId: p.id } });
+    expect(events.map((e) => [e.kind, e.subject, e.value]).sort()).toEqual([
+      ['test', 'not_found', 1],
+      ['test', 'timeout', 3],
+    ]);
+    expect((await listAudit(prisma, p.id)).filter((e) => e.action === 'alert.tested').map((e) => e.details)).toEqual([{ ok: true, status: 200, error: null, deliveries: 2 }]);
   });
 });

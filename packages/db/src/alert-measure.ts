@@ -4,7 +4,8 @@
  * collector's evaluation (pg) and the web's test alert (Prisma), so a test reports what the
  * evaluation at that moment would.
  */
-import type { AlertKind } from './alert-rules.ts';
+import type { AlertEventType, AlertFacts } from './alert-payload.ts';
+import { type AlertKind, crosses, isNewKind } from './alert-rules.ts';
 import { PriceBook } from './prices.ts';
 
 /**
@@ -135,4 +136,51 @@ async function measureNew(
     out.set(row.subject, { value: Number(row.n), worstSessionId: worst });
   }
   return out;
+}
+
+/**
+ * The subjects the evaluation at that moment fires for, with their measures: a threshold rule's one
+ * ('') when its value crosses the threshold; every new failure class or tool of a new_* rule.
+ */
+export function firingSubjects(r: RuleRow, measures: Map<string, Measure>): Map<string, Measure> {
+  const out = new Map<string, Measure>();
+  for (const [subject, m] of measures) {
+    if (isNewKind(r.kind) || crosses(m.value, r.comparison, r.threshold)) out.set(subject, m);
+  }
+  return out;
+}
+
+/**
+ * The facts of one event of a rule's subject (its webhook body is alertBody of these): one builder
+ * for the evaluation's firings and resolutions and the settings page's test, so a test's payload is
+ * the firing's but for its type. `subject`: the new class or tool of a new_* rule (null when a test
+ * finds none new); ignored for a threshold rule.
+ */
+export function alertFacts(
+  r: RuleRow,
+  e: { eventId: string; type: AlertEventType; at: Date; webUrl: string | null },
+  subject: string | null,
+  m: Measure,
+): AlertFacts {
+  return {
+    eventId: e.eventId,
+    type: e.type,
+    at: e.at,
+    projectId: r.project_id,
+    rule: {
+      id: r.id,
+      name: r.name,
+      kind: r.kind,
+      failureClass: r.failure_class,
+      toolName: r.tool_name,
+      windowMinutes: r.window_minutes,
+      comparison: r.comparison,
+      threshold: r.threshold,
+    },
+    subject: isNewKind(r.kind) ? subject : null,
+    value: m.value,
+    windowStart: windowStart(e.at, r.window_minutes),
+    worstSessionId: m.worstSessionId,
+    webUrl: e.webUrl,
+  };
 }

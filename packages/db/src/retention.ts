@@ -131,6 +131,14 @@ async function expireSessions(
          ) AS keys`,
         [projectId, ids],
       );
+      // Their share of the alerts' per-minute rollup (alert_minutes), computed from their rows
+      // before they go (guardtrace_alert_minutes_remove): its "seen before" then forgets them, as
+      // analytics_daily does below.
+      await client.query(
+        `SELECT guardtrace_alert_minutes_remove(array_agg(project_id), array_agg(id)) FROM sessions
+         WHERE project_id = $1 AND id = ANY($2::text[]) AND coalesce(ended_at, started_at) < $3`,
+        [projectId, ids, cutoff],
+      );
       const gone = await client.query<{ n: number }>(
         `WITH old AS (
            DELETE FROM sessions WHERE project_id = $1 AND id = ANY($2::text[]) AND coalesce(ended_at, started_at) < $3

@@ -6,7 +6,7 @@
  * the same time changes nothing, so two runs in a row (one collector after another) are harmless.
  */
 import { randomUUID } from 'node:crypto';
-import { type AlertFacts, alertBody, crosses, isNewKind, type Measure, measure, type QueryRows, type RuleRow, windowStart } from '@guardtrace/db/alerts';
+import { alertBody, alertFacts, firingSubjects, isNewKind, type Measure, measure, type QueryRows, type RuleRow } from '@guardtrace/db/alerts';
 import type pg from 'pg';
 import { deliverDue } from './deliver.ts';
 
@@ -89,10 +89,7 @@ async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Pr
   let resolved = 0;
   const rows: QueryRows = async <T>(text: string, values: unknown[]) => (await c.query(text, values)).rows as T[];
   const measures = await measure(rows, r, opts.now);
-  const firingNow = new Map<string, Measure>();
-  for (const [subject, m] of measures) {
-    if (isNewKind(r.kind) || crosses(m.value, r.comparison, r.threshold)) firingNow.set(subject, m);
-  }
+  const firingNow = firingSubjects(r, measures);
   await c.query('BEGIN');
   try {
     const { rows: states } = await c.query<{ subject: string; state: string }>(
@@ -125,27 +122,7 @@ async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Pr
 /** Stores the move of one subject, its event and (unless muted) its delivery. */
 async function transition(c: pg.ClientBase, r: RuleRow, subject: string, to: 'firing' | 'resolved', m: Measure, opts: TickOptions): Promise<void> {
   const eventId = randomUUID();
-  const facts: AlertFacts = {
-    eventId,
-    type: to,
-    at: opts.now,
-    projectId: r.project_id,
-    rule: {
-      id: r.id,
-      name: r.name,
-      kind: r.kind,
-      failureClass: r.failure_class,
-      toolName: r.tool_name,
-      windowMinutes: r.window_minutes,
-      comparison: r.comparison,
-      threshold: r.threshold,
-    },
-    subject: isNewKind(r.kind) ? subject : null,
-    value: m.value,
-    windowStart: windowStart(opts.now, r.window_minutes),
-    worstSessionId: m.worstSessionId,
-    webUrl: opts.webUrl,
-  };
+  const facts = alertFacts(r, { eventId, type: to, at: opts.now, webUrl: opts.webUrl }, subject, m);
   const body = alertBody(facts, r.format);
   await c.query(
     `INSERT INTO alert_states (rule_id, subject, state, since, last_value) VALUES ($1, $2, $3, $4, $5)

@@ -3,16 +3,18 @@ import { randomUUID } from 'node:crypto';
 import { type AuditActor, type PrismaClient, recordAudit } from '@guardtrace/db';
 import {
   type AlertComparison,
-  type AlertFacts,
   type AlertFormat,
   type AlertKind,
   type AlertRuleInput,
   alertBody,
+  alertFacts,
+  firingSubjects,
   isNewKind,
+  type Measure,
   measure,
   newWebhookSecret,
   postWebhook,
-  windowStart,
+  type RuleRow,
 } from '@guardtrace/db/alerts';
 
 /** One rule of Settings > Alerts, with its state (never its secret). */
@@ -150,11 +152,24 @@ export async function deleteAlertRule(db: PrismaClient, projectId: string, ruleI
   });
 }
 
+/** What a test send did: every delivery posted (ok when all were), the first failure's answer, else the last's. */
+export interface TestAlertResult {
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  /** Deliveries posted: a new_* rule's one per new class or tool (one when none is new), else one. */
+  deliveries: number;
+  /** The new classes or tools a new_* rule's test reported (in order), each in a delivery of its own. */
+  subjects: string[];
+}
+
 /**
- * Sends a test of a rule now: a `test` event and its delivery in the log, one signed POST (no
- * retries: the result is shown at once). The links point at this web app (`webUrl`). Its figures
- * are what the collector's evaluation would measure at `now` (the same `measure` and window, from
- * @guardtrace/db/alerts): a new_* rule's first new class or tool, if any.
+ * Sends a test of a rule now: a `test` event and its delivery in the log for each delivery, each
+ * one signed POST (no retries: the result is shown at once). The links point at this web app
+ * (`webUrl`). Its figures are what the collector's evaluation would send at `now` (the same
+ * `measure`, subjects and payload, from @guardtrace/db/alerts, but for the type): a threshold
+ * rule's value (sent whether or not it crosses); a new_* rule's every new class or tool, one
+ * delivery each as the evaluation fires them, or one with no subject when none is new.
  */
 export async function sendTestAlert(
   db: PrismaClient,
@@ -163,62 +178,55 @@ export async function sendTestAlert(
   webUrl: string,
   now: Date,
   actor: AuditActor | null = null,
-): Promise<{ ok: boolean; status: number | null; error: string | null } | null> {
+): Promise<TestAlertResult | null> {
   const r = await db.alertRule.findFirst({ where: { id: ruleId, projectId } });
   if (!r) return null;
-  const eventId = randomUUID();
-  const deliveryId = randomUUID();
   const kind = r.kind as AlertKind;
-  const measures = await measure(
-    (text, values) => db.$queryRawUnsafe(text, ...values),
-    {
-      id: r.id,
-      project_id: projectId,
-      name: r.name,
-      kind,
-      failure_class: r.failureClass,
-      tool_name: r.toolName,
-      window_minutes: r.windowMinutes,
-      comparison: r.comparison as AlertComparison,
-      threshold: r.threshold,
-      webhook_url: r.webhookUrl,
-      format: r.format as AlertFormat,
-      muted: r.muted,
-    },
-    now,
-  );
-  // A threshold rule's one subject (''); a new_* rule's first new class or tool, none when nothing is new.
-  const [subject, m] = isNewKind(kind) ? ([...measures][0] ?? [null, null]) : ['', measures.get('') ?? null];
-  const facts: AlertFacts = {
-    eventId,
-    type: 'test',
-    at: now,
-    projectId,
-    rule: {
-      id: r.id,
-      name: r.name,
-      kind: r.kind as AlertKind,
-      failureClass: r.failureClass,
-      toolName: r.toolName,
-      windowMinutes: r.windowMinutes,
-      comparison: r.comparison as AlertComparison,
-      threshold: r.threshold,
-    },
-    subject: isNewKind(kind) ? subject : null,
-    value: m?.value ?? 0,
-    windowStart: windowStart(now, r.windowMinutes),
-    worstSessionId: m?.worstSessionId ?? null,
-    webUrl,
+  const rule: RuleRow = {
+    id: r.id,
+    project_id: projectId,
+    name: r.name,
+    kind,
+    failure_class: r.failureClass,
+    tool_name: r.toolName,
+    window_minutes: r.windowMinutes,
+    comparison: r.comparison as AlertComparison,
+    threshold: r.threshold,
+    webhook_url: r.webhookUrl,
+    format: r.format as AlertFormat,
+    muted: r.muted,
   };
-  const body = alertBody(facts, r.format as AlertFormat);
-  // Not due (next_attempt_at null): the collectors' delivery runs leave it to this request.
-  await db.alertEvent.create({
-    data: { id: eventId, ruleId, projectId, kind: 'test', at: now, value: facts.value, threshold: r.threshold, windowStart: facts.windowStart, details: JSON.parse(alertBody(facts, 'generic')) },
-  });
-  await db.alertDelivery.create({ data: { id: deliveryId, eventId, projectId, url: r.webhookUrl, body, status: 'pending', createdAt: now } });
-  const res = await postWebhook(r.webhookUrl, r.secret, body, { event: 'test', delivery: deliveryId, nowMs: now.getTime() });
-  await db.$transaction(async (tx) => {
-    await tx.alertDelivery.update({
+  const measures = await measure((text, values) => db.$queryRawUnsafe(text, ...values), rule, now);
+  const none = { value: 0, worstSessionId: null };
+  // A new_* rule: each subject the evaluation would fire for; a threshold rule: its one value.
+  const sends: [string | null, Measure][] = isNewKind(kind)
+    ? [...firingSubjects(rule, measures)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    : [['', measures.get('') ?? none]];
+  if (sends.length === 0) sends.push([null, none]);
+  const results: { ok: boolean; status: number | null; error: string | null }[] = [];
+  for (const [subject, m] of sends) {
+    const eventId = randomUUID();
+    const deliveryId = randomUUID();
+    const facts = alertFacts(rule, { eventId, type: 'test', at: now, webUrl }, subject, m);
+    const body = alertBody(facts, r.format as AlertFormat);
+    // Not due (next_attempt_at null): the collectors' delivery runs leave it to this request.
+    await db.alertEvent.create({
+      data: {
+        id: eventId,
+        ruleId,
+        projectId,
+        kind: 'test',
+        subject: facts.subject ?? '',
+        at: now,
+        value: facts.value,
+        threshold: r.threshold,
+        windowStart: facts.windowStart,
+        details: JSON.parse(alertBody(facts, 'generic')),
+      },
+    });
+    await db.alertDelivery.create({ data: { id: deliveryId, eventId, projectId, url: r.webhookUrl, body, status: 'pending', createdAt: now } });
+    const res = await postWebhook(r.webhookUrl, r.secret, body, { event: 'test', delivery: deliveryId, nowMs: now.getTime() });
+    await db.alertDelivery.update({
       where: { id: deliveryId },
       data: {
         status: res.ok ? 'delivered' : 'failed',
@@ -229,7 +237,22 @@ export async function sendTestAlert(
         deliveredAt: res.ok ? now : null,
       },
     });
-    await recordAudit(tx, { projectId, actor, action: 'alert.tested', target: r.name, details: { ok: res.ok, status: res.status, error: res.error } });
+    results.push({ ok: res.ok, status: res.status, error: res.error });
+  }
+  const shown = results.find((x) => !x.ok) ?? (results[results.length - 1] as (typeof results)[number]);
+  const out: TestAlertResult = {
+    ok: results.every((x) => x.ok),
+    status: shown.status,
+    error: shown.error,
+    deliveries: results.length,
+    subjects: sends.flatMap(([subject]) => (isNewKind(kind) && subject !== null ? [subject] : [])),
+  };
+  await recordAudit(db, {
+    projectId,
+    actor,
+    action: 'alert.tested',
+    target: r.name,
+    details: { ok: out.ok, status: out.status, error: out.error, ...(out.deliveries > 1 ? { deliveries: out.deliveries } : {}) },
   });
-  return res;
+  return out;
 }

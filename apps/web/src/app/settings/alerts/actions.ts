@@ -77,6 +77,12 @@ export async function sendTestAlertAction(_prev: ActionState, form: FormData): P
     const res = await sendTestAlert(db(), project, rule, webUrl, new Date(), account);
     if (!res) return { ok: false, message: 'Rule not found', status: 404 };
     revalidatePath(PATH);
+    // A new_* rule's test sends one delivery per new class or tool, as its firings do.
+    if (res.deliveries > 1) {
+      return res.ok
+        ? { ok: true, message: `${res.deliveries} tests delivered, one for each new: ${res.subjects.join(', ')}. The receiver answered ${res.status}.` }
+        : { ok: false, message: `Not every one of the ${res.deliveries} tests (one for each new: ${res.subjects.join(', ')}) was delivered: ${res.error ?? 'no answer'}.` };
+    }
     return res.ok
       ? { ok: true, message: `Test delivered: the receiver answered ${res.status}.` }
       : { ok: false, message: `Test not delivered: ${res.error ?? 'no answer'}.` };

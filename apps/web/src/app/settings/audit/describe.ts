@@ -42,6 +42,10 @@ export function describeAudit(e: Pick<AuditEntryRow, 'action' | 'target' | 'deta
     case 'alert.deleted':
       return `deleted the alert rule ${t}`;
     case 'alert.tested':
+      // A new_* rule's test: one delivery per new class or tool.
+      if (typeof d.deliveries === 'number' && d.deliveries > 1) {
+        return `sent ${d.deliveries} tests of the alert rule ${t}: ${d.ok ? 'all delivered' : `not all delivered (${String(d.error)})`}`;
+      }
       return `sent a test of the alert rule ${t}: ${d.ok ? 'delivered' : `not delivered (${String(d.error)})`}`;
     case 'dataset.created':
       return `created the dataset ${t} from ${String(d.sourceKind)} ${String(d.source)}`;
