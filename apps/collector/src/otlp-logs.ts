@@ -35,7 +35,7 @@ export interface GenAiEvent {
 }
 
 /** The prefix of the event names the collector keeps. */
-export const GENAI_EVENT_PREFIX = 'gen_ai.';
+const GENAI_EVENT_PREFIX = 'gen_ai.';
 const EVENT_NAME_ATTRIBUTE = 'event.name';
 
 /** A decoded record before the GenAI checks. */
