@@ -238,6 +238,33 @@ describe('records not kept', () => {
   });
 });
 
+describe('the limits /v1/traces has', () => {
+  it('413 for a body over the limit once inflated, 429 past the key rate limit: nothing stored', async () => {
+    const own = await setupApp(env, { maxBodyBytes: 64 * 1024, rateLimitPerSecond: 0.001, rateLimitBurst: 2 });
+    try {
+      const f = load('openai');
+      const first = records(f.logs)[0] as Json;
+      const big = { ...first, body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'x'.repeat(100 * 1024) } }] } } };
+      const send = (payload: Buffer) =>
+        own.inject({
+          method: 'POST',
+          url: '/v1/logs',
+          headers: { authorization: `Bearer ${env.key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+          payload,
+        });
+      const tooBig = await send(gzipSync(JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [big] }] }] })));
+      expect(tooBig.statusCode).toBe(413);
+      expect((await send(gzipSync(JSON.stringify(f.logs)))).statusCode).toBe(200);
+      const limited = await send(gzipSync(JSON.stringify(f.logs)));
+      expect(limited.statusCode).toBe(429);
+      expect(limited.headers['retry-after']).toBeDefined();
+      expect(await events(f.traceIds)).toHaveLength(8);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('the semconv 1.37 operation-details event', () => {
   it('is kept by its LogRecord event_name field, with its structured gen_ai.input.messages / gen_ai.output.messages', async () => {
     const f = load('details');
