@@ -7,10 +7,10 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type pg from 'pg';
 import type { KeyCache, Principal } from '../auth.ts';
+import type { GenAiEventStore } from '../genai-events.ts';
 import type { Held, InFlightMemory } from '../in-flight.ts';
 import type { Limits } from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
-import type { GenAiEventStore } from '../genai-events.ts';
 import type { Encoding } from '../otlp-decode.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import type { Redactor } from '../redact.ts';
