@@ -85,6 +85,76 @@ export async function postRecording(name: string): Promise<Posted> {
 
 const project = () => process.env.GUARDTRACE_PROJECT_ID ?? '';
 
+/** How a recording's spans and its log records reach the collector. */
+export type ExportOrder = 'spans first' | 'logs first' | 'interleaved';
+
+/**
+ * Posts a recording's spans (`<file>.otlp.json`) and its log records (`<file>.logs.otlp.json`,
+ * the GenAI events of OTel's GenAI instrumentations) under fresh trace ids and a tagged
+ * `gen_ai.conversation.id`, as OTLP JSON with the test project's key: each file whole, spans
+ * or logs first; or `interleaved`, every export the library made as its own request, log and
+ * span exports alternating. `file` is relative to e2e/fixtures. `beforeLogs` (spans first only)
+ * runs between the two posts. Returns the session id.
+ */
+export async function postSpansAndLogs(file: string, order: ExportOrder, opts: { beforeLogs?: (sessionId: string) => Promise<void> } = {}): Promise<string> {
+  const read = (suffix: string) => JSON.parse(readFileSync(new URL(`../fixtures/${file}${suffix}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+  const tag = randomBytes(4).toString('hex');
+  const traces = new Map<string, string>();
+  let session = '';
+  const retag = (o: unknown): void => {
+    if (Array.isArray(o)) for (const x of o) retag(x);
+    else if (o && typeof o === 'object') {
+      const r = o as Record<string, unknown>;
+      if (typeof r.traceId === 'string') r.traceId = traces.get(r.traceId) ?? (traces.set(r.traceId, randomBytes(16).toString('hex')).get(r.traceId) as string);
+      if (r.key === 'gen_ai.conversation.id') {
+        const v = r.value as AnyValue;
+        session = v.stringValue = `${v.stringValue}-${tag}`;
+      }
+      for (const v of Object.values(r)) retag(v);
+    }
+  };
+  const spans = read('.otlp.json');
+  const logs = read('.logs.otlp.json');
+  retag(spans);
+  retag(logs);
+  const post = async (signal: 'traces' | 'logs', body: unknown) => {
+    const res = await fetch(`${process.env.GUARDTRACE_COLLECTOR_URL}/v1/${signal}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${process.env.GUARDTRACE_API_KEY}` },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    // Every record of these recordings is a GenAI event with its span context: nothing rejected.
+    expect(JSON.parse(text), `${signal}: ${text}`).toEqual({});
+  };
+  if (order === 'interleaved') {
+    const spanExports = (spans.resourceSpans as unknown[]).map((r) => ({ resourceSpans: [r] }));
+    const logExports = (logs.resourceLogs as unknown[]).map((r) => ({ resourceLogs: [r] }));
+    for (let i = 0; i < Math.max(spanExports.length, logExports.length); i++) {
+      if (logExports[i]) await post('logs', logExports[i]);
+      if (spanExports[i]) await post('traces', spanExports[i]);
+    }
+  } else if (order === 'logs first') {
+    await post('logs', logs);
+    await post('traces', spans);
+  } else {
+    await post('traces', spans);
+    await opts.beforeLogs?.(session);
+    await post('logs', logs);
+  }
+  expect(session, `${file}: a gen_ai.conversation.id attribute`).not.toBe('');
+  return session;
+}
+
+/** Opens the replay once the collector has stored the session's `modelSteps` model calls. */
+export async function openModelReplay(page: Page, sessionId: string, modelSteps: number): Promise<void> {
+  await expect(async () => {
+    await page.goto(`/sessions/${encodeURIComponent(sessionId)}?project=${project()}`);
+    await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(modelSteps, { timeout: 5000 });
+  }).toPass({ timeout: 60_000 });
+}
+
 /** The failed attempts analytics counts for `tool` × `failureClass` on `day` (0 without a row). */
 export async function analyticsFailures(page: Page, day: string, tool: string, failureClass: string): Promise<number> {
   await page.goto(`/analytics?project=${project()}&from=${day}&to=${day}`, { waitUntil: 'domcontentloaded' });

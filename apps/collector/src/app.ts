@@ -1,5 +1,6 @@
 /**
- * The collector as a Fastify app: POST /v1/traces (OTLP/HTTP, protobuf or JSON), GET
+ * The collector as a Fastify app: POST /v1/traces and POST /v1/logs (OTLP/HTTP, protobuf or
+ * JSON; of logs, the GenAI events), GET
  * /v1/sampling, GET /v1/sessions/:id, the datasets API (routes/datasets.ts), POST
  * /v1/datasets/:id/runs, /healthz, /readyz, /metrics. buildApp() makes the shared
  * parts (http/context.ts) and composes the hooks (http/*) and one plugin per route (routes/*),
@@ -8,6 +9,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { KeyCache } from './auth.ts';
+import { GenAiEventStore } from './genai-events.ts';
 import { createAdmission } from './http/admission.ts';
 import { registerBodyParsing } from './http/body-parsing.ts';
 import type { AppContext } from './http/context.ts';
@@ -21,6 +23,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { type RedactionOptions, Redactor } from './redact.ts';
 import { datasetsRoute } from './routes/datasets.ts';
 import { healthRoute } from './routes/health.ts';
+import { logsRoute } from './routes/logs.ts';
 import { metricsRoute } from './routes/metrics.ts';
 import { readyRoute } from './routes/ready.ts';
 import { runsRoute } from './routes/runs.ts';
@@ -60,6 +63,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerErrorShaping(app, ctx);
   registerBodyParsing(app, ctx);
   await app.register(tracesRoute, ctx);
+  await app.register(logsRoute, ctx);
   await app.register(samplingRoute, ctx);
   await app.register(sessionsRoute, ctx);
   await app.register(datasetsRoute, ctx);
@@ -111,7 +115,9 @@ async function createContext(
   });
   const memory = new InFlightMemory(inFlightBounds(limits), limits.retryAfterSeconds, (total) => metrics.inFlightBytes.set(total));
   const admit = createAdmission({ keys, limiter, memory });
-  return { databaseUrl, limits, log, metrics, pool, keys, limiter, redactor: new Redactor(redaction), writer, memory, admit };
+  // 64 log exports waiting: each is one short INSERT; beyond that the database is behind.
+  const events = new GenAiEventStore(pool, { maxWaiting: 64, retryAfterSeconds: limits.retryAfterSeconds, queryTimeoutMs: limits.dbTimeoutMs });
+  return { databaseUrl, limits, log, metrics, pool, keys, limiter, redactor: new Redactor(redaction), writer, events, memory, admit };
 }
 
 function definedOnly(o: AppOptions): Partial<Limits> {

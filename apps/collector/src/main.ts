@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const retain = () =>
     applyRetention(databaseUrl, { defaultDays: env.retentionDays })
       .then((r) => {
-        if (r.deletedSessions || r.dropped.length || r.releasedTraces || r.deletedFromDefault) app.log.info(r, 'retention applied');
+        if (r.deletedSessions || r.dropped.length || r.releasedTraces || r.deletedFromDefault || r.deletedGenAiEvents) app.log.info(r, 'retention applied');
       })
       .catch((err) => app.log.warn({ error: (err as Error).message }, 'retention failed; the next run retries'));
   void retain();

@@ -1,5 +1,5 @@
 /** Prometheus metrics of one collector instance (own registry: several apps can share a process in tests). */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export function createMetrics() {
   const registry = new Registry();
@@ -19,6 +19,16 @@ export function createMetrics() {
     spansRejected: new Counter({
       name: 'guardtrace_collector_spans_rejected_total',
       help: 'Invalid spans reported in partial success responses',
+      registers: [registry],
+    }),
+    logRecordsStored: new Counter({
+      name: 'guardtrace_collector_log_records_stored_total',
+      help: 'GenAI event log records committed to Postgres and acknowledged (retried duplicates included)',
+      registers: [registry],
+    }),
+    logRecordsRejected: new Counter({
+      name: 'guardtrace_collector_log_records_rejected_total',
+      help: 'Log records reported in partial success responses (not GenAI events, no span context, malformed)',
       registers: [registry],
     }),
     requests: new Histogram({

@@ -30,11 +30,11 @@ const HEX32 = /^[0-9a-fA-F]{32}$/;
 const HEX16 = /^[0-9a-fA-F]{16}$/;
 type Obj = Record<string, unknown>;
 
-function isObj(v: unknown): v is Obj {
+export function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
 }
 
-function list(v: unknown, what: string): unknown[] {
+export function list(v: unknown, what: string): unknown[] {
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v)) throw new SpanError(`${what} must be an array`);
   return v;
@@ -248,7 +248,7 @@ export class Normalizer extends SpanRules {
   }
 
   /** Lowercase hex id, or null when absent/empty. All-zero ids are invalid (OTLP spec). */
-  private id(v: unknown, bytes: 8 | 16, field: string): string | null {
+  protected id(v: unknown, bytes: 8 | 16, field: string): string | null {
     if (v === undefined || v === null) return null;
     let hex: string;
     if (v instanceof Uint8Array) {
@@ -267,7 +267,7 @@ export class Normalizer extends SpanRules {
     return checkIdHex(hex, bytes, field);
   }
 
-  private int64(v: unknown, field: string): bigint {
+  protected int64(v: unknown, field: string): bigint {
     if (v === undefined || v === null) return 0n;
     let n: bigint;
     if (typeof v === 'number') {
@@ -291,13 +291,13 @@ export class Normalizer extends SpanRules {
     throw new SpanError(`${field} has an unknown value`);
   }
 
-  private optString(v: unknown, field: string): string {
+  protected optString(v: unknown, field: string): string {
     if (v === undefined || v === null) return '';
     if (typeof v !== 'string') throw new SpanError(`${field} must be a string`);
     return this.clean(v);
   }
 
-  private attributes(v: unknown, field: string): Attributes {
+  protected attributes(v: unknown, field: string): Attributes {
     const kvs = list(v, field);
     if (kvs.length > this.limits.maxItemsPerSpan) throw new SpanError(`${field} has more than ${this.limits.maxItemsPerSpan} entries`);
     const out: Attributes = {};
@@ -317,7 +317,7 @@ export class Normalizer extends SpanRules {
     return out;
   }
 
-  private anyValue(v: unknown, field: string, depth: number): AttrValue {
+  protected anyValue(v: unknown, field: string, depth: number): AttrValue {
     if (v === undefined || v === null) return null;
     if (!isObj(v)) throw new SpanError(`${field} must be an AnyValue object`);
     if (depth > this.limits.maxValueDepth) throw new SpanError(`${field} is nested deeper than ${this.limits.maxValueDepth}`);

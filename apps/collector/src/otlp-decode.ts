@@ -77,16 +77,26 @@ export function decodeJsonRequest(body: Buffer): unknown {
   return parsed;
 }
 
-/** ExportTraceServiceResponse: empty on full success, partialSuccess when spans were rejected. */
-export function encodeResponse(encoding: Encoding, rejectedSpans: number, errorMessage: string): Buffer | string {
+/**
+ * ExportTraceServiceResponse: empty on full success, partialSuccess when spans were rejected.
+ * ExportLogsServiceResponse has the same fields (`rejected_log_records`): `countKey` names its
+ * JSON key.
+ */
+export function encodeResponse(
+  encoding: Encoding,
+  rejectedSpans: number,
+  errorMessage: string,
+  countKey: 'rejectedSpans' | 'rejectedLogRecords' = 'rejectedSpans',
+): Buffer | string {
   const partialSuccess = rejectedSpans > 0 || errorMessage ? { rejectedSpans, errorMessage } : undefined;
   if (encoding === 'json') {
     return JSON.stringify(
-      partialSuccess ? { partialSuccess: { rejectedSpans: String(rejectedSpans), errorMessage } } : {},
+      partialSuccess ? { partialSuccess: { [countKey]: String(rejectedSpans), errorMessage } } : {},
     );
   }
   // ExportTraceServiceResponse { ExportTracePartialSuccess partial_success = 1 },
-  // ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2 }.
+  // ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2 }
+  // (ExportLogsPartialSuccess { int64 rejected_log_records = 1; string error_message = 2 }).
   const out = new Writer();
   if (partialSuccess) out.bytesField(1, new Writer().uint(1, rejectedSpans).string(2, errorMessage).finish());
   return out.finish();

@@ -152,7 +152,7 @@ export function* decodeProtobufSpans(body: Buffer, n: SpanRules, rejected: Rejec
 }
 
 /** An id field: lowercase hex, or null when empty. */
-function readId(r: Reader, end: number, bytes: 8 | 16, field: string): string | null {
+export function readId(r: Reader, end: number, bytes: 8 | 16, field: string): string | null {
   const e = r.len(end);
   const n = e - r.pos;
   if (n === 0) return null;
@@ -193,7 +193,7 @@ function countSpans(r: Reader, start: number, end: number): number {
 }
 
 /** Resource { attributes = 1 }: into `out`; returns the attribute count so far. */
-function readResource(r: Reader, end: number, n: SpanRules, out: Attributes, count: number): number {
+export function readResource(r: Reader, end: number, n: SpanRules, out: Attributes, count: number): number {
   let c = count;
   while (r.pos < end) {
     const t = r.tag(end);
@@ -208,7 +208,7 @@ function readResource(r: Reader, end: number, n: SpanRules, out: Attributes, cou
 }
 
 /** InstrumentationScope { name = 1; version = 2 } (its attributes are not stored). */
-function readScope(
+export function readScope(
   r: Reader,
   end: number,
   n: SpanRules,
@@ -370,7 +370,7 @@ function readLink(r: Reader, end: number, n: SpanRules, index: number): SpanLink
  * `end`. A value error is re-thrown with its place: `attributes["key"]...` at the top level,
  * `.key...` inside a kvlist.
  */
-function readKeyValue(r: Reader, end: number, n: SpanRules, out: Attributes, field: string, depth: number): void {
+export function readKeyValue(r: Reader, end: number, n: SpanRules, out: Attributes, field: string, depth: number): void {
   let key = '';
   let value: AttrValue = null;
   let error: SpanError | null = null;
@@ -399,7 +399,7 @@ function readKeyValue(r: Reader, end: number, n: SpanRules, out: Attributes, fie
  * AnyValue (a oneof: the last member present wins) as an attribute value. Error messages start
  * with the value's place below the attribute (empty at the attribute itself), as normalize.ts's.
  */
-function readAnyValue(r: Reader, end: number, n: SpanRules, depth: number): AttrValue {
+export function readAnyValue(r: Reader, end: number, n: SpanRules, depth: number): AttrValue {
   const limits = n.limits;
   if (depth > limits.maxValueDepth) throw new SpanError(` is nested deeper than ${limits.maxValueDepth}`);
   let v: AttrValue = null;

@@ -8,7 +8,8 @@
  * sessionSamplingWeight (semconv; applied in SQL by guardtrace_sampling_weight): a failure seen
  * by any process keeps the whole session (weight 1). A session every process would drop is
  * stored with weight 0 (charts count it as 0) and held there until it has been quiet for the
- * decision wait; this sweep then deletes it, its spans, derived rows and trace index, so a
+ * decision wait; this sweep then deletes it, its spans, their GenAI events (genai_events),
+ * derived rows and trace index, so a
  * failure arriving later from another process within the wait still keeps every part of it.
  */
 import type pg from 'pg';
@@ -70,9 +71,15 @@ async function dropSession(pool: pg.Pool, projectId: string, sessionId: string, 
     for (const table of ['tool_calls', 'attempts', 'guard_checks', 'model_calls']) {
       await client.query(`DELETE FROM ${table} WHERE project_id = $1 AND session_id = $2`, [projectId, sessionId]);
     }
-    const gone = await client.query<{ trace_id: string }>(
-      'DELETE FROM spans WHERE project_id = $1 AND session_id = $2 RETURNING trace_id',
+    const gone = await client.query<{ trace_id: string; span_id: string }>(
+      'DELETE FROM spans WHERE project_id = $1 AND session_id = $2 RETURNING trace_id, span_id',
       [projectId, sessionId],
+    );
+    // The GenAI events (log records) of its spans go with them.
+    await client.query(
+      `DELETE FROM genai_events e USING unnest($2::text[], $3::text[]) AS g(trace_id, span_id)
+         WHERE e.project_id = $1 AND e.trace_id = g.trace_id AND e.span_id = g.span_id`,
+      [projectId, gone.rows.map((g) => g.trace_id), gone.rows.map((g) => g.span_id)],
     );
     // A trace's index row goes with its last span (a trace may also hold other sessions' spans).
     await client.query(

@@ -158,10 +158,10 @@ export class SpanRules {
   }
 }
 
-/** One line naming the first rejected spans and why (the count says how many in all). */
-export function rejectionMessage(rejected: readonly Rejection[], total = rejected.length, max = 5): string {
+/** One line naming the first rejected spans (or other `items`) and why (the count says how many in all). */
+export function rejectionMessage(rejected: readonly Rejection[], total = rejected.length, max = 5, items = 'span(s)'): string {
   if (total === 0) return '';
   const shown = rejected.slice(0, max).map((r) => `${r.path}: ${r.reason}`);
   const more = total > shown.length ? `; and ${total - shown.length} more` : '';
-  return `rejected ${total} span(s): ${shown.join('; ')}${more}`;
+  return `rejected ${total} ${items}: ${shown.join('; ')}${more}`;
 }

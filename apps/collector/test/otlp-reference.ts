@@ -22,6 +22,19 @@ const traceService = root.opentelemetry.proto.collector.trace.v1;
 const ExportTraceServiceRequest = traceService.ExportTraceServiceRequest as ProtoMessageType;
 const ExportTraceServiceResponse = traceService.ExportTraceServiceResponse as ProtoMessageType;
 
+const logsService = root.opentelemetry.proto.collector.logs.v1;
+const ExportLogsServiceRequest = logsService.ExportLogsServiceRequest as ProtoMessageType;
+const ExportLogsServiceResponse = logsService.ExportLogsServiceResponse as ProtoMessageType;
+
+/** Encode an ExportLogsServiceRequest tree (ids as bytes). */
+export function encodeLogsRequestProtobuf(request: unknown): Buffer {
+  return Buffer.from(ExportLogsServiceRequest.encode(request).finish());
+}
+
+export function decodeLogsResponseProtobuf(body: Uint8Array): unknown {
+  return ExportLogsServiceResponse.decode(body);
+}
+
 /** Encode an ExportTraceServiceRequest tree (ids as bytes). */
 export function encodeRequestProtobuf(request: unknown): Buffer {
   return Buffer.from(ExportTraceServiceRequest.encode(request).finish());

@@ -84,6 +84,65 @@ describe("replay: other instrumentations' content", () => {
     expect(JSON.parse((await payload('input', indexed))?.value ?? 'null')).toEqual(input);
     expect((await payload('output', events))?.value).toBe('[{"role":"assistant","content":"Snow."}]');
   });
+
+  it("reads a model call's GenAI events kept from its log records (genai_events): per-message events in time then arrival order, and the 1.37 operation-details event", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, { startedAt: t0, toolCalls: [{ toolName: 't', atMs: 5, attempts: [{ outcome: 'success' }] }] });
+    const trace = s.traceId;
+    const [messages, details, notModel, own] = [spanId(), spanId(), spanId(), spanId()];
+    for (const [i, id] of [messages, details, notModel, own].entries()) {
+      await rawSpan(prisma, project.id, s.id, trace, id, 100 + i, id === own ? { 'gen_ai.input.messages': '["own"]' } : { 'gen_ai.operation.name': 'chat' });
+    }
+    await prisma.span.updateMany({ where: { projectId: project.id, spanId: { in: [messages, details, own] } }, data: { role: 'model_call' } });
+    const t = 1_000n;
+    const event = (span: string, eventName: string, timeUnixNano: bigint, body: unknown, attributes: Record<string, unknown> = {}) => ({
+      projectId: project.id,
+      traceId: trace,
+      spanId: span,
+      recordKey: `${span}-${eventName}-${timeUnixNano}`,
+      eventName,
+      timeUnixNano,
+      time: t0,
+      body: body as object,
+      attributes: attributes as object,
+    });
+    // Stored one by one, the choice first (its logs export came first): read by time, then arrival.
+    for (const e of [
+      event(messages, 'gen_ai.choice', t + 5n, { index: 0, finish_reason: 'stop', message: { content: 'Cloudy.' } }),
+      event(messages, 'gen_ai.system.message', t, { content: 'Be brief.' }),
+      event(messages, 'gen_ai.user.message', t, { content: 'Weather?' }),
+      event(messages, 'gen_ai.assistant.message', t, { tool_calls: [{ id: 'c1', type: 'function', function: { name: 'w', arguments: '{}' } }] }),
+      event(messages, 'gen_ai.tool.message', t, { id: 'c1', content: '14C' }),
+      event(details, 'gen_ai.client.inference.operation.details', t, null, {
+        'gen_ai.system_instructions': [{ type: 'text', content: 'Be brief.' }],
+        'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'Rain?' }] }],
+        'gen_ai.output.messages': [{ role: 'assistant', parts: [{ type: 'text', content: 'No.' }], finish_reason: 'stop' }],
+      }),
+      event(notModel, 'gen_ai.user.message', t, { content: 'not a model call span' }),
+      event(own, 'gen_ai.user.message', t, { content: 'the span has its own' }),
+    ]) {
+      await prisma.genAiEvent.create({ data: e });
+    }
+    const facts = new Map((await loadSpanFacts(prisma, project.id, s.id, 2000)).map((f) => [f.spanId, f]));
+    const json = (id: string, k: 'input' | 'output') => JSON.parse(facts.get(id)?.[k]?.text ?? 'null');
+    expect(json(messages, 'input')).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'w', arguments: '{}' } }] },
+      { role: 'tool', id: 'c1', content: '14C' },
+    ]);
+    expect(json(messages, 'output')).toEqual([{ index: 0, finish_reason: 'stop', message: { content: 'Cloudy.' } }]);
+    expect(json(details, 'input')).toEqual([
+      { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
+      { role: 'user', parts: [{ type: 'text', content: 'Rain?' }] },
+    ]);
+    expect(json(details, 'output')).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'No.' }], finish_reason: 'stop' }]);
+    expect(facts.get(notModel)).toMatchObject({ input: null, output: null });
+    expect(json(own, 'input')).toEqual(['own']);
+    const payload = await getPayload(prisma, project.id, s.id, { kind: 'output', traceId: trace, spanId: details, full: true });
+    expect(JSON.parse(payload?.value ?? 'null')).toEqual(json(details, 'output'));
+  });
 });
 
 describe('replay: large sessions and other instrumentations', () => {

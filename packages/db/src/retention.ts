@@ -35,6 +35,8 @@ export interface RetentionReport {
   deletedFromDefault: number;
   /** Span partitions dropped: every project's retention had passed them. */
   dropped: string[];
+  /** GenAI events (genai_events, from /v1/logs) past the retention whose span is gone (or never came). */
+  deletedGenAiEvents: number;
   /** Trace index rows of traces past the retention with no span left. */
   releasedTraces: number;
 }
@@ -42,7 +44,7 @@ export interface RetentionReport {
 /**
  * Applies each project's retention (`projects.retention_days`, else `defaultDays`): a
  * session past it (it ended, or still open started, before now minus the retention) is
- * deleted whole, its raw spans and derived rows with it, in short transactions of at most
+ * deleted whole, its raw spans and derived rows with it (and the GenAI events of its spans), in short transactions of at most
  * `batchSessions` sessions that take the writer's lock of each session first (so a session
  * is never deleted while a batch of it is being written). A monthly span partition is
  * dropped once every project's retention has passed its end.
@@ -63,7 +65,15 @@ export async function applyRetention(connectionString: string, opts: RetentionOp
       throw new RangeError(`applyRetention: ${name} must be a whole number of at least 1, got ${v}`);
     }
   }
-  const report: RetentionReport = { ran: false, deletedSessions: 0, sessionBatches: 0, deletedFromDefault: 0, dropped: [], releasedTraces: 0 };
+  const report: RetentionReport = {
+    ran: false,
+    deletedSessions: 0,
+    sessionBatches: 0,
+    deletedFromDefault: 0,
+    dropped: [],
+    deletedGenAiEvents: 0,
+    releasedTraces: 0,
+  };
   const client = new pg.Client({ connectionString });
   client.on('error', () => {});
   await client.connect();
@@ -91,6 +101,7 @@ export async function applyRetention(connectionString: string, opts: RetentionOp
       let earliest = cutoffs.length === 0 ? new Date(now.getTime() - (opts.defaultDays ?? 0) * 86_400_000) : now;
       for (const [, c] of cutoffs) if (c < earliest) earliest = c;
       if (allExpire) await dropPartitions(client, earliest, report);
+      for (const [id, cutoff] of cutoffs) await expireGenAiEvents(client, id, cutoff, batchRows, report);
       for (const [id, cutoff] of cutoffs) await releaseTraces(client, id, cutoff, batchRows, report);
     } finally {
       await client.query(`SELECT pg_advisory_unlock(${RETENTION_LOCK})`).catch(() => {});
@@ -240,6 +251,27 @@ async function expireSessions(
       [projectId, cutoff, batchRows],
     );
     report.deletedFromDefault += del.rowCount ?? 0;
+    if ((del.rowCount ?? 0) < batchRows) break;
+  }
+}
+
+/**
+ * GenAI events (log records of /v1/logs) older than the cutoff whose span is gone: deleted with
+ * its session or partition above, or never stored (a sampled-out process's, a lost export's).
+ * Their span is looked up through the trace index and the spans' primary key. An event of a
+ * span still kept stays, whatever its age: it is that span's prompt or completion.
+ */
+async function expireGenAiEvents(client: pg.Client, projectId: string, cutoff: Date, batchRows: number, report: RetentionReport) {
+  for (;;) {
+    const del = await client.query(
+      `DELETE FROM genai_events WHERE ctid IN (
+         SELECT e.ctid FROM genai_events e WHERE e.project_id = $1 AND e.time < $2 AND NOT EXISTS (
+           SELECT 1 FROM traces t JOIN spans s ON s.project_id = t.project_id AND s.trace_start = t.start_time AND s.trace_id = t.trace_id
+           WHERE t.project_id = e.project_id AND t.trace_id = e.trace_id AND s.span_id = e.span_id
+         ) LIMIT $3)`,
+      [projectId, cutoff, batchRows],
+    );
+    report.deletedGenAiEvents += del.rowCount ?? 0;
     if ((del.rowCount ?? 0) < batchRows) break;
   }
 }

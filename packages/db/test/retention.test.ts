@@ -126,7 +126,7 @@ it('runs in one process at a time: while another holds the lock it skips, and tw
   try {
     await holder.query(`SELECT pg_advisory_lock(${RETENTION_LOCK})`);
     const skipped = await applyRetention(db.url, { now: new Date('2027-03-25T00:00:00Z') });
-    expect(skipped).toEqual({ ran: false, deletedSessions: 0, sessionBatches: 0, deletedFromDefault: 0, dropped: [], releasedTraces: 0 });
+    expect(skipped).toEqual({ ran: false, deletedSessions: 0, sessionBatches: 0, deletedFromDefault: 0, dropped: [], deletedGenAiEvents: 0, releasedTraces: 0 });
     expect((await left(p)).sessions).toHaveLength(6);
     await holder.query(`SELECT pg_advisory_unlock(${RETENTION_LOCK})`);
   } finally {

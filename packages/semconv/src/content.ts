@@ -37,3 +37,25 @@ export const MODEL_OUTPUT_EVENT = { name: 'gen_ai.content.completion', attribute
  */
 export const MODEL_INPUT_INDEXED_PREFIX = 'gen_ai.prompt';
 export const MODEL_OUTPUT_INDEXED_PREFIX = 'gen_ai.completion';
+
+/**
+ * Content in log records: the OpenTelemetry GenAI instrumentations (@opentelemetry/instrumentation-openai,
+ * opentelemetry-instrumentation-openai-v2 and the Python genai util) put a model call's prompt and
+ * completion in OTLP log records ("events") carrying the model call's trace and span ids, not on
+ * its span. The collector keeps them (POST /v1/logs, table genai_events); the replay reads them
+ * where the span has no content of its own. Semconv 1.28-1.36: one event per prompt message (its
+ * role is the name's second part; the body holds `content`, `tool_calls`, a tool message's `id`)
+ * and one `gen_ai.choice` per completion choice (body: `index`, `finish_reason`, `message`).
+ */
+export const MODEL_INPUT_LOG_EVENTS = ['gen_ai.system.message', 'gen_ai.user.message', 'gen_ai.assistant.message', 'gen_ai.tool.message'] as const;
+export const MODEL_OUTPUT_LOG_EVENT = 'gen_ai.choice';
+/**
+ * Semconv 1.37+: one `gen_ai.client.inference.operation.details` event per call, with the span's
+ * content attributes (`gen_ai.input.messages`, `gen_ai.output.messages`, `gen_ai.system_instructions`).
+ */
+export const MODEL_DETAILS_LOG_EVENT = {
+  name: 'gen_ai.client.inference.operation.details',
+  input: 'gen_ai.input.messages',
+  output: 'gen_ai.output.messages',
+  instructions: 'gen_ai.system_instructions',
+} as const;

@@ -7,6 +7,7 @@
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type pg from 'pg';
 import type { KeyCache, Principal } from '../auth.ts';
+import type { GenAiEventStore } from '../genai-events.ts';
 import type { Held, InFlightMemory } from '../in-flight.ts';
 import type { Limits } from '../limits.ts';
 import type { Metrics } from '../metrics.ts';
@@ -26,6 +27,8 @@ export interface AppContext {
   limiter: RateLimiter;
   redactor: Redactor;
   writer: Writer;
+  /** Where /v1/logs stores its GenAI events (outside the writer's span transactions). */
+  events: GenAiEventStore;
   memory: InFlightMemory;
   /** The onRequest hook of the routes that take an API key (http/admission.ts). */
   admit: onRequestAsyncHookHandler;

@@ -29,15 +29,15 @@ export function registerErrorShaping(app: FastifyInstance, ctx: { limits: Limits
   });
 
   // OTLP exporters pointed at OTEL_EXPORTER_OTLP_ENDPOINT send every signal here: say why
-  // metrics and logs are refused, in a google.rpc.Status of the request's encoding.
+  // metrics are refused, in a google.rpc.Status of the request's encoding.
   app.setNotFoundHandler(async (req, reply) => {
     const path = (req.url.split('?')[0] ?? '').slice(0, 100);
     const message =
-      path === '/v1/metrics' || path === '/v1/logs'
-        ? `the Guardtrace collector receives traces only: ${path} is not served. Point traces here with ` +
-          'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (http://<collector>/v1/traces) rather than OTEL_EXPORTER_OTLP_ENDPOINT, ' +
-          'or turn that signal\'s exporter off'
-        : `no route ${req.method} ${path}: the collector serves POST /v1/traces, GET /v1/sampling, GET /v1/sessions/{id}, GET and POST /v1/datasets, GET /v1/datasets/{id}, POST /v1/datasets/{id}/runs, /healthz, /readyz and /metrics`;
+      path === '/v1/metrics'
+        ? `the Guardtrace collector receives traces and logs only: ${path} is not served. Point traces and logs here with ` +
+          'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (http://<collector>/v1/traces, /v1/logs) ' +
+          'rather than OTEL_EXPORTER_OTLP_ENDPOINT, or turn the metrics exporter off'
+        : `no route ${req.method} ${path}: the collector serves POST /v1/traces, POST /v1/logs, GET /v1/sampling, GET /v1/sessions/{id}, GET and POST /v1/datasets, GET /v1/datasets/{id}, POST /v1/datasets/{id}/runs, /healthz, /readyz and /metrics`;
     const encoding = encodingOf(req.headers['content-type']) ?? 'json';
     return reply.status(404).type(contentTypeOf(encoding)).send(encodeStatus(encoding, RpcCode.UNIMPLEMENTED, message));
   });

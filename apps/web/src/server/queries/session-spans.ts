@@ -11,12 +11,15 @@ import {
   ATTR_GUARDTRACE_ESCALATION_REASON,
   ATTR_GUARDTRACE_FALLBACK_TOOL,
   ATTR_GUARDTRACE_RECONCILE_STATUS,
+  MODEL_DETAILS_LOG_EVENT,
   MODEL_INPUT_EVENT,
   MODEL_INPUT_INDEXED_PREFIX,
   MODEL_INPUT_KEYS,
+  MODEL_INPUT_LOG_EVENTS,
   MODEL_OUTPUT_EVENT,
   MODEL_OUTPUT_INDEXED_PREFIX,
   MODEL_OUTPUT_KEYS,
+  MODEL_OUTPUT_LOG_EVENT,
   TOOL_RESULT_KEYS,
 } from '@guardtrace/semconv';
 import { epochMs, isoOf, previewOf, selectArrays } from './row-columns.ts';
@@ -97,11 +100,43 @@ function indexedMessages(prefix: string): Sql {
       WHERE x.g IS NOT NULL GROUP BY 1) m) END`;
 }
 
+/**
+ * A model call's content from the GenAI events the collector kept of its log records
+ * (genai_events, by the span's ids, whichever arrived first): the semconv 1.37 operation-details
+ * event's messages attribute (`key`; for the input, its system instructions first as a system
+ * message), else the older per-message events as a JSON array in their order (time, then arrival):
+ * each prompt message `{role, ...body}` (the role from the event's name), each choice its body.
+ * Read for model-call spans only (`spans.role`), so no other span costs a lookup.
+ */
+function logEventsContent(events: readonly string[], key: 'input' | 'output'): Sql {
+  const d = MODEL_DETAILS_LOG_EVENT;
+  const attr = d[key];
+  const detailsValue =
+    key === 'input'
+      ? sql`CASE WHEN jsonb_typeof(e.attributes->${attr}) = 'array' THEN
+          (CASE WHEN jsonb_typeof(e.attributes->${d.instructions}) = 'array'
+            THEN jsonb_build_array(jsonb_build_object('role', 'system', 'parts', e.attributes->${d.instructions})) ELSE '[]'::jsonb END
+           || (e.attributes->${attr}))::text
+        ELSE nullif(e.attributes->>${attr}, '') END`
+      : sql`CASE WHEN jsonb_typeof(e.attributes->${attr}) = 'array' THEN (e.attributes->${attr})::text ELSE nullif(e.attributes->>${attr}, '') END`;
+  const message =
+    key === 'input'
+      ? sql`jsonb_build_object('role', split_part(e.event_name, '.', 2)) || CASE WHEN jsonb_typeof(e.body) = 'object' THEN e.body ELSE jsonb_build_object('content', e.body) END`
+      : sql`coalesce(e.body, 'null'::jsonb)`;
+  return sql`CASE WHEN spans.role = 'model_call' THEN (
+    SELECT coalesce(
+      (array_agg(${detailsValue} ORDER BY e.time_unix_nano, e.seq) FILTER (WHERE e.event_name = ${d.name} AND e.attributes ? ${attr}))[1],
+      (jsonb_agg(${message} ORDER BY e.time_unix_nano, e.seq) FILTER (WHERE e.event_name = ANY(${[...events]}::text[])))::text)
+    FROM genai_events e WHERE e.project_id = spans.project_id AND e.trace_id = spans.trace_id AND e.span_id = spans.span_id) END`;
+}
+
 /** Where each kind of content is, in each convention (semconv's content.ts), as one SQL value of a `spans` row. */
 export const CONTENT_SQL = {
   result: firstAttribute(TOOL_RESULT_KEYS),
-  input: sql`coalesce(${firstAttribute(MODEL_INPUT_KEYS)}, ${eventAttribute(MODEL_INPUT_EVENT)}, ${indexedMessages(MODEL_INPUT_INDEXED_PREFIX)})`,
-  output: sql`coalesce(${firstAttribute(MODEL_OUTPUT_KEYS)}, ${eventAttribute(MODEL_OUTPUT_EVENT)}, ${indexedMessages(MODEL_OUTPUT_INDEXED_PREFIX)})`,
+  input: sql`coalesce(${firstAttribute(MODEL_INPUT_KEYS)}, ${eventAttribute(MODEL_INPUT_EVENT)}, ${indexedMessages(MODEL_INPUT_INDEXED_PREFIX)},
+    ${logEventsContent(MODEL_INPUT_LOG_EVENTS, 'input')})`,
+  output: sql`coalesce(${firstAttribute(MODEL_OUTPUT_KEYS)}, ${eventAttribute(MODEL_OUTPUT_EVENT)}, ${indexedMessages(MODEL_OUTPUT_INDEXED_PREFIX)},
+    ${logEventsContent([MODEL_OUTPUT_LOG_EVENT], 'output')})`,
 } as const;
 
 /** Which of the session's spans to read (default: all). */

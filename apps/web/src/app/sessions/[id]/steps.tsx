@@ -44,7 +44,10 @@ export function ModelCallRow({ call }: { call: ModelCallStepDto }) {
         ) : null}
       </div>
       {!call.input && !call.output ? (
-        <p className="mt-2 text-xs text-slate-400">Prompt and output not captured (the agent did not opt in to content capture).</p>
+        <p className="mt-2 text-xs text-slate-400">
+          Prompt and output not captured: the agent did not opt in to content capture, or its instrumentation writes them as log records and
+          its OpenTelemetry logs exporter does not send them to this collector's /v1/logs.
+        </p>
       ) : null}
     </div>
   );
