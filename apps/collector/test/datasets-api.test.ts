@@ -86,7 +86,10 @@ describe('POST /v1/datasets, GET /v1/datasets/{id}', () => {
     expect(item.attempts).toEqual([
       {
         number: 1,
+        // these raw attempt spans name no tool of their own (the SDK's do)
+        tool: null,
         arguments: { file: 'a.ts' },
+        argumentsText: '{"file":"a.ts"}',
         argumentsInexact: false,
         outcome: 'rejected',
         decision: 'reject_with_feedback',

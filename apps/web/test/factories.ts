@@ -34,6 +34,8 @@ export interface AttemptSeed {
   arguments?: string;
   failureReason?: string;
   guards?: GuardSeed[];
+  /** The tool this attempt named, when not the call's (an unknown name the call was corrected from). */
+  toolName?: string;
 }
 
 export interface ToolCallSeed {
@@ -121,7 +123,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
           ...base,
           spanId: attemptSpan,
           toolCallSpanId: toolSpan,
-          toolName: tc.toolName,
+          toolName: a.toolName ?? tc.toolName,
           number: i + 1,
           startedAt,
           durationMs: 30,

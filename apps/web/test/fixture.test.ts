@@ -128,6 +128,32 @@ describe('copy as test fixture', () => {
     expect(text).toContain('await expectNoGuardRegressions(gt, [item]);');
   });
 
+  it('names the tool each attempt called, and flags arguments the SDK redacted as inexact', async () => {
+    const prisma = db.prisma();
+    const p = await seedProject(prisma);
+    const seeded = await seedSession(prisma, p.id, {
+      startedAt: new Date('2026-11-21T09:00:00.000Z'),
+      toolCalls: [
+        {
+          toolName: 'create_file',
+          atMs: 100,
+          attempts: [
+            // an unknown tool name, corrected: the call took the name of its second attempt
+            { toolName: 'create_fil', outcome: 'rejected', failureClass: 'unknown_tool', decision: 'reject_with_feedback', arguments: '{"path":"a.py","content":"x"}', guards: [{ guardName: 'tool_exists', stage: 'schema', verdict: 'fail', failureClass: 'unknown_tool' }] },
+            // what the SDK's sanitizer recorded instead of the key the model sent
+            { outcome: 'success', arguments: '{"path":"a.py","content":"key = [REDACTED KEY]"}' },
+          ],
+        },
+      ],
+    });
+    const detail = await getSessionDetail(prisma, p.id, seeded.id);
+    const call = detail?.steps.find((s): s is ToolCallStepDto => s.kind === 'tool') as ToolCallStepDto;
+    const f = callFixture(p.id, seeded.id, call);
+    expect(f.tool).toBe('create_file');
+    expect(f.attempts.map((a) => [a.tool, a.argumentsInexact])).toEqual([['create_fil', false], ['create_file', true]]);
+    expect(f.attempts[0]?.argumentsText).toBe('{"path":"a.py","content":"x"}');
+  });
+
   it('writes a vitest file that passes against the real tool and the real SDK, and fails against guards that let all through', { timeout: 240_000 }, async () => {
     const { projectId, sessionId, call } = await recordedCall();
     const snippet = vitestSnippet(callFixture(projectId, sessionId, call));

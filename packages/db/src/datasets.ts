@@ -24,6 +24,7 @@
  * goes from `building` to `ready` (or `failed`).
  */
 import { randomUUID } from 'node:crypto';
+import { INEXACT_ARGUMENT_MARKS } from '@guardtrace/semconv';
 import { plainSql } from './plain-sql.ts';
 import { RARE_TERM_SESSIONS, sessionFilter } from './session-filter.ts';
 import { type Comparison, parseSessionQuery, periodOf, type SessionQueryFilters } from './session-query.ts';
@@ -155,8 +156,16 @@ function onDay(column: string, op: Comparison, day: string, param: (v: unknown) 
 }
 
 /**
+ * An argument text holds a mark of what was left out before it was stored (the SDK's redaction and
+ * sanitizing, the collector's redaction and shortening: INEXACT_ARGUMENT_MARKS). Text that is not
+ * JSON without such a mark is what the model sent (broken JSON): exact, and replayed as text.
+ */
+const INEXACT_SQL = INEXACT_ARGUMENT_MARKS.map((m) => `strpos(coalesce(a.arguments, t.arguments), '${m.replace(/'/g, "''")}') > 0`).join(' OR ');
+
+/**
  * The items of a chunk of sessions ($3, in order), numbered from $4 + 1: one DatasetItem per
- * tool call, its attempts (by number) with their guard checks, its definition's summary.
+ * tool call, its attempts (by number: the tool each named, its argument text as recorded and parsed)
+ * with their guard checks, its definition's summary.
  */
 const INSERT_ITEMS = (extra: string) => `
 WITH ins AS (
@@ -182,9 +191,10 @@ WITH ins AS (
   LEFT JOIN LATERAL (
     SELECT jsonb_agg(jsonb_build_object(
       'number', a.number,
+      'tool', a.tool_name,
       'arguments', guardtrace_try_jsonb(coalesce(a.arguments, t.arguments)),
-      'argumentsInexact', coalesce(a.arguments, t.arguments) IS NOT NULL AND (guardtrace_try_jsonb(coalesce(a.arguments, t.arguments)) IS NULL
-        OR strpos(coalesce(a.arguments, t.arguments), '[REDACTED:') > 0 OR strpos(coalesce(a.arguments, t.arguments), '[SHORTENED:') > 0),
+      'argumentsText', coalesce(a.arguments, t.arguments),
+      'argumentsInexact', coalesce(a.arguments, t.arguments) IS NOT NULL AND (${INEXACT_SQL}),
       'outcome', a.outcome,
       'decision', a.decision,
       'failureClass', a.failure_class,

@@ -50,7 +50,9 @@ export function itemsFromSpans(spans: readonly ReadableSpan[]): DatasetItem[] {
           }
           return {
             number: Number(a.attributes[ATTR_GUARDTRACE_ATTEMPT]),
+            tool: str(a.attributes[ATTR_GEN_AI_TOOL_NAME]),
             arguments: parsed,
+            argumentsText: args,
             outcome: str(a.attributes[ATTR_GUARDTRACE_OUTCOME]),
             decision: str(a.attributes[ATTR_GUARDTRACE_DECISION]),
             failureClass: str(a.attributes[ATTR_GUARDTRACE_FAILURE_CLASS]),

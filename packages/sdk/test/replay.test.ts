@@ -148,8 +148,8 @@ describe('what cannot be replayed', () => {
     const base = byArgs(items, { sql: 'SELECT * FROM users' });
     const att = base.attempts[0]!;
     const variants: DatasetItem[] = [
-      { ...base, tool: 'drop_db' },
-      { ...base, attempts: [{ ...att, arguments: null }] },
+      { ...base, tool: 'drop_db', attempts: [{ ...att, tool: 'drop_db' }] },
+      { ...base, attempts: [{ ...att, arguments: null, argumentsText: null }] },
       { ...base, attempts: [{ ...att, argumentsInexact: true }] },
       { ...base, definition: { hash: '0123456789abcdef', summary: null } },
       { ...base, attempts: [{ ...att, outcome: 'rejected', decision: 'escalate_human', failureClass: 'budget_exhausted', checks: [{ guard: 'circuit_breaker', stage: 'logical', verdict: 'fail', reason: 'Circuit open', failureClass: 'budget_exhausted', pointers: [] }] }] },
@@ -161,6 +161,63 @@ describe('what cannot be replayed', () => {
     expect(rs[1]?.error).toMatch(/^arguments not captured/);
     expect(rs[2]?.error).toMatch(/^arguments inexact/);
     expect(rs[3]?.definition.changes).toEqual(['definition changed (recorded summary unavailable)']);
+  });
+
+  it('does not replay arguments the SDK redacted or sanitized, even in an item that does not flag them', async () => {
+    const items = await record();
+    const gt = registerTools(new Guardtrace({ tracing: false }), V1);
+    const base = byArgs(items, { sql: 'SELECT id FROM users' });
+    const att = base.attempts[0]!;
+    // what the SDK's sanitizer leaves in a recorded argument text (a key, a named secret, an internal host)
+    const marked = ['SELECT id FROM users WHERE key = \'[REDACTED KEY]\'', 'SELECT [REDACTED]', 'SELECT id FROM [internal-host].users'];
+    const rs = await Promise.all(marked.map((sql) => replayItem(gt, { ...base, attempts: [{ ...att, arguments: { sql }, argumentsText: JSON.stringify({ sql }), argumentsInexact: false }] })));
+    expect(rs.map((r) => [r[0]?.change, r[0]?.error])).toEqual([
+      ['not_replayed', 'arguments inexact: redacted, sanitized or shortened when recorded (they hold "[REDACTED..."): a replay of them would not be exact'],
+      ['not_replayed', 'arguments inexact: redacted, sanitized or shortened when recorded (they hold "[REDACTED..."): a replay of them would not be exact'],
+      ['not_replayed', 'arguments inexact: redacted, sanitized or shortened when recorded (they hold "[internal-host]..."): a replay of them would not be exact'],
+    ]);
+    // an older item, without the text: its parsed arguments are looked at
+    const old = await replayItem(gt, { ...base, attempts: [{ ...att, arguments: { sql: 'SELECT [REDACTED]' }, argumentsText: undefined }] });
+    expect(old[0]?.change).toBe('not_replayed');
+  });
+
+  it('sends the argument text as recorded: its key order (which feedback echoes), broken JSON as the model sent it', async () => {
+    const { gt, spans } = traced();
+    gt.tool({ name: 'invoice', description: 'i', schema: z.strictObject({ customer: z.string(), amount: z.number().positive() }), execute: () => 'ok' });
+    const s = gt.session({ id: 'order', agentName: 'agent' });
+    expect((await s.callTool('invoice', { customer: 'acme', amount: -5 })).ok).toBe(false);
+    s.toolCall('invoice').end();
+    expect((await s.callTool('invoice', '{"customer": "acme", ')).ok).toBe(false);
+    await s.end();
+    const items = itemsFromSpans(spans());
+    const same = new Guardtrace({ tracing: false });
+    same.tool({ name: 'invoice', description: 'i', schema: z.strictObject({ customer: z.string(), amount: z.number().positive() }), execute: () => 'ok' });
+    // as the collector stores them: parsed arguments in jsonb's key order, broken JSON as null
+    const stored = items.map((x) => ({ ...x, attempts: x.attempts.map((a) => ({ ...a, arguments: a.arguments && typeof a.arguments === 'object' ? { amount: -5, customer: 'acme' } : null })) }));
+    const report = await replayDataset(same, stored);
+    expect(report.results.map((r) => [r.change, r.error ?? r.now?.feedback])).toEqual([]);
+    expect(report.summary).toMatchObject({ calls: 2, attempts: 2, unchanged: 2 });
+  });
+
+  it('replays an attempt under the unknown tool name it called, not the name the call was corrected to', async () => {
+    const { gt, spans } = traced();
+    registerTools(gt, V1, true);
+    const s = gt.session({ id: 'renamed', agentName: 'agent' });
+    // read_file turns auto-repair off: the model corrects the name; query_db repairs it in code
+    const c = s.toolCall('read_fil');
+    expect((await c.attempt({ path: 'src/a.ts' })).ok).toBe(false);
+    expect((await c.attempt({ path: 'src/a.ts' }, { tool: 'read_file' })).ok).toBe(true);
+    expect(await s.callTool('query_dbb', { sql: 'SELECT id FROM users' })).toMatchObject({ ok: true, tool: 'query_db' });
+    await s.end();
+    const items = itemsFromSpans(spans());
+    expect(items.map((x) => [x.tool, x.attempts.map((a) => a.tool)])).toEqual([['read_file', ['read_fil', 'read_file']], ['query_db', ['query_dbb', 'query_db']]]);
+    const same = registerTools(new Guardtrace({ tracing: false }), V1);
+    expect((await replayDataset(same, items)).summary).toMatchObject({ calls: 2, attempts: 4, unchanged: 4 });
+    // an item saved before attempts named their tool: not replayed (never a false "newly allowed")
+    const older = items.map((x) => ({ ...x, attempts: x.attempts.map(({ tool: _t, ...a }) => a) }));
+    const report = await replayDataset(same, older);
+    expect(report.summary).toMatchObject({ calls: 2, attempts: 4, not_replayed: 2, unchanged: 2, newly_allowed: 0 });
+    expect(report.results[0]?.error).toMatch(/^the tool name this attempt called is not in the item \(it was rejected as an unknown tool and the call took the corrected name "read_file"/);
   });
 
   it('reads NDJSON line by line: a bad line becomes not_replayed with its line number, the others replay', async () => {

@@ -52,12 +52,39 @@ export interface DatasetItemCheck {
   pointers: string[];
 }
 
+/**
+ * The marks a recorded argument text holds where something was left out before it was stored:
+ * the SDK's own redaction and sanitizing (`[REDACTED]`, `[REDACTED KEY]`, `[internal-host]`,
+ * `[truncated N characters]` ...) and the collector's (`[REDACTED:<rule>]`, `…[SHORTENED:...]`).
+ * Arguments holding one are not what the model sent: a replay of them would not be exact.
+ */
+export const INEXACT_ARGUMENT_MARKS = [
+  '[REDACTED',
+  '[SHORTENED:',
+  '[truncated ',
+  '[internal-address]',
+  '[internal-host]',
+  '[stack trace removed]',
+  '[removed instruction-like text',
+] as const;
+
 /** One recorded attempt of a call. */
 export interface DatasetItemAttempt {
   number: number;
-  /** The arguments as recorded, parsed (null when they were not captured). */
+  /**
+   * The tool this attempt called, when it is not the item's `tool`: an unknown tool name the
+   * model (or the SDK, in code) corrected, the call then taking the corrected name. Absent in
+   * items saved before it was recorded.
+   */
+  tool?: string | null;
+  /** The arguments as recorded, parsed (null when they were not captured or are not JSON). */
   arguments: unknown;
-  /** The recorded arguments are shortened or redacted: a replay of them is not exact. */
+  /**
+   * The arguments' text exactly as recorded (key order and all; not JSON when the model sent
+   * broken JSON): what a replay sends. Null when not captured; absent in older items.
+   */
+  argumentsText?: string | null;
+  /** The recorded arguments are shortened or redacted (they hold an INEXACT_ARGUMENT_MARKS mark): a replay of them is not exact. */
   argumentsInexact?: boolean;
   outcome: string | null;
   decision: string | null;

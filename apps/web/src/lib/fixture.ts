@@ -5,20 +5,22 @@
  * `@guardtrace/sdk/replay` (guards only: nothing is executed), failing when a recorded decision,
  * class or feedback would now differ.
  */
-import { DATASET_ITEM_FORMAT, type DatasetItem, type DatasetItemAttempt, type ToolDefinitionSummary } from '@guardtrace/semconv';
+import { DATASET_ITEM_FORMAT, type DatasetItem, type DatasetItemAttempt, INEXACT_ARGUMENT_MARKS, type ToolDefinitionSummary } from '@guardtrace/semconv';
 import type { AttemptDto, ToolCallStepDto } from '@/server/queries/session-types';
 import { parseArguments } from './json-diff';
-
-/** The marks the collector leaves in a value it redacted or shortened: a replay of such arguments is not exact. */
-const INEXACT = ['[REDACTED:', '[SHORTENED:'];
 
 function attemptOf(a: AttemptDto): DatasetItemAttempt {
   const text = a.arguments?.text ?? null;
   const args = parseArguments(text);
   return {
     number: a.number,
+    // the name this attempt called (an unknown one the call was corrected from, replayed as such)
+    tool: a.toolName,
     arguments: args,
-    argumentsInexact: text !== null && ((a.arguments?.chars ?? 0) > text.length || INEXACT.some((m) => text.includes(m))),
+    // the text as recorded (its key order, which feedback echoes), as the collector's datasets hold it
+    argumentsText: text,
+    // cut for the preview, or holding a mark of what the SDK or the collector left out (redacted, shortened)
+    argumentsInexact: text !== null && ((a.arguments?.chars ?? 0) > text.length || INEXACT_ARGUMENT_MARKS.some((m) => text.includes(m))),
     outcome: a.outcome,
     decision: a.decision,
     failureClass: a.failureClass,

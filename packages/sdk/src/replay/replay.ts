@@ -5,6 +5,7 @@
 import {
   type DatasetItem,
   type DatasetItemAttempt,
+  INEXACT_ARGUMENT_MARKS,
   REPLAY_CHANGE,
   REPLAY_RUN_FORMAT,
   type ReplayChange,
@@ -107,14 +108,21 @@ class Replayer {
   }
 
   /** Why an attempt cannot be replayed, or undefined. */
-  #unreplayable(item: DatasetItem, a: DatasetItemAttempt, registered: boolean): string | undefined {
-    if (!registered && a.failureClass !== 'unknown_tool') {
+  #unreplayable(a: DatasetItemAttempt, tool: string): string | undefined {
+    if (a.failureClass === 'unknown_tool' && typeof a.tool !== 'string' && this.gt.getTool(tool) !== undefined) {
+      // the name this attempt called (unknown, then corrected) is not in the item: saved before items named it, or not recorded
+      return `the tool name this attempt called is not in the item (it was rejected as an unknown tool and the call took the corrected name "${tool}"; items saved before attempts named their tool lack it: save the dataset again)`;
+    }
+    if (this.gt.getTool(tool) === undefined && a.failureClass !== 'unknown_tool') {
       const names = this.gt.tools().map((t) => t.name);
-      return `unknown tool "${item.tool}": not registered in the Guardtrace instance replayed against (registered: ${names.join(', ') || 'none'})`;
+      return `unknown tool "${tool}": not registered in the Guardtrace instance replayed against (registered: ${names.join(', ') || 'none'})`;
     }
     const live = (a.checks ?? []).find((c) => c.verdict === 'fail' && STATEFUL.has(c.guard));
     if (live) return `rejected by ${live.guard}, which the runtime's state at the time decided (${STATEFUL.get(live.guard)}), not the guards`;
-    if (a.arguments === null || a.arguments === undefined) return 'arguments not captured (the recorded span has no gen_ai.tool.call.arguments: capture mode or sampling)';
+    const text = argumentsText(a);
+    if (text === null) return 'arguments not captured (the recorded span has no gen_ai.tool.call.arguments: capture mode or sampling)';
+    const mark = INEXACT_ARGUMENT_MARKS.find((m) => text.includes(m));
+    if (mark) return `arguments inexact: redacted, sanitized or shortened when recorded (they hold "${mark}..."): a replay of them would not be exact`;
     if (a.argumentsInexact) return 'arguments inexact (shortened or redacted when recorded): a replay of them would not be exact';
     return undefined;
   }
@@ -125,8 +133,6 @@ class Replayer {
     if (problem) return [badItem(raw, problem)];
     const item = raw as DatasetItem;
     const definition = this.#definition(item);
-    const registered = this.gt.getTool(item.tool) !== undefined;
-    const readOnly = Boolean(this.gt.getTool(item.tool)?.flags?.readOnly);
     const session = this.#session(String(item.sessionId ?? ''));
     const out: ReplayResult[] = [];
     let call: ToolCall | undefined;
@@ -141,18 +147,20 @@ class Replayer {
       };
       const runtimeMade = prev !== undefined && RUNTIME_MADE.has(prev.decision ?? '');
       prev = a;
+      // the name this attempt called: an unknown one the call was later corrected from, or the call's
+      const tool = typeof a.tool === 'string' && a.tool !== '' ? a.tool : item.tool;
       let now: AttemptRecord | undefined = runtimeMade ? pending.shift() : undefined;
       if (!now) {
         pending = [];
-        const why = this.#unreplayable(item, a, registered);
+        const why = this.#unreplayable(a, tool);
         if (why) {
           out.push({ ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null, error: why });
           continue;
         }
         try {
-          if (!call || call.done) call = session.toolCall(item.tool);
+          if (!call || call.done) call = session.toolCall(tool);
           const before = call.attempts.length;
-          await call.attempt(a.arguments);
+          await call.attempt(replayArguments(a), { tool });
           [now, ...pending] = call.attempts.slice(before);
         } catch (err) {
           out.push({ ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null, error: `replay failed: ${err instanceof Error ? err.message : String(err)}` });
@@ -165,10 +173,31 @@ class Replayer {
         continue;
       }
       const d = nowDecision(now);
-      const ranNow = d.allowed && readOnly && this.execute === 'read-only';
+      const ranNow = d.allowed && Boolean(this.gt.getTool(now.tool)?.flags?.readOnly) && this.execute === 'read-only';
       out.push({ ...base, change: changeOf(recorded, d, ranNow), now: d });
     }
     return out;
+  }
+}
+
+/** The attempt's argument text as recorded: exact when the item has it, else the parsed arguments' JSON; null when not captured. */
+function argumentsText(a: DatasetItemAttempt): string | null {
+  if (typeof a.argumentsText === 'string') return a.argumentsText;
+  if (a.arguments === null || a.arguments === undefined) return null;
+  return typeof a.arguments === 'string' ? a.arguments : JSON.stringify(a.arguments);
+}
+
+/**
+ * What the replay sends: the recorded text parsed (its keys in the order the model wrote them, which
+ * feedback echoes), or the text itself when it is not JSON (the model's broken JSON, rejected again
+ * as it was); the parsed arguments for items without the text.
+ */
+function replayArguments(a: DatasetItemAttempt): unknown {
+  if (typeof a.argumentsText !== 'string') return a.arguments;
+  try {
+    return JSON.parse(a.argumentsText);
+  } catch {
+    return a.argumentsText;
   }
 }
 
