@@ -203,6 +203,14 @@ describe('guardtrace-replay --dataset, --upload, dataset create (against an HTTP
     expect(r).toEqual({ code: 0, stdout: 'ds_new\n', stderr: 'guardtrace-replay: created dataset "docs reads" with 12 items from "tool:read_file"\n' });
     expect(JSON.parse(requests[0]!.body)).toEqual({ name: 'docs reads', query: 'tool:read_file' });
   });
+
+  it('dataset create with a query the collector refuses (400): exit 2, an input error, with its message', async () => {
+    // the collector's answer to a bad query, as apps/collector answers it
+    handler = (_req, _body, res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":3,"message":"Bad query: “tool:” needs a value (at column 1, “tool:”)"}');
+    const r = await run(['dataset', 'create', '--name', 'x', '--query', 'tool:', '--endpoint', endpoint, '--key', 'k']);
+    expect(r.stderr).toBe(`guardtrace-replay: POST ${endpoint}/v1/datasets answered 400: Bad query: “tool:” needs a value (at column 1, “tool:”)\n`);
+    expect(r.code).toBe(2);
+  });
 });
 
 describe('the bin', () => {

@@ -177,6 +177,11 @@ export async function main(io: Io): Promise<number> {
     }
     return cmd.kind === 'dataset-create' ? await create(cmd, io) : await replay(cmd, io);
   } catch (err) {
+    // `dataset create`: a 400 refuses the name or query the user gave (a bad query): an input error
+    if (err instanceof CollectorRequestError && err.status === 400 && io.argv[0] === 'dataset') {
+      io.stderr.write(`guardtrace-replay: ${err.message}\n`);
+      return EXIT.INPUT;
+    }
     if (err instanceof UsageError) {
       io.stderr.write(`guardtrace-replay: ${err.message}\nRun "guardtrace-replay --help" for the options.\n`);
       return EXIT.INPUT;
