@@ -282,6 +282,39 @@ describe('calls of several attempts', () => {
     expect(r.map((x) => [x.attempt, x.change, x.now?.decision])).toEqual([[1, 'feedback_changed', 'reject_with_feedback'], [2, 'unchanged', 'proceed']]);
   });
 
+  it('a call the current tools repair in code is judged by what the repaired call then gets: through (with a note for the model), or rejected', async () => {
+    // recorded under v1: { path } calls, let through
+    const items = await record();
+    // now: the field is renamed `filePath`, auto-repair on (read_file is read-only): `path` is repaired to `filePath` and run again
+    const renamed = (folders: string[]) => {
+      const gt = new Guardtrace({ tracing: false });
+      gt.tool({
+        name: 'read_file', description: 'Reads a file', flags: { readOnly: true },
+        schema: z.strictObject({ filePath: z.string() }),
+        guards: [insideWorkspace({ root, paths: (a: { filePath: string }) => a.filePath, folders })],
+        execute: () => { throw new Error('a replay ran read_file'); },
+      });
+      return gt;
+    };
+    const reads = items.filter((x) => x.tool === 'read_file' && !JSON.stringify(x.attempts[0]?.arguments).includes('..'));
+    expect(reads.map((x) => x.attempts[0]?.arguments)).toEqual([{ path: 'src/a.ts' }, { path: 'docs/b.md' }]);
+    const through = await replayDataset(renamed(['src', 'docs']), reads);
+    // the model's call still gets through: not "newly rejected"; what changed is the note it is now shown
+    expect(through.results.map((r) => [r.arguments, r.change, r.now?.allowed, r.now?.decision])).toEqual([
+      [{ path: 'src/a.ts' }, 'feedback_changed', true, 'auto_repair'],
+      [{ path: 'docs/b.md' }, 'feedback_changed', true, 'auto_repair'],
+    ]);
+    expect(through.results[0]?.now?.feedback).toMatch(/`filePath`.*`path`/);
+    // the repaired call rejected by a guard (docs removed): newly rejected, by that guard, with its feedback
+    const rejected = await replayDataset(renamed(['src']), reads);
+    expect(rejected.results.map((r) => [r.arguments, r.change, r.now?.failureClass, r.now?.checks.map((c) => c.guard)])).toEqual([
+      [{ path: 'src/a.ts' }, 'feedback_changed', null, []],
+      [{ path: 'docs/b.md' }, 'newly_rejected', 'guard_violation', ['path_inside_workspace']],
+    ]);
+    expect(rejected.results[1]?.now?.feedback).toContain('is outside the folders this tool may use: src');
+    expect(rejected.summary).toMatchObject({ calls: 2, attempts: 2, newly_rejected: 1, feedback_changed: 1 });
+  });
+
   it('execute read-only runs read-only tools only', async () => {
     const items = await record();
     const ran: string[] = [];

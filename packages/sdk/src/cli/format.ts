@@ -26,6 +26,7 @@ export const CHANGE_LABEL: Record<ReplayChange, string> = {
 /** `rejected (guard_violation)`, `allowed`, `allowed (success)`; `not replayed` for null. */
 export function decisionText(d: ReplayDecision | null): string {
   if (!d) return 'not replayed';
+  if (d.allowed && d.decision === 'auto_repair') return 'allowed (repaired in code)';
   const detail = d.allowed ? null : (d.failureClass ?? d.decision);
   return detail ? `${d.allowed ? 'allowed' : 'rejected'} (${detail})` : d.allowed ? 'allowed' : 'rejected';
 }

@@ -31,13 +31,15 @@ export function nowDecision(r: AttemptRecord): ReplayDecision {
 
 /**
  * What changed: allowed → rejected, rejected → allowed; both rejected (or both run, under
- * `execute: 'read-only'`): the class, else the feedback text, compared exactly.
+ * `execute: 'read-only'`): the class, else the feedback text, compared exactly. A call let
+ * through as recorded and now only once repaired in code (`repairedNow`) is told the correction:
+ * its feedback changed.
  */
-export function changeOf(recorded: ReplayDecision, now: ReplayDecision, ranNow: boolean): ReplayChange {
+export function changeOf(recorded: ReplayDecision, now: ReplayDecision, ranNow: boolean, repairedNow = false): ReplayChange {
   if (recorded.allowed && !now.allowed) return REPLAY_CHANGE.NEWLY_REJECTED;
   if (!recorded.allowed && now.allowed) return REPLAY_CHANGE.NEWLY_ALLOWED;
   // both let through and nothing ran now: the guards decided as before
-  if (recorded.allowed && !ranNow) return REPLAY_CHANGE.UNCHANGED;
+  if (recorded.allowed && !ranNow) return repairedNow ? REPLAY_CHANGE.FEEDBACK_CHANGED : REPLAY_CHANGE.UNCHANGED;
   if (recorded.failureClass !== now.failureClass) return REPLAY_CHANGE.CLASS_CHANGED;
   if (recorded.feedback !== now.feedback) return REPLAY_CHANGE.FEEDBACK_CHANGED;
   return REPLAY_CHANGE.UNCHANGED;

@@ -21,6 +21,7 @@ import type { Session } from '../session.ts';
 import type { ToolCall } from '../tool-call.ts';
 import type { AttemptRecord } from '../types.ts';
 import { changeOf, nowDecision, recordedDecision } from './compare.ts';
+import { clip } from '../span-text.ts';
 import { itemProblem } from './item.ts';
 
 export interface ReplayOptions {
@@ -172,12 +173,30 @@ class Replayer {
         out.push({ ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null, error: 'the call made no attempt' });
         continue;
       }
-      const d = nowDecision(now);
-      const ranNow = d.allowed && Boolean(this.gt.getTool(now.tool)?.flags?.readOnly) && this.execute === 'read-only';
-      out.push({ ...base, change: changeOf(recorded, d, ranNow), now: d });
+      // Repaired in code now but not when recorded: the runtime runs the corrected call at once, so
+      // what the model's call gets is what that corrected call gets (through, with a note; or rejected).
+      const chain = [now];
+      if (!runtimeMade && a.decision !== 'auto_repair') {
+        while ((chain.at(-1) as AttemptRecord).decision === 'auto_repair' && pending.length > 0) chain.push(pending.shift() as AttemptRecord);
+      }
+      const last = chain.at(-1) as AttemptRecord;
+      const d = chain.length > 1 ? repairedDecision(chain) : nowDecision(now);
+      const ranNow = d.allowed && Boolean(this.gt.getTool(last.tool)?.flags?.readOnly) && this.execute === 'read-only';
+      out.push({ ...base, change: changeOf(recorded, d, ranNow, chain.length > 1), now: d });
     }
     return out;
   }
+}
+
+/**
+ * The decision of a call repaired in code: the corrected call's (allowed, class, failed checks),
+ * decided `auto_repair` when it got through; the feedback the correction notes and the corrected
+ * call's feedback, as the model is shown them.
+ */
+function repairedDecision(chain: AttemptRecord[]): ReplayDecision {
+  const final = nowDecision(chain.at(-1) as AttemptRecord);
+  const text = [...chain.slice(0, -1).map((r) => r.feedback), final.feedback].filter((f): f is string => typeof f === 'string' && f !== '').join('\n\n');
+  return { ...final, decision: final.allowed ? 'auto_repair' : final.decision, feedback: text === '' ? null : clip(text) };
 }
 
 /** The attempt's argument text as recorded: exact when the item has it, else the parsed arguments' JSON; null when not captured. */
