@@ -220,6 +220,14 @@ describe('what cannot be replayed', () => {
     expect(report.results[0]?.error).toMatch(/^the tool name this attempt called is not in the item \(it was rejected as an unknown tool and the call took the corrected name "read_file"/);
   });
 
+  it('counts the calls it could not replay apart from the ones that changed', async () => {
+    const items = await record();
+    const gt = registerTools(new Guardtrace({ tracing: false }), { ...V1, folders: ['src'] });
+    const base = byArgs(items, { path: 'src/a.ts' });
+    const fixture = [byArgs(items, { path: 'docs/b.md' }), base, { ...base, attempts: [{ ...base.attempts[0]!, arguments: null, argumentsText: null }] }];
+    await expect(expectNoGuardRegressions(gt, fixture)).rejects.toThrow(/^Guard regressions: 1 of 3 attempts \(3 calls\) changed, 1 not replayed \(newly_rejected 1, not_replayed 1\)\n/);
+  });
+
   it('reads NDJSON line by line: a bad line becomes not_replayed with its line number, the others replay', async () => {
     const items = await record();
     const dir = mkdtempSync(path.join(tmpdir(), 'gt-ds-'));
@@ -244,7 +252,7 @@ describe('what cannot be replayed', () => {
     writeFileSync(path.join(dir, 'one.json'), JSON.stringify(items[1], null, 2));
     writeFileSync(path.join(dir, 'all.json'), JSON.stringify(items, null, 2));
     const gt = registerTools(new Guardtrace({ tracing: false }), { ...V1, folders: ['src'] });
-    await expect(expectNoGuardRegressions(gt, path.join(dir, 'one.json'))).rejects.toThrow(/1 of 1 replayed attempts \(1 calls\) changed \(newly_rejected 1\)/);
+    await expect(expectNoGuardRegressions(gt, path.join(dir, 'one.json'))).rejects.toThrow(/1 of 1 attempts \(1 calls\) changed \(newly_rejected 1\)/);
     const all = await replayDataset(gt, readDatasetFile(path.join(dir, 'all.json')));
     expect(all.summary).toMatchObject({ calls: 8, newly_rejected: 1, unchanged: 7 });
     // a byte order mark, CRLF line ends; an empty fixture is an error, not a pass

@@ -60,10 +60,12 @@ export function markdownReport(report: ReplayRunReport, opts: { webUrl: string |
   const max = opts.maxRows ?? DEFAULT_MAX_ROWS;
   const s = report.summary;
   const failOn = new Set(report.options.failOn);
-  const changedAttempts = CHANGE_ORDER.filter((c) => c !== REPLAY_CHANGE.UNCHANGED).reduce((n, c) => n + s[c], 0);
+  // attempts not replayed did not change: they are counted apart
+  const changedAttempts = CHANGE_ORDER.filter((c) => c !== REPLAY_CHANGE.UNCHANGED && c !== REPLAY_CHANGE.NOT_REPLAYED).reduce((n, c) => n + s[c], 0);
+  const notReplayed = s[REPLAY_CHANGE.NOT_REPLAYED] > 0 ? `, ${s[REPLAY_CHANGE.NOT_REPLAYED]} not replayed` : '';
   const failed = report.options.failOn.some((c) => s[c] > 0);
   const out: string[] = [];
-  out.push(`## Guard replay: ${changedAttempts === 0 ? 'no change' : `${changedAttempts} of ${s.attempts} attempts changed`}${failed ? ' ❌' : ''}`);
+  out.push(`## Guard replay: ${changedAttempts === 0 ? 'no change' : `${changedAttempts} of ${s.attempts} attempts changed`}${notReplayed}${failed ? ' ❌' : ''}`);
   out.push('');
   const facts = [
     report.datasetId ? `dataset ${mdEscape(report.datasetId)}` : null,

@@ -102,7 +102,8 @@ describe('Markdown', () => {
 
   it('has the summary table, the definition changes, and the calls grouped by change with links to their steps', () => {
     const md = markdownReport(sample(), { webUrl: 'https://gt.example.com' });
-    expect(md).toContain('## Guard replay: 5 of 12 attempts changed ❌');
+    // a call not replayed did not change: it is counted apart
+    expect(md).toContain('## Guard replay: 4 of 12 attempts changed, 1 not replayed ❌');
     expect(md).toContain('dataset ds\\_1 · label guard change · 10 calls, 12 attempts · guards only · fails on newly rejected');
     expect(md).toContain('| Newly rejected ❌ | 2 |');
     expect(md).toContain('| Unchanged | 7 |');
