@@ -52,7 +52,7 @@ export default async function ReplayRunPage({ params, searchParams }: Props) {
           </nav>
           <PageTitle
             title={`Replay run${run.label ? `: ${run.label}` : ''}`}
-            subtitle={`Started ${formatDateTime(run.startedAt)} · ${formatInt(run.calls)} calls, ${formatInt(run.attempts)} attempts replayed (${run.execute === 'read-only' ? 'guards and read-only tools' : 'guards only'})${run.failOn.length ? ` · fails on ${run.failOn.map((c) => (c in CHANGE_TEXT ? CHANGE_TEXT[c as keyof typeof CHANGE_TEXT].title.toLowerCase() : c)).join(', ')}` : ''}`}
+            subtitle={`Started ${formatDateTime(run.startedAt)} · ${formatInt(run.calls)} calls, ${run.counts.not_replayed > 0 ? `${formatInt(Math.max(0, run.attempts - run.counts.not_replayed))} of ` : ''}${formatInt(run.attempts)} attempts replayed (${run.execute === 'read-only' ? 'guards and read-only tools' : 'guards only'})${run.failOn.length ? ` · fails on ${run.failOn.map((c) => (c in CHANGE_TEXT ? CHANGE_TEXT[c as keyof typeof CHANGE_TEXT].title.toLowerCase() : c)).join(', ')}` : ''}`}
           />
           <ChangeCounts counts={run.counts} />
           {changed === 0 ? (
