@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Guardtrace, predicate, type DatasetItem } from '../src/index.ts';
+import { Guardtrace, predicate, TransientFailure, type DatasetItem } from '../src/index.ts';
 import { fileExists, insideWorkspace } from '../src/guards/files.ts';
 import { sqlHeuristics } from '../src/guards/sql.ts';
 import { expectNoGuardRegressions, readDatasetFile, replayDataset, replayItem } from '../src/replay/index.ts';
@@ -321,6 +321,39 @@ describe('calls of several attempts', () => {
     ]);
     expect(rejected.results[1]?.now?.feedback).toContain('is outside the folders this tool may use: src');
     expect(rejected.summary).toMatchObject({ calls: 2, attempts: 2, newly_rejected: 1, feedback_changed: 1 });
+  });
+
+  it('automatic retries the runtime made after a transient failure are not replayed as the model\'s calls once the first attempt is rejected', async () => {
+    const { gt, spans } = traced();
+    let n = 0;
+    const fetchTool = (g: Guardtrace, schema: z.ZodType) =>
+      g.tool({
+        name: 'fetch_url', description: 'f', flags: { readOnly: true, idempotent: true }, schema,
+        execute: () => {
+          if (n++ < 2) throw new TransientFailure('503 from upstream');
+          return 'ok';
+        },
+      });
+    fetchTool(gt, z.object({ url: z.string() }));
+    const s = gt.session({ id: 'flaky', agentName: 'agent' });
+    expect(await s.callTool('fetch_url', { url: 'https://example.com/' })).toMatchObject({ ok: true });
+    await s.end();
+    const items = itemsFromSpans(spans());
+    expect(items[0]?.attempts.map((a) => a.decision)).toEqual(['retry_backoff', 'retry_backoff', 'proceed']);
+    // the same guards: every attempt decided as recorded
+    const same = new Guardtrace({ tracing: false });
+    fetchTool(same, z.object({ url: z.string() }));
+    expect((await replayDataset(same, items)).summary).toMatchObject({ calls: 1, attempts: 3, unchanged: 3 });
+    // a schema the URL fails: the model's one call is rejected once; the runtime would make no retry
+    const strict = new Guardtrace({ tracing: false });
+    fetchTool(strict, z.object({ url: z.string().endsWith('.json') }));
+    const report = await replayDataset(strict, items);
+    expect(report.summary).toMatchObject({ calls: 1, attempts: 3, newly_rejected: 1, not_replayed: 2 });
+    expect(report.results.map((r) => [r.attempt, r.change, r.error ?? null])).toEqual([
+      [1, 'newly_rejected', null],
+      [2, 'not_replayed', 'an automatic retry the runtime made after attempt 1 failed (retry_backoff); attempt 1 is now rejected before it runs, so no retry is made'],
+      [3, 'not_replayed', 'an automatic retry the runtime made after attempt 2 failed (retry_backoff); attempt 2 is now not made, so no retry is made'],
+    ]);
   });
 
   it('execute read-only runs read-only tools only', async () => {

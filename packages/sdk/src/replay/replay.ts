@@ -140,6 +140,8 @@ class Replayer {
     // attempts the runtime made in the current batch, matched to recorded runtime-made attempts
     let pending: AttemptRecord[] = [];
     let prev: DatasetItemAttempt | undefined;
+    // what the previous recorded attempt is now: rejected before it runs, or not made at all
+    let prevNow: 'rejected' | 'not made' | undefined;
     for (const a of [...item.attempts].sort((x, y) => x.number - y.number)) {
       const recorded = recordedDecision(a);
       const base = {
@@ -147,10 +149,22 @@ class Replayer {
         stepPath: String(item.stepPath ?? ''), arguments: a.arguments ?? null, recorded, definition,
       };
       const runtimeMade = prev !== undefined && RUNTIME_MADE.has(prev.decision ?? '');
+      const retried = runtimeMade && prev?.decision === 'retry_backoff' ? prev : undefined;
       prev = a;
       // the name this attempt called: an unknown one the call was later corrected from, or the call's
       const tool = typeof a.tool === 'string' && a.tool !== '' ? a.tool : item.tool;
       let now: AttemptRecord | undefined = runtimeMade ? pending.shift() : undefined;
+      if (!now && retried && prevNow) {
+        // The runtime retried the previous attempt by itself (same arguments, no model turn) after
+        // it failed while running; now that attempt never runs, so no retry is made: not the model's call to replay.
+        out.push({
+          ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null,
+          error: `an automatic retry the runtime made after attempt ${retried.number} failed (retry_backoff); attempt ${retried.number} is now ${prevNow === 'rejected' ? 'rejected before it runs' : 'not made'}, so no retry is made`,
+        });
+        prevNow = 'not made';
+        continue;
+      }
+      prevNow = undefined;
       if (!now) {
         pending = [];
         const why = this.#unreplayable(a, tool);
@@ -182,6 +196,7 @@ class Replayer {
       const last = chain.at(-1) as AttemptRecord;
       const d = chain.length > 1 ? repairedDecision(chain) : nowDecision(now);
       const ranNow = d.allowed && Boolean(this.gt.getTool(last.tool)?.flags?.readOnly) && this.execute === 'read-only';
+      if (!d.allowed) prevNow = 'rejected';
       out.push({ ...base, change: changeOf(recorded, d, ranNow, chain.length > 1), now: d });
     }
     return out;
