@@ -95,6 +95,7 @@ describe('POST /v1/datasets, GET /v1/datasets/{id}', () => {
         decision: 'reject_with_feedback',
         failureClass: 'invalid_arguments',
         feedback: 'Missing required field "content"',
+        budgetExhausted: null,
         checks: [{ guard: 'schema', stage: 'schema', verdict: 'fail', reason: 'content: Required', failureClass: 'invalid_arguments', pointers: [] }],
       },
       expect.objectContaining({ number: 2, outcome: 'success', decision: 'proceed', failureClass: null, feedback: null, checks: [expect.objectContaining({ guard: 'schema', verdict: 'pass' })] }),

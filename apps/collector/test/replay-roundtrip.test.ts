@@ -102,6 +102,27 @@ describe('a dataset replayed through the tools that recorded it', () => {
     expect(items.flatMap((i) => i.attempts.map((a) => a.tool))).toEqual(['create_invoice', 'create_invoice', 'reed_file', 'read_file', 'fetch_url', 'fetch_uri', 'fetch_url']);
   });
 
+  it('a dataset of one tool\'s calls: a rejection the session\'s budget escalated is not replayed as changed feedback, saying why', async () => {
+    const otel = setupGuardtrace({ endpoint, apiKey: env.key, serviceName: 'replay-roundtrip', register: false, flushOnExit: false, shutdownTimeoutMillis: 30_000 });
+    const gt = tools(new Guardtrace({ tracer: otel.tracer }));
+    const s = gt.session({ id: 'sess_roundtrip_budget', agentName: 'roundtrip-budget' });
+    // two rejections of read_file calls spend the task's rejection budget (2): the invoice's escalates
+    await s.callTool('read_file', { path: 1 }, { intentId: 'a' });
+    await s.callTool('read_file', { path: 2 }, { intentId: 'b' });
+    expect(await s.callTool('create_invoice', { customer: 'acme', amount: -5 }, { intentId: 'c' })).toMatchObject({ ok: false, decision: 'escalate_human' });
+    await s.end();
+    await otel.shutdown();
+
+    const items = await datasetOf('agent:roundtrip-budget tool:create_invoice');
+    expect(items.map((i) => i.attempts.map((a) => a.budgetExhausted))).toEqual([['rejections_per_task']]);
+    const report = await replayDataset(tools(new Guardtrace({ tracing: false })), items);
+    expect(report.summary).toMatchObject({ calls: 1, attempts: 1, not_replayed: 1, feedback_changed: 0 });
+    expect(report.results[0]?.error).toMatch(/^escalated when recorded because the session ran out of its rejections_per_task budget, which the session's other calls spent/);
+    // the whole session: the budget runs out as it did
+    const whole = await replayDataset(tools(new Guardtrace({ tracing: false })), await datasetOf('agent:roundtrip-budget'));
+    expect(whole.summary).toMatchObject({ calls: 3, attempts: 3, unchanged: 3 });
+  });
+
   it('does not replay arguments the SDK redacted before sending them, and says so', async () => {
     const otel = setupGuardtrace({ endpoint, apiKey: env.key, serviceName: 'replay-roundtrip', register: false, flushOnExit: false, shutdownTimeoutMillis: 30_000 });
     const gt = tools(new Guardtrace({ tracer: otel.tracer }));

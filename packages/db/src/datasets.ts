@@ -199,6 +199,7 @@ WITH ins AS (
       'decision', a.decision,
       'failureClass', a.failure_class,
       'feedback', a.feedback,
+      'budgetExhausted', a.budget_exhausted,
       'checks', coalesce(ck.list, '[]'::jsonb)) ORDER BY a.number, a.started_at, a.span_id) AS list
     FROM attempts a
     LEFT JOIN LATERAL (

@@ -13,6 +13,7 @@ import {
   ATTR_GEN_AI_TOOL_CALL_ID,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_GUARDTRACE_ATTEMPT,
+  ATTR_GUARDTRACE_BUDGET_EXHAUSTED,
   ATTR_GUARDTRACE_DECISION,
   ATTR_GUARDTRACE_FAILURE_CLASS,
   ATTR_GUARDTRACE_FEEDBACK,
@@ -57,6 +58,7 @@ export function itemsFromSpans(spans: readonly ReadableSpan[]): DatasetItem[] {
             decision: str(a.attributes[ATTR_GUARDTRACE_DECISION]),
             failureClass: str(a.attributes[ATTR_GUARDTRACE_FAILURE_CLASS]),
             feedback: str(a.attributes[ATTR_GUARDTRACE_FEEDBACK]),
+            budgetExhausted: str(a.attributes[ATTR_GUARDTRACE_BUDGET_EXHAUSTED]),
             checks: children(a).map((g) => ({
               guard: String(g.attributes[ATTR_GEN_AI_GUARDRAIL_NAME]),
               stage: str(g.attributes[ATTR_GUARDTRACE_GUARD_STAGE]),

@@ -356,6 +356,39 @@ describe('calls of several attempts', () => {
     ]);
   });
 
+  it('a rejection escalated because the session\'s budget ran out on calls the dataset leaves out is not reported as changed feedback', async () => {
+    const { gt, spans } = traced();
+    registerTools(gt, V1, true);
+    gt.tool({ name: 'invoice', description: 'i', schema: z.strictObject({ customer: z.string(), amount: z.number().positive() }), execute: () => 'ok' });
+    const s = gt.session({ id: 'budget', agentName: 'agent' });
+    // two rejections of other calls spend the task's rejection budget (2): the third escalates
+    await s.callTool('query_db', { sql: 1 }, { intentId: 'a' });
+    await s.callTool('open_ticket', { title: 2 }, { intentId: 'b' });
+    const third = await s.callTool('invoice', { customer: 'a', amount: -3 }, { intentId: 'c' });
+    expect(third).toMatchObject({ ok: false, decision: 'escalate_human', escalation: { reason: 'rejections_per_task' } });
+    await s.end();
+    // in the order the calls were made, as a dataset lists them (the spans end in another order)
+    const order = ['query_db', 'open_ticket', 'invoice'];
+    const items = itemsFromSpans(spans()).sort((x, y) => order.indexOf(x.tool) - order.indexOf(y.tool));
+    const same = registerTools(new Guardtrace({ tracing: false }), V1);
+    same.tool({ name: 'invoice', description: 'i', schema: z.strictObject({ customer: z.string(), amount: z.number().positive() }), execute: () => 'ok' });
+    // the whole session: the budget runs out as it did
+    const whole = await replayDataset(same, items);
+    expect(whole.summary).toMatchObject({ calls: 3, attempts: 3, unchanged: 3 });
+    // only the invoice call (a `tool:invoice` dataset): the budget its escalation came from is not in the replay
+    const alone = await replayDataset(same, items.filter((x) => x.tool === 'invoice'));
+    expect(alone.results.map((r) => [r.change, r.error])).toEqual([
+      ['not_replayed', 'escalated when recorded because the session ran out of its rejections_per_task budget, which the session\'s other calls spent; the guards decide it as recorded (invalid_arguments, the same feedback), but this replay cannot say whether the budget would run out again'],
+    ]);
+    // older items, without budgetExhausted: told by the recorded feedback
+    const older = items.filter((x) => x.tool === 'invoice').map((x) => ({ ...x, attempts: x.attempts.map(({ budgetExhausted: _b, ...a }) => a) }));
+    expect((await replayDataset(same, older)).summary).toMatchObject({ not_replayed: 1 });
+    // a guard change underneath is still reported
+    const loose = registerTools(new Guardtrace({ tracing: false }), V1);
+    loose.tool({ name: 'invoice', description: 'i', schema: z.strictObject({ customer: z.string(), amount: z.number() }), execute: () => 'ok' });
+    expect((await replayDataset(loose, items.filter((x) => x.tool === 'invoice'))).summary).toMatchObject({ newly_allowed: 1 });
+  });
+
   it('execute read-only runs read-only tools only', async () => {
     const items = await record();
     const ran: string[] = [];

@@ -91,6 +91,11 @@ export interface DatasetItemAttempt {
   failureClass: string | null;
   /** The feedback text the model was given (null on success). */
   feedback: string | null;
+  /**
+   * The budget this attempt ran out of (`guardtrace.budget.exhausted`: `rejections_per_task`,
+   * `session_retries` ...), null when none; absent in older items.
+   */
+  budgetExhausted?: string | null;
   checks: DatasetItemCheck[];
 }
 

@@ -25,6 +25,7 @@ function attemptOf(a: AttemptDto): DatasetItemAttempt {
     decision: a.decision,
     failureClass: a.failureClass,
     feedback: a.feedback?.text ?? null,
+    budgetExhausted: a.budgets.exhausted,
     checks: a.guardChecks.map((g) => ({
       guard: g.guardName,
       stage: g.stage,

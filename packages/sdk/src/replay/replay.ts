@@ -197,10 +197,49 @@ class Replayer {
       const d = chain.length > 1 ? repairedDecision(chain) : nowDecision(now);
       const ranNow = d.allowed && Boolean(this.gt.getTool(last.tool)?.flags?.readOnly) && this.execute === 'read-only';
       if (!d.allowed) prevNow = 'rejected';
-      out.push({ ...base, change: changeOf(recorded, d, ranNow, chain.length > 1), now: d });
+      const change = changeOf(recorded, d, ranNow, chain.length > 1);
+      const budget = sessionBudgetOnly(a, recorded, last, d, change);
+      if (budget) {
+        out.push({ ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: d, error: budget });
+        continue;
+      }
+      out.push({ ...base, change, now: d });
     }
     return out;
   }
+}
+
+/** Budgets of the session (or the user) that other calls spend: a dataset may hold only some of those calls. */
+const SESSION_BUDGETS: ReadonlySet<string> = new Set(['session_retries', 'rejections_per_task', 'added_latency', 'repair_tokens']);
+const BUDGET_FEEDBACK = /^Retry budget exhausted \(([a-z_]+)\)\. Escalating with the attempt history\.\n\n/;
+
+/** The session budget a recorded attempt ran out of: its `budgetExhausted`, or (older items) its feedback's preface. */
+function recordedBudget(a: DatasetItemAttempt): string | null {
+  if (typeof a.budgetExhausted === 'string') return a.budgetExhausted;
+  if (a.budgetExhausted === null) return null;
+  return BUDGET_FEEDBACK.exec(a.feedback ?? '')?.[1] ?? null;
+}
+
+/**
+ * Why a change is only a session budget's doing, or undefined: the recorded attempt escalated
+ * because the session ran out of a budget its other calls spent (or the replayed one does),
+ * and underneath the guards decide as recorded (rejected, same class, same feedback once the
+ * budget's preface is set aside). The replay holds only the dataset's calls of a session, so
+ * whether that budget would run out again is not something it can say.
+ */
+function sessionBudgetOnly(a: DatasetItemAttempt, recorded: ReplayDecision, last: AttemptRecord, now: ReplayDecision, change: ReplayChange): string | undefined {
+  if (change !== REPLAY_CHANGE.FEEDBACK_CHANGED || recorded.allowed || now.allowed || recorded.failureClass !== now.failureClass) return undefined;
+  const then = recordedBudget(a);
+  const nowBudget = last.escalationReason ?? null;
+  const sessionThen = then !== null && SESSION_BUDGETS.has(then);
+  const sessionNow = nowBudget !== null && SESSION_BUDGETS.has(nowBudget);
+  if (!sessionThen && !sessionNow) return undefined;
+  const strip = (f: string | null) => (f ?? '').replace(BUDGET_FEEDBACK, '');
+  if (strip(recorded.feedback) !== strip(now.feedback)) return undefined;
+  const what = sessionThen
+    ? `escalated when recorded because the session ran out of its ${then} budget`
+    : `escalates now because the session runs out of its ${nowBudget} budget`;
+  return `${what}, which the session's other calls spent; the guards decide it as recorded (${now.failureClass ?? 'rejected'}, the same feedback), but this replay cannot say whether the budget would run out again`;
 }
 
 /**
