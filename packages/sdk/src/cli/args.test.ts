@@ -35,6 +35,15 @@ describe('guardtrace-replay arguments', () => {
     });
   });
 
+  it('takes the OTLP traces URL the SDK\'s setup accepts (…/v1/traces) as the collector it is on', () => {
+    // `npm start` prints "OTLP endpoint: http://127.0.0.1:4318/v1/traces"; the SDK's setup takes it as it is
+    const env = { GUARDTRACE_ENDPOINT: 'http://127.0.0.1:4318/v1/traces', GUARDTRACE_API_KEY: 'gt_env' };
+    const fromEnv = parseCommand(['--tools', 't.mjs', '--dataset', 'ds1'], env) as ReplayCommand;
+    expect(fromEnv.collector).toEqual({ endpoint: 'http://127.0.0.1:4318', apiKey: 'gt_env' });
+    const create = parseCommand(['dataset', 'create', '--name', 'n', '--query', 'q', '--endpoint', 'https://gt.example.com/otlp/v1/traces/', '--key', 'k'], {});
+    expect(create).toMatchObject({ collector: { endpoint: 'https://gt.example.com/otlp' } });
+  });
+
   it('a dataset replay takes the collector from the flags, else from GUARDTRACE_ENDPOINT / GUARDTRACE_API_KEY', () => {
     const fromFlags = parseCommand(['--tools', 't.mjs', '--dataset', 'ds1', '--endpoint', 'http://h:1', '--key', 'gt_flag', '--upload', '--execute', 'read-only', '--export', 'gt'], ENV) as ReplayCommand;
     expect(fromFlags.source).toEqual({ kind: 'dataset', id: 'ds1', collector: { endpoint: 'http://h:1', apiKey: 'gt_flag' } });

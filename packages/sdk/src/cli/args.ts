@@ -21,7 +21,7 @@ Options:
   --export <name>        use this named export of the module instead of the default
   --dataset <id>         stream the dataset from the collector (GET /v1/datasets/<id>)
   --file <path>          read the dataset items from an NDJSON file ("-" for stdin)
-  --endpoint <url>       collector URL (default: GUARDTRACE_ENDPOINT)
+  --endpoint <url>       collector URL, as the SDK's setup takes it (default: GUARDTRACE_ENDPOINT)
   --key <key>            project API key (default: GUARDTRACE_API_KEY)
   --execute read-only    also run the read-only tools, so post-execution checks run
   --fail-on <changes>    exit 1 when any of these occurred: newly-rejected, newly-allowed,
@@ -113,7 +113,9 @@ function collectorOf(values: { endpoint?: string; key?: string }, env: Env, why:
   const apiKey = nonEmpty(values.key, '--key', 'a project API key') ?? (env.GUARDTRACE_API_KEY || undefined);
   if (!endpoint) throw new UsageError(`${why} needs the collector's URL: pass --endpoint <url> or set GUARDTRACE_ENDPOINT`);
   if (!apiKey) throw new UsageError(`${why} needs a project API key: pass --key <key> or set GUARDTRACE_API_KEY`);
-  return { endpoint: httpUrl(endpoint, values.endpoint ? '--endpoint' : 'GUARDTRACE_ENDPOINT'), apiKey };
+  // the collector's base URL; an OTLP traces URL (…/v1/traces), which the SDK's setup takes as it is, names the same collector
+  const base = httpUrl(endpoint, values.endpoint ? '--endpoint' : 'GUARDTRACE_ENDPOINT').replace(/\/v1\/traces$/, '');
+  return { endpoint: base, apiKey };
 }
 
 function parseFailOn(raw: string | undefined): ReplayChange[] {
