@@ -12,8 +12,11 @@ export const CHANGE_TEXT: Record<ReplayChange, { title: string; help: string }> 
   newly_rejected: { title: 'Newly rejected', help: 'recorded as let through; the current guards reject it' },
   newly_allowed: { title: 'Newly allowed', help: 'recorded as rejected; the current guards let it through' },
   class_changed: { title: 'Class changed', help: 'rejected then and now, with another failure class' },
-  feedback_changed: { title: 'Feedback changed', help: 'rejected then and now, with other feedback for the model' },
-  not_replayed: { title: 'Not replayed', help: 'could not be run through the current guards' },
+  feedback_changed: {
+    title: 'Feedback changed',
+    help: 'the same decision then and now, with other feedback for the model (let through both times: a correction the SDK now makes in code, or what a read-only tool now answers)',
+  },
+  not_replayed: { title: 'Not replayed', help: 'could not be replayed through the current guards, for the reason given with each' },
   unchanged: { title: 'Unchanged', help: 'the same decision, class and feedback' },
 };
 
