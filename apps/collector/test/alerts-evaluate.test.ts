@@ -355,8 +355,8 @@ describe('new failure class / new tool failing', () => {
     expect((await eventsOf(env.sql, tool)).map((e) => [e.kind, e.subject])).toEqual([['firing', 'fetch']]);
     const sent = receiver.got.slice(before).map((g) => g.json);
     expect(sent.map((j) => j.summary).sort()).toEqual([
-      'FIRING: rule new_failing_tool — New tool failing: tool fetch failing for the first time (1 failed attempts) over 10 min',
-      'FIRING: rule new_failure_class — New failure class: new failure class invalid_arguments (1 failed attempts) over 10 min',
+      'FIRING: rule new_failing_tool — New tool failing: fetch (1 failed attempt) over 10 min',
+      'FIRING: rule new_failure_class — New failure class: invalid_arguments (1 failed attempt) over 10 min',
     ]);
     // 10 minutes on, still within the window: nothing; once it has passed: both resolve.
     await runAlertTick(env.sql, { now: at(69), webUrl: WEB });

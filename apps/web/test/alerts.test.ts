@@ -153,8 +153,8 @@ describe('alert rules', () => {
     const res = await sendTestAlert(prisma, p.id, made?.id as string, 'https://gt.example.com', now, actor);
     const bodies = got.slice(before).map((g) => JSON.parse(g.body));
     expect(bodies.map((b) => [b.subject, b.value, b.links.worstSession, b.summary]).sort()).toEqual([
-      ['not_found', 1, `https://gt.example.com/sessions/sess_nf?project=${p.id}`, 'TEST: new classes — New failure class: new failure class not_found (1 failed attempts) over 5 min'],
-      ['timeout', 3, `https://gt.example.com/sessions/sess_timeout?project=${p.id}`, 'TEST: new classes — New failure class: new failure class timeout (3 failed attempts) over 5 min'],
+      ['not_found', 1, `https://gt.example.com/sessions/sess_nf?project=${p.id}`, 'TEST: new classes — New failure class: not_found (1 failed attempt) over 5 min'],
+      ['timeout', 3, `https://gt.example.com/sessions/sess_timeout?project=${p.id}`, 'TEST: new classes — New failure class: timeout (3 failed attempts) over 5 min'],
     ]);
     for (const b of bodies) expect(b.type).toBe('alert.test');
     expect({ ...res, subjects: [...(res?.subjects ?? [])].sort() }).toEqual({ ok: true, status: 200, error: null, deliveries: 2, subjects: ['not_found', 'timeout'] });

@@ -91,12 +91,11 @@ export function alertSummary(f: AlertFacts): string {
   const what = `${k.label}${scope ? ` (${scope})` : ''}`;
   const head = f.type === 'test' ? 'TEST' : f.type === 'firing' ? 'FIRING' : 'RESOLVED';
   const unit = k.unit === '%' ? '%' : k.unit === 'USD' ? ' USD' : '';
+  // The new_* kinds' label already says what is new: the measure names the subject and its count.
   const measure =
-    f.rule.kind === 'new_failure_class'
-      ? `new failure class ${f.subject ?? ''} (${num(f.value)} failed attempts)`
-      : f.rule.kind === 'new_failing_tool'
-        ? `tool ${f.subject ?? ''} failing for the first time (${num(f.value)} failed attempts)`
-        : `${num(f.value)}${unit} ${ALERT_COMPARISONS[f.rule.comparison]} ${num(f.rule.threshold)}${unit}`;
+    f.rule.kind === 'new_failure_class' || f.rule.kind === 'new_failing_tool'
+      ? `${f.subject ?? ''} (${num(f.value)} failed attempt${f.value === 1 ? '' : 's'})`
+      : `${num(f.value)}${unit} ${ALERT_COMPARISONS[f.rule.comparison]} ${num(f.rule.threshold)}${unit}`;
   return `${head}: ${f.rule.name} — ${what}: ${measure} over ${f.rule.windowMinutes} min`;
 }
 
