@@ -47,6 +47,13 @@ for (const [what, url, status] of [
   });
 }
 
+test('an unknown session says what removes stored sessions (retention, sampling), not only that it does not exist', async () => {
+  const res = await raw('GET', '/sessions/sess_deleted_by_retention');
+  expect(res.status).toBe(404);
+  expect(res.body).toContain('Session not stored');
+  expect(res.body).toMatch(/older than the project(?:'|&#x27;|&apos;)s retention are deleted/);
+});
+
 for (const method of ['TRACE', 'DELETE', 'PUT', 'PATCH']) {
   test(`${method} answers 405 with Allow`, async () => {
     const res = await raw(method, '/sessions');
