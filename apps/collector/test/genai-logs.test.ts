@@ -345,3 +345,54 @@ describe('lifecycle', () => {
     }
   });
 });
+
+describe('GET /v1/sessions/{id}/logs: a session exported with its GenAI events', () => {
+  const get = (url: string, key: string | null = env.key) => app.inject({ method: 'GET', url, headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const storedEvents = async (projectId: string, traceIds: string[]) =>
+    (
+      await env.sql.query(
+        `SELECT trace_id, span_id, event_name, time_unix_nano::text AS ns, body, attributes, scope_name FROM genai_events
+         WHERE project_id = $1 AND trace_id = ANY($2) ORDER BY trace_id, span_id, time_unix_nano, seq`,
+        [projectId, traceIds],
+      )
+    ).rows;
+
+  it('imports into another project with the spans export: the same events, and the same document exported again', async () => {
+    const f = load('openai');
+    expect((await postLogs(f.logs, 'protobuf')).statusCode).toBe(200);
+    expect((await postSpans(f)).statusCode).toBe(200);
+    const spansDoc = await get(`/v1/sessions/${encodeURIComponent(f.sessionId)}`);
+    const logsDoc = await get(`/v1/sessions/${encodeURIComponent(f.sessionId)}/logs`);
+    expect(logsDoc.statusCode).toBe(200);
+    expect(logsDoc.headers['content-disposition']).toMatch(/\.logs\.otlp\.json"$/);
+    const doc = JSON.parse(logsDoc.body) as Json;
+    // every event of the session's model calls (in time, then arrival order: the replay's)
+    const names = (rs: Json[]) => rs.map((r) => r.eventName ?? (r.attributes as { value: { stringValue: string } }[])[0]?.value.stringValue).sort();
+    expect(names(records(doc))).toEqual(names(records(f.logs)));
+
+    const projectB = await env.newProject();
+    const { key: keyB } = await env.newKey(projectB);
+    expect((await post('/v1/traces', spansDoc.body, 'json', {}, keyB)).statusCode).toBe(200);
+    const imported = await post('/v1/logs', logsDoc.body, 'json', {}, keyB);
+    expect(imported.statusCode).toBe(200);
+    expect(JSON.parse(imported.body)).toEqual({});
+    const a = await storedEvents(env.projectId, f.traceIds);
+    expect(a).toHaveLength(8);
+    expect(await storedEvents(projectB, f.traceIds)).toEqual(a);
+    const again = await get(`/v1/sessions/${encodeURIComponent(f.sessionId)}/logs`, keyB);
+    expect(JSON.parse(again.body)).toEqual(doc);
+  });
+
+  it('answers an empty document for a session without events, 404 for one not stored or of another project, 401 without a key', async () => {
+    const f = load('openai');
+    expect((await postSpans(f)).statusCode).toBe(200);
+    const empty = await get(`/v1/sessions/${encodeURIComponent(f.sessionId)}/logs`);
+    expect(empty.statusCode).toBe(200);
+    expect(JSON.parse(empty.body)).toEqual({ resourceLogs: [] });
+    expect((await get(`/v1/sessions/nope_${hex(4)}/logs`)).statusCode).toBe(404);
+    const projectB = await env.newProject();
+    const { key: keyB } = await env.newKey(projectB);
+    expect((await get(`/v1/sessions/${encodeURIComponent(f.sessionId)}/logs`, keyB)).statusCode).toBe(404);
+    expect((await get(`/v1/sessions/${encodeURIComponent(f.sessionId)}/logs`, null)).statusCode).toBe(401);
+  });
+});

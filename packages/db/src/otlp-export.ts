@@ -119,3 +119,53 @@ export function sessionToOtlp(spans: readonly StoredSpan[]): { resourceSpans: Re
 export function exportFileName(sessionId: string): string {
   return `guardtrace-session-${sessionId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 100)}.otlp.json`;
 }
+
+/** One stored GenAI event (genai_events: a log record of /v1/logs), as either reader returns it. */
+export interface StoredGenAiEvent {
+  traceId: string;
+  spanId: string;
+  eventName: string;
+  timeUnixNano: bigint | string;
+  body: unknown;
+  attributes: unknown;
+  scopeName: string | null;
+}
+
+/**
+ * A session's GenAI events (the prompts and completions the OpenTelemetry GenAI instrumentations
+ * send as log records) as one OTLP/JSON ExportLogsServiceRequest, the body `POST /v1/logs` takes:
+ * with the session's spans document, it imports the session with its content. One scopeLogs per
+ * instrumentation scope, records in the order given; the resource is not stored with them.
+ */
+export function genAiEventsToOtlp(events: readonly StoredGenAiEvent[]): { resourceLogs: Record<string, unknown>[] } {
+  if (events.length === 0) return { resourceLogs: [] };
+  const scopes = new Map<string | null, Record<string, unknown>[]>();
+  for (const e of events) {
+    let records = scopes.get(e.scopeName);
+    if (records === undefined) {
+      records = [];
+      scopes.set(e.scopeName, records);
+    }
+    records.push({
+      timeUnixNano: String(e.timeUnixNano),
+      traceId: e.traceId,
+      spanId: e.spanId,
+      eventName: e.eventName,
+      attributes: keyValues(e.attributes),
+      ...(e.body === null || e.body === undefined ? {} : { body: anyValue(e.body as Json) }),
+    });
+  }
+  return {
+    resourceLogs: [
+      {
+        resource: { attributes: [] },
+        scopeLogs: [...scopes].map(([name, logRecords]) => ({ scope: name !== null ? { name } : {}, logRecords })),
+      },
+    ],
+  };
+}
+
+/** The file name of a session's GenAI events export (beside its spans' {@link exportFileName}). */
+export function exportLogsFileName(sessionId: string): string {
+  return exportFileName(sessionId).replace(/\.otlp\.json$/, '.logs.otlp.json');
+}
