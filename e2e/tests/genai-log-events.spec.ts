@@ -60,12 +60,25 @@ test('GenAI events arriving after the replay was opened show on the next load (t
       await openModelReplay(page, id, 2);
       await selectStep(page, 'model', { nth: 0 });
       await expect(page.getByTestId('step-detail')).toContainText("Prompt and output not captured: the agent did not opt in to content capture, or its instrumentation writes them as log records and its OpenTelemetry logs exporter does not send them to this collector's /v1/logs.");
+      // no events yet: the spans' export only
+      await expect(page.getByTestId('session-export')).toBeVisible();
+      await expect(page.getByTestId('session-export-logs')).toHaveCount(0);
     },
   });
   await page.reload();
   await expect(page.locator('[data-testid=step][data-kind=model]')).toHaveCount(2);
   await expectRecordedSteps(page);
   expect(page.url()).toContain(encodeURIComponent(sessionId));
+  // The events' own export (the spans' file holds none of them): an OTLP logs document for /v1/logs.
+  const link = page.getByTestId('session-export-logs');
+  await expect(link).toHaveText('Export GenAI events (OTLP logs JSON)');
+  const res = await page.request.get((await link.getAttribute('href')) as string);
+  expect(res.status()).toBe(200);
+  expect(res.headers()['content-disposition']).toMatch(/\.logs\.otlp\.json"$/);
+  const doc = (await res.json()) as { resourceLogs: { scopeLogs: { logRecords: { eventName: string; spanId: string }[] }[] }[] };
+  const names = doc.resourceLogs.flatMap((r) => r.scopeLogs.flatMap((sc) => sc.logRecords.map((l) => l.eventName)));
+  expect(names).toHaveLength(8);
+  expect(new Set(names)).toEqual(new Set(['gen_ai.system.message', 'gen_ai.user.message', 'gen_ai.assistant.message', 'gen_ai.tool.message', 'gen_ai.choice']));
 });
 
 test("the semconv 1.37 operation-details event's messages show as the model call's prompt and output", async ({ page }) => {

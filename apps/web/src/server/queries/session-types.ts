@@ -247,6 +247,8 @@ export interface SessionHeaderDto {
   cost: CostDto;
   samplingWeight: number;
   traceIds: string[];
+  /** Whether its model calls have GenAI events (/v1/logs): the header offers their export beside the spans'. */
+  genAiEvents: boolean;
 }
 
 /** One node of the session's span tree (every stored span, whoever emitted it). */

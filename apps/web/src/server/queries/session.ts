@@ -274,7 +274,7 @@ export async function getSessionDetail(
 
 type SessionRow = NonNullable<Awaited<ReturnType<PrismaClient['session']['findUnique']>>>;
 
-function headerOf(session: SessionRow, traceIds: string[], cost: CostDto): SessionHeaderDto {
+function headerOf(session: SessionRow, traceIds: string[], cost: CostDto, genAiEvents = false): SessionHeaderDto {
   return {
     id: session.id,
     agentName: session.agentName,
@@ -296,6 +296,7 @@ function headerOf(session: SessionRow, traceIds: string[], cost: CostDto): Sessi
     cost,
     samplingWeight: session.samplingWeight,
     traceIds: [...traceIds].sort(),
+    genAiEvents,
   };
 }
 
@@ -305,15 +306,20 @@ function headerOf(session: SessionRow, traceIds: string[], cost: CostDto): Sessi
  * Null when the id is unknown in the project.
  */
 export async function getSessionHeader(db: PrismaClient, projectId: string, sessionId: string, book?: PriceBook): Promise<SessionHeaderDto | null> {
-  const [session, traces, costs] = await Promise.all([
+  const [session, traces, costs, events] = await Promise.all([
     db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
     db.$queryRaw<{ trace_id: string }[]>`
       SELECT trace_id FROM spans WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       UNION SELECT trace_id FROM tool_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
       UNION SELECT trace_id FROM model_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
     estimateSessionCosts(db, projectId, [sessionId], book),
+    // Its model calls' GenAI events by the genai_events key's prefix: a probe a model call, the first found ends it.
+    db.$queryRaw<{ found: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM model_calls m
+        JOIN genai_events e ON e.project_id = m.project_id AND e.trace_id = m.trace_id AND e.span_id = m.span_id
+        WHERE m.project_id = ${projectId}::uuid AND m.session_id = ${sessionId}) AS found`,
   ]);
-  return session ? headerOf(session, traces.map((t) => t.trace_id), costs.get(sessionId) as CostDto) : null;
+  return session ? headerOf(session, traces.map((t) => t.trace_id), costs.get(sessionId) as CostDto, events[0]?.found === true) : null;
 }
 
 function standInToolCall(spanId: string, traceId: string, toolName: string, startedAt: string) {

@@ -33,6 +33,17 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
         >
           Export OTLP JSON
         </a>
+        {/* Prompts and completions that came as GenAI events (/v1/logs) are not spans: a file of their own, for /v1/logs. */}
+        {s.genAiEvents ? (
+          <a
+            href={hrefWith(`/sessions/${encodeURIComponent(s.id)}/export`, { project, part: 'logs' })}
+            download
+            data-testid="session-export-logs"
+            className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50"
+          >
+            Export GenAI events (OTLP logs JSON)
+          </a>
+        ) : null}
       </div>
       <p className="mt-1 text-sm text-slate-600 wrap-anywhere">
         {s.agentName ? <span className="font-medium text-slate-800">{s.agentName}</span> : 'Unknown agent'}
