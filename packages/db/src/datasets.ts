@@ -164,13 +164,15 @@ const INEXACT_SQL = INEXACT_ARGUMENT_MARKS.map((m) => `strpos(coalesce(a.argumen
 
 /**
  * The items of a chunk of sessions ($3, in order), numbered from $4 + 1: one DatasetItem per
- * tool call, its attempts (by number: the tool each named, its argument text as recorded and parsed)
+ * tool call, in the order they started (the SDK's step sequence between calls of one
+ * millisecond: its clock records whole milliseconds, and a replay of a session's budgets depends
+ * on the order), its attempts (by number: the tool each named, its argument text as recorded and parsed)
  * with their guard checks, its definition's summary.
  */
 const INSERT_ITEMS = (extra: string) => `
 WITH ins AS (
   INSERT INTO dataset_items (dataset_id, ordinal, item_id, item)
-  SELECT $1::uuid, $4::int + row_number() OVER (ORDER BY m.n, t.started_at, t.span_id)::int, t.trace_id || ':' || t.span_id,
+  SELECT $1::uuid, $4::int + row_number() OVER (ORDER BY m.n, t.started_at, t.step_sequence, t.span_id)::int, t.trace_id || ':' || t.span_id,
     jsonb_build_object(
       'format', 'guardtrace.dataset-item/v1',
       'id', t.trace_id || ':' || t.span_id,

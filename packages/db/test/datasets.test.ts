@@ -195,3 +195,31 @@ it('narrows a query to the calls whose own attempt the decision:, budget:, unfix
   expect(await calls('class:guard_violation repaired:>=2027-03-01T10:07Z')).toEqual([ids[3]]);
   expect(await calls('repaired:<2027-03-01T10:07Z')).toEqual([]);
 });
+
+it("orders a session's calls of one millisecond by the SDK's step sequence, not by their random span ids", async () => {
+  // The SDK's clock records whole milliseconds: three calls made back to back can share one, and a
+  // replay of the session's budgets depends on their order (the third escalates after two rejections).
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds-order']);
+  const start = '2027-03-02T00:00:00.123Z';
+  await client.query('INSERT INTO sessions (project_id, id, started_at, ended_at) VALUES ($1, $2, $3, $3)', [projectId, 's-ms', start]);
+  const trace = randomUUID().replaceAll('-', '');
+  // span ids in the reverse of the steps' order
+  const calls = [
+    ['ffff000000000001', 'read_file', 1],
+    ['eeee000000000002', 'read_file', 2],
+    ['dddd000000000003', 'create_invoice', 3],
+  ] as const;
+  for (const [id, tool, step] of calls) {
+    await client.query(
+      `INSERT INTO tool_calls (project_id, trace_id, span_id, session_id, tool_name, started_at, duration_ms, outcome, step_sequence)
+       VALUES ($1, $2, $3, 's-ms', $4, $5, 0, 'rejected', $6)`,
+      [projectId, trace, id, tool, start, step],
+    );
+  }
+  const q = pgQueryable(client);
+  const made = await createDataset(q, { projectId, name: 'ms', source: { kind: 'session', sessionId: 's-ms' } });
+  const lines: string[] = [];
+  for await (const line of datasetItemLines(q, made.id)) lines.push(line);
+  expect(lines.map((l) => JSON.parse(l).spanId)).toEqual(calls.map((c) => c[0]));
+});
