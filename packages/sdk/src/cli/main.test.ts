@@ -129,6 +129,13 @@ describe('guardtrace-replay --file', () => {
     expect(r.code).toBe(1);
   });
 
+  // Linux only: /proc takes no new directory (Node 20's recursive mkdirSync never returned there).
+  it.runIf(process.platform === 'linux')('a report path no directory can be made for exits 2 naming it, instead of hanging', async () => {
+    const r = await run(['--tools', TOOLS, '--file', 'items.ndjson', '--json', '/proc/nope/r.json']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--json /proc/nope/r.json: cannot write the report (ENOENT: no such file or directory, mkdir '/proc/nope')");
+  });
+
   it('input errors exit 2 saying what and where', async () => {
     writeFileSync(path.join(dir, 'empty.ndjson'), '\n');
     writeFileSync(path.join(dir, 'junk.ndjson'), 'oops\n[1]\n');

@@ -5,7 +5,7 @@
  * `guardtrace-replay dataset create` saves the calls an explorer query matches as a dataset.
  * Everything it touches outside (argv, env, cwd, stdin/stdout/stderr, the clock) is passed in.
  */
-import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { DatasetItem, ReplayRunReport } from '@guardtrace/semconv';
@@ -61,10 +61,26 @@ async function countLines(file: string): Promise<number | null> {
   }
 }
 
+/**
+ * Makes `dir` and its missing parents one at a time: Node 20's `mkdirSync(dir, { recursive: true })`
+ * never returns for a path under a directory nothing can be made in (`/proc/nope/out`); this
+ * throws the first parent's error instead.
+ */
+function makeDirs(dir: string): void {
+  if (existsSync(dir)) return;
+  const parent = path.dirname(dir);
+  if (parent !== dir) makeDirs(parent);
+  try {
+    mkdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+}
+
 function writeReport(file: string, text: string, flag: string, cwd: string): void {
   const abs = path.resolve(cwd, file);
   try {
-    mkdirSync(path.dirname(abs), { recursive: true });
+    makeDirs(path.dirname(abs));
     writeFileSync(abs, text);
   } catch (err) {
     throw new InputError(`${flag} ${file}: cannot write the report (${(err as Error).message})`);
