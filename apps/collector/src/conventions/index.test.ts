@@ -93,7 +93,7 @@ describe('failure reasons', () => {
 
 describe('Vercel AI SDK refused tool calls', () => {
   // The shape ai 6.0.325 records in `ai.prompt.messages` of the step after a refused call
-  // (recorded from a real generateText run; test/conventions.test.ts runs it live).
+  // (recorded from a real generateText run; test/conventions-ai-sdk.test.ts runs it live).
   const assistant = {
     role: 'assistant',
     content: [
