@@ -8,14 +8,14 @@
  * A record is kept when its event name (the LogRecord's `event_name` field, else its `event.name`
  * attribute) starts with `gen_ai.` and it carries a trace id and a span id; any other record is
  * rejected with its place and why, as is a malformed one, and never its neighbours. The protobuf
- * is read with the span decoder's reader and value readers (otlp-proto.ts), JSON with the span
+ * is read with the span decoder's reader and the common.proto readers (otlp-proto-common.ts), JSON with the span
  * normalizer's value rules (normalize.ts): both hold a record to the same limits as a span.
  */
 import { createHash } from 'node:crypto';
 import { CollectorError } from './errors.ts';
 import { isObj, list, Normalizer } from './normalize.ts';
 import type { Encoding } from './otlp-decode.ts';
-import { readAnyValue, readId, readKeyValue, readResource, readScope } from './otlp-proto.ts';
+import { readAnyValue, readId, readKeyValue, readResource, readScope } from './otlp-proto-common.ts';
 import { I64, LEN, Reader, tag, WireError } from './proto-reader.ts';
 import type { Attributes, AttrValue, Rejections } from './span.ts';
 import { checkNs, SpanError } from './span-rules.ts';
