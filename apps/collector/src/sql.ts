@@ -254,6 +254,14 @@ export const updateAnalytics = (
   ${rows.kinds}::text[], ${rows.projects}::uuid[], ${rows.traces}::text[], ${rows.spans}::text[]) AS analytics`;
 
 /**
+ * The analytics rollup's change of its shared daily rows (analytics_daily, analytics_cost_daily),
+ * which guardtrace_update_analytics keeps for the end of the transaction, added to them: the
+ * writer's last step before COMMIT, so a second write transaction of the project waits for this
+ * step and the COMMIT only, not for the steps between (migration analytics_daily_upserts_last).
+ */
+export const APPLY_ANALYTICS_PENDING = 'SELECT guardtrace_apply_analytics_pending()';
+
+/**
  * Each rejection of the touched sessions linked to the call that corrects it, after the rollup
  * (guardtrace_link_corrections, migration rejection_fixed_by_correction): the replay and analytics'
  * "Fixed next" read the same stored link. `sinces` (timestamptz[] literal): the earliest start of

@@ -9,8 +9,9 @@
  * Round trips: BEGIN with the trace locks and the trace index lookup; for traces seen before
  * only, the stored-span check (and a re-key when a conversation id shows up late); then one
  * query of a COPY per table with rows (their data sent along with it), the trace index,
- * session locks, session totals, the analytics rollup, the rejections' corrections, the tool
- * definitions not stored yet (tool-definitions.ts) and COMMIT (copy-script.ts).
+ * session locks, session totals, the analytics rollup, the rejections' corrections, the alerts'
+ * rollup, the analytics rollup's shared daily rows, the model costs, the tool definitions not
+ * stored yet (tool-definitions.ts) and COMMIT (copy-script.ts).
  */
 import type pg from 'pg';
 import { updateAlertMinutes } from './alerts/rollup-sql.ts';
@@ -20,6 +21,7 @@ import { key, type Prepared } from './prepare.ts';
 import { sameCalls } from './same-call.ts';
 import {
   ALERT_WEIGHTS,
+  APPLY_ANALYTICS_PENDING,
   EXISTING_SPANS,
   linkCorrections,
   lockKeys,
@@ -154,7 +156,8 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
   //    index and taking the locks of the touched sessions; then (its own statement, whose
   //    snapshot sees the rows of other writers of these sessions, committed before we got
   //    their locks) the session totals; then the analytics rollup of those sessions (it reads
-  //    their totals' sampling weight); then their rejections' corrections; then COMMIT.
+  //    their totals' sampling weight); then their rejections' corrections; then the rows every
+  //    writer of the project shares (the rollups'); then COMMIT.
   //    Values are inlined as literals (the simple protocol takes no parameters).
   // A listed session none of whose spans is new (a retry): its row is right as it is.
   for (const [k, session] of sessions) if (session.listed && session.spans === 0) touched.delete(k);
@@ -205,7 +208,10 @@ export async function writeBatch(client: pg.PoolClient, jobs: readonly BatchJob[
           spans: [...analytics.spans, ...moved.map((m) => m.span_id)],
         };
   const alertSql = updateAlertMinutes(textArray(sv.map((v) => v[0])), textArray(sv.map((v) => v[1])), alertRows, movedFrom);
-  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, modelCostsSql, alertSql);
+  // The shared rollup rows last (every writer of a project adds to them, and holds their locks to
+  // COMMIT), in the order retention takes them: alert_minutes, the analytics rollup's daily rows
+  // (kept pending by its update), the per-model rows.
+  statements.push(insertAndLock, totalsSql, analyticsSql, linksSql, alertSql, APPLY_ANALYTICS_PENDING, modelCostsSql);
   const definitionsSql = storeDefinitions(definitions);
   if (definitionsSql !== null) statements.push(definitionsSql);
   statements.push('COMMIT');
