@@ -47,6 +47,45 @@ describe('Writer', () => {
     expect(sess).toEqual({ span_count: 8, attempt_count: 2 });
   });
 
+  it('writes a big request of many sessions on both lanes at once, each session whole in one transaction', async () => {
+    const projectId = await env.newProject();
+    const batches: number[] = [];
+    const own = new Writer(pool, {
+      maxBatchSpans: 10_000,
+      maxQueueSpans: 100_000,
+      retryAfterSeconds: 1,
+      concurrency: 2,
+      onBatch: (n) => {
+        batches.push(n);
+      },
+    });
+    // 40 sessions of 8 spans: two transactions of 20 sessions.
+    const sessions = Array.from({ length: 40 }, () => sdkSession());
+    await own.submit(projectId, normalize(jsonRequest(sessions.flatMap((s) => s.spans))));
+    expect(batches).toEqual([160, 160]);
+    // One session of 40 traces (a long session's request): one transaction, as before.
+    const sessionId = `sess_${hex(6)}`;
+    const turns = Array.from({ length: 40 }, () => sdkSession({ sessionId }));
+    batches.length = 0;
+    await own.submit(projectId, normalize(jsonRequest(turns.flatMap((t) => t.spans))));
+    expect(batches).toEqual([320]);
+    // A small request is not cut.
+    batches.length = 0;
+    await own.submit(projectId, normalize(jsonRequest([...sdkSession().spans, ...sdkSession().spans])));
+    expect(batches).toEqual([16]);
+    await own.drain();
+    const counts = (
+      await env.sql.query<{ span_count: number; n: number }>(
+        'SELECT span_count, count(*)::int AS n FROM sessions WHERE project_id = $1 GROUP BY span_count ORDER BY span_count',
+        [projectId],
+      )
+    ).rows;
+    expect(counts).toEqual([
+      { span_count: 8, n: 42 },
+      { span_count: 320, n: 1 },
+    ]);
+  });
+
   it('stores a span repeated inside one batch once', async () => {
     const s = sdkSession();
     const spans = normalize(jsonRequest([...s.spans, ...s.spans]));
