@@ -131,6 +131,14 @@ describe('sampling across processes', () => {
       expect(s.sampling_weight).toBe(failing.has(id) ? 1 : 1 / RATE);
     }
     expect(await leftovers(cleanDropped)).toBe(0);
+    // Their share of the analytics rollups went with them: the cost histogram and the daily rows
+    // count the stored sessions only (every session here has its attempts under one key).
+    const counted = await env.sql.query<{ costs: number; daily: number }>(
+      `SELECT (SELECT coalesce(sum(sessions), 0)::int FROM analytics_cost_daily WHERE project_id = $1) AS costs,
+         (SELECT coalesce(max(sessions), 0)::int FROM analytics_daily WHERE project_id = $1) AS daily`,
+      [env.projectId],
+    );
+    expect(counted.rows[0]).toEqual({ costs: after.size, daily: after.size });
     // Weighted counts equal the true counts: clean 2 x 4 = 8, failed 3 x 1 = 3.
     const weighted = (set: string[]) => set.reduce((sum, id) => sum + (after.get(id)?.sampling_weight ?? 0), 0);
     expect(weighted([...cleanKept, ...cleanDropped])).toBe(cleanKept.length + cleanDropped.length);
