@@ -83,3 +83,26 @@ it('rebuilds the text of sessions whose attempts are updated or deleted', async 
   await client.query('DELETE FROM attempts WHERE project_id = $1', [p]);
   expect(await texts(p, 'c')).toEqual([]);
 });
+
+it("keeps a session's text as it is when an update changes none of its attempts' text or session, and moves it when the session changes", async () => {
+  const p = randomUUID();
+  // A long session: 40 statements, so its text is in chunks the rebuild would merge into one.
+  const spans: string[] = [];
+  for (let i = 0; i < 40; i++) spans.push(...(await insert(p, [{ session: 'long', tool: 'query_db', args: `${'y'.repeat(400)} batch-${i}` }])));
+  const before = await client.query<{ chunk: number; ctid: string }>(
+    'SELECT chunk, ctid::text FROM session_search WHERE project_id = $1 AND session_id = $2 ORDER BY chunk',
+    [p, 'long'],
+  );
+  expect(before.rows.length).toBeGreaterThan(1);
+  // What the correction links and the alerts' rollup set on an attempt: the text rows stay untouched.
+  await client.query(`UPDATE attempts SET fixed = false, alert_unfixed_at = now() WHERE project_id = $1 AND span_id = ANY($2)`, [p, spans.slice(0, 3)]);
+  const after = await client.query('SELECT chunk, ctid::text FROM session_search WHERE project_id = $1 AND session_id = $2 ORDER BY chunk', [p, 'long']);
+  expect(after.rows).toEqual(before.rows);
+  // A re-key moves attempts into another session: both texts follow.
+  await client.query(`UPDATE attempts SET session_id = 'moved' WHERE project_id = $1 AND span_id = $2`, [p, spans[0]]);
+  const moved = await texts(p, 'moved');
+  expect(moved).toEqual([{ chunk: 0, text: `query_db ${'y'.repeat(400)} batch-0 ` }]);
+  const rest = (await texts(p, 'long')).map((c) => c.text).join('\n');
+  expect(rest).not.toContain('batch-0 ');
+  expect(rest).toContain('batch-39');
+});
