@@ -46,7 +46,11 @@ export const CLUSTER_SETTINGS = {
  * segment is not zero-filled first (at ingest rates a fresh cluster fills a 16 MiB segment
  * about every second, and zero-filling the next one stalled the commit that needed it by
  * 50-80 ms); shared_buffers=512MB, so the indexes ingest writes stay in Postgres' cache
- * instead of each backend writing out dirty pages to make room (the default is 128MB).
+ * instead of each backend writing out dirty pages to make room (the default is 128MB);
+ * max_wal_size=4GB, so checkpoints come from checkpoint_timeout, not from WAL volume (ingest
+ * writes 3-4 KB of WAL a span: the 1GB default forced a checkpoint about every 30 s at half the
+ * ingest benchmark's peak, and the full-page writes after each, with autovacuum, stalled commits
+ * for up to a second).
  */
 export const SERVER_FLAGS = [
   '-c',
@@ -57,6 +61,8 @@ export const SERVER_FLAGS = [
   'wal_init_zero=off',
   '-c',
   'shared_buffers=512MB',
+  '-c',
+  'max_wal_size=4GB',
 ] as const;
 
 export function connectionUrl(port: number, database = 'postgres'): string {
