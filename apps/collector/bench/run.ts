@@ -223,7 +223,7 @@ async function main() {
     machine: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
     date: new Date().toISOString(),
     method:
-      `The collector runs as its own process (tsx src/main.ts) on a throwaway embedded Postgres 18; the client sends ` +
+      `The collector runs as its own process (tsx src/main.ts) on a throwaway embedded Postgres 18 (the settings of docs/collector.md, "Postgres settings": wal_init_zero=off, shared_buffers=512MB, max_wal_size=4GB); the client sends ` +
       `${REQUESTS} pre-encoded requests of ${SPANS_PER_REQUEST} guard-shaped spans (agent -> tool call -> attempt -> 2 guards, ` +
       `SDK attributes) with ${CONCURRENCY} in flight; a span counts when its 200 arrives (committed, with derived rows and ` +
       `session totals). Each throughput is the best of ${RUNS} interleaved runs. Raw COPY writes the same span and derived rows into the same tables in one transaction with ` +
