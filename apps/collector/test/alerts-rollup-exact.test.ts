@@ -359,4 +359,33 @@ describe('alert_minutes equals its rebuild from the stored rows', () => {
     expect(rows[0]?.n).toBe(2);
     await expectExact(p.projectId, 'after retention');
   });
+
+  it('after repair turns stored before the attempts they answer', async () => {
+    const p = await project();
+    const start = T0 + 40 * 60_000;
+    // Two failures of one call, each answered by a repair turn; the second turn names its class
+    // itself (as the SDK's do). Each turn reaches the collector before its attempt (a model span
+    // exported first: another process, a retried export).
+    const s = failingSession({
+      startMs: start,
+      tool: 'search',
+      failures: [
+        { cls: 'invalid_arguments', repair: { model: 'gpt-4.1', input: 900, output: 50 } },
+        { cls: 'invalid_arguments', repair: { model: 'gpt-4.1-mini', input: 400, output: 20 } },
+      ],
+    });
+    const isTurn = (span: Record<string, unknown>) => String(span.name).startsWith('chat ');
+    const turns = s.spans.filter(isTurn);
+    (turns[1]?.attributes as object[]).push({ key: 'guardtrace.repair.failure_class', value: { stringValue: 'invalid_arguments' } });
+    await send(p.key, turns);
+    await expectExact(p.projectId, 'the repair turns alone');
+    const rest = s.spans.filter((span) => !isTurn(span));
+    await send(p.key, rest.slice(0, 3));
+    await expectExact(p.projectId, 'the first attempt arrives');
+    await send(p.key, rest.slice(3));
+    await expectExact(p.projectId, 'the rest arrives');
+    // Re-sent, nothing moves again.
+    await send(p.key, s.spans);
+    await expectExact(p.projectId, 'the whole session re-sent');
+  });
 });
