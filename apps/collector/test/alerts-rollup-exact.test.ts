@@ -376,7 +376,8 @@ describe('alert_minutes equals its rebuild from the stored rows', () => {
     });
     const isTurn = (span: Record<string, unknown>) => String(span.name).startsWith('chat ');
     const turns = s.spans.filter(isTurn);
-    (turns[1]?.attributes as object[]).push({ key: 'guardtrace.repair.failure_class', value: { stringValue: 'invalid_arguments' } });
+    const second = turns[1] as { attributes: object[] };
+    second.attributes.push({ key: 'guardtrace.repair.failure_class', value: { stringValue: 'invalid_arguments' } });
     await send(p.key, turns);
     await expectExact(p.projectId, 'the repair turns alone');
     const rest = s.spans.filter((span) => !isTurn(span));
