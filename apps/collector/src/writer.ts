@@ -134,12 +134,12 @@ export class Writer {
     const parts = this.split(prepared)
       .flatMap((part) => this.spread(part))
       .map(
-      (part) =>
-        new Promise<void>((resolve, reject) => {
-          this.queue.push({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
-          this.queued += part.spans.length;
-        }),
-    );
+        (part) =>
+          new Promise<void>((resolve, reject) => {
+            this.queue.push({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
+            this.queued += part.spans.length;
+          }),
+      );
     this.opts.onQueueDepth?.(this.queued);
     this.kick();
     // Acknowledged when every part is committed; a failed part fails the request, whose retry
