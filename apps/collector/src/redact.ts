@@ -8,7 +8,7 @@
  * replaced by a visible marker, `[REDACTED:<rule>]`, never dropped silently. The names and
  * shapes are `@guardtrace/semconv/secret-rules`, the same rules the SDK's sanitizer applies.
  */
-import { hasSecretWord, isSecretName, replaceNamedValues, replaceShapes, SHAPE_RULES, type ShapeRule, shapePrecheck } from '@guardtrace/semconv/secret-rules';
+import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, replaceShapes, SHAPE_RULES, type ShapeRule, shapePrecheck } from '@guardtrace/semconv/secret-rules';
 import type { AttrValue, Attributes, NormSpan } from './span.ts';
 
 /** A value rule: the built-in shapes, and those `GUARDTRACE_REDACT_VALUES` adds. */
@@ -113,19 +113,26 @@ export class Redactor {
   text(s: string, depth = 0): string {
     if (s.length < MIN_SECRET_CHARS) return s;
     let out = s;
-    if (depth < MAX_DEPTH && out.includes('\\')) out = this.escapedJson(out, depth);
-    if (this.any(out)) out = replaceShapes(out, this.rules, marker);
-    // A name meets its value at `=` or `:`: strings with neither skip the name pass.
-    if (this.defaults && (out.includes('=') || out.includes(':')) && hasSecretWord(out)) out = replaceNamedValues(out, SECRET_NAME_MARKER);
+    const encoded = hasEncoding(out);
+    if (depth < MAX_DEPTH && (encoded || out.includes('\\'))) out = this.escapedJson(out, depth);
+    out = this.plain(out);
+    // Behind `\u0022`, `\'`, `&quot;` or `%3D`: looked at decoded (returned decoded when it held one).
+    if (encoded) out = passDecoded(out, (decoded) => this.plain(decoded));
     if (depth < MAX_DEPTH && out.length <= MAX_BASE64_CHARS && BASE64.test(out)) out = this.base64(out, depth);
     return out;
   }
 
-  /** JSON string literals with escapes, decoded, redacted and written back when changed. */
+  /** The shapes, then the names' values (a name meets its value at `=` or `:`: strings with neither skip that pass). */
+  private plain(s: string): string {
+    const out = this.any(s) ? replaceShapes(s, this.rules, marker) : s;
+    return this.defaults && (out.includes('=') || out.includes(':')) && hasSecretWord(out) ? replaceNamedValues(out, SECRET_NAME_MARKER) : out;
+  }
+
+  /** JSON string literals with escapes or encodings, decoded, redacted and written back when changed. */
   private escapedJson(s: string, depth: number): string {
     JSON_LITERAL.lastIndex = 0;
     return s.replace(JSON_LITERAL, (lit) => {
-      if (!lit.includes('\\')) return lit;
+      if (!lit.includes('\\') && !hasEncoding(lit)) return lit;
       let decoded: unknown;
       try {
         decoded = JSON.parse(lit);

@@ -4,7 +4,7 @@
  * secret is (names and shapes) is `@guardtrace/semconv/secret-rules`, shared with the collector.
  */
 
-import { hasSecretWord, isSecretName, replaceNamedValues, replaceShapes, SHAPE_RULES, type ShapeRule, shapePrecheck } from '@guardtrace/semconv/secret-rules';
+import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, replaceShapes, SHAPE_RULES, type ShapeRule, shapePrecheck } from '@guardtrace/semconv/secret-rules';
 
 export interface SanitizeOptions {
   /** Extra hostname suffixes that count as internal (default: .internal .local .lan .corp .intranet .svc .cluster.local). */
@@ -68,10 +68,12 @@ function internalHostRe(extra: string[] | undefined): RegExp {
 
 /**
  * Cheap passes before the full one: a secret needs a shape, or a secret name meeting its value
- * at `:` or `=`; a `\uXXXX` escape may spell either. The rest of what feedback loses (internal
- * hosts and addresses, stack traces, instruction-like text) has its own fragments.
+ * at `:` or `=`; a `\uXXXX` escape, `\'`, an HTML entity or URL encoding may spell either. The
+ * rest of what feedback loses (internal hosts and addresses, stack traces, instruction-like text)
+ * has its own fragments.
  */
-const mayHoldSecret = (text: string) => mayHoldShape(text) || ((text.includes(':') || text.includes('=')) && hasSecretWord(text)) || /\\u[0-9a-f]{4}/i.test(text);
+const mayHoldSecret = (text: string) =>
+  mayHoldShape(text) || ((text.includes(':') || text.includes('=')) && hasSecretWord(text)) || /\\u[0-9a-f]{4}|\\'|&[#a-z0-9]{2,8};|%[0-9a-f]{2}/i.test(text);
 const MAYBE_OTHER =
   /\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model/i;
 
@@ -87,9 +89,9 @@ const MAX_JSON_DEPTH = 3;
  * quotes are seen as the model will read them, and the JSON stays valid.
  */
 function sanitizeJsonStrings(text: string, depth: number, clean: (decoded: string, depth: number) => string): string {
-  if (depth >= MAX_JSON_DEPTH || !text.includes('\\')) return text;
+  if (depth >= MAX_JSON_DEPTH || (!text.includes('\\') && !hasEncoding(text))) return text;
   return text.replace(JSON_STRING, (lit, body: string, close: string) => {
-    if (!JSON_ESCAPE.test(body)) return lit;
+    if (!JSON_ESCAPE.test(body) && !hasEncoding(body)) return lit;
     let decoded: unknown;
     try {
       decoded = JSON.parse(`"${body}"`);
@@ -115,8 +117,16 @@ export function sanitizeFeedback(text: string, options: SanitizeOptions = {}): s
   return out.length > max ? `${out.slice(0, max)}\n[truncated ${out.length - max} characters]` : out;
 }
 
-/** The secret rules only (@guardtrace/semconv/secret-rules): shapes, then secret names' values. */
+/**
+ * The secret rules only (@guardtrace/semconv/secret-rules): shapes, then secret names' values;
+ * then the text decoded once more when it holds `\u0022`, `\'`, `&quot;` or `%3D` (returned
+ * decoded when that held a secret).
+ */
 function secretPass(text: string): string {
+  return passDecoded(plainSecretPass(text), plainSecretPass);
+}
+
+function plainSecretPass(text: string): string {
   const out = mayHoldShape(text) ? replaceShapes(text, SHAPE_RULES, shapeMark) : text;
   return hasSecretWord(out) ? replaceNamedValues(out, '[REDACTED]') : out;
 }

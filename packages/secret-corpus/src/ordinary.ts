@@ -225,4 +225,42 @@ add('env-config', [
   'SECRET_NAME=prod/db',
 ]);
 
+// What the rules added on 2026-12-06 (names apart from values, prose, short options, hashes, encodings) must leave.
+add('near-secret', [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell placeholder, as .env files write it
+  'DB_PASSWORD=${DB_PASSWORD}',
+  'auth: ok',
+  'password: missing',
+  "SyntaxError: Unexpected token '<', \"<!DOCTYPE \"... is not valid JSON",
+  'token count: 1532 (prompt 1200, completion 332)',
+  'llm --max-token 100 --model gpt-4o "hi"',
+  'password is required',
+  'the password must be at least 12 characters and contain a digit',
+  'password reset link sent to dana@example.com',
+  'secret manager arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf',
+  'api key rotation scheduled for 2026-12-06T10:00:00Z',
+  '[{"name":"REGION","value":"eu-west-1"},{"name":"LOG_LEVEL","value":"debug"}]',
+  'env:\n  - name: PORT\n    value: "8080"',
+  'bypass: true',
+  'compass heading 270 degrees',
+  'spin: 3',
+  'pin: true',
+  'at 08:15:42:117:ready the worker started',
+  'https://example.com/search?q=reset%20password%20help&page=2',
+  '&lt;p&gt;Forgot your password? &lt;a href=&quot;/reset&quot;&gt;Reset it&lt;/a&gt;&lt;/p&gt;',
+  "print('{\\'status\\': \\'ok\\', \\'count\\': 3}')",
+  'docker login registry.example.com',
+  'mongosh --port 27017 --quiet',
+  'psql -h db.internal -p 5432 -U app shop',
+  '7z x archive.7z -o/tmp/out',
+  'ldapsearch -x -b dc=example,dc=com "(uid=dana)"',
+  'echo hello | wc -l',
+  'token 50256 is the end-of-text token',
+  'AUTH is handled by the gateway',
+  'cost: $1.25 for 1,000 tokens; $2.50 output',
+  'the secret sauce is caching',
+  'sp_helpuser is a system procedure',
+  'CONNECT BY PRIOR employee_id = manager_id',
+]);
+
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

@@ -4,9 +4,9 @@
  * Plain ECMAScript (atob, no Buffer): the SDK's main entry runs in browsers and edge runtimes.
  */
 
-/** The Luhn check of the digits of `s` (spaces and dashes ignored), 13 to 19 digits. */
+/** The Luhn check of the digits of `s` (spaces, dashes and dots ignored), 13 to 19 digits. */
 export function luhn(s: string): boolean {
-  const digits = s.replace(/[ -]/g, '');
+  const digits = s.replace(/[ .-]/g, '');
   if (digits.length < 13 || digits.length > 19) return false;
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
@@ -36,9 +36,9 @@ const IBAN_LENGTHS: Record<string, number> = Object.fromEntries(
     .map((e) => [e.slice(0, 2), Number(e.slice(2))]),
 );
 
-/** An IBAN (spaces ignored): a known country, its length, and the ISO 7064 mod-97 check. */
+/** An IBAN (spaces and dashes ignored, any case): a known country, its length, and the ISO 7064 mod-97 check. */
 export function iban(s: string): boolean {
-  const compact = s.replace(/ /g, '');
+  const compact = s.replace(/[ -]/g, '').toUpperCase();
   if (IBAN_LENGTHS[compact.slice(0, 2)] !== compact.length) return false;
   const rearranged = compact.slice(4) + compact.slice(0, 4);
   let rest = 0;

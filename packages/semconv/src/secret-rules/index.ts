@@ -72,6 +72,75 @@ export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boole
   return (s) => test(s) || (s.includes('\\') && test(decoded(s)));
 }
 
+/** An encoding a secret's name or quotes can hide behind that no JSON literal undoes. */
+const ENCODED = /\\u[0-9a-fA-F]{4}|\\'|&(?:quot|apos|amp|#x?[0-9a-fA-F]{1,6});|%(?:3[dDaA]|2[26cCfF]|27|40)/;
+
+/**
+ * `s` decoded for a second look, or null when it holds no such encoding: `\u0022`-style escapes
+ * outside a JSON string literal, Python's `\'`, HTML entities, URL encoding (`%3D`, `%26`).
+ */
+function decodedForm(s: string): string | null {
+  if (!hasEncoding(s)) return null;
+  let d = s;
+  if (d.includes('\\u')) d = d.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+  if (d.includes("\\'")) d = d.replaceAll("\\'", "'");
+  if (d.includes('&')) {
+    d = d
+      .replace(/&(?:quot|#34|#x22);/gi, '"')
+      .replace(/&(?:apos|#39|#x27);/gi, "'")
+      .replace(/&lt;/gi, '<')
+      .replace(/&gt;/gi, '>')
+      .replace(/&amp;/gi, '&');
+  }
+  if (d.includes('%')) {
+    d = d.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+      try {
+        return decodeURIComponent(run);
+      } catch {
+        return run;
+      }
+    });
+  }
+  return d === s ? null : d;
+}
+
+/** Whether `s` holds one of those encodings: a JSON string literal that does is worth decoding. */
+export function hasEncoding(s: string): boolean {
+  // Most strings have none of the three characters: three scans for one are faster than the regex.
+  return (s.includes('\\') || s.includes('&') || s.includes('%')) && ENCODED.test(s);
+}
+
+/**
+ * A JSON object or array: decoding it whole would put quotes inside its strings. Its string
+ * literals are each decoded and looked at instead (the consumers' JSON passes), and written back
+ * as JSON.
+ */
+function isJsonDocument(s: string): boolean {
+  const t = s.trim();
+  const first = t[0];
+  const last = t[t.length - 1];
+  if (!((first === '{' && last === '}') || (first === '[' && last === ']'))) return false;
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A secret behind one of those encodings (`{\u0022password\u0022: \u0022…\u0022}`,
+ * `&quot;token&quot;: …`, `user%3Dbob%26password%3D…`): when `pass` changes the decoded text, the
+ * decoded text with its secrets replaced is returned (the encoding is not kept: the secret could
+ * not be taken out of the encoded text otherwise); else `s` as it was.
+ */
+export function passDecoded(s: string, pass: (decoded: string) => string): string {
+  const decoded = decodedForm(s);
+  if (decoded === null || isJsonDocument(s)) return s;
+  const out = pass(decoded);
+  return out === decoded ? s : out;
+}
+
 /** The letter of a JSON escape that a shape may follow (`\n`, `\r`, `\t`, `\b`, `\f`). */
 const ESCAPE_LETTER = /\\[nrtbf]/g;
 /** A double quote escaped once or more (JSON in a JSON string: `\\\"`). */

@@ -5,10 +5,11 @@
 
 /**
  * Words after a secret word that still name the secret: `secret_value`, `SECRET_KEY_BASE`,
- * `client_secret_value`, AWS's `SecretString`, `token_b64`. (`password_hash`, `password_policy`,
+ * `client_secret_value`, AWS's `SecretString`, `token_b64`, `secret_text`, a form's
+ * `password_confirmation`, `password_new`, `password1`. (`password_hash`, `password_policy`,
  * `secret_name`, `token_count` are not among them: they name something else.)
  */
-const QUALIFIERS = 'value|val|base|b64|base64|hex|raw|plain|plaintext|str|string|data|bytes';
+const QUALIFIERS = 'value|val|base|b64|base64|hex|raw|plain|plaintext|str|string|text|data|bytes|confirm|confirmation|again|repeat|retype|verify|new|old|current|\\d{1,2}';
 
 /**
  * A name whose value is a secret, tested on the name lower-cased with everything but letters
@@ -17,10 +18,15 @@ const QUALIFIERS = 'value|val|base|b64|base64|hex|raw|plain|plaintext|str|string
  * `input_tokens` and `password_policy` are kept.
  */
 const SECRET_NAME = new RegExp(
-  '(?:password|passwd|passphrase|passcode|pwd|(?:^|smtp|db|user|admin|root|mail)pass|secret|' +
-    '(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
-    '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt)key|^appkey|' +
-    `authorization|^auth|cookie|credentials?|connectionstring|dsn|signature|^sig)(?:${QUALIFIERS})?$`,
+  // `…pass` (KEYSTORE_PASS, RABBITMQ_DEFAULT_PASS), not the English words that end so; `…pw` (LDAP_BIND_PW).
+  '(?:password|passwd|passphrase|passcode|passkey|pwd|(?<!by|com|sur|tres|under|over)pass|(?:^|db|bind|user|admin|root|mail|smtp|ftp)pw|' +
+    'secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
+    '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
+    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery)key|' +
+    '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
+    // A wallet's recovery words, an app's pepper, a one-time-password seed, a card's check code and PIN.
+    'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode)' +
+    `(?:${QUALIFIERS})?$`,
 );
 
 const nameCache = new Map<string, boolean>();
@@ -37,7 +43,7 @@ export function isSecretName(name: string): boolean {
   return hit;
 }
 
-const SECRET_WORDS = ['pass', 'pwd', 'secret', 'token', 'key', 'auth', 'cookie', 'credential', 'dsn', 'sig', 'connectionstring'];
+const SECRET_WORDS = ['pass', 'pw', 'secret', 'token', 'key', 'auth', 'cookie', 'cred', 'dsn', 'sig', 'connection', 'mnemonic', 'phrase', 'codes', 'pepper', 'seed', 'cvv', 'cvc', 'pin'];
 
 /**
  * Whether `s` holds any of the words a secret name ends in: strings without one skip the
@@ -51,32 +57,39 @@ export function hasSecretWord(s: string): boolean {
 }
 
 /**
- * `name=value`, `name: value`, `"name": "value"` (also JSON-escaped, `\"name\":\"value\"`):
- * the value of a name in free text (query strings, config and .env lines, headers, JSON). The
- * name is then checked with isSecretName; a value that opens an object or array is left to
- * the pass over its own parts. Groups: `name`, `sep`, and the value as `edq` (escaped double
- * quotes), `dq`, `sq` or `bare`.
+ * `name=value`, `name: value`, `"name": "value"` (also JSON-escaped, `\"name\":\"value\"`),
+ * Makefile's `name ?= value` and `:=`: the value of a name in free text (query strings, config
+ * and .env lines, headers, JSON). The name is then checked with isSecretName; a value that opens
+ * an object or array is left to the pass over its own parts. Groups: `name`, `sep`, and the value
+ * as `edq` (escaped double quotes), `dq`, `sq` (also SQL's `N'…'`, `E'…'` and `''` inside), `br`
+ * (ODBC's `PWD={…}`), `block` (a YAML block scalar: `key: |` and its indented lines) or `bare`
+ * (a `${VAR}` in it stays whole: a placeholder, not a secret).
  */
 const NAMED_VALUE_SOURCE =
-  `(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|key|auth(?:orization)?|cookie|credentials?|dsn|signature|sig)(?:[_.-]?(?:${QUALIFIERS}))?)` +
-  String.raw`(?<sep>\\?["']?\s*[:=]\s*)(?:\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|"(?<dq>(?:[^"\\\n]|\\.)*)"|'(?<sq>[^'\n]*)'|(?<bare>(?![[{\\])[^\s&;,"'<>)}\]]+))`;
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|seed|cvv2?|cvc2?|pin(?:code)?)` +
+  `(?:[_.-]?(?:${QUALIFIERS}))?)` +
+  String.raw`(?<sep>\\?["']?\s*(?:[?:+]=|[:=])\s*)(?:\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|"(?<dq>(?:[^"\\\n]|\\.)*)"|[NnEe]?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|(?<bare>(?![[{\\])(?:\$\{[^}\s]*\}|[^\s&;,"'<>)}\]])+))`;
 const NAMED_VALUE = new RegExp(`(?<![A-Za-z0-9_.-])${NAMED_VALUE_SOURCE}`, 'gi');
 /** The same, also right after a JSON escape (`\npassword=…` in raw JSON text): slower, so only for text with a backslash. */
 const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))${NAMED_VALUE_SOURCE}`, 'gi');
 
 /**
- * Values that are not secrets where a secret could stand: literals, code (`= await ...`,
+ * Values that are not secrets where a secret could stand: literals, a state (`auth: ok`,
+ * `password: missing`), code (`= await ...`,
  * `= process.env.X`), placeholders (`$DB_PASSWORD`, `${TOKEN}`, `<token>`, `***`, `%s`,
  * `{{x}}`, SQL parameters `?`, `$1`, `:name`), types, and the scheme word of an
  * `Authorization` value whose credential another rule took.
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|\{\{.*\}\}|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|\{\{.*\}\}|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
   return PLACEHOLDER.test(value);
 }
+
+/** The text before a name that is inside an ARN. */
+const IN_ARN = /\barn:[^\s"']*$/;
 
 /** An authorization value whose credential a shape rule already replaced (`Bearer [REDACTED…]`). */
 const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)?\s*\[REDACTED/i;
@@ -94,11 +107,21 @@ export function replaceNamedValues(s: string, marker: string): string {
     const g = args[args.length - 1] as Record<string, string | undefined>;
     const name = g.name as string;
     const sep = g.sep as string;
-    const value = g.edq ?? g.dq ?? g.sq ?? g.bare ?? '';
+    const value = g.edq ?? g.dq ?? g.sq ?? g.br ?? g.block ?? g.bare ?? '';
     if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value) || !isSecretName(name)) return match;
+    // A part of an ARN (`arn:aws:secretsmanager:…:secret:prod/db`) names a resource, it holds no secret.
+    const at = args[args.length - 3] as number;
+    if (IN_ARN.test((args[args.length - 2] as string).slice(Math.max(0, at - 200), at))) return match;
     const head = name.length + sep.length;
     const rest = match.slice(head);
-    const open = g.edq !== undefined || g.dq !== undefined ? rest.indexOf('"') + 1 : g.sq !== undefined ? 1 : 0;
+    const open =
+      g.edq !== undefined || g.dq !== undefined
+        ? rest.indexOf('"') + 1
+        : g.sq !== undefined
+          ? rest.indexOf("'") + 1
+          : g.br !== undefined
+            ? rest.indexOf('{') + 1
+            : 0;
     const q = g.bare === undefined ? '' : sep.startsWith('\\"') ? '\\"' : sep.startsWith('"') ? '"' : '';
     return match.slice(0, head) + rest.slice(0, open) + q + marker + q + rest.slice(open + value.length);
   });

@@ -42,8 +42,15 @@ export const START_CONDITIONS: readonly (readonly [string, string])[] = [
   [AT_ALNUM, '(?<![A-Za-z0-9])'],
   [AT_NUMBER, String.raw`(?<![\w.-])`],
 ];
-/** A quoted value after a keyword: the quote is consumed, the group `secret` is what it encloses. */
-const QUOTED = String.raw`\\?['"](?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?"))`;
+/** The start of a line: of the string, after a newline, or in raw JSON text after a quote or a `\n` escape. */
+const LINE_START = String.raw`(?<=^|[\n"]|\\n)`;
+/** The end of a line, the same way. */
+const LINE_END = String.raw`(?=[ \t]*(?:\r?\n|$|\\?"|\\[rn]))`;
+/**
+ * A quoted value after a keyword: the quote is consumed, the group `secret` is what it encloses.
+ * SQL's forms too: `N'…'` and `E'…'`, a quote doubled inside (`'it''s'`), Postgres' `$$…$$`.
+ */
+const QUOTED = String.raw`(?:(?:[NnEe](?='))?\\?['"]|\$\w{0,20}\$)(?<secret>(?<=')(?:[^'\n]|'')+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<=\$)[^$\n]+(?=\$))`;
 
 /** Vendor token shapes, recognisable by their prefix and length alone. */
 const VENDOR_TOKENS = [
@@ -93,10 +100,47 @@ const VENDOR_TOKENS = [
   // Discord bot token and Azure AD client secret: three dotted parts, and `~` after `Q`.
   '[MN][A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}',
   '[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}',
+  // Mailchimp (its data centre after the dash), Notion's older integration secret, Atlassian API
+  // token, Square / Meta access token, Braintree, Sentry user and org tokens, Netlify, Figma,
+  // Fly.io, Heroku, Google's OAuth refresh token, Confluent's key:secret pair, Render, Supabase's
+  // new secret key, Dynatrace, Alibaba and Tencent Cloud access key ids.
+  '[0-9a-f]{32}-us\\d{1,2}',
+  'secret_[A-Za-z0-9]{43}',
+  'ATATT3[A-Za-z0-9_=-]{50,}',
+  'EAA[A-Za-z0-9_-]{40,}',
+  'access_token\\$production\\$[a-z0-9]{16}\\$[a-f0-9]{32}',
+  'sntry[us]_[A-Za-z0-9_=+/-]{40,}',
+  'nfp_[A-Za-z0-9]{36,}',
+  'figd_[A-Za-z0-9_-]{30,}',
+  '(?:FlyV1\\s+)?fm\\d_[A-Za-z0-9_+/=-]{40,}',
+  'HRKU-[A-Za-z0-9_-]{20,}',
+  '1//0[A-Za-z0-9_-]{30,}',
+  '[A-Z0-9]{16}:[A-Za-z0-9+/]{64}',
+  'rnd_[A-Za-z0-9]{32}',
+  'sb_secret_[A-Za-z0-9_-]{20,}',
+  'dt0[a-z]\\d{2}\\.[A-Z0-9]{24}\\.[A-Z0-9]{64}',
+  'LTAI[A-Za-z0-9]{12,20}',
+  'AKID[A-Za-z0-9]{32}',
 ];
 
 /** The value after a password keyword in a log line or SQL is a secret unless it is a placeholder. */
 const notPlaceholder = (_: string, secret: string | undefined) => secret === undefined || !isPlaceholder(secret);
+
+/**
+ * A value in prose that reads as generated (a password, a token), not as a word, a date, an id
+ * of a resource or an address: `min` characters or more, letters and digits both, and not a
+ * placeholder, a time stamp, an ARN or a URL.
+ */
+function looksGenerated(v: string, min: number): boolean {
+  return (
+    v.length >= min &&
+    /[A-Za-z]/.test(v) &&
+    /\d/.test(v) &&
+    !isPlaceholder(v) &&
+    !/^\d{4}-\d\d-\d\d/.test(v) &&
+    !/^(?:arn|https?|s3|gs|file|urn):/i.test(v)
+  );
+}
 
 const re = (source: string, flags = 'g') => new RegExp(source, flags);
 
@@ -119,7 +163,14 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   },
   // Before `Token <value>` (below), which would take the digits before the colon and leave the rest.
   { name: 'telegram_bot_token', pattern: re(String.raw`${AT}\d{8,10}:AA[A-Za-z0-9_-]{33}`), gate: [':AA'] },
-  { name: 'jwt', pattern: re(String.raw`${AT}eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`), gate: ['eyJ'] },
+  // Signed (three parts), unsigned (`alg: none`: the third part empty) and encrypted (JWE: five parts, the key may be empty).
+  {
+    name: 'jwt',
+    pattern: re(
+      String.raw`${AT}eyJ[A-Za-z0-9_-]{5,}\.(?:[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}|eyJ[A-Za-z0-9_-]{5,}\.(?:[A-Za-z0-9_-]{5,})?|[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,})`,
+    ),
+    gate: ['eyJ'],
+  },
   // Access key ids (AKIA, ASIA temporary) and the other IAM unique-id prefixes.
   {
     name: 'aws_access_key_id',
@@ -127,6 +178,13 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'ANVA', 'AIPA', 'A3T'],
   },
   { name: 'api_key', pattern: re(`${AT_ALNUM}(?:${VENDOR_TOKENS.join('|')})`) },
+  // An AWS secret access key after its name and a space, as `aws configure list` or a table prints it
+  // (after `=` or `:` the name rule takes it).
+  {
+    name: 'aws_secret_access_key',
+    pattern: re(String.raw`\b(?:aws_?)?secret_?access_?key["']?\s+\\?["']?(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`, 'gi'),
+    gate: ['ecret', 'ECRET'],
+  },
   {
     name: 'webhook_url',
     pattern: /hooks\.slack\.com\/services\/(?<secret>[A-Za-z0-9/]{20,})|discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
@@ -141,18 +199,19 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   },
   { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential, gate: ['Basic'] },
   { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`), gate: ['://'] },
-  // A header whose whole value is a credential, up to the end of the line (or of a JSON string).
+  // A header whose whole value is a credential, up to the end of the line (or of a JSON string),
+  // its quoted parameters included (`Token token="…"`, Digest's `response="…"`).
   {
     name: 'credential_header',
     pattern: re(
-      String.raw`${AT}(?:(?:set-)?cookie\s*:\s*|(?:proxy-)?authorization\s*:\s*(?!(?:\w+\s+)?\[REDACTED)(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)\s+)?)(?!\[REDACTED)(?<secret>[^\s"\\][^\r\n"\\]*)`,
+      String.raw`${AT}(?:(?:set-)?cookie\s*:\s*|(?:proxy-)?authorization\s*:\s*(?!(?:\w+\s+)?\[REDACTED)(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)\s+)?)(?!\[REDACTED)(?<secret>[^\s"\\](?:[^\r\n"\\]|(?<==)\\?"[^"\r\n\\]*\\?")*)`,
       'gi',
     ),
   },
   {
     name: 'card_number',
     pattern: re(
-      String.raw`${AT_NUMBER}(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|3[47]\d{2}|3[068]\d{2}|35\d{2}|6(?:011|5\d{2}|4[4-9]\d|2\d{2}))(?:[ -]?\d){9,15}(?!\w|\.\d)`,
+      String.raw`${AT_NUMBER}(?:4\d{3}|5[0-8]\d{2}|2[2-7]\d{2}|3[47]\d{2}|3[068]\d{2}|35\d{2}|6\d{3})(?:(?:[ -]?\d){9,15}|(?:\.\d{4}){3}(?:\.\d{1,3})?)(?!\w|\.\d)`,
     ),
     check: luhn,
   },
@@ -160,16 +219,60 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   // and the mod-97 check keep order numbers and product codes of the same form.
   {
     name: 'iban',
-    pattern: re(String.raw`${AT_ALNUM}[A-Z]{2}\d{2}(?:(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?|[A-Z0-9]{11,30})(?![A-Za-z0-9])`),
+    pattern: re(String.raw`${AT_ALNUM}[A-Z]{2}\d{2}(?:(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?|(?:-[A-Z0-9]{4}){2,7}(?:-[A-Z0-9]{1,3})?|[A-Z0-9]{11,30})(?![A-Za-z0-9])`),
     check: iban,
+  },
+  // Any case right after the word IBAN (`iban: de89…`): without the word, a lower-case id of the
+  // right length passes mod 97 once in 97.
+  {
+    name: 'iban',
+    pattern: re(String.raw`\biban\b["']?\s*[:=]?\s*["']?(?<secret>[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{1,4}){3,9})(?![A-Za-z0-9])`, 'gi'),
+    check: (_, secret) => secret !== undefined && iban(secret),
+    gate: ['iban', 'IBAN', 'Iban'],
   },
   // A quoted password after its keyword: log lines (`login failed … with password '…'`,
   // `password is "…"`) and SQL (`ALTER ROLE … PASSWORD '…'`, `CREATE USER … WITH ENCRYPTED
   // PASSWORD '…'`, `CREATE LOGIN … WITH PASSWORD = '…'`).
   {
     name: 'quoted_password',
-    pattern: re(String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase|code)|pwd)\s+(?:(?:is|was|of|set\s+to|changed\s+to|reset\s+to)\s+|=\s*)?${QUOTED}`, 'gi'),
+    pattern: re(
+      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase|code)|pwd|(?<=\b(?:with|using)\s+)pass)\s+(?:(?:for\s+(?:user\s+)?\S{1,64}\s+)?(?:is|was|of|to|set\s+to|changed\s+to|reset\s+to)\s+|=\s*)?${QUOTED}`,
+      'gi',
+    ),
     check: notPlaceholder,
+    gate: ['pass', 'Pass', 'PASS', 'pwd', 'Pwd', 'PWD'],
+  },
+  // The same unquoted, in a log line's prose (`with password Qz-26`, `password for alice is x7…`,
+  // `password Qz-30 rejected`): only a value with letters and digits, 6 characters or more, so that
+  // `password reset link sent`, `password is required` and `password must change` stay.
+  {
+    name: 'log_password',
+    pattern: re(
+      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)\s+(?:(?:for\s+(?:user\s+)?\S{1,64}\s+)?(?:is|was|to|set\s+to|changed\s+to|reset\s+to)\s+)?(?<secret>[^\s'"\\,;)]{6,})`,
+      'gi',
+    ),
+    check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
+    gate: ['pass', 'Pass', 'PASS', 'pwd', 'PWD'],
+  },
+  // A token, key or secret in an error message or a log line (`invalid auth token X…`, `token 'X…'
+  // has expired`, `api key: X…`, DuckDB's `SECRET '…'`): 16 characters or more, letters and digits.
+  // Not the end of a name (`client_secret=…`, `aws_secret_access_key = …`): the name rule's.
+  {
+    name: 'text_token',
+    pattern: re(
+      String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))(?:token|api[ _-]?key|secret|credential|access[ _-]?key)s?(?:\s*:\s+|\s+(?:is\s+|was\s+)?)\\?['"]?(?<secret>[A-Za-z0-9][A-Za-z0-9._~+/=:$-]{15,})`,
+      'gi',
+    ),
+    check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
+    gate: [
+      'oken',
+      'OKEN',
+      'ecret',
+      'ECRET',
+      'redential',
+      'REDENTIAL',
+      ...['pi', 'PI', 'ccess', 'CCESS'].flatMap((w) => [' key', ' Key', ' KEY', '_key', '_KEY', '-key', 'key', 'Key', 'KEY'].map((k) => w + k)),
+    ],
   },
   // SQL that sets a password without the word before its value: MySQL/Oracle `IDENTIFIED BY`
   // (quoted, or bare after CREATE/ALTER USER as Oracle allows), `SET PASSWORD … = '…'`,
@@ -177,11 +280,78 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   {
     name: 'sql_password',
     pattern: re(
-      String.raw`\b(?:IDENTIFIED(?:\s+WITH\s+['"${'`'}]?\w+['"${'`'}]?)?\s+BY(?:\s+PASSWORD)?\s*(?:\\?['"]|(?<=\b(?:CREATE|ALTER)\s+(?:USER|ROLE|LOGIN)\b[^;\n]{1,160}))|SET\s+PASSWORD(?:\s+FOR\s+[^=;\n]{1,80}?)?\s*=\s*(?:PASSWORD\s*\(\s*)?\\?['"]|PASSWORD\s*\(\s*\\?['"])` +
-        String.raw`(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<=\s)[^\s'"();,\\]+)`,
+      String.raw`\b(?:IDENTIFIED(?:\s+WITH\s+['"${'`'}]?\w+['"${'`'}]?)?\s+BY(?:\s+PASSWORD)?\s*(?:(?:N(?='))?\\?['"]|(?<=\b(?:(?:CREATE|ALTER)\s+(?:USER|ROLE|LOGIN)|CONNECT\s+TO)\b[^;\n]{1,160}))|(?<=\bIDENTIFIED\s+BY\s+\S{1,200}\s+)REPLACE\s+(?:\\?['"])?|SET\s+PASSWORD(?:\s+FOR\s+[^=;\n]{1,80}?)?\s*=\s*(?:PASSWORD\s*\(\s*)?(?:N(?='))?\\?['"]|PASSWORD\s*\(\s*\\?['"])` +
+        String.raw`(?<secret>(?<=')(?:[^'\n]|'')+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<=\s)[^\s'"();,\\]+)`,
       'gi',
     ),
     check: notPlaceholder,
+    gate: ['IDENTIFIED', 'identified', 'Identified', 'PASSWORD', 'password', 'Password', 'REPLACE', 'replace', 'Replace'],
+  },
+  // SQL Server's `sp_password @old, @new` (both), and Oracle's `user/password@db` (sqlplus and its
+  // siblings, the thin JDBC URL).
+  {
+    name: 'sql_password',
+    pattern: re(String.raw`\bsp_password\s+(?<secret>(?:NULL|N?'(?:[^'\n]|'')*')\s*,\s*N?'(?:[^'\n]|'')+')`, 'gi'),
+    gate: ['sp_password', 'SP_PASSWORD'],
+  },
+  {
+    name: 'sql_password',
+    pattern: re(String.raw`${AT}(?:(?:sqlplus|sqlldr|expdp|impdp|rman|exp|imp|CONNECT|CONN|connect|conn)(?:\s+-\w+)*\s+|jdbc:oracle:\w+:)[\w$#]+\/(?<secret>[^\s@/'"]+)@`),
+    check: notPlaceholder,
+    gate: ['@'],
+  },
+  // A name and its value apart, as lists of settings write them: `{"name": "DB_PASSWORD", "value": "…"}`
+  // (either order; also `key`), and a Kubernetes env entry (`- name: DB_PASSWORD` then `value: …`).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\\?"(?:name|key|Name|Key)\\?"\s*:\s*\\?"[^"\\\n]{1,100}\\?"\s*,\s*\\?"(?:value|Value)\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"`,
+    ),
+    check: (match, secret) => secret !== undefined && isSecretName(pairName(match)) && !isPlaceholder(secret),
+    gate: ['value"', 'Value"', 'value\\"', 'Value\\"'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\\?"(?:value|Value)\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"\s*,\s*\\?"(?:name|key|Name|Key)\\?"\s*:\s*\\?"[^"\\\n]{1,100}\\?"`,
+    ),
+    check: (match, secret) => secret !== undefined && isSecretName(pairName(match)) && !isPlaceholder(secret),
+    gate: ['value"', 'Value"', 'value\\"', 'Value\\"'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\bname:[ \t]*["']?[\w.-]{1,100}["']?[ \t]*(?:\r?\n|\\n)[ \t]*value:[ \t]*(?:\\?["'])?(?<secret>[^"'\r\n\\]+)`),
+    check: (match, secret) => secret !== undefined && isSecretName(pairName(match)) && !isPlaceholder(secret.trim()),
+    gate: ['value:'],
+  },
+  // Redis: `requirepass` / `masterauth` in redis.conf or `CONFIG SET`, and `AUTH [user] <password>` as a line.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`${AT}(?:requirepass|masterauth)\s+${CLI_VALUE}`, 'gi'),
+    check: notPlaceholder,
+    gate: ['requirepass', 'masterauth', 'REQUIREPASS', 'MASTERAUTH'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`${LINE_START}[ \t]*AUTH\s+(?:[^\s'"\\]+\s+)?(?<secret>[^\s'"\\]+)${LINE_END}`),
+    check: notPlaceholder,
+    gate: ['AUTH '],
+  },
+  // A .pgpass line: `host:port:database:user:password` (also quoted in a message: after a space).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?<=^|[\s"]|\\n)(?=[^\s:]*[A-Za-z*])[^\s:#"\\]+:(?:\d+|\*):[^\s:"\\]+:(?=[^\s:]*[A-Za-z*])[^\s:"\\]+:(?<secret>[^\s"\\]+)`),
+    check: notPlaceholder,
+    // Postgres' usual ports and the wildcard: a one-character gate (`:`) would slow every string's pre-check.
+    gate: [':5432:', ':5433:', ':6432:', ':*:'],
+  },
+  // Password hashes (htpasswd, /etc/shadow, a users table): crackable offline, so kept out like the password.
+  {
+    name: 'password_hash',
+    pattern: re(
+      String.raw`\$(?:(?:apr1|1|5|6)\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{20,}|2[abxy]\$\d\d\$[./A-Za-z0-9]{53}|argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{20,}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{20,})`,
+    ),
+    gate: ['$apr1$', '$1$', '$5$', '$6$', '$2a$', '$2b$', '$2x$', '$2y$', '$argon2', '$y$'],
   },
   // Command lines, what an agent's shell tool runs: `--password <v>` / `--db-pass=<v>` (not
   // `--password-stdin` or `--password-file`), keytool's `-storepass <v>`, `sshpass -p <v>`,
@@ -191,6 +361,33 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     pattern: re(String.raw`${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)(?:\s+|=)${CLI_VALUE}`),
     check: notPlaceholder,
     gate: ['pass'],
+  },
+  // `--token <v>`, `--api-key=<v>`, `--client-secret <v>` (not `--token-file`, not a number: `--max-token 100`).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z]+-)*(?:token|api-?key|secret|secret-key|access-key|auth)(?:\s+|=)${CLI_VALUE}`),
+    check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^\d+$/.test(secret),
+    gate: ['--'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:(?:(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login|helm\s+registry\s+login|mongo(?:sh|dump|restore|import|export)?)\b${SAME_COMMAND}\s-p|sqlcmd\b${SAME_COMMAND}\s-P|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b${SAME_COMMAND}\s-w|7za?\b${SAME_COMMAND}\s-p)(?:\s+|=)?${CLI_VALUE}`,
+    ),
+    check: notPlaceholder,
+    gate: ['docker', 'podman', 'nerdctl', 'buildah', 'skopeo', 'oras', 'helm', 'mongo', 'sqlcmd', 'ldap', '7z'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}htpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+\s+${CLI_VALUE}`),
+    check: notPlaceholder,
+    gate: ['htpasswd'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}(?:echo|printf)\s+(?:-\w+\s+)*${CLI_VALUE}\s*\|(?=[^\n|;&]{0,200}--password-stdin)`),
+    check: notPlaceholder,
+    gate: ['echo', 'printf'],
   },
   {
     name: 'cli_password',
@@ -248,6 +445,11 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['machine'],
   },
 ];
+
+/** The name of a match of a name and its value apart (`"name": "…"`, `name: …`). */
+function pairName(match: string): string {
+  return /\b(?:name|key)\\?["']?\s*:\s*\\?["']?([^"'\\\r\n,]+)/i.exec(match)?.[1] ?? '';
+}
 
 /** The element's name, without a namespace prefix, of a match of `<tag …>…</tag>`. */
 function xmlName(match: string): string {
