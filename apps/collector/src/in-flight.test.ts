@@ -17,6 +17,8 @@ describe('InFlightMemory', () => {
   it('derives a project and a key bound of half the whole one when they are not set, and caps set ones at it', () => {
     expect(inFlightBounds({ maxInFlightBytes: 1000, maxInFlightBytesPerProject: 0, maxInFlightBytesPerKey: 0 })).toEqual({ total: 1000, perProject: 500, perKey: 500 });
     expect(inFlightBounds({ maxInFlightBytes: 1000, maxInFlightBytesPerProject: 2000, maxInFlightBytesPerKey: 100 })).toEqual({ total: 1000, perProject: 1000, perKey: 100 });
+    // A key's bound, unset, is its project's as set (a project sending with one key gets its whole share).
+    expect(inFlightBounds({ maxInFlightBytes: 1000, maxInFlightBytesPerProject: 750, maxInFlightBytesPerKey: 0 })).toEqual({ total: 1000, perProject: 750, perKey: 750 });
   });
 
   it('checks what a request declares without setting it aside', () => {

@@ -50,11 +50,8 @@ export interface InFlightBounds {
  */
 export function inFlightBounds(limits: { maxInFlightBytes: number; maxInFlightBytesPerProject: number; maxInFlightBytesPerKey: number }): InFlightBounds {
   const total = limits.maxInFlightBytes;
-  return {
-    total,
-    perProject: Math.min(total, limits.maxInFlightBytesPerProject || Math.floor(total / 2)),
-    perKey: Math.min(total, limits.maxInFlightBytesPerKey || Math.floor(total / 2)),
-  };
+  const perProject = Math.min(total, limits.maxInFlightBytesPerProject || Math.floor(total / 2));
+  return { total, perProject, perKey: Math.min(total, limits.maxInFlightBytesPerKey || perProject) };
 }
 
 // Row text per decoded body byte, for sizing a request's row arena before its span count is

@@ -6,7 +6,10 @@ import { parseArgs } from 'node:util';
 import { createPrisma } from './client.ts';
 import { createSignInLink, ensureOwner, SIGN_IN_LINK_TTL_MS, signInLinkPath } from './owner.ts';
 
-const { values } = parseArgs({ options: { email: { type: 'string' }, 'base-url': { type: 'string' } } });
+// pnpm passes a `--` before the script's own options on to it (`pnpm … create-owner -- --base-url …`).
+const args = process.argv.slice(2);
+if (args[0] === '--') args.shift();
+const { values } = parseArgs({ args, options: { email: { type: 'string' }, 'base-url': { type: 'string' } } });
 const url = process.env.DATABASE_URL;
 const base = values['base-url'];
 if (!url || !base || !/^https?:\/\//.test(base)) {
