@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { backoffMs, MAX_ATTEMPTS, RETRY_BASE_MS } from '../src/alerts/deliver.ts';
+import { backoffMs, MAX_ATTEMPTS, MUTED, RESOLVED_FIRST, RETRY_BASE_MS } from '../src/alerts/deliver.ts';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
 import { createRule, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
 import { type Env, jsonRequest, setupApp, setupDatabase } from './helpers.ts';
@@ -34,7 +34,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function firingRule(): Promise<{ ruleId: string; fireAt: number }> {
+async function firingRule(windowMinutes = 1440): Promise<{ ruleId: string; fireAt: number }> {
   const projectId = await env.newProject();
   const { key } = await env.newKey(projectId);
   const s = failingSession({ startMs: T0, tool: 'search', failures: [{ cls: 'transient' }] });
@@ -44,8 +44,8 @@ async function firingRule(): Promise<{ ruleId: string; fireAt: number }> {
     body: JSON.stringify(jsonRequest(s.spans)),
   });
   expect(res.status).toBe(200);
-  // A day's window: the rule stays firing while the retries run.
-  const ruleId = await createRule(env.sql, { projectId, kind: 'failure_count', threshold: 1, windowMinutes: 1440, url: receiver.url, secret: SECRET });
+  // A day's window by default: the rule stays firing while the retries run.
+  const ruleId = await createRule(env.sql, { projectId, kind: 'failure_count', threshold: 1, windowMinutes, url: receiver.url, secret: SECRET });
   return { ruleId, fireAt: T0 + 60_000 };
 }
 
@@ -117,5 +117,37 @@ describe('retries', () => {
     await runAlertTick(env.sql, { now: new Date(fireAt), webUrl: WEB });
     const [d] = await deliveryOf(ruleId);
     expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null, last_error: 'ECONNREFUSED' });
+  });
+
+  it("stops retrying a muted rule's delivery, and the log says why", async () => {
+    const { ruleId, fireAt } = await firingRule();
+    receiver.failNext(1000);
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: new Date(fireAt), webUrl: WEB });
+    await env.sql.query('UPDATE alert_rules SET muted = true WHERE id = $1', [ruleId]);
+    await runAlertTick(env.sql, { now: new Date(fireAt + RETRY_BASE_MS), webUrl: WEB });
+    await runAlertTick(env.sql, { now: new Date(fireAt + 3_600_000), webUrl: WEB });
+    expect(receiver.got.length - before).toBe(1);
+    const [d] = await deliveryOf(ruleId);
+    expect(d).toMatchObject({ status: 'cancelled', attempts: 1, last_error: MUTED, next_attempt_at: null });
+    receiver.failNext(0);
+  });
+
+  it('sends neither a firing still being retried when its alert resolves, nor the resolution', async () => {
+    // A 5-minute window: the failure leaves it, and the alert resolves, before the receiver is back.
+    const { ruleId, fireAt } = await firingRule(5);
+    receiver.failNext(1000);
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: new Date(fireAt), webUrl: WEB });
+    receiver.failNext(0);
+    await runAlertTick(env.sql, { now: new Date(fireAt + 10 * 60_000), webUrl: WEB });
+    await runAlertTick(env.sql, { now: new Date(fireAt + 3_600_000), webUrl: WEB });
+    // Only the first, failed attempt of the firing reached it.
+    expect(receiver.got.slice(before).map((g) => g.status)).toEqual([500]);
+    const events = (await env.sql.query('SELECT kind FROM alert_events WHERE rule_id = $1 ORDER BY at', [ruleId])).rows.map((e) => e.kind);
+    expect(events).toEqual(['firing', 'resolved']);
+    const deliveries = await deliveryOf(ruleId);
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({ status: 'cancelled', attempts: 1, last_error: RESOLVED_FIRST });
   });
 });

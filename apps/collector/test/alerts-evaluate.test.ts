@@ -146,11 +146,23 @@ describe('each rule kind measures the rollup', () => {
 
   it('sees only its window', async () => {
     const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
-    // 58 minutes after the old session's minute, a 5-minute window has nothing of it.
-    const m = await measure(rows, rule(projectId, 'failure_count'), at(-55));
+    // 7 minutes after the old session's minute, a 5-minute window has nothing of it.
+    const m = await measure(rows, rule(projectId, 'failure_count'), at(-53));
     expect(m.get('')?.value).toBe(0);
     const wide = await measure(rows, rule(projectId, 'failure_count', { window_minutes: 120 }), at(2));
     expect(wide.get('')?.value).toBe(5);
+  });
+
+  it('keeps the seconds after one evaluation in the next one’s window, however short', async () => {
+    const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+    // The old session failed in its first minute; a 1-minute rule evaluated 1 min 38 s after
+    // that minute began (the evaluation before it, a minute earlier, may have run before the
+    // failures) still counts them: its window reaches a whole minute back from its time.
+    const m = await measure(rows, rule(projectId, 'failure_count', { window_minutes: 1 }), new Date(T0 - 3_600_000 + 98_000));
+    expect(m.get('')?.value).toBe(2);
+    // Two minutes on, they are out.
+    const later = await measure(rows, rule(projectId, 'failure_count', { window_minutes: 1 }), new Date(T0 - 3_600_000 + 218_000));
+    expect(later.get('')?.value).toBe(0);
   });
 });
 
@@ -300,7 +312,7 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(explorer.searchParams.get('project')).toBe(p.projectId);
     // The explorer's query language (apps/web/src/lib/session-query.ts).
     // Its failures from the window's first minute (12:18) to its last (12:22), as the alert counts them.
-    expect(explorer.searchParams.get('q')).toBe('class:transient tool:search failed:>=2026-11-30T12:18Z failed:<=2026-11-30T12:22Z');
+    expect(explorer.searchParams.get('q')).toBe('class:transient tool:search failed:>=2026-11-30T12:17Z failed:<=2026-11-30T12:22Z');
     expect(links.worstSession).toBe(`${WEB}/sessions/${b.sessionId}?project=${p.projectId}`);
     expect(fired.json.summary).toBe('FIRING: rule failure_count — Failed attempts (class transient, tool search): 5 ≥ 3 over 5 min');
     // The spike ends: 5 minutes after its last minute the window is empty.
@@ -309,6 +321,8 @@ describe('a rule fires into a real receiver and resolves', () => {
     const resolved = mine()[1] as (typeof receiver.got)[number];
     expect(resolved.verified).toBe(true);
     expect(resolved.json).toMatchObject({ type: 'alert.resolved', value: 0 });
+    // What holds now, not the rule's comparison: 0 is below the threshold.
+    expect(String(resolved.json.summary)).toMatch(/: 0 < \d+ over \d+ min$/);
     expect((await eventsOf(env.sql, ruleId)).map((e) => [e.kind, e.value, e.at.toISOString()])).toEqual([
       ['firing', 5, at(22).toISOString()],
       ['resolved', 0, at(27).toISOString()],
@@ -332,7 +346,7 @@ describe('a rule fires into a real receiver and resolves', () => {
     expect(sent[0]?.json).toEqual({
       text:
         'FIRING: rule escalations — Escalations: 1 ≥ 1 over 5 min\n' +
-        `<${WEB}/sessions?project=${p.projectId}&q=decision:escalate_human%2Cfail_reconcile%2Cabort%20failed:%3E%3D2026-11-30T12:37Z%20failed:%3C%3D2026-11-30T12:41Z|Open in the explorer>` +
+        `<${WEB}/sessions?project=${p.projectId}&q=decision:escalate_human%2Cfail_reconcile%2Cabort%20failed:%3E%3D2026-11-30T12:36Z%20failed:%3C%3D2026-11-30T12:41Z|Open in the explorer>` +
         ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
     });
     await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);

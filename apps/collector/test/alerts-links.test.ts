@@ -139,7 +139,7 @@ describe('rejections not fixed next', () => {
     for (const s of [lateCorrection, fixed, inWindow]) await send(s.spans, p.key);
     const link = await fire(ruleId, p.projectId, at(62));
     expect(link.value).toBe(2);
-    expect(link.query).toBe('class:invalid_arguments unfixed:>=2026-11-30T12:58Z unfixed:<=2026-11-30T13:02Z');
+    expect(link.query).toBe('class:invalid_arguments unfixed:>=2026-11-30T12:57Z unfixed:<=2026-11-30T13:02Z');
     expect(link.sessions).toEqual([lateCorrection.sessionId, inWindow.sessionId].sort());
   });
 });
@@ -187,7 +187,7 @@ describe('repair tokens and repair cost', () => {
     const tokensRule = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_tokens', failureClass: 'transient', threshold: 1, url: receiver.url, secret: SECRET });
     const tokens = await fire(tokensRule, p.projectId, at(62));
     expect(tokens.value).toBe(1100 + 550 + 220);
-    expect(tokens.query).toBe('class:transient repaired:>=2026-11-30T12:58Z repaired:<=2026-11-30T13:02Z');
+    expect(tokens.query).toBe('class:transient repaired:>=2026-11-30T12:57Z repaired:<=2026-11-30T13:02Z');
     expect(tokens.sessions).toEqual(counted);
     const dollarsRule = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_dollars', failureClass: 'transient', threshold: 0.001, url: receiver.url, secret: SECRET });
     const dollars = await fire(dollarsRule, p.projectId, at(62));
@@ -208,7 +208,7 @@ describe('repair tokens of a tool', () => {
     const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_tokens', toolName: 'search', threshold: 1, url: receiver.url, secret: SECRET });
     const link = await fire(ruleId, p.projectId, at(62));
     expect(link.value).toBe(330);
-    expect(link.query).toBe('tool:search repaired:>=2026-11-30T12:58Z repaired:<=2026-11-30T13:02Z');
+    expect(link.query).toBe('tool:search repaired:>=2026-11-30T12:57Z repaired:<=2026-11-30T13:02Z');
     expect(link.sessions).toEqual([search.sessionId]);
   });
 });

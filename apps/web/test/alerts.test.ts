@@ -88,7 +88,7 @@ describe('alert rules', () => {
     expect(req?.headers['x-guardtrace-event']).toBe('test');
     expect(req?.headers['x-guardtrace-timestamp']).toBe(ts);
     expect(req?.headers['x-guardtrace-signature']).toBe(`sha256=${createHmac('sha256', made?.secret as string).update(`${ts}.${req?.body}`).digest('hex')}`);
-    expect(JSON.parse(req?.body as string).text).toContain(`<https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-30T11:56Z%20failed:%3C%3D2026-11-30T12:00Z|Open in the explorer>`);
+    expect(JSON.parse(req?.body as string).text).toContain(`<https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-30T11:55Z%20failed:%3C%3D2026-11-30T12:00Z|Open in the explorer>`);
     status = 503;
     expect(await sendTestAlert(prisma, p.id, id, 'https://gt.example.com', NOW, actor)).toEqual({ ok: false, status: 503, error: 'HTTP 503', deliveries: 1, subjects: [] });
     status = 200;
@@ -104,7 +104,7 @@ describe('alert rules', () => {
     expect(await sendTestAlert(prisma, other.id, id, 'https://gt.example.com', NOW)).toBeNull();
   });
 
-  it("reports what the collector's evaluation at that moment would: the window from the current minute back, its value and worst session", async () => {
+  it("reports what the collector's evaluation at that moment would: the window's whole minutes back from now, its value and worst session", async () => {
     const prisma = db.prisma();
     const p = await seedProject(prisma);
     const made = await createAlertRule(prisma, p.id, input(), actor);
@@ -113,9 +113,9 @@ describe('alert rules', () => {
       prisma.alertMinute.create({
         data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: 'transient', model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed, worstSessionId: worst, worstFailures: failed },
       });
-    // 5 minutes back from 12:00:30 is 11:55:30, but the evaluation's 5-minute window is the minutes 11:56 to 12:00.
-    await row('2026-11-30T11:55:00Z', 4, 'sess_before');
-    await row('2026-11-30T11:56:00Z', 1, 'sess_a');
+    // 5 minutes back from 12:00:30 is 11:55:30: the evaluation's 5-minute window is the whole minutes 11:55 to 12:00.
+    await row('2026-11-30T11:54:00Z', 4, 'sess_before');
+    await row('2026-11-30T11:55:00Z', 1, 'sess_a');
     await row('2026-11-30T12:00:00Z', 2, 'sess_b');
     const now = new Date('2026-11-30T12:00:30Z');
     const before = got.length;
@@ -124,10 +124,10 @@ describe('alert rules', () => {
     expect(body).toMatchObject({
       type: 'alert.test',
       value: 3,
-      window: { start: '2026-11-30T11:56:00.000Z', end: '2026-11-30T12:00:30.000Z', minutes: 5 },
+      window: { start: '2026-11-30T11:55:00.000Z', end: '2026-11-30T12:00:30.000Z', minutes: 5 },
       summary: 'TEST: search timeouts — Failed attempts (class transient, tool search): 3 ≥ 3 over 5 min',
       links: {
-        explorer: `https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-30T11:56Z%20failed:%3C%3D2026-11-30T12:00Z`,
+        explorer: `https://gt.example.com/sessions?project=${p.id}&q=class:transient%20tool:search%20failed:%3E%3D2026-11-30T11:55Z%20failed:%3C%3D2026-11-30T12:00Z`,
         worstSession: `https://gt.example.com/sessions/sess_b?project=${p.id}`,
       },
     });

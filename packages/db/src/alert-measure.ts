@@ -37,9 +37,13 @@ export interface Measure {
 
 const MINUTE_MS = 60_000;
 
-/** The window's first minute: the rule's last `window_minutes` minutes, the current one included. */
+/**
+ * The window's first minute: the rollup's whole minutes that hold the last `window_minutes`
+ * minutes before `now`, the current one included (so N to N + 1 minutes: a failure in the
+ * seconds after one evaluation is still in the next one's window, whatever the window).
+ */
 export function windowStart(now: Date, minutes: number): Date {
-  return new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS - (minutes - 1) * MINUTE_MS);
+  return new Date(Math.floor((now.getTime() - minutes * MINUTE_MS) / MINUTE_MS) * MINUTE_MS);
 }
 
 // The rows of the rule's project and window, of its tool when it names one ($1..$4).

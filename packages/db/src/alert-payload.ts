@@ -5,7 +5,7 @@
  * replay of the session that failed most in the window. Links are absolute under the web's
  * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
  */
-import { ALERT_COMPARISONS, ALERT_KINDS, type AlertComparison, type AlertFormat, type AlertKind } from './alert-rules.ts';
+import { ALERT_COMPARISONS, ALERT_KINDS, type AlertComparison, type AlertFormat, type AlertKind, crosses } from './alert-rules.ts';
 
 export type AlertEventType = 'firing' | 'resolved' | 'test';
 
@@ -84,7 +84,13 @@ export function alertLinks(f: AlertFacts): { explorer: string; worstSession: str
 
 const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(v < 1 ? 4 : 2));
 
-/** One line saying what happened, e.g. "FIRING: Checkout timeouts — Failed attempts (class timeout) 12 ≥ 10 over 5 min". */
+/** The comparison that holds when a value does not cross: a resolution reads "0 < 5", not "0 ≥ 5". */
+const NOT_CROSSING = { gt: '≤', gte: '<', lt: '≥', lte: '>' } as const satisfies Record<keyof typeof ALERT_COMPARISONS, string>;
+
+/**
+ * One line saying what happened, e.g. "FIRING: Checkout timeouts — Failed attempts (class timeout): 12 ≥ 10 over 5 min"
+ * (a resolution or a test below the threshold: "3 < 10").
+ */
 export function alertSummary(f: AlertFacts): string {
   const k = ALERT_KINDS[f.rule.kind];
   const scope = [f.rule.failureClass && `class ${f.rule.failureClass}`, f.rule.toolName && `tool ${f.rule.toolName}`].filter(Boolean).join(', ');
@@ -95,7 +101,7 @@ export function alertSummary(f: AlertFacts): string {
   const measure =
     f.rule.kind === 'new_failure_class' || f.rule.kind === 'new_failing_tool'
       ? `${f.subject ?? ''} (${num(f.value)} failed attempt${f.value === 1 ? '' : 's'})`
-      : `${num(f.value)}${unit} ${ALERT_COMPARISONS[f.rule.comparison]} ${num(f.rule.threshold)}${unit}`;
+      : `${num(f.value)}${unit} ${(crosses(f.value, f.rule.comparison, f.rule.threshold) ? ALERT_COMPARISONS : NOT_CROSSING)[f.rule.comparison]} ${num(f.rule.threshold)}${unit}`;
   return `${head}: ${f.rule.name} — ${what}: ${measure} over ${f.rule.windowMinutes} min`;
 }
 

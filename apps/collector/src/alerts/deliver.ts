@@ -3,6 +3,8 @@
  * signed (@guardtrace/db's postWebhook), and records each attempt's answer. A failed attempt is
  * retried after an exponential backoff stored in the row, so a restarted collector carries on;
  * after MAX_ATTEMPTS the delivery is given up (status failed), which the delivery log shows.
+ * A delivery still pending when its rule is muted is not sent (status cancelled, the reason in
+ * last_error); so is a firing still pending when its alert resolves (evaluate.ts).
  * Runs under the alerts' advisory lock (evaluate.ts): one collector sends at a time.
  */
 import { postWebhook } from '@guardtrace/db/alerts';
@@ -18,11 +20,21 @@ const PER_RUN = 50;
 /** The wait after the `attempts`-th failed attempt. */
 export const backoffMs = (attempts: number): number => Math.min(RETRY_BASE_MS * 2 ** (attempts - 1), RETRY_CAP_MS);
 
+/** The reasons a pending delivery is not sent (last_error of a cancelled one). */
+export const MUTED = 'not sent: the rule was muted';
+export const RESOLVED_FIRST = 'not sent: the alert resolved before it was delivered';
+
 export async function deliverDue(c: pg.ClientBase, now: Date): Promise<{ delivered: number; failed: number }> {
+  await c.query(
+    `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $1
+     FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id
+     WHERE e.id = d.event_id AND d.status = 'pending' AND r.muted`,
+    [MUTED],
+  );
   const { rows } = await c.query<{ id: string; url: string; body: string; attempts: number; secret: string; kind: string }>(
     `SELECT d.id, d.url, d.body, d.attempts, r.secret, e.kind
      FROM alert_deliveries d JOIN alert_events e ON e.id = d.event_id JOIN alert_rules r ON r.id = e.rule_id
-     WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND NOT r.muted
      ORDER BY d.next_attempt_at, d.id LIMIT ${PER_RUN}`,
     [now],
   );

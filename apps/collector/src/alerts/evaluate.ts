@@ -2,13 +2,14 @@
  * One evaluation of every alert rule, in one collector at a time: a session-level advisory lock
  * (pg_try_advisory_lock) is held for the run, and a collector that finds it held skips the run.
  * Each rule's subjects move ok → firing → ok; each move is stored (alert_events) with its webhook
- * delivery (alert_deliveries, sent by deliver.ts) unless the rule is muted. Evaluating again at
+ * delivery (alert_deliveries, sent by deliver.ts) unless the rule is muted, or it resolves a firing
+ * whose delivery is still pending (then neither is sent). Evaluating again at
  * the same time changes nothing, so two runs in a row (one collector after another) are harmless.
  */
 import { randomUUID } from 'node:crypto';
 import { alertBody, alertFacts, firingSubjects, isNewKind, type Measure, measure, type QueryRows, type RuleRow } from '@guardtrace/db/alerts';
 import type pg from 'pg';
-import { deliverDue } from './deliver.ts';
+import { deliverDue, RESOLVED_FIRST } from './deliver.ts';
 
 const LOCK = "hashtextextended('guardtrace:alerts', 0)";
 /** alert_minutes is kept 2 days: the longest window (a day) and the part of its day before it. */
@@ -135,6 +136,16 @@ async function transition(c: pg.ClientBase, r: RuleRow, subject: string, to: 'fi
     [eventId, r.id, r.project_id, to, subject, opts.now, m.value, r.threshold, facts.windowStart, alertBody(facts, 'generic')],
   );
   if (r.muted) return;
+  if (to === 'resolved') {
+    // A firing the receiver never got (still being retried) is not sent now; nor is its resolution:
+    // the receiver would get a firing after the alert ended, or the end of one it never heard of.
+    const unsent = await c.query(
+      `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $3
+       FROM alert_events e WHERE e.id = d.event_id AND e.rule_id = $1 AND e.subject = $2 AND e.kind = 'firing' AND d.status = 'pending'`,
+      [r.id, subject, RESOLVED_FIRST],
+    );
+    if ((unsent.rowCount ?? 0) > 0) return;
+  }
   await c.query(
     `INSERT INTO alert_deliveries (id, event_id, project_id, url, body, status, attempts, created_at, next_attempt_at)
      VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)`,

@@ -42,7 +42,8 @@ export interface AlertDeliveryDto {
   ruleName: string;
   eventKind: string;
   url: string;
-  status: 'pending' | 'delivered' | 'failed';
+  /** cancelled: not sent, and never will be (the rule was muted, or the alert resolved first: lastError says which). */
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: number;
   lastStatusCode: number | null;
   lastError: string | null;

@@ -179,9 +179,9 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
                   <tr key={d.id} data-testid="alert-delivery" data-status={d.status}>
                     <td className={TD}>{d.ruleName}</td>
                     <td className={TD}>{d.eventKind}</td>
-                    <td className={TD}>{d.status}</td>
+                    <td className={TD}>{d.status === 'cancelled' && d.lastError ? `cancelled (${d.lastError})` : d.status}</td>
                     <td className={`${TD} text-right tabular-nums`}>{d.attempts}</td>
-                    <td className={TD}>{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : (d.lastError ?? '—')}</td>
+                    <td className={TD}>{d.lastStatusCode !== null ? `HTTP ${d.lastStatusCode}` : d.status === 'cancelled' ? '—' : (d.lastError ?? '—')}</td>
                     <td className={`${TD} whitespace-nowrap`}>{d.lastAttemptAt ? formatDateTime(d.lastAttemptAt) : '—'}</td>
                     <td className={`${TD} whitespace-nowrap`}>{d.nextAttemptAt ? formatDateTime(d.nextAttemptAt) : '—'}</td>
                   </tr>
