@@ -72,6 +72,7 @@ const rule = (projectId: string, kind: string, over: Partial<RuleRow> = {}): Rul
 describe('each rule kind measures the rollup', () => {
   let projectId: string;
   let worst: string;
+  let s2: ReturnType<typeof failingSession>;
   beforeAll(async () => {
     const p = await newProjectKey();
     projectId = p.projectId;
@@ -84,7 +85,7 @@ describe('each rule kind measures the rollup', () => {
     });
     worst = s1.sessionId;
     // pay: one failure, escalated to a human with its budget exhausted; the call ends failed.
-    const s2 = failingSession({
+    s2 = failingSession({
       startMs: T0 + 5_000,
       tool: 'pay',
       failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human', exhausted: 'attempts' }],
@@ -130,6 +131,10 @@ describe('each rule kind measures the rollup', () => {
 
   it('counts escalations, exhaustion and rejections not fixed next', async () => {
     expect((await value('escalations')).value).toBe(1);
+    // The example is a session that escalated (or ran out of budget), not the one that failed most.
+    expect((await value('escalations')).worst).toBe(s2.sessionId);
+    expect((await value('exhausted')).worst).toBe(s2.sessionId);
+    expect((await value('rejections_unfixed')).worst).toBe(worst);
     expect((await value('escalations', { tool_name: 'search' })).value).toBe(0);
     expect((await value('exhausted', { tool_name: 'pay' })).value).toBe(1);
     // The first transient rejection's correction failed; the second's succeeded.

@@ -62,13 +62,29 @@ const SUMS: Partial<Record<AlertKind, string>> = {
   failure_rate: `100.0 * sum(failed_attempts) FILTER (WHERE ${CLASS}) / nullif(sum(weighted_attempts), 0)`,
 };
 
+/**
+ * The rollup rows an example session may come from, per kind: the rows that hold what the rule
+ * counts (an escalations rule's example is a session that escalated, not the one that failed most).
+ */
+const COUNTED_ROWS: Record<AlertKind, string> = {
+  failure_count: 'failed_attempts > 0',
+  failure_rate: 'failed_attempts > 0',
+  escalations: 'escalations > 0',
+  exhausted: 'exhausted > 0',
+  rejections_unfixed: 'rejections_unfixed > 0',
+  repair_tokens: 'repair_input_tokens + repair_output_tokens > 0',
+  repair_dollars: 'repair_input_tokens + repair_output_tokens > 0',
+  new_failure_class: 'failed_attempts > 0',
+  new_failing_tool: 'failed_attempts > 0',
+};
+
 /** The measures of a rule at `now`: one per subject that counts (threshold rules: always one, ''). */
 export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<string, Measure>> {
   const from = windowStart(now, r.window_minutes);
   const args = [r.project_id, from, now, r.tool_name, r.failure_class];
   const worstOf = async (extra: string, extraArgs: unknown[]) => {
     const rows = await q<{ s: string }>(
-      `SELECT worst_session_id AS s FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND worst_session_id IS NOT NULL ${extra}
+      `SELECT worst_session_id AS s FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND worst_session_id IS NOT NULL AND ${COUNTED_ROWS[r.kind]} ${extra}
        ORDER BY worst_failures DESC, minute DESC LIMIT 1`,
       [...args, ...extraArgs],
     );
