@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { listAudit } from '@guardtrace/db';
-import type { AlertRuleInput } from '@guardtrace/db/alerts';
+import { type AlertRuleInput, alertRuleProblem } from '@guardtrace/db/alerts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertRule, deleteAlertRule, listAlertDeliveries, listAlertRules, sendTestAlert, setAlertMuted } from '../src/server/queries/alerts.ts';
 import { setupTestDatabase } from './db.ts';
@@ -45,6 +45,12 @@ const actor = { id: 'u1', email: 'owner@example.test' };
 const NOW = new Date('2026-11-30T12:00:00Z');
 
 describe('alert rules', () => {
+  it('refuses a failure class no attempt can have (the explorer would not know it either), naming the ones it can', () => {
+    expect(alertRuleProblem(input())).toBeNull();
+    expect(alertRuleProblem(input({ failureClass: null }))).toBeNull();
+    expect(alertRuleProblem(input({ failureClass: 'Transient' }))).toMatch(/^Failure class: one of [a-z_, ]*\btransient\b.* not “Transient”$/);
+  });
+
   it('creates a rule whose secret is returned once and never listed, audited without the webhook path', async () => {
     const prisma = db.prisma();
     const p = await seedProject(prisma);

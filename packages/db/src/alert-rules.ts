@@ -2,6 +2,7 @@
  * Alert rules (Settings > Alerts; evaluated by the collector, apps/collector/src/alerts): what a
  * rule can measure, and the check of a rule's fields, shared by the web's form and the collector.
  */
+import { FAILURE_CLASSES } from '@guardtrace/semconv';
 
 /** What a rule measures over its window, from the alerts' per-minute rollup (alert_minutes). */
 export const ALERT_KINDS = {
@@ -83,6 +84,10 @@ export function alertRuleProblem(r: AlertRuleInput): string | null {
     ['Tool', r.toolName],
   ] as const) {
     if (v !== null && (v.length === 0 || v.length > 200)) return `${label}: at most 200 characters`;
+  }
+  // A class the stored attempts cannot have would measure 0 for ever (and its link find nothing).
+  if (r.failureClass !== null && !(FAILURE_CLASSES as readonly string[]).includes(r.failureClass)) {
+    return `Failure class: one of ${FAILURE_CLASSES.join(', ')} (or empty for any), not “${r.failureClass}”`;
   }
   return null;
 }

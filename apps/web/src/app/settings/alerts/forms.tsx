@@ -1,6 +1,7 @@
 'use client';
 
 import { ALERT_COMPARISONS, ALERT_KIND_NAMES, ALERT_KINDS, MAX_WINDOW_MINUTES } from '@guardtrace/db/alert-rules';
+import { FAILURE_CLASSES } from '@guardtrace/semconv';
 import { useActionState, useState } from 'react';
 import type { ActionState } from '@/server/action-guard';
 import { createAlertRuleAction, deleteAlertAction, sendTestAlertAction } from './actions';
@@ -51,7 +52,12 @@ export function AlertRuleForm({ project }: { project: string }) {
           <label htmlFor="alert-class" className={LABEL}>
             Failure class (optional)
           </label>
-          <input id="alert-class" name="failureClass" maxLength={200} placeholder="any" className={`${INPUT} mt-1 w-40 font-mono`} />
+          <input id="alert-class" name="failureClass" list="alert-classes" maxLength={200} placeholder="any" className={`${INPUT} mt-1 w-40 font-mono`} />
+          <datalist id="alert-classes">
+            {FAILURE_CLASSES.map((c) => (
+              <option key={c} value={c} />
+            ))}
+          </datalist>
         </div>
         <div>
           <label htmlFor="alert-tool" className={LABEL}>
