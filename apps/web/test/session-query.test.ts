@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { explorerHref } from '../src/lib/explorer-link.ts';
 import { isFiltered, parseSessionQuery, periodOf, SESSION_QUERY_MAX } from '../src/lib/session-query.ts';
 
 describe('parseSessionQuery', () => {
@@ -161,6 +162,19 @@ describe('parseSessionQuery', () => {
     expect(p.filters.classes).toEqual(['transient']);
     expect(p.terms).toEqual(['error: ENOENT', 'plain']);
     expect(p.text).toBe('error: ENOENT plain');
+  });
+
+  it('reads back the tool names the links write: quotes and backslashes escaped inside the quotes', () => {
+    for (const tool of ['say "hi": now', 'C:\\tools\\run', 'a\\"b', 'plain']) {
+      // As the explorer links (apps/web/src/lib/explorer-link.ts) and the alerts' links write them.
+      const href = explorerHref('p1', { tool });
+      const q = new URL(href, 'https://gt.example.com').searchParams.get('q') as string;
+      const p = parseSessionQuery(q);
+      expect(p.errors).toEqual([]);
+      expect(p.filters.tools).toEqual([tool]);
+    }
+    // A backslash before anything else stays a backslash.
+    expect(parseSessionQuery('tool:"C:\\x"').filters.tools).toEqual(['C:\\x']);
   });
 
   it('repeated class and tool filters all apply, once each', () => {

@@ -126,7 +126,7 @@ interface Token {
   at: number;
 }
 
-/** Splits on whitespace; double quotes group, either around a whole term or around a value after `key:`. */
+/** Splits on whitespace; double quotes group (`\\"` and `\\\\` inside them escaped), either around a whole term or around a value after `key:`. */
 function tokenize(q: string, errors: SessionQueryError[]): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -144,14 +144,29 @@ function tokenize(q: string, errors: SessionQueryError[]): Token[] {
     }
     let value = '';
     if (q[i] === '"') {
-      const end = q.indexOf('"', i + 1);
-      if (end < 0) {
-        errors.push({ token: q.slice(at), at, message: `Unclosed quote at column ${i + 1}: add the closing ".` });
-        value = q.slice(i + 1);
+      // Inside quotes, `\"` is a quote and `\\` a backslash (as the alerts' and the replay's links
+      // write a tool named `say "hi"`); any other backslash is itself (`tool:"C:\tools"`).
+      const open = i;
+      let j = i + 1;
+      let closed = false;
+      while (j < q.length) {
+        const c = q[j] as string;
+        if (c === '\\' && (q[j + 1] === '"' || q[j + 1] === '\\')) {
+          value += q[j + 1];
+          j += 2;
+        } else if (c === '"') {
+          closed = true;
+          break;
+        } else {
+          value += c;
+          j++;
+        }
+      }
+      if (!closed) {
+        errors.push({ token: q.slice(at), at, message: `Unclosed quote at column ${open + 1}: add the closing ".` });
         i = q.length;
       } else {
-        value = q.slice(i + 1, end);
-        i = end + 1;
+        i = j + 1;
       }
     } else {
       const start = i;
