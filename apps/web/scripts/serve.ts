@@ -7,13 +7,14 @@
  * Beyond loopback it refuses to start without GUARDTRACE_AUTH_SECRET and GUARDTRACE_BASE_URL
  * (accounts, docs/deployment.md); on loopback a missing secret is made up for this process (its
  * sessions end with it). It refuses a missing DATABASE_URL: the production server never starts
- * a database of its own.
+ * a database of its own, and any other setting of the server's that is wrong (DATABASE_READ_URL,
+ * GUARDTRACE_READ_MAX_LAG_SECONDS, …), naming it.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { accountsEnv, serveEnv } from '../src/env.ts';
+import { accountsEnv, parseServerEnv, serveEnv } from '../src/env.ts';
 import { isLoopback } from '../src/server/auth.ts';
 import { CLIENT_IP_HEADER } from '../src/lib/auth-headers.ts';
 import { NO_CONTENT_CSP, SECURITY_HEADERS, screenRequest } from '../src/server/http-security.ts';
@@ -49,6 +50,9 @@ function screenRequests(): void {
 
 async function main(): Promise<void> {
   const env = serveEnv();
+  // Every setting the server reads, checked now (a replica URL, lag bounds, the collector's public
+  // URL): a wrong one stops the start naming it, instead of a server whose pages fail later.
+  parseServerEnv(process.env);
   if (!isLoopback(env.GUARDTRACE_WEB_HOST)) {
     const missing = ['GUARDTRACE_AUTH_SECRET', 'GUARDTRACE_BASE_URL'].filter((name) => !process.env[name]);
     if (missing.length) {

@@ -65,4 +65,18 @@ describe('scripts/serve.ts', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/DATABASE_URL: is required/);
   });
+
+  it("refuses to start with a wrong setting of the server's, naming it (not a server whose pages fail later)", () => {
+    const webDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+    const tsx = path.resolve(webDir, '../../node_modules/tsx/dist/cli.mjs');
+    const run = spawnSync(process.execPath, [tsx, 'scripts/serve.ts'], {
+      cwd: webDir,
+      env: { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', DATABASE_READ_URL: 'mysql://x', GUARDTRACE_READ_MAX_LAG_SECONDS: 'abc' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/DATABASE_READ_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(run.stderr).toMatch(/GUARDTRACE_READ_MAX_LAG_SECONDS/);
+  });
 });
