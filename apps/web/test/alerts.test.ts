@@ -82,6 +82,18 @@ describe('alert rules', () => {
     expect((await listAudit(prisma, theirs.id)).map((e) => e.action).slice(0, 4)).toEqual(['alert.deleted', 'alert.unmuted', 'alert.muted', 'alert.created']);
   });
 
+  it("writes a Slack body's names as Slack shows text: `<!channel>` in a rule's name pings no one", async () => {
+    const prisma = db.prisma();
+    const p = await seedProject(prisma);
+    const made = await createAlertRule(prisma, p.id, input({ format: 'slack', name: 'pay <!channel> & refunds', toolName: 'a<b>' }), actor);
+    const before = got.length;
+    await sendTestAlert(prisma, p.id, made?.id as string, 'https://gt.example.com', NOW, actor);
+    const text = JSON.parse(got[before]?.body as string).text as string;
+    expect(text.split('\n')[0]).toBe('TEST: pay &lt;!channel&gt; &amp; refunds — Failed attempts (class transient, tool a&lt;b&gt;): 0 &lt; 3 over 5 min');
+    // The links stay links.
+    expect(text).toMatch(/\n<https:\/\/gt\.example\.com\/sessions\?project=[^|]+\|Open in the explorer>$/);
+  });
+
   it('sends a signed test now and logs its answer, delivered or not', async () => {
     const prisma = db.prisma();
     const p = await seedProject(prisma);

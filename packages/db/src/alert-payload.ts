@@ -105,13 +105,21 @@ export function alertSummary(f: AlertFacts): string {
   return `${head}: ${f.rule.name} — ${what}: ${measure} over ${f.rule.windowMinutes} min`;
 }
 
+/**
+ * Text as Slack's mrkdwn shows it: `&`, `<` and `>` escaped (Slack's rule), so a rule or tool named
+ * `<!channel>` or `a <b> c` is shown as written instead of pinging a channel or making a link.
+ */
+function slackText(s: string): string {
+  return s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
 /** The JSON body of a webhook in the rule's format. */
 export function alertBody(f: AlertFacts, format: AlertFormat): string {
   const links = alertLinks(f);
   const summary = alertSummary(f);
   if (format === 'slack') {
     const replay = links.worstSession ? ` · <${links.worstSession}|Worst session's replay>` : '';
-    return JSON.stringify({ text: `${summary}\n<${links.explorer}|Open in the explorer>${replay}` });
+    return JSON.stringify({ text: `${slackText(summary)}\n<${links.explorer}|Open in the explorer>${replay}` });
   }
   return JSON.stringify({
     type: `alert.${f.type}`,
