@@ -57,12 +57,39 @@ export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boole
   const exact = scanned.filter((r) => !r.pattern.ignoreCase);
   const folded = scanned.filter((r) => r.pattern.ignoreCase);
   const any = [...(exact.length ? [one(exact, '')] : []), ...(folded.length ? [one(folded, 'i')] : [])];
-  // Gated rules: one scan for all their substrings, then each rule alone (not global).
-  const gated = rules.filter((r) => r.gate).map((r) => ({ gate: r.gate as readonly string[], pattern: new RegExp(r.pattern.source, r.pattern.flags.replace('g', '')) }));
-  const gates = rules.flatMap((r) => r.gate ?? []);
-  const gate = gates.length ? new RegExp(gates.map((g) => g.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|')) : null;
-  const test = (s: string): boolean =>
-    any.some((r) => r.test(s)) || (!!gate?.test(s) && gated.some((r) => r.gate.some((g) => s.includes(g)) && r.pattern.test(s)));
+  // Gated rules: one scan for all their substrings, then only the rules of the substrings found,
+  // each alone (not global). The scan steps one character past each match, so a substring that
+  // starts inside another (`pass` in `sp_password`) is found too, and every substring starting
+  // where a match starts is looked up.
+  // Looked up lower-cased (one case of each substring: a shorter alternation), so a rule is tried
+  // when its substring appears in any case: more often than needed, never less.
+  const byGate = new Map<string, RegExp[]>();
+  for (const r of rules) {
+    if (!r.gate) continue;
+    const pattern = new RegExp(r.pattern.source, r.pattern.flags.replace('g', ''));
+    for (const g of new Set(r.gate.map((x) => x.toLowerCase()))) byGate.set(g, [...(byGate.get(g) ?? []), pattern]);
+  }
+  const gates = [...byGate.keys()];
+  const gate = gates.length ? new RegExp(gates.map((g) => g.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|'), 'g') : null;
+  const gatedMatch = (s: string): boolean => {
+    if (!gate) return false;
+    const tried = new Set<RegExp>();
+    const lower = s.toLowerCase();
+    gate.lastIndex = 0;
+    for (let m = gate.exec(lower); m !== null; m = gate.exec(lower)) {
+      for (const g of gates) {
+        if (!lower.startsWith(g, m.index)) continue;
+        for (const p of byGate.get(g) as RegExp[]) {
+          if (tried.has(p)) continue;
+          tried.add(p);
+          if (p.test(s)) return true;
+        }
+      }
+      gate.lastIndex = m.index + 1;
+    }
+    return false;
+  };
+  const test = (s: string): boolean => any.some((r) => r.test(s)) || gatedMatch(s);
   // With escapes, again as if decoded: each escape's letter a space, an escaped quote (at any
   // depth of JSON in JSON: `\\\"`) a quote.
   const decoded = (s: string) => {

@@ -264,15 +264,6 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
-    gate: [
-      'oken',
-      'OKEN',
-      'ecret',
-      'ECRET',
-      'redential',
-      'REDENTIAL',
-      ...['pi', 'PI', 'ccess', 'CCESS'].flatMap((w) => [' key', ' Key', ' KEY', '_key', '_KEY', '-key', 'key', 'Key', 'KEY'].map((k) => w + k)),
-    ],
   },
   // SQL that sets a password without the word before its value: MySQL/Oracle `IDENTIFIED BY`
   // (quoted, or bare after CREATE/ALTER USER as Oracle allows), `SET PASSWORD … = '…'`,
@@ -298,7 +289,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     name: 'sql_password',
     pattern: re(String.raw`${AT}(?:(?:sqlplus|sqlldr|expdp|impdp|rman|exp|imp|CONNECT|CONN|connect|conn)(?:\s+-\w+)*\s+|jdbc:oracle:\w+:)[\w$#]+\/(?<secret>[^\s@/'"]+)@`),
     check: notPlaceholder,
-    gate: ['@'],
+    gate: ['sqlplus', 'sqlldr', 'expdp', 'impdp', 'rman', 'exp ', 'imp ', 'jdbc:oracle:', 'CONN', 'conn'],
   },
   // A name and its value apart, as lists of settings write them: `{"name": "DB_PASSWORD", "value": "…"}`
   // (either order; also `key`), and a Kubernetes env entry (`- name: DB_PASSWORD` then `value: …`).
