@@ -5,6 +5,7 @@
  */
 import { basicCredential, iban, luhn } from './checks.ts';
 import { isPlaceholder, isSecretName } from './names.ts';
+import { VENDOR_TOKENS } from './vendor-tokens.ts';
 
 export interface ShapeRule {
   name: string;
@@ -51,77 +52,6 @@ const LINE_END = String.raw`(?=[ \t]*(?:\r?\n|$|\\?"|\\[rn]))`;
  * SQL's forms too: `N'…'` and `E'…'`, a quote doubled inside (`'it''s'`), Postgres' `$$…$$`.
  */
 const QUOTED = String.raw`(?:(?:[NnEe](?='))?\\?['"]|\$\w{0,20}\$)(?<secret>(?<=')(?:[^'\n]|'')+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<=\$)[^$\n]+(?=\$))`;
-
-/** Vendor token shapes, recognisable by their prefix and length alone. */
-const VENDOR_TOKENS = [
-  'sk-(?:ant-(?:api|admin|sid)\\d\\d-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}',
-  'gh[pousr]_[A-Za-z0-9]{30,}',
-  'github_pat_[A-Za-z0-9_]{40,}',
-  'gl(?:pat|dt|rt|ptt|ft|cbt|oas)-[A-Za-z0-9_-]{20,}',
-  'GR1348941[A-Za-z0-9_-]{20,}',
-  'xox[abposre]-[A-Za-z0-9-]{10,}',
-  'xapp-\\d-[A-Za-z0-9-]{20,}',
-  '(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}',
-  'whsec_[A-Za-z0-9+/=]{24,}',
-  'AIza[0-9A-Za-z_-]{35}',
-  'GOCSPX-[A-Za-z0-9_-]{20,}',
-  'ya29\\.[A-Za-z0-9_-]{20,}',
-  'hf_[A-Za-z0-9]{30,}',
-  'gsk_[A-Za-z0-9]{40,}',
-  'r8_[A-Za-z0-9]{30,}',
-  'pplx-[A-Za-z0-9]{40,}',
-  'xai-[A-Za-z0-9]{60,}',
-  'npm_[A-Za-z0-9]{36}',
-  'pypi-AgE[A-Za-z0-9_-]{50,}',
-  'SG\\.[A-Za-z0-9_-]{16,}\\.[A-Za-z0-9_-]{16,}',
-  'SK[0-9a-f]{32}',
-  'key-[0-9a-f]{32}',
-  'shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}',
-  'lin_api_[A-Za-z0-9]{40}',
-  'ntn_[A-Za-z0-9]{40,}',
-  'PMAK-[a-f0-9]{24}-[a-f0-9]{34}',
-  'glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}',
-  'glc_[A-Za-z0-9+/]{32,}={0,2}',
-  'NRAK-[A-Z0-9]{27}',
-  'sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}',
-  'sk\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}',
-  'AGE-SECRET-KEY-1[0-9A-Z]{58}',
-  'do[por]_v1_[a-f0-9]{64}',
-  'hv[sb]\\.[A-Za-z0-9_-]{24,}',
-  '[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{60,}',
-  'pul-[a-f0-9]{40}',
-  'dp\\.(?:st|ct|sa|scim|audit)\\.[A-Za-z0-9_.-]{40,}',
-  'fo1_[A-Za-z0-9_-]{40,}',
-  'tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{20,}',
-  'sbp_[a-f0-9]{40}',
-  'dapi[a-f0-9]{32}',
-  'dckr_pat_[A-Za-z0-9_-]{27,}',
-  'gt_[A-Za-z0-9_-]{30,}',
-  // Discord bot token and Azure AD client secret: three dotted parts, and `~` after `Q`.
-  '[MN][A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}',
-  '[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}',
-  // Mailchimp (its data centre after the dash), Notion's older integration secret, Atlassian API
-  // token, Square / Meta access token, Braintree, Sentry user and org tokens, Netlify, Figma,
-  // Fly.io, Heroku, Google's OAuth refresh token, Confluent's key:secret pair, Render, Supabase's
-  // new secret key, Dynatrace, Alibaba and Tencent Cloud access key ids.
-  '[0-9a-f]{32}-us\\d{1,2}',
-  'secret_[A-Za-z0-9]{43}',
-  'ATATT3[A-Za-z0-9_=-]{50,}',
-  'EAA[A-Za-z0-9_-]{40,}',
-  'access_token\\$production\\$[a-z0-9]{16}\\$[a-f0-9]{32}',
-  'sntry[us]_[A-Za-z0-9_=+/-]{40,}',
-  'nfp_[A-Za-z0-9]{36,}',
-  'figd_[A-Za-z0-9_-]{30,}',
-  '(?:FlyV1\\s+)?fm\\d_[A-Za-z0-9_+/=-]{40,}',
-  'HRKU-[A-Za-z0-9_-]{20,}',
-  '1//0[A-Za-z0-9_-]{30,}',
-  '[A-Z0-9]{16}:[A-Za-z0-9+/]{64}',
-  'rnd_[A-Za-z0-9]{32}',
-  'sb_secret_[A-Za-z0-9_-]{20,}',
-  'dt0[a-z]\\d{2}\\.[A-Z0-9]{24}\\.[A-Z0-9]{64}',
-  'LTAI[A-Za-z0-9]{12,20}',
-  'AKID[A-Za-z0-9]{32}',
-];
 
 /** The value after a password keyword in a log line or SQL is a secret unless it is a placeholder. */
 const notPlaceholder = (_: string, secret: string | undefined) => secret === undefined || !isPlaceholder(secret);
