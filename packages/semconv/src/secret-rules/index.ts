@@ -18,10 +18,16 @@ export { SHAPE_RULES, type ShapeRule } from './shapes.ts';
  */
 export function replaceShapes(s: string, rules: readonly ShapeRule[], marker: (rule: ShapeRule) => string): string {
   let out = s;
+  let lower: string | null = null;
   for (const rule of rules) {
-    // A gated rule cannot match a string without one of its substrings: no pass over it.
-    if (rule.gate && !rule.gate.some((g) => out.includes(g))) continue;
+    // A gated rule cannot match a string without one of its substrings (in any case): no pass over it.
+    if (rule.gate) {
+      lower ??= out.toLowerCase();
+      const l = lower;
+      if (!rule.gate.some((g) => l.includes(g.toLowerCase()))) continue;
+    }
     rule.pattern.lastIndex = 0;
+    const before = out;
     out = out.replace(rule.pattern, (...args) => {
       const match = args[0] as string;
       const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
@@ -32,6 +38,7 @@ export function replaceShapes(s: string, rules: readonly ShapeRule[], marker: (r
       const at = match.lastIndexOf(secret);
       return match.slice(0, at) + m + match.slice(at + secret.length);
     });
+    if (out !== before) lower = null;
   }
   return out;
 }
@@ -71,13 +78,17 @@ export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boole
   }
   const gates = [...byGate.keys()];
   const gate = gates.length ? new RegExp(gates.map((g) => g.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|'), 'g') : null;
+  // The substrings by their first two characters (a one-character one by it): at a match, only those that could start there.
+  const byStart = new Map<string, string[]>();
+  for (const g of gates) byStart.set(g.slice(0, 2), [...(byStart.get(g.slice(0, 2)) ?? []), g]);
   const gatedMatch = (s: string): boolean => {
     if (!gate) return false;
     const tried = new Set<RegExp>();
     const lower = s.toLowerCase();
     gate.lastIndex = 0;
     for (let m = gate.exec(lower); m !== null; m = gate.exec(lower)) {
-      for (const g of gates) {
+      const here = [...(byStart.get(lower.slice(m.index, m.index + 2)) ?? []), ...(byStart.get(lower[m.index] as string) ?? [])];
+      for (const g of here) {
         if (!lower.startsWith(g, m.index)) continue;
         for (const p of byGate.get(g) as RegExp[]) {
           if (tried.has(p)) continue;

@@ -14,7 +14,7 @@ export interface ShapeRule {
   /** A second look at a match (e.g. the Luhn check of a card number): false keeps it. */
   check?: (match: string, secret: string | undefined) => boolean;
   /**
-   * Substrings one of which every match contains: the "could anything match" pre-check
+   * Substrings one of which every match contains, in any case: the "could anything match" pre-check
    * (index.ts) tries the rule alone, only on a string holding one, instead of adding it to the
    * alternation every string is scanned with (rules that begin with a lookbehind or a common
    * character slow that scan down for every string).
@@ -194,6 +194,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
+    gate: ['token', 'api', 'secret', 'credential', 'access'],
   },
   // SQL that sets a password without the word before its value: MySQL/Oracle `IDENTIFIED BY`
   // (quoted, or bare after CREATE/ALTER USER as Oracle allows), `SET PASSWORD … = '…'`,
