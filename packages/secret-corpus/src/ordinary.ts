@@ -261,6 +261,8 @@ add('near-secret', [
   'the secret sauce is caching',
   'sp_helpuser is a system procedure',
   'CONNECT BY PRIOR employee_id = manager_id',
+  "INSERT INTO users (email, name) VALUES ('dana@example.com', 'Dana')",
+  'INSERT INTO users (email, password_hash) VALUES ($1, $2)',
 ]);
 
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

@@ -78,6 +78,8 @@ for (const [id, template] of [
   ['sql-oracle-connect', (p: string) => `CONNECT scott/${p}@orcl`],
   ['sql-jdbc-oracle-thin', (p: string) => `url=jdbc:oracle:thin:scott/${p}@//db.corp:1521/ORCL`],
   ['sql-duckdb-secret', (p: string) => `CREATE SECRET s3 (TYPE S3, KEY_ID 'AKID', SECRET '${p}x9y8z7', REGION 'eu-west-1');`],
+  ['sql-insert-password-column', (p: string) => `INSERT INTO users (email, password) VALUES ('dana@example.com', '${p}');`],
+  ['sql-insert-quoted-token-column', (p: string) => `INSERT INTO "accounts" ("name", "api_token", created_at) VALUES ('ci', '${p}', now())`],
 ] as const) {
   const p = `${f(id, 14)}Z3`;
   inText(id, 'sql-password', p, template(p));

@@ -34,6 +34,7 @@ export function replaceShapes(s: string, rules: readonly ShapeRule[], marker: (r
       const secret = typeof groups === 'object' && groups ? groups.secret : undefined;
       if (rule.check && !rule.check(match, secret)) return match;
       const m = marker(rule);
+      if (rule.rewrite) return rule.rewrite(match, m);
       if (secret === undefined) return m;
       const at = match.lastIndexOf(secret);
       return match.slice(0, at) + m + match.slice(at + secret.length);

@@ -20,6 +20,11 @@ export interface ShapeRule {
    * character slow that scan down for every string).
    */
   gate?: readonly string[];
+  /**
+   * What a match becomes, when neither the whole match nor one group is the secret (a SQL
+   * INSERT's value under a password column): the match with its secret parts replaced by `marker`.
+   */
+  rewrite?: (match: string, marker: string) => string;
 }
 
 /**
@@ -246,6 +251,17 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     check: (match, secret) => secret !== undefined && isSecretName(pairName(match)) && !isPlaceholder(secret.trim()),
     gate: ['value:'],
   },
+  // `INSERT INTO users (email, password) VALUES ('…', '…')`: the values under a secret's column
+  // name (the first row of values; a value that is a call, `crypt('…')`, is not read).
+  {
+    name: 'sql_password',
+    pattern: re(
+      String.raw`\bINSERT\s+INTO\s+[^\s(]{1,200}\s*\([^()]{1,1000}\)\s*VALUES\s*\((?:[^()'"]|'(?:[^'\n]|'')*'|"[^"\n]*"|\([^()'"]*\)){1,5000}\)`,
+      'gi',
+    ),
+    gate: ['insert'],
+    rewrite: insertValues,
+  },
   // Redis: `requirepass` / `masterauth` in redis.conf or `CONFIG SET`, and `AUTH [user] <password>` as a line.
   {
     name: 'config_secret',
@@ -367,6 +383,43 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['machine'],
   },
 ];
+
+/** A SQL INSERT with the quoted values under its secret-named columns replaced by `marker`. */
+function insertValues(match: string, marker: string): string {
+  const head = /\(([^()]*)\)\s*VALUES\s*\(/i.exec(match);
+  if (!head) return match;
+  const columns = (head[1] as string).split(',').map((c) => c.trim().replace(/^[`"[]|[`"\]]$/g, ''));
+  const secret = new Set(columns.flatMap((c, i) => (isSecretName(c) ? [i] : [])));
+  if (secret.size === 0) return match;
+  // The values' top-level items, by their offsets in the match.
+  const start = head.index + head[0].length;
+  const items: [number, number][] = [];
+  let from = start;
+  let depth = 0;
+  let quote: string | null = null;
+  for (let i = start; i < match.length; i++) {
+    const c = match[i] as string;
+    if (quote) {
+      if (c === quote) quote = match[i + 1] === quote ? (i++, quote) : null;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === '(') depth++;
+    else if (c === ')' && depth > 0) depth--;
+    else if ((c === ',' || c === ')') && depth === 0) {
+      items.push([from, i]);
+      from = i + 1;
+      if (c === ')') break;
+    }
+  }
+  let out = match;
+  for (let k = items.length - 1; k >= 0; k--) {
+    if (!secret.has(k)) continue;
+    const [a, b] = items[k] as [number, number];
+    const v = /^(\s*[NnEe]?')((?:[^']|'')*)('\s*)$/.exec(match.slice(a, b));
+    if (!v || !v[2] || isPlaceholder(v[2])) continue;
+    out = out.slice(0, a) + (v[1] as string) + marker + (v[3] as string) + out.slice(b);
+  }
+  return out;
+}
 
 /** The name of a match of a name and its value apart (`"name": "…"`, `name: …`). */
 function pairName(match: string): string {
