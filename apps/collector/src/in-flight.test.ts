@@ -57,4 +57,28 @@ describe('InFlightMemory', () => {
     m.release(b);
     expect(m.total).toBe(0);
   });
+
+  it('counts nothing of what it refuses: however many requests are refused, a project stays within its bound and slack', () => {
+    const m = new InFlightMemory({ total: 1000, perProject: 400, perKey: 400 }, 2, () => {});
+    const a1 = held('p', 'k');
+    const a2 = held('p', 'k');
+    m.use(a1, 300);
+    // 450: the project's bound and its eighth.
+    m.use(a2, 150);
+    const refused = Array.from({ length: 10 }, () => held('p', 'k'));
+    for (const r of refused) {
+      expect(status(() => m.use(r, 10))).toBe(503);
+      expect(r).toMatchObject({ reserved: 0, used: 0 });
+    }
+    expect(status(() => m.use(a2, 1))).toBe(503);
+    expect(a2).toMatchObject({ reserved: 150, used: 150 });
+    expect(status(() => m.expect(refused[0] as Held, 100))).toBe(503);
+    expect(status(() => m.expect(held('q', 'j'), 1001))).toBe(413);
+    expect(m.total).toBe(450);
+    // So another project still gets the rest of the collector.
+    const b = held('q', 'j');
+    expect(status(() => m.expect(b, 550))).toBe(200);
+    for (const h of [a1, a2, b, ...refused]) m.release(h);
+    expect(m.total).toBe(0);
+  });
 });

@@ -97,8 +97,8 @@ export class InFlightMemory {
 
   /** The request now holds `bytes` more. Throws 503 (or 413) when that breaks a bound and its slack. */
   use(h: Held, bytes: number): void {
+    this.cover(h, h.used + bytes, true);
     h.used += bytes;
-    this.cover(h, h.used, true);
   }
 
   /** The request is about to hold `bytes` in all: set that aside now, or refuse it now. */
@@ -129,13 +129,16 @@ export class InFlightMemory {
   private cover(h: Held, bytes: number, slack: boolean): void {
     if (bytes <= h.reserved) return;
     const more = bytes - h.reserved;
+    // Refused before it is counted: a refused request keeps its share until its answer, which
+    // waits for the rest of its body to be read and dropped (up to bodyTimeoutMs), so each
+    // refusal counted would take its project, its key and the collector a chunk further over.
+    if (bytes > this.bounds.total) throw this.tooBig(bytes);
+    this.refuseOver(h, more, slack);
     this.total += more;
     this.add(this.byProject, h.project, more);
     this.add(this.byKey, h.key, more);
     h.reserved = bytes;
     this.onChange(this.total);
-    if (h.reserved > this.bounds.total) throw this.tooBig(h.reserved);
-    this.refuseOver(h, 0, slack);
   }
 
   /**

@@ -157,17 +157,19 @@ describe('fairness of the in-flight bound between tenants', () => {
     });
     try {
       await holding(port, 200 * KiB);
-      // Chunked: nothing declared, so admitted; its first 64 KiB take the key over its bound.
+      // Chunked: nothing declared, so admitted; its first 64 KiB would take the key over its
+      // bound: refused, and not counted either.
       socket.write(
         `POST /v1/traces HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer ${a.key}\r\n\r\n`,
       );
       const chunk = (n: number) => socket.write(`${n.toString(16)}\r\n${' '.repeat(n)}\r\n`);
       chunk(64 * KiB);
-      await holding(port, 201 * KiB);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await inFlightGauge(port)).toBe(200 * KiB);
       // 4 MiB more, read and dropped: the bound is not charged for them.
       for (let i = 0; i < 64; i++) chunk(64 * KiB);
       await new Promise((r) => setTimeout(r, 500));
-      expect(await inFlightGauge(port)).toBeLessThan(400 * KiB);
+      expect(await inFlightGauge(port)).toBe(200 * KiB);
       socket.write('0\r\n\r\n');
       for (let i = 0; !answer.includes('\r\n\r\n'); i++) {
         if (i > 200) throw new Error(`no answer: ${answer}`);
@@ -178,6 +180,36 @@ describe('fairness of the in-flight bound between tenants', () => {
     } finally {
       socket.destroy();
       held.socket.destroy();
+    }
+  });
+
+  it('keeps a project within its bound and an eighth while many of its requests are refused and their bodies drain', async () => {
+    // 256 KiB per project (288 KiB with its eighth); the collector's whole bound is far above.
+    const { port } = await start({ maxInFlightBytesPerProject: 256 * KiB });
+    const a = await tenant(port);
+    const b = await tenant(port);
+    const sockets = Array.from({ length: 8 }, () => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(
+        `POST /v1/traces HTTP/1.1\r\nHost: collector\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer ${a.key}\r\n\r\n`,
+      );
+      return socket;
+    });
+    const chunk = (s: net.Socket, n: number) => s.write(`${n.toString(16)}\r\n${' '.repeat(n)}\r\n`);
+    try {
+      for (const s of sockets) chunk(s, 32 * KiB);
+      await holding(port, 256 * KiB);
+      // 32 KiB more each: the project's eighth takes one; the others are refused, and their
+      // answers wait for the rest of their bodies (which never come) with nothing counted.
+      for (const s of sockets) chunk(s, 32 * KiB);
+      await new Promise((r) => setTimeout(r, 500));
+      const held = await inFlightGauge(port);
+      expect(held).toBeGreaterThanOrEqual(256 * KiB);
+      expect(held).toBeLessThanOrEqual(288 * KiB);
+      expect((await exportOnce(port, b.key)).status).toBe(200);
+    } finally {
+      for (const s of sockets) s.destroy();
     }
   });
 });
