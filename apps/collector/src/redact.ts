@@ -8,7 +8,7 @@
  * replaced by a visible marker, `[REDACTED:<rule>]`, never dropped silently. The names and
  * shapes are `@guardtrace/semconv/secret-rules`, the same rules the SDK's sanitizer applies.
  */
-import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, replaceShapes, SHAPE_RULES, type ShapeRule, shapePrecheck } from '@guardtrace/semconv/secret-rules';
+import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, SHAPE_RULES, type ShapeRule, shapeRedactor } from '@guardtrace/semconv/secret-rules';
 import type { AttrValue, Attributes, NormSpan } from './span.ts';
 
 /** A value rule: the built-in shapes, and those `GUARDTRACE_REDACT_VALUES` adds. */
@@ -47,8 +47,8 @@ export class Redactor {
   private readonly keyPatterns: RegExp[];
   private readonly defaults: boolean;
   private readonly rules: ValueRule[];
-  /** Whether any rule could match a string: most strings need no replacement pass. */
-  private readonly any: (s: string) => boolean;
+  /** The shapes replaced: only the rules that match a string make a pass over it (most strings need none). */
+  private readonly shapes: (s: string) => string;
 
   constructor(opts: RedactionOptions = {}) {
     this.defaults = opts.defaults !== false;
@@ -57,7 +57,7 @@ export class Redactor {
       ...r,
       pattern: r.pattern.global ? r.pattern : new RegExp(r.pattern.source, `${r.pattern.flags}g`),
     }));
-    this.any = shapePrecheck(this.rules);
+    this.shapes = shapeRedactor(this.rules, marker);
   }
 
   /** Redact a span in place: attributes, resource, events, links, names, status message. */
@@ -124,7 +124,7 @@ export class Redactor {
 
   /** The shapes, then the names' values (a name meets its value at `=` or `:`: strings with neither skip that pass). */
   private plain(s: string): string {
-    const out = this.any(s) ? replaceShapes(s, this.rules, marker) : s;
+    const out = this.shapes(s);
     return this.defaults && (out.includes('=') || out.includes(':')) && hasSecretWord(out) ? replaceNamedValues(out, SECRET_NAME_MARKER) : out;
   }
 

@@ -4,7 +4,7 @@
  * secret is (names and shapes) is `@guardtrace/semconv/secret-rules`, shared with the collector.
  */
 
-import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, replaceShapes, SHAPE_RULES, type ShapeRule, shapePrecheck } from '@guardtrace/semconv/secret-rules';
+import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, SHAPE_RULES, type ShapeRule, shapePrecheck, shapeRedactor } from '@guardtrace/semconv/secret-rules';
 
 export interface SanitizeOptions {
   /** Extra hostname suffixes that count as internal (default: .internal .local .lan .corp .intranet .svc .cluster.local). */
@@ -26,6 +26,7 @@ const SHAPE_MARKS: Record<string, string> = {
 const MARKS = new Map(SHAPE_RULES.map((r) => [r, SHAPE_MARKS[r.name] ?? (r.pattern.source.includes('(?<secret>') ? '[REDACTED]' : '[REDACTED KEY]')]));
 const shapeMark = (rule: ShapeRule) => MARKS.get(rule) ?? '[REDACTED]';
 const mayHoldShape = shapePrecheck(SHAPE_RULES);
+const redactShapes = shapeRedactor(SHAPE_RULES, shapeMark);
 
 /**
  * A pattern's leading `\b` also matches right after a JSON escape (`\n`, `\r`, `\t`, ...): in
@@ -127,7 +128,7 @@ function secretPass(text: string): string {
 }
 
 function plainSecretPass(text: string): string {
-  const out = mayHoldShape(text) ? replaceShapes(text, SHAPE_RULES, shapeMark) : text;
+  const out = redactShapes(text);
   return hasSecretWord(out) ? replaceNamedValues(out, '[REDACTED]') : out;
 }
 

@@ -17,11 +17,16 @@ export { SHAPE_RULES, type ShapeRule } from './shapes.ts';
  * match, or only its `secret` group when the rule has one. A match whose check fails is kept.
  */
 export function replaceShapes(s: string, rules: readonly ShapeRule[], marker: (rule: ShapeRule) => string): string {
+  return replaceEach(s, rules, marker, true);
+}
+
+/** replaceShapes; `gated`: skip a gated rule whose substrings the string lacks (false: the rules are known to match). */
+function replaceEach(s: string, rules: readonly ShapeRule[], marker: (rule: ShapeRule) => string, gated: boolean): string {
   let out = s;
   let lower: string | null = null;
   for (const rule of rules) {
     // A gated rule cannot match a string without one of its substrings (in any case): no pass over it.
-    if (rule.gate) {
+    if (gated && rule.gate) {
       lower ??= out.toLowerCase();
       const l = lower;
       if (!rule.gate.some((g) => l.includes(g.toLowerCase()))) continue;
@@ -45,70 +50,110 @@ export function replaceShapes(s: string, rules: readonly ShapeRule[], marker: (r
 }
 
 /**
- * A cheap "could any rule match" test: the alternation of every rule, one regex of the
- * case-sensitive ones and one of the rest (case-sensitive matching is several times faster),
- * each rule with the plain form of its start condition: an alternation of rules that begin
- * with "or right after a JSON escape" lookbehinds scans about twice as slowly. A shape that
- * starts right after an escape (`\nAKIA…` in raw JSON text) is still seen: a string with a
- * backslash is tested a second time with each escape's letter read as a space. A string it
- * rejects needs no replaceShapes.
+ * The rules whose pattern matches a string, in the rules' order (none: it needs no replacement
+ * pass). First one cheap "could any rule match" test, which most strings fail: the alternation
+ * of the ungated rules, each with the plain form of its start condition (one regex of the
+ * case-sensitive ones and one of the rest: case-sensitive matching is several times faster, and
+ * an alternation of rules that begin with "or right after a JSON escape" lookbehinds scans about
+ * twice as slowly), and one scan for the gated rules' substrings. A shape that starts right
+ * after an escape (`\nAKIA…` in raw JSON text) is still seen: a string with a backslash is tested
+ * a second time with each escape's letter read as a space. Then each rule that passed is tried
+ * alone, with its own pattern, as replaceShapes runs it.
  */
-export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boolean {
+function shapeCandidates(rules: readonly ShapeRule[]): (s: string, first: boolean) => ShapeRule[] {
   const plain = (source: string) => {
     let out = source;
     for (const [full, simple] of START_CONDITIONS) out = out.replaceAll(full, simple);
     // Named groups are renamed away: two rules may use the same name.
     return out.replace(/\(\?<([A-Za-z][A-Za-z0-9]*)>/g, '(');
   };
+  // In the alternation, a rule's leading start condition is left out: the alternation then
+  // matches more strings (a shape inside a word), never fewer, and without a lookbehind first the
+  // engine can skip to the characters a rule may begin with. The rule alone decides after.
+  const unanchored = (source: string) => {
+    for (const [full, simple] of START_CONDITIONS) {
+      for (const start of [full, simple]) if (source.startsWith(start)) return source.slice(start.length);
+    }
+    return source;
+  };
   const one = (rs: readonly ShapeRule[], flags: string) => new RegExp(rs.map((r) => `(?:${plain(r.pattern.source)})`).join('|'), flags);
+  const order = new Map(rules.map((r, i) => [r, i]));
+  const alone = new Map(rules.map((r) => [r, new RegExp(r.pattern.source, r.pattern.flags.replace('g', ''))]));
   const scanned = rules.filter((r) => !r.gate);
   const exact = scanned.filter((r) => !r.pattern.ignoreCase);
   const folded = scanned.filter((r) => r.pattern.ignoreCase);
   const any = [...(exact.length ? [one(exact, '')] : []), ...(folded.length ? [one(folded, 'i')] : [])];
-  // Gated rules: one scan for all their substrings, then only the rules of the substrings found,
-  // each alone (not global). The scan steps one character past each match, so a substring that
-  // starts inside another (`pass` in `sp_password`) is found too, and every substring starting
-  // where a match starts is looked up.
-  // Looked up lower-cased (one case of each substring: a shorter alternation), so a rule is tried
-  // when its substring appears in any case: more often than needed, never less.
-  const byGate = new Map<string, RegExp[]>();
+  // Gated rules: one scan for all their substrings, then only the rules of the substrings found.
+  // The scan steps one character past each match, so a substring that starts inside another
+  // (`pass` in `sp_password`) is found too, and every substring starting where a match starts
+  // is looked up. Looked up lower-cased (one case of each substring: a shorter alternation), so a
+  // rule is tried when its substring appears in any case: more often than needed, never less.
+  const byGate = new Map<string, ShapeRule[]>();
   for (const r of rules) {
     if (!r.gate) continue;
-    const pattern = new RegExp(r.pattern.source, r.pattern.flags.replace('g', ''));
-    for (const g of new Set(r.gate.map((x) => x.toLowerCase()))) byGate.set(g, [...(byGate.get(g) ?? []), pattern]);
+    for (const g of new Set(r.gate.map((x) => x.toLowerCase()))) byGate.set(g, [...(byGate.get(g) ?? []), r]);
   }
   const gates = [...byGate.keys()];
   const gate = gates.length ? new RegExp(gates.map((g) => g.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|'), 'g') : null;
   // The substrings by their first two characters (a one-character one by it): at a match, only those that could start there.
-  const byStart = new Map<string, string[]>();
-  for (const g of gates) byStart.set(g.slice(0, 2), [...(byStart.get(g.slice(0, 2)) ?? []), g]);
-  const gatedMatch = (s: string): boolean => {
-    if (!gate) return false;
-    const tried = new Set<RegExp>();
-    const lower = s.toLowerCase();
+  // With each, its rules (the one-character substring's own under that character).
+  const byStart = new Map<string, [string, readonly ShapeRule[]][]>();
+  for (const g of gates) byStart.set(g.slice(0, 2), [...(byStart.get(g.slice(0, 2)) ?? []), [g, byGate.get(g) as ShapeRule[]]]);
+  const gated = (lower: string, into: Set<ShapeRule>) => {
+    if (!gate) return;
     gate.lastIndex = 0;
     for (let m = gate.exec(lower); m !== null; m = gate.exec(lower)) {
-      const here = [...(byStart.get(lower.slice(m.index, m.index + 2)) ?? []), ...(byStart.get(lower[m.index] as string) ?? [])];
-      for (const g of here) {
-        if (!lower.startsWith(g, m.index)) continue;
-        for (const p of byGate.get(g) as RegExp[]) {
-          if (tried.has(p)) continue;
-          tried.add(p);
-          if (p.test(s)) return true;
-        }
+      const at = m.index;
+      for (const here of [byStart.get(lower.slice(at, at + 2)), byStart.get(lower[at] as string)]) {
+        if (here === undefined) continue;
+        for (const [g, rs] of here) if (lower.startsWith(g, at)) for (const r of rs) into.add(r);
       }
-      gate.lastIndex = m.index + 1;
+      gate.lastIndex = at + 1;
     }
-    return false;
   };
-  const test = (s: string): boolean => any.some((r) => r.test(s)) || gatedMatch(s);
   // With escapes, again as if decoded: each escape's letter a space, an escaped quote (at any
   // depth of JSON in JSON: `\\\"`) a quote.
   const decoded = (s: string) => {
     const t = s.replace(ESCAPE_LETTER, '\\ ');
     return t.includes('\\"') ? t.replace(ESCAPED_QUOTE, '"') : t;
   };
-  return (s) => test(s) || (s.includes('\\') && test(decoded(s)));
+  const test = (s: string) => any.some((re) => re.test(s));
+  // `first` (the pre-check's question, asked of raw text that is decoded later): stop at the
+  // first rule that matches, in the string or in its escapes read as a space. Else the rules
+  // whose own pattern matches the string itself, as replaceShapes runs them.
+  const find = (s: string, first: boolean): ShapeRule[] => {
+    const forms = s.includes('\\') ? [s, decoded(s)] : [s];
+    const tried = new Set<ShapeRule>();
+    if (forms.some(test)) for (const r of scanned) tried.add(r);
+    for (const f of first ? forms : [s]) gated(f.toLowerCase(), tried);
+    const found: ShapeRule[] = [];
+    for (const r of tried) {
+      const re = alone.get(r) as RegExp;
+      if (!(first ? forms.some((f) => re.test(f)) : re.test(s))) continue;
+      found.push(r);
+      if (first) return found;
+    }
+    return found.length > 1 ? found.sort((a, b) => (order.get(a) as number) - (order.get(b) as number)) : found;
+  };
+  return find;
+}
+
+/** Whether any rule matches a string (shapeCandidates, stopping at the first): a string it rejects needs no replaceShapes. */
+export function shapePrecheck(rules: readonly ShapeRule[]): (s: string) => boolean {
+  const find = shapeCandidates(rules);
+  return (s) => find(s, true).length > 0;
+}
+
+/**
+ * What replaceShapes makes of a string with every rule (the same text), found faster: only the
+ * rules that could match it (shapeCandidates) make a pass over it.
+ */
+export function shapeRedactor(rules: readonly ShapeRule[], marker: (rule: ShapeRule) => string): (s: string) => string {
+  const find = shapeCandidates(rules);
+  return (s) => {
+    const found = find(s, false);
+    return found.length === 0 ? s : replaceEach(s, found, marker, false);
+  };
 }
 
 /** An encoding a secret's name or quotes can hide behind that no JSON literal undoes. */
