@@ -263,6 +263,18 @@ add('near-secret', [
   'CONNECT BY PRIOR employee_id = manager_id',
   "INSERT INTO users (email, name) VALUES ('dana@example.com', 'Dana')",
   'INSERT INTO users (email, password_hash) VALUES ($1, $2)',
+  // Near the call, arrow, index and Kubernetes forms: code and manifests that hold no secret.
+  '{"type":"object","required":["password","email"],"properties":{"password":{"type":"string"}}}',
+  "define('WP_DEBUG', false);",
+  "config.get('password_policy', 'strict')",
+  'tokens.map(token => token.trim())',
+  'const check = (password) => validate(password)',
+  "if (rows[0]['password'] == null) return",
+  "headers['Authorization'] = `Bearer ${token}`",
+  "'password_min_length' => 12,",
+  'apiVersion: v1\nkind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n  REGION: eu-west-1\n',
+  '{"data":{"items":[1,2,3]},"kind":"List"}',
+  'kind: Secret\nmetadata:\n  name: app-tls\ntype: kubernetes.io/tls\n',
 ]);
 
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

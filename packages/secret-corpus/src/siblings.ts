@@ -134,6 +134,33 @@ for (const [id, template] of [
   const dotted = grouped(luhnNumber('card-dotted', '4', 16), '.');
   inText('card-dotted', 'card', dotted, `card: ${dotted}`);
 }
+// A third look (2026-12-06, evening): salts under a secret's name (WordPress' keys and salts), a
+// name and its value as a call's arguments (wp-config.php's `define`), PHP's and Ruby's `=>`, an
+// index assigned, and a Kubernetes Secret's data under names that say nothing (YAML and JSON).
+for (const key of ['AUTH_SALT', 'SECURE_AUTH_SALT', 'password_salt']) {
+  keyed(`name-${key.toLowerCase()}`, 'key-name', key, `${f(`name-${key}`, 14)}S8`);
+}
+for (const [id, template] of [
+  ['php-define', (p: string) => `define( 'DB_PASSWORD', '${p}' );`],
+  ['php-define-salt', (p: string) => `define('NONCE_SALT', '${p}');`],
+  ['python-setdefault', (p: string) => `os.environ.setdefault("API_TOKEN", "${p}")`],
+  ['python-getenv-default', (p: string) => `DB_PASSWORD = os.getenv("DB_PASSWORD", "${p}")`],
+  ['php-array-arrow', (p: string) => `'mysql' => ['host' => 'db', 'password' => '${p}'],`],
+  ['ruby-symbol-arrow', (p: string) => `{ :user => "deploy", :password => "${p}" }`],
+  ['python-environ-index', (p: string) => `os.environ["SECRET_KEY"] = "${p}"`],
+  ['php-env-index', (p: string) => `$_ENV['STRIPE_SECRET'] = '${p}';`],
+] as const) {
+  const p = `${f(id, 14)}P4`;
+  inText(id, 'config-file', p, template(p));
+}
+{
+  const value = Buffer.from(`postgres://app:${f('k8s-secret-url', 16)}@db:5432/app`).toString('base64');
+  inText('k8s-secret-yaml-data', 'config-file', value, `apiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ntype: Opaque\ndata:\n  db-url: ${value}\n  region: ZXUtd2VzdC0x\n`);
+  const plain = `${f('k8s-string-data', 18)}Q1`;
+  inText('k8s-secret-yaml-string-data', 'config-file', plain, `kind: Secret\nstringData:\n  config.yaml: |\n    upstream_key: ${plain}\n  mode: fast\n`);
+  const json = Buffer.from(f('k8s-secret-json', 24)).toString('base64');
+  inText('k8s-secret-json-data', 'config-file', json, JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app' }, data: { 'app.conf': json } }));
+}
 token('mailchimp-key', 'vendor-token', `${f('mailchimp', 32, LOWER_HEX)}-us21`);
 token('notion-secret-legacy', 'vendor-token', `secret_${f('notion-legacy', 43)}`);
 token('atlassian-api-token', 'vendor-token', `ATATT3xFfGF0${f('atlassian', 180, URLSAFE)}=${f('atl-crc', 8, UPPER_DIGITS)}`);

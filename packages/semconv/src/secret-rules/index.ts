@@ -26,6 +26,7 @@ function replaceEach(s: string, rules: readonly ShapeRule[], marker: (rule: Shap
   let lower: string | null = null;
   for (const rule of rules) {
     // A gated rule cannot match a string without one of its substrings (in any case): no pass over it.
+    if (rule.when && !rule.when(out)) continue;
     if (gated && rule.gate) {
       lower ??= out.toLowerCase();
       const l = lower;
@@ -128,6 +129,7 @@ function shapeCandidates(rules: readonly ShapeRule[]): (s: string, first: boolea
     for (const f of first ? forms : [s]) gated(f.toLowerCase(), tried);
     const found: ShapeRule[] = [];
     for (const r of tried) {
+      if (r.when && !r.when(s)) continue;
       const re = alone.get(r) as RegExp;
       if (!(first ? forms.some((f) => re.test(f)) : re.test(s))) continue;
       found.push(r);

@@ -24,8 +24,8 @@ const SECRET_NAME = new RegExp(
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
     'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery)key|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
-    // A wallet's recovery words, an app's pepper, a one-time-password seed, a card's check code and PIN.
-    'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode)' +
+    // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
+    'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode)' +
     `(?:${QUALIFIERS})?$`,
 );
 
@@ -43,7 +43,7 @@ export function isSecretName(name: string): boolean {
   return hit;
 }
 
-const SECRET_WORDS = ['pass', 'pw', 'secret', 'token', 'key', 'auth', 'cookie', 'cred', 'dsn', 'sig', 'connection', 'mnemonic', 'phrase', 'codes', 'pepper', 'seed', 'cvv', 'cvc', 'pin'];
+const SECRET_WORDS = ['pass', 'pw', 'secret', 'token', 'key', 'auth', 'cookie', 'cred', 'dsn', 'sig', 'connection', 'mnemonic', 'phrase', 'codes', 'pepper', 'salt', 'seed', 'cvv', 'cvc', 'pin'];
 
 /**
  * Whether `s` holds any of the words a secret name ends in: strings without one skip the
@@ -58,17 +58,19 @@ export function hasSecretWord(s: string): boolean {
 
 /**
  * `name=value`, `name: value`, `"name": "value"` (also JSON-escaped, `\"name\":\"value\"`),
- * Makefile's `name ?= value` and `:=`: the value of a name in free text (query strings, config
+ * Makefile's `name ?= value` and `:=`, PHP's and Ruby's `'name' => 'value'`, an
+ * index (`os.environ["API_TOKEN"] = "…"`, `$_ENV['DB_PASSWORD'] = '…'`): the value of a name in free text (query strings, config
  * and .env lines, headers, JSON). The name is then checked with isSecretName; a value that opens
  * an object or array is left to the pass over its own parts. Groups: `name`, `sep`, and the value
  * as `edq` (escaped double quotes), `dq`, `sq` (also SQL's `N'…'`, `E'…'` and `''` inside), `br`
  * (ODBC's `PWD={…}`), `block` (a YAML block scalar: `key: |` and its indented lines) or `bare`
- * (a `${VAR}` in it stays whole: a placeholder, not a secret).
+ * (a `${VAR}` in it stays whole: a placeholder, not a secret; not a comparison's second `=` or a
+ * template literal's backquote: code).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|seed|cvv2?|cvc2?|pin(?:code)?)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|cvv2?|cvc2?|pin(?:code)?)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
-  String.raw`(?<sep>\\?["']?\s*(?:[?:+]=|[:=])\s*)(?:\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|"(?<dq>(?:[^"\\\n]|\\.)*)"|[NnEe]?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|(?<bare>(?![[{\\])(?:\$\{[^}\s]*\}|[^\s&;,"'<>)}\]])+))`;
+  String.raw`(?<sep>\\?["']?\]?\s*(?:[?:+]=|=>|[:=])\s*)(?:\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|"(?<dq>(?:[^"\\\n]|\\.)*)"|[NnEe]?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|(?<bare>(?![[{\\=\x60])(?:\$\{[^}\s]*\}|[^\s&;,"'<>)}\]])+))`;
 const NAMED_VALUE = new RegExp(`(?<![A-Za-z0-9_.-])${NAMED_VALUE_SOURCE}`, 'gi');
 /** The same, also right after a JSON escape (`\npassword=…` in raw JSON text): slower, so only for text with a backslash. */
 const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))${NAMED_VALUE_SOURCE}`, 'gi');
@@ -111,6 +113,9 @@ export function replaceNamedValues(s: string, marker: string): string {
     if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value) || !isSecretName(name)) return match;
     // A part of an ARN (`arn:aws:secretsmanager:…:secret:prod/db`) names a resource, it holds no secret.
     const at = args[args.length - 3] as number;
+    // `=>` pairs a quoted key (PHP's `'password' => '…'`) or a symbol (Ruby's `:password => "…"`)
+    // with a quoted value; in code it is a function (`token => token.trim()`).
+    if (sep.includes('=>') && !((/^\\?["']/.test(sep) || (args[args.length - 2] as string)[at - 1] === ':') && (g.edq ?? g.dq ?? g.sq) !== undefined)) return match;
     if (IN_ARN.test((args[args.length - 2] as string).slice(Math.max(0, at - 200), at))) return match;
     const head = name.length + sep.length;
     const rest = match.slice(head);

@@ -25,6 +25,11 @@ export interface ShapeRule {
    * INSERT's value under a password column): the match with its secret parts replaced by `marker`.
    */
   rewrite?: (match: string, marker: string) => string;
+  /**
+   * A condition on the whole string, looked at once before the rule is tried (a Secret's data
+   * block is one only in a manifest of `kind: Secret`): false, and the rule makes no pass.
+   */
+  when?: (s: string) => boolean;
 }
 
 /**
@@ -88,6 +93,9 @@ const BARE = String.raw`(?:[^\s'"\\]|\\(?![nrtbf"\\]))`;
 /** Up to 200 characters of the same command: a `\`-continued line goes on, `|`, `;`, `&` end it. */
 const SAME_COMMAND = String.raw`(?:\\\r?\n|[^\n|;&]){0,200}?`;
 const CLI_VALUE = String.raw`(?:\\?['"])?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<!['"])(?!-)${BARE}+)`;
+
+/** A Kubernetes Secret's manifest, as YAML or JSON: its `kind`. */
+const K8S_SECRET = /\bkind:[ \t]*["']?Secret\b|"kind"\s*:\s*"Secret"/;
 
 export const SHAPE_RULES: readonly ShapeRule[] = [
   {
@@ -375,6 +383,30 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     check: (match, secret) => secret !== undefined && isSecretName(attributeName(match)) && !isPlaceholder(secret),
     gate: ['key'],
   },
+  // A secret name and its value as a call's first two arguments: PHP's `define('DB_PASSWORD', '…')`
+  // (wp-config.php), `putenv`/`setenv`, `os.environ.setdefault("API_TOKEN", "…")`, a default in
+  // `os.getenv("DB_PASSWORD", "…")`, `config.set('secret', '…')`. Only in a call: a list of field
+  // names (`"required": ["password", "email"]`) names no value.
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\b(?:define|putenv|setenv|setdefault|set|getenv|get|fetch|env)\s*\(\s*\\?(?<q>['"])(?<name>[\w.-]{1,100})\\?\k<q>\s*,\s*\\?(?<r>['"])(?<secret>(?:(?!\\?\k<r>)[^\n])+)\\?\k<r>`,
+      'gi',
+    ),
+    check: (match, secret) => secret !== undefined && isSecretName(callName(match)) && !isPlaceholder(secret),
+    gate: ['define', 'putenv', 'setenv', 'setdefault', 'set', 'getenv', 'get', 'fetch', 'env'],
+  },
+  // A Kubernetes Secret's `data:` and `stringData:` (YAML, or JSON as `kubectl get -o json` prints
+  // it): every value there is a secret, whatever its key (`db-url: cG9zdGdyZXM6Ly8…`).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`(?<=^|\n)(?:data|stringData):[ \t]*\r?\n(?:[ \t]+\S[^\n]*(?:\n|$))+|"(?:data|stringData)"\s*:\s*\{[^{}]*\}`,
+    ),
+    gate: ['data'],
+    when: (s) => K8S_SECRET.test(s),
+    rewrite: secretData,
+  },
   // .netrc (curl, git, ftp): `machine <host> login <user> password <v>`.
   {
     name: 'netrc_password',
@@ -448,4 +480,29 @@ function setterName(match: string): string {
 /** The key attribute's value of a match of `key="…" value="…"`. */
 function attributeName(match: string): string {
   return /"([^"]*)"/.exec(match)?.[1] ?? '';
+}
+
+/** The name in a call's first argument (`define('DB_PASSWORD', …)`). */
+function callName(match: string): string {
+  return /\(\s*\\?['"]([\w.-]+)/.exec(match)?.[1] ?? '';
+}
+
+/**
+ * A Secret's data block with each value replaced by `marker`: in YAML each key's value (a block
+ * scalar's lines too), in JSON each string value, the keys kept.
+ */
+function secretData(match: string, marker: string): string {
+  if (match.startsWith('"')) return match.replace(/("(?:[^"\\]|\\.)*"\s*:\s*")(?:[^"\\]|\\.)*"/g, (_, head: string) => `${head}${marker}"`);
+  const lines = match.split('\n');
+  const indent = /^[ \t]+/.exec(lines[1] ?? '')?.[0].length ?? 0;
+  return lines
+    .map((line, i) => {
+      if (i === 0 || !line.trim()) return line;
+      const own = /^[ \t]*/.exec(line)?.[0] ?? '';
+      if (own.length > indent) return `${own}${marker}`;
+      const kv = /^([ \t]+[^:]+:[ \t]*)(\S.*)$/.exec(line);
+      if (!kv || /^[|>][-+]?\s*$/.test(kv[2] as string)) return line;
+      return `${kv[1]}${marker}${(kv[2] as string).endsWith('\r') ? '\r' : ''}`;
+    })
+    .join('\n');
 }
