@@ -161,6 +161,91 @@ for (const [id, template] of [
   const json = Buffer.from(f('k8s-secret-json', 24)).toString('base64');
   inText('k8s-secret-json-data', 'config-file', json, JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'app' }, data: { 'app.conf': json } }));
 }
+// A third held-out set (2026-12-06, evening: 561 secrets and 179 near-misses written without
+// reading this corpus; 98 kept, 30 ordinary strings changed): the kinds it found, with values of our own.
+for (const [id, template] of [
+  ['yaml-child-of-secret-parent', (p: string) => `credentials:\n  database_password: ${p}\n  region: eu-west-1\n`],
+  ['ts-typed-const', (p: string) => `const dbPassword: string = "${p}";`],
+  ['rust-typed-const', (p: string) => `const API_TOKEN: &str = "${p}";`],
+  ['python-typed-assignment', (p: string) => `secret_key: str = "${p}"`],
+  ['otpauth-uri', (p: string) => `otpauth://totp/Acme:dana?secret=${p.toUpperCase().replace(/[^A-Z2-7]/g, 'Q')}&issuer=Acme`],
+  ['python-basic-auth-call', (p: string) => `auth = HTTPBasicAuth("svc-reports", "${p}")`],
+  ['python-auth-tuple', (p: string) => `requests.post(url, json=body, auth=("svc", "${p}"))`],
+  ['java-get-connection', (p: string) => `DriverManager.getConnection("jdbc:mysql://db/app", "app", "${p}");`],
+  ['php-pdo', (p: string) => `$db = new PDO($dsn, 'reporting', '${p}');`],
+  ['python-smtp-login', (p: string) => `server.login("alerts@example.com", "${p}")`],
+  ['csharp-network-credential', (p: string) => `new NetworkCredential("svc", "${p}", "CORP")`],
+  ['node-jwt-sign', (p: string) => `const t = jwt.sign(claims, '${p}', { expiresIn: '15m' });`],
+  ['django-set-password', (p: string) => `admin.set_password("${p}")`],
+  ['php-curl-userpwd', (p: string) => `curl_setopt($ch, CURLOPT_USERPWD, "reports:${p}");`],
+  ['node-env-fallback', (p: string) => `const secret = process.env.JWT_SECRET || "${p}";`],
+  ['go-mysql-dsn', (p: string) => `sql.Open("mysql", "app:${p}@tcp(db:3306)/shop?parseTime=true")`],
+  ['terraform-variable-default', (p: string) => `variable "admin_password" {\n  type    = string\n  default = "${p}"\n}`],
+  ['log-generated-password-for', (p: string) => `Generated password for the admin built-in user is : ${p}`],
+  ['cli-cargo-login', (p: string) => `cargo login cio${p}${p}`],
+  ['cli-ngrok-authtoken', (p: string) => `ngrok config add-authtoken ${p}_${p}`],
+  ['cli-zip-password', (p: string) => `zip -r -P ${p} backup.zip ./data`],
+  ['cli-ssh-keygen-passphrase', (p: string) => `ssh-keygen -t rsa -b 4096 -N '${p}' -f deploy_key`],
+  ['cli-openssl-enc-k', (p: string) => `openssl enc -aes-256-cbc -salt -in db.sql -out db.enc -k ${p}`],
+  ['cli-openssl-passwd', (p: string) => `openssl passwd -6 '${p}'`],
+  ['cli-smbclient-user-percent', (p: string) => `smbclient //nas/backups -U 'CORP\\svc%${p}' -c ls`],
+  ['cli-net-use-user', (p: string) => `net use Y: \\\\nas\\backups /user:CORP\\svc ${p}`],
+  ['cli-xfreerdp-p', (p: string) => `xfreerdp /v:10.1.2.3 /u:admin /p:${p} /cert:ignore`],
+  ['cli-convertto-securestring', (p: string) => `$secure = ConvertTo-SecureString '${p}' -AsPlainText -Force`],
+  ['cli-echo-sudo-s', (p: string) => `echo "${p}" | sudo -S systemctl restart app`],
+  ['cli-echo-chpasswd', (p: string) => `echo "deploy:${p}" | chpasswd`],
+  ['cli-lftp-user-comma', (p: string) => `lftp -u reports,${p} sftp://files.example.com`],
+  ['cli-rsync-password-file-echo', (p: string) => `rsync -a --password-file=<(echo ${p}) ./ rsync://svc@nas/data`],
+  ['cli-az-account-key', (p: string) => `az storage container list --account-name acme --account-key ${p}${p}==`],
+  ['text-auth-token-space', (p: string) => `auth_token ${p}${p}`],
+  ['totp-setup-key-spaced', () => ''],
+] as const) {
+  if (id === 'totp-setup-key-spaced') continue;
+  const p = `${f(id, 16)}W9`;
+  inText(id, id.startsWith('cli') ? 'cli-password' : 'config-file', p, template(p));
+}
+{
+  const b32 = (seed: string, n: number) => f(seed, n, 'abcdefghijklmnopqrstuvwxyz234567');
+  const key = Array.from({ length: 8 }, (_, i) => b32(`totp-spaced-${i}`, 4)).join(' ');
+  inText('totp-setup-key-spaced', 'config-file', key, `Can't scan the code? Enter this key: ${key}`);
+  const app = Array.from({ length: 4 }, (_, i) => f(`app-password-${i}`, 4, 'abcdefghijklmnopqrstuvwxyz')).join(' ');
+  inText('app-password-spaced', 'config-file', app, `Your app password: ${app}`);
+  const codes = Array.from({ length: 3 }, (_, i) => `${f(`recovery-${i}`, 5, 'abcdefghijkmnpqrstuvwxyz23456789')}-${f(`recovery-b-${i}`, 5, 'abcdefghijkmnpqrstuvwxyz23456789')}`);
+  inText('recovery-codes-list', 'config-file', codes[1] as string, `Recovery codes:\n${codes.join('\n')}\n`);
+  const id = `AKIA${f('aws-pair-id', 16, UPPER_DIGITS)}`;
+  const secret = f('aws-pair-secret', 40, `${ALNUM}/+`);
+  inText('aws-credentials-csv-row', 'cloud', secret, `User name,Access key ID,Secret access key\nci-bot,${id},${secret}\n`);
+  inText('aws-key-pair-spaced', 'cloud', f('aws-pair-secret-2', 40, `${ALNUM}/+`), `${`AKIA${f('aws-pair-id-2', 16, UPPER_DIGITS)}`} ${f('aws-pair-secret-2', 40, `${ALNUM}/+`)}`);
+  const bot = `${f('tg-url-id', 10, '0123456789').replace(/^0/, '7')}:AA${f('tg-url', 33, URLSAFE)}`;
+  inText('telegram-bot-url', 'vendor-token', bot, `GET https://api.telegram.org/bot${bot}/getUpdates`);
+  const teams = `${f('teams-1', 8, LOWER_HEX)}-${f('teams-2', 4, LOWER_HEX)}@${f('teams-3', 8, LOWER_HEX)}/IncomingWebhook/${f('teams-4', 32, LOWER_HEX)}`;
+  inText('teams-webhook', 'vendor-token', teams, `https://contoso.webhook.office.com/webhookb2/${teams}`);
+  const jwkK = f('jwk-oct', 43, URLSAFE);
+  inText('jwk-symmetric-k', 'private-key', jwkK, JSON.stringify({ kty: 'oct', alg: 'HS256', k: jwkK }));
+  const jwkD = f('jwk-ec-d', 43, URLSAFE);
+  inText('jwk-ec-private-d', 'private-key', jwkD, JSON.stringify({ kty: 'EC', crv: 'P-256', x: f('jwk-ec-x', 43, URLSAFE), y: f('jwk-ec-y', 43, URLSAFE), d: jwkD }));
+  const mysql = `*${f('mysql-hash', 40, '0123456789ABCDEF')}`;
+  inText('mysql-native-password-hash', 'config-file', mysql.slice(1), `| app | % | ${mysql} |`);
+  const md5 = `md5${f('pg-md5', 32, LOWER_HEX)}`;
+  inText('postgres-md5-hash', 'config-file', md5, `app | ${md5}`);
+  const nt = f('nt-hash', 32, LOWER_HEX);
+  inText('pwdump-nt-hash', 'config-file', nt, `svc_backup:1104:aad3b435b51404eeaad3b435b51404ee:${nt}:::`);
+  const sha = f('sha-column', 64, LOWER_HEX);
+  inText('sql-update-password-column', 'sql-password', sha, `UPDATE accounts SET password_sha256 = '${sha}' WHERE id = 42;`);
+  const track = luhnNumber('card-track1', '4', 16);
+  inText('card-track1', 'card', track, `%B${track}^DOE/DANA^2812101000000000000?`);
+  const tail = f('vendor-tail', 18);
+  inText('name-after-vendor-prefix-tail', 'key-name', tail, `SERVICE_TOKEN=ghp_${f('vendor-tail-ghp', 36)}.${tail}`);
+}
+for (const key of ['WIFI_PSK', 'SDK_KEY', 'AES_KEY']) {
+  keyed(`name-${key.toLowerCase()}`, 'key-name', key, `${f(`name-${key}`, 14)}V3`);
+}
+token('resend-key', 'vendor-token', `re_${f('resend-a', 8)}_${f('resend-b', 24)}`);
+token('mandrill-key', 'vendor-token', `md-${f('mandrill', 20)}Q7`);
+token('dropbox-short-lived', 'vendor-token', `sl.${f('dropbox', 140, URLSAFE)}`);
+token('adafruit-io-key', 'vendor-token', `aio_${f('adafruit', 28)}`);
+token('sonarqube-user-token', 'vendor-token', `squ_${f('sonar', 40, LOWER_HEX)}`);
+token('prefect-api-key', 'vendor-token', `pnu_${f('prefect', 36)}`);
 token('mailchimp-key', 'vendor-token', `${f('mailchimp', 32, LOWER_HEX)}-us21`);
 token('notion-secret-legacy', 'vendor-token', `secret_${f('notion-legacy', 43)}`);
 token('atlassian-api-token', 'vendor-token', `ATATT3xFfGF0${f('atlassian', 180, URLSAFE)}=${f('atl-crc', 8, UPPER_DIGITS)}`);

@@ -48,6 +48,8 @@ function replaceEach(
       const match = args[0] as string;
       const groups = args[args.length - 1] as Record<string, string | undefined> | undefined;
       const secret = typeof groups === 'object' && groups ? groups.secret : undefined;
+      // A secret already replaced (by an earlier rule, or at an inner layer of JSON) is not replaced again.
+      if (secret?.startsWith('[REDACTED')) return match;
       if (rule.check && !rule.check(match, secret)) return match;
       const m = marker(rule);
       if (rule.rewrite) return rule.rewrite(match, m);

@@ -22,7 +22,7 @@ const SECRET_NAME = new RegExp(
   '(?:password|passwd|passphrase|passcode|passkey|pwd|(?<!by|com|sur|tres|under|over)pass|(?:^|db|bind|user|admin|root|mail|smtp|ftp)pw|' +
     'secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
-    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery)key|' +
+    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi)key|psk|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode)' +
@@ -43,7 +43,7 @@ export function isSecretName(name: string): boolean {
   return hit;
 }
 
-const SECRET_WORDS = ['pass', 'pw', 'secret', 'token', 'key', 'auth', 'cookie', 'cred', 'dsn', 'sig', 'connection', 'mnemonic', 'phrase', 'codes', 'pepper', 'salt', 'seed', 'cvv', 'cvc', 'pin'];
+const SECRET_WORDS = ['pass', 'pw', 'secret', 'token', 'key', 'auth', 'cookie', 'cred', 'dsn', 'sig', 'connection', 'mnemonic', 'phrase', 'codes', 'pepper', 'salt', 'seed', 'psk', 'cvv', 'cvc', 'pin'];
 
 /**
  * Whether `s` holds any of the words a secret name ends in: strings without one skip the
@@ -68,9 +68,11 @@ export function hasSecretWord(s: string): boolean {
  * template literal's backquote: code).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|cvv2?|cvc2?|pin(?:code)?)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
-  String.raw`(?<sep>\\?["']?\]?\s*(?:[?:+]=|=>|[:=])\s*)(?:\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|"(?<dq>(?:[^"\\\n]|\\.)*)"|[NnEe]?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|(?<bare>(?![[{\\=\x60])(?:\$\{[^}\s]*\}|[^\s&;,"'<>)}\]])+))`;
+  String.raw`(?<sep>\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.]*(?:<[^<>\n]{0,80}>)?(?:\[\])?[ \t]*=(?![=>])|[?:+]=|=>|[:=])[ \t]*)` +
+  String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
+  String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|[^\s&;,"'<>)}\]])+))`;
 /**
  * A name is a run of these characters followed by its separator: a word with none after it is
  * passed over at once, instead of each secret word being tried at each of its positions. (Every
@@ -85,11 +87,13 @@ const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?
  * Values that are not secrets where a secret could stand: literals, a state (`auth: ok`,
  * `password: missing`), code (`= await ...`,
  * `= process.env.X`), placeholders (`$DB_PASSWORD`, `${TOKEN}`, `<token>`, `***`, `%s`,
- * `{{x}}`, SQL parameters `?`, `$1`, `:name`), types, and the scheme word of an
- * `Authorization` value whose credential another rule took.
+ * `{{x}}`, GitHub Actions' `${{ secrets.X }}`, `$(command)`, Python's `%(name)s`, YAML tags
+ * (`!ENV X`, `!vault`), Terraform's `var.x`, SQL parameters `?`, `$1`, `:name`), types, and the
+ * scheme word of an `Authorization` value whose credential another rule took; and what
+ * examples write (`your_api_key_here`, `REPLACE_ME`, `changeme`, `sk-...`, `user:password@`).
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|\{\{.*\}\}|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*.*|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
@@ -99,8 +103,16 @@ export function isPlaceholder(value: string): boolean {
 /** The text before a name that is inside an ARN. */
 const IN_ARN = /\barn:[^\s"']*$/;
 
-/** An authorization value whose credential a shape rule already replaced (`Bearer [REDACTED…]`). */
-const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)?\s*\[REDACTED/i;
+/**
+ * A value a shape rule already replaced whole (`Bearer [REDACTED…]`). A marker with more after it
+ * (a vendor shape that took only the start of `GRAFANA_TOKEN=glc_…-…`) is not: the value goes whole.
+ */
+const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)?\s*\[REDACTED[^\]]*\]$/i;
+
+/** A bare value that is a call or an index (`getpass.getpass(`, `os.Getenv(`, `configuration[`): code, not a secret. */
+const CALL = /^[A-Za-z_$][\w$.:]*[([]/;
+/** A Python f-string with a field in it (`f"Bearer {token}"`): code, not a secret. */
+const FORMAT_FIELD = /\{[A-Za-z_][\w.]*\}/;
 
 /**
  * Every `name=value` in `s` whose name is a secret's, with the value replaced by `marker`.
@@ -116,14 +128,18 @@ export function replaceNamedValues(s: string, marker: string): string {
     const name = g.name as string;
     const sep = g.sep as string;
     const value = g.edq ?? g.dq ?? g.sq ?? g.br ?? g.block ?? g.bare ?? '';
-    if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value) || !isSecretName(name)) return match;
+    const head = name.length + sep.length;
+    if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value)) return match;
+    if (g.bare !== undefined && CALL.test(value)) return match;
+    if (/f/i.test(g.pre ?? g.epre ?? '') && FORMAT_FIELD.test(value)) return match;
+    // Not a secret's name (`otpauth://totp/x?secret=…`): the pairs in its value are still looked at.
+    if (!isSecretName(name)) return value.length > 8 ? match.slice(0, head) + replaceNamedValues(match.slice(head), marker) : match;
     // A part of an ARN (`arn:aws:secretsmanager:…:secret:prod/db`) names a resource, it holds no secret.
     const at = args[args.length - 3] as number;
     // `=>` pairs a quoted key (PHP's `'password' => '…'`) or a symbol (Ruby's `:password => "…"`)
     // with a quoted value; in code it is a function (`token => token.trim()`).
     if (sep.includes('=>') && !((/^\\?["']/.test(sep) || (args[args.length - 2] as string)[at - 1] === ':') && (g.edq ?? g.dq ?? g.sq) !== undefined)) return match;
     if (IN_ARN.test((args[args.length - 2] as string).slice(Math.max(0, at - 200), at))) return match;
-    const head = name.length + sep.length;
     const rest = match.slice(head);
     const open =
       g.edq !== undefined || g.dq !== undefined

@@ -5,7 +5,7 @@
  */
 import { basicCredential, iban, luhn } from './checks.ts';
 import { isPlaceholder, isSecretName } from './names.ts';
-import { VENDOR_TOKENS } from './vendor-tokens.ts';
+import { GATED_VENDOR_TOKENS, VENDOR_TOKENS } from './vendor-tokens.ts';
 
 export interface ShapeRule {
   name: string;
@@ -14,7 +14,8 @@ export interface ShapeRule {
   /** A second look at a match (e.g. the Luhn check of a card number): false keeps it. */
   check?: (match: string, secret: string | undefined) => boolean;
   /**
-   * Substrings one of which every match contains, in any case: the "could anything match" pre-check
+   * Substrings one of which every match contains, in any case (a rule with `when`: which every string
+   * it is tried on contains, there or in the match): the "could anything match" pre-check
    * (index.ts) tries the rule alone, only on a string holding one, instead of adding it to the
    * alternation every string is scanned with (rules that begin with a lookbehind or a common
    * character slow that scan down for every string).
@@ -94,6 +95,8 @@ const BARE = String.raw`(?:[^\s'"\\]|\\(?![nrtbf"\\]))`;
 const SAME_COMMAND = String.raw`(?:\\\r?\n|[^\n|;&]){0,200}?`;
 const CLI_VALUE = String.raw`(?:\\?['"])?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<!['"])(?!-)${BARE}+)`;
 
+/** A JSON Web Key (`"kty": …`), whose private members are secrets. */
+const JWK = /\\*"kty\\*"\s*:/;
 /** A Kubernetes Secret's manifest, as YAML or JSON: its `kind`. */
 const K8S_SECRET = /\bkind:[ \t]*["']?Secret\b|"kind"\s*:\s*"Secret"/;
 
@@ -105,7 +108,8 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['-----BEGIN ', 'PuTTY-User-Key-File-'],
   },
   // Before `Token <value>` (below), which would take the digits before the colon and leave the rest.
-  { name: 'telegram_bot_token', pattern: re(String.raw`${AT}\d{8,10}:AA[A-Za-z0-9_-]{33}`), gate: [':AA'] },
+  // Also in the Bot API's URLs (`/bot<token>/sendMessage`).
+  { name: 'telegram_bot_token', pattern: re(String.raw`(?:${AT}|(?<=bot))\d{8,10}:AA[A-Za-z0-9_-]{33}`), gate: [':AA'] },
   // Signed (three parts), unsigned (`alg: none`: the third part empty) and encrypted (JWE: five parts, the key may be empty).
   {
     name: 'jwt',
@@ -115,12 +119,26 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['eyJ'],
   },
   // Access key ids (AKIA, ASIA temporary) and the other IAM unique-id prefixes.
+  // The secret beside its key id, as a credentials CSV or a pasted pair has it (`AKIA…,<40>`, `AKIA… <40>`):
+  // before the key id's own rule, which would take the id it is found by.
+  {
+    name: 'aws_secret_access_key',
+    pattern: re(String.raw`${AT}(?:AKIA|ASIA)[A-Z0-9]{16}(?:[ \t]*[,;|\t][ \t]*|[ \t]+)(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`),
+    gate: ['AKIA', 'ASIA'],
+  },
   {
     name: 'aws_access_key_id',
     pattern: re(String.raw`${AT}(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}\b`),
     gate: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'ANPA', 'ANVA', 'AIPA', 'A3T'],
   },
-  { name: 'api_key', pattern: re(`${AT_ALNUM}(?:${VENDOR_TOKENS.join('|')})`) },
+  // A generated token never repeats one character a dozen times: `ghp_xxxx…` is a placeholder.
+  { name: 'api_key', pattern: re(`${AT_ALNUM}(?:${VENDOR_TOKENS.join('|')})`), check: (match) => !/(.)\1{11}/.test(match) },
+  {
+    name: 'api_key',
+    pattern: re(`${AT_ALNUM}(?:${GATED_VENDOR_TOKENS.map((t) => t.pattern).join('|')})`),
+    check: (match) => !/(.)\1{11}/.test(match),
+    gate: GATED_VENDOR_TOKENS.map((t) => t.gate),
+  },
   // An AWS secret access key after its name and a space, as `aws configure list` or a table prints it
   // (after `=` or `:` the name rule takes it).
   {
@@ -133,6 +151,12 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     pattern: /hooks\.slack\.com\/services\/(?<secret>[A-Za-z0-9/]{20,})|discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
     gate: ['hooks.slack.com', 'discord'],
   },
+  // Microsoft Teams' incoming webhooks and Zapier's catch hooks: the path is the credential.
+  {
+    name: 'webhook_url',
+    pattern: /(?:webhook\.office\.com\/webhookb2\/|hooks\.zapier\.com\/hooks\/catch\/)(?<secret>[^\s"'<>\\]{8,})/g,
+    gate: ['webhook.office.com', 'hooks.zapier.com'],
+  },
   // After the vendor shapes, so that `token ghp_…` names the key it is. A credential after the
   // scheme has a digit: "Bearer bonds", "Token usage" are English.
   {
@@ -141,7 +165,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['Bearer', 'bearer', 'Token'],
   },
   { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential, gate: ['Basic'] },
-  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`), gate: ['://'] },
+  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`), check: notPlaceholder, gate: ['://'] },
   // A header whose whole value is a credential, up to the end of the line (or of a JSON string),
   // its quoted parameters included (`Token token="…"`, Digest's `response="…"`).
   {
@@ -150,11 +174,13 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
       String.raw`${AT}(?:(?:set-)?cookie\s*:\s*|(?:proxy-)?authorization\s*:\s*(?!(?:\w+\s+)?\[REDACTED)(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)\s+)?)(?!\[REDACTED)(?<secret>[^\s"\\](?:[^\r\n"\\]|(?<==)\\?"[^"\r\n\\]*\\?")*)`,
       'gi',
     ),
+    // Code that builds the header (a template literal) and placeholders (`Bearer <token>`, `$TOKEN`) hold none.
+    check: (_, secret) => secret !== undefined && !secret.startsWith('`') && !isPlaceholder(secret.replace(/^(?:Bearer|Basic|Token)\s+/i, '').trim()),
   },
   {
     name: 'card_number',
     pattern: re(
-      String.raw`${AT_NUMBER}(?:4\d{3}|5[0-8]\d{2}|2[2-7]\d{2}|3[47]\d{2}|3[068]\d{2}|35\d{2}|6\d{3})(?:(?:[ -]?\d){9,15}|(?:\.\d{4}){3}(?:\.\d{1,3})?)(?!\w|\.\d)`,
+      String.raw`(?:${AT_NUMBER}|(?<=%B))(?:4\d{3}|5[0-8]\d{2}|2[2-7]\d{2}|3[47]\d{2}|3[068]\d{2}|35\d{2}|6\d{3})(?:(?:[ -]?\d){9,15}|(?:\.\d{4}){3}(?:\.\d{1,3})?)(?!\w|\.\d)`,
     ),
     check: luhn,
   },
@@ -186,12 +212,12 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['pass', 'Pass', 'PASS', 'pwd', 'Pwd', 'PWD'],
   },
   // The same unquoted, in a log line's prose (`with password Qz-26`, `password for alice is x7…`,
-  // `password Qz-30 rejected`): only a value with letters and digits, 6 characters or more, so that
+  // `password for the elastic built-in superuser is : x7…`, `password Qz-30 rejected`): only a value with letters and digits, 6 characters or more, so that
   // `password reset link sent`, `password is required` and `password must change` stay.
   {
     name: 'log_password',
     pattern: re(
-      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)\s+(?:(?:for\s+(?:user\s+)?\S{1,64}\s+)?(?:is|was|to|set\s+to|changed\s+to|reset\s+to)\s+)?(?<secret>[^\s'"\\,;)]{6,})`,
+      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)\s+(?:(?:for\s+(?:the\s+)?(?:user\s+)?(?:[^\s:]{1,64}\s+){1,4})?(?:is|was|to|set\s+to|changed\s+to|reset\s+to)\s*:?\s+)?(?<secret>[^\s'"\\,;)]{6,})`,
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
@@ -203,7 +229,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   {
     name: 'text_token',
     pattern: re(
-      String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))(?:token|api[ _-]?key|secret|credential|access[ _-]?key)s?(?:\s*:\s+|\s+(?:is\s+|was\s+)?)\\?['"]?(?<secret>[A-Za-z0-9][A-Za-z0-9._~+/=:$-]{15,})`,
+      String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))(?:(?:auth|access|refresh|api|bot|session|bearer)[_-])?(?:token|api[ _-]?key|secret|credential|access[ _-]?key)s?(?:\s*:\s+|\s+(?:is\s+|was\s+)?)\\?['"]?(?<secret>[A-Za-z0-9][A-Za-z0-9._~+/=:$-]{15,})`,
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
@@ -286,7 +312,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   // A .pgpass line: `host:port:database:user:password` (also quoted in a message: after a space).
   {
     name: 'config_secret',
-    pattern: re(String.raw`(?<=^|[\s"]|\\n)(?=[^\s:]*[A-Za-z*])[^\s:#"\\]+:(?:\d+|\*):[^\s:"\\]+:(?=[^\s:]*[A-Za-z*])[^\s:"\\]+:(?<secret>[^\s"\\]+)`),
+    pattern: re(String.raw`(?<=^|[\s"]|\\n)(?=[^\s:]*[A-Za-z*])[^\s:#"\\]+:(?:5432|5433|6432|\*):[^\s:"\\]+:(?=[^\s:]*[A-Za-z*])[^\s:"\\]+:(?<secret>[^\s"\\]+)`),
     check: notPlaceholder,
     // Postgres' usual ports and the wildcard: a one-character gate (`:`) would slow every string's pre-check.
     gate: [':5432:', ':5433:', ':6432:', ':*:'],
@@ -311,7 +337,7 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
   // `--token <v>`, `--api-key=<v>`, `--client-secret <v>` (not `--token-file`, not a number: `--max-token 100`).
   {
     name: 'cli_password',
-    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z]+-)*(?:token|api-?key|secret|secret-key|access-key|auth)(?:\s+|=)${CLI_VALUE}`),
+    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:\s+|=)${CLI_VALUE}`),
     check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^\d+$/.test(secret),
     gate: ['--'],
   },
@@ -406,6 +432,141 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     gate: ['data'],
     when: (s) => K8S_SECRET.test(s),
     rewrite: secretData,
+  },
+  // Command lines that take a credential without a password option: a login with a token as its
+  // argument (`cargo login <t>`, `wandb login <t>`, `ngrok config add-authtoken <t>`, `snyk auth <t>`),
+  // `zip -P`, `ssh-keygen -N`, OpenSSL's `-k`, `-pass pass:` and `passwd`, `smbclient -U user%pw`,
+  // `net use … /user:X pw`, FreeRDP's `/p:`, `lftp -u user,pw`, PowerShell's `ConvertTo-SecureString`,
+  // and a password piped to `sudo -S`, to `chpasswd`, or read from `<(echo …)`.
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}(?:(?:cargo|wandb|npm)\s+login|ngrok\s+(?:config\s+)?(?:add-)?authtoken|snyk\s+auth)\s+(?<secret>(?!-)${BARE}{12,})`),
+    check: notPlaceholder,
+    gate: ['login', 'authtoken', 'snyk'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:zip\b${SAME_COMMAND}\s-P\s*|ssh-keygen\b${SAME_COMMAND}\s-N\s+|openssl\b${SAME_COMMAND}(?:\s-k\s+|\s-pass(?:in|out)?\s+pass:|\spasswd(?:\s+-\w+)*\s+)|(?:xfreerdp|wlfreerdp|sdl-freerdp)\b${SAME_COMMAND}\s\/p:)${CLI_VALUE}`,
+    ),
+    // Not a redirection (`openssl passwd -6 -stdin < pw.txt`).
+    check: (_, secret) => secret !== undefined && secret.length >= 4 && !isPlaceholder(secret),
+    gate: ['zip', 'ssh-keygen', 'openssl', 'freerdp'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:smbclient\b${SAME_COMMAND}\s-U\s*\\?['"]?[^%'"\s]+%|lftp\b${SAME_COMMAND}\s-u\s+\\?['"]?[^,\s'"]+,|net\s+use\b${SAME_COMMAND}\/user:\S+\s+(?![*/]))(?<secret>${BARE}+)`,
+      'gi',
+    ),
+    check: notPlaceholder,
+    gate: ['smbclient', 'lftp', 'net use'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`ConvertTo-SecureString\s+(?:-String\s+)?\\?(?<q>['"])(?<secret>[^'"\n]+)\\?\k<q>`, 'gi'),
+    check: notPlaceholder,
+    gate: ['convertto-securestring'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}echo\s+(?:-n\s+)?\\?(?<q>['"]?)(?:[^'"\s:|\\[]+:)?(?<secret>[^'"\s|\\[]+)\\?\k<q>\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|(?:sudo\s+)?chpasswd\b)`,
+    ),
+    check: notPlaceholder,
+    gate: ['echo'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`--password-file=<\(\s*echo\s+(?<secret>[^)\s]+)`),
+    check: notPlaceholder,
+    gate: ['--password-file=<('],
+  },
+  // Code that passes a credential positionally: a user and a password to a client or a login
+  // (`HTTPBasicAuth('u', 'p')`, `auth=("u", "p")`, `getConnection(url, "u", "p")`, `new PDO(dsn, 'u', 'p')`,
+  // `new Sequelize('db', 'u', 'p')`, `NetworkCredential("u", "p")`, `SetBasicAuth`, `login("u", "p")`),
+  // a signing key (`jwt.encode(payload, "k")`, `jwt.sign(payload, 'k')`), `set_password("…")`,
+  // `Fernet(b'…')`, cURL's `CURLOPT_USERPWD, "u:p"`, and a hard-coded fallback after a secret's
+  // variable (`process.env.SESSION_SECRET || '…'`).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\b(?:(?:Sequelize|getConnection|PDO)\s*\(\s*(?:[^()'"\n]{0,200}?,\s*|\\?(?<q0>['"])[^'"\n]{0,300}\\?\k<q0>\s*,\s*)|(?:HTTP(?:Basic|Digest)Auth|BasicAuth|SetBasicAuth|NetworkCredential|PSCredential|login|auth\s*=)\s*\(\s*)\\?(?<q1>['"])[^'"\n]{1,200}\\?\k<q1>\s*,\s*b?\\?(?<q2>['"])(?<secret>[^'"\n\\]{1,200})\\?\k<q2>`,
+    ),
+    check: notPlaceholder,
+    gate: ['auth', 'credential', 'getconnection', 'login', 'pdo', 'sequelize'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\b(?:jwt\.(?:encode|sign)\s*\(\s*[^,()\n]{1,100},\s*|set_password\s*\(\s*|Fernet\s*\(\s*|CURLOPT_USERPWD\s*,\s*)b?\\?(?<q>['"])(?<secret>[^'"\n\\]{6,300})\\?\k<q>`,
+    ),
+    check: notPlaceholder,
+    gate: ['jwt.', 'set_password', 'fernet', 'curlopt_userpwd'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`(?:process\.env\.|os\.environ\.get\(\s*\\?['"]|ENV\[\\?['"]|ENV\.fetch\(\\?['"])(?<name>\w{1,100})(?:\\?['"]\s*[)\]])?\s*(?:\|\||\?\?|\bor\b)\s*\\?(?<q>['"])(?<secret>[^'"\n\\]{4,200})\\?\k<q>`,
+    ),
+    check: (match, secret) => secret !== undefined && isSecretName(/(?:\.env\.|\(\s*\\?['"]|\[\\?['"])(\w+)/.exec(match)?.[1] ?? '') && !isPlaceholder(secret),
+    gate: ['process.env', 'environ', 'env['],
+  },
+  // Go's MySQL DSN: `user:password@tcp(host:3306)/db` (no scheme, so not the URL rule's).
+  {
+    name: 'url_password',
+    pattern: re(String.raw`(?<![\w/:])[\w.-]{1,64}:(?<secret>[^\s@/"'()]{1,200})@(?:tcp|unix|udp)\(`),
+    check: notPlaceholder,
+    gate: ['@tcp(', '@unix(', '@udp('],
+  },
+  // Terraform: a variable named as a secret is with a default (`variable "db_password" { default = "…" }`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\bvariable\s+\\?"(?<name>[\w-]{1,100})\\?"\s*\{[^{}]{0,500}?\bdefault\s*=\s*\\?"(?<secret>[^"\n\\]+)\\?"`),
+    check: (match, secret) => secret !== undefined && isSecretName(/variable\s+\\?"([\w-]+)/.exec(match)?.[1] ?? '') && !isPlaceholder(secret),
+    gate: ['variable'],
+  },
+  // A JSON Web Key's private members (`d`, `p`, `q`, `dp`, `dq`, `qi`, a symmetric key's `k`).
+  {
+    name: 'private_key',
+    pattern: re(String.raw`\\*"(?:d|p|q|dp|dq|qi|k)\\*"\s*:\s*\\*"(?<secret>[A-Za-z0-9_-]{16,})\\*"`),
+    when: (s) => JWK.test(s),
+    // In the string, not the match: the key's `kty` (its condition above).
+    gate: ['kty'],
+  },
+  // An authenticator's setup key and an app password, spaced in groups of four (`vpam bmrp …`), and
+  // recovery codes listed under their heading.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\b(?:app\s+password|(?:setup|secret|this)\s+key)\s*:?\s+(?<secret>[a-z2-7]{4}(?:[ \t][a-z2-7]{4}){3,7})\b`, 'gi'),
+    gate: ['app password', 'setup key', 'secret key', 'this key'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\b(?:recovery|backup)\s+codes?\s*:?[ \t]*\r?\n(?:[ \t]*[A-Za-z0-9]{4,10}-[A-Za-z0-9]{4,10}[ \t]*(?:\r?\n|$))+`, 'gi'),
+    gate: ['recovery code', 'backup code'],
+    rewrite: (match, marker) => match.replace(/^([ \t]*)[A-Za-z0-9]{4,10}-[A-Za-z0-9]{4,10}/gm, (_, indent: string) => `${indent}${marker}`),
+  },
+  // Password hashes of databases and Windows: MySQL's `*<40 hex>`, Postgres' `md5<32 hex>`, a pwdump
+  // line's NT hash (usable as it is: pass-the-hash), and a SQL UPDATE of a password column.
+  {
+    name: 'password_hash',
+    pattern: re(String.raw`\bmd5[0-9a-f]{32}\b`),
+    gate: ['md5'],
+  },
+  // Ungated (a one-character gate would slow every string's pre-check): the star first, then what
+  // comes before it, so that the scan skips to stars.
+  { name: 'password_hash', pattern: re(String.raw`\*(?<![\w*]\*)[0-9A-F]{40}(?![0-9A-Za-z])`) },
+  {
+    name: 'password_hash',
+    pattern: re(String.raw`(?<=^|\n|\\n|["\s])[^:\s"\\]{1,100}:\d{1,10}:[0-9a-fA-F]{32}:(?<secret>[0-9a-fA-F]{32}):::`),
+    gate: [':::'],
+  },
+  {
+    name: 'sql_password',
+    pattern: re(String.raw`\bUPDATE\b[^;]{1,200}?\bSET\b[^;]{0,400}?\b[\w]*(?:pass|pwd|secret|token)[\w]*\s*=\s*(?:[NnEe](?='))?\\?'(?<secret>(?:[^'\n\\]|'')+)\\?'`, 'gi'),
+    check: notPlaceholder,
+    gate: ['update'],
   },
   // .netrc (curl, git, ftp): `machine <host> login <user> password <v>`.
   {

@@ -17,6 +17,14 @@ export const VENDOR_TOKENS: readonly string[] = [
   'ya29\\.[A-Za-z0-9_-]{20,}',
   'hf_[A-Za-z0-9]{30,}',
   'gsk_[A-Za-z0-9]{40,}',
+  // Resend, Mandrill (with a digit and a capital: CSS classes also start `md-`), Dropbox, Adafruit IO,
+  // SonarQube, Prefect Cloud.
+  're_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}(?![A-Za-z0-9_])',
+  'md-(?=[A-Za-z0-9_-]{0,21}\\d)(?=[A-Za-z0-9_-]{0,21}[A-Z])[A-Za-z0-9_-]{22}(?![A-Za-z0-9_-])',
+  'sl\\.[A-Za-z0-9_-]{130,}',
+  'aio_[A-Za-z0-9]{28}(?![A-Za-z0-9])',
+  'sq[uap]_[a-f0-9]{40}(?![a-f0-9])',
+  'pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9])',
   'r8_[A-Za-z0-9]{30,}',
   'pplx-[A-Za-z0-9]{40,}',
   'xai-[A-Za-z0-9]{60,}',
@@ -30,14 +38,13 @@ export const VENDOR_TOKENS: readonly string[] = [
   'ntn_[A-Za-z0-9]{40,}',
   'PMAK-[a-f0-9]{24}-[a-f0-9]{34}',
   'glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}',
-  'glc_[A-Za-z0-9+/]{32,}={0,2}',
+  'glc_[A-Za-z0-9+/_-]{32,}={0,2}',
   'NRAK-[A-Z0-9]{27}',
   'sq0(?:atp|csp)-[A-Za-z0-9_-]{22,}',
   'sk\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}',
   'AGE-SECRET-KEY-1[0-9A-Z]{58}',
   'do[por]_v1_[a-f0-9]{64}',
   'hv[sb]\\.[A-Za-z0-9_-]{24,}',
-  '[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{60,}',
   'pul-[a-f0-9]{40}',
   'dp\\.(?:st|ct|sa|scim|audit)\\.[A-Za-z0-9_.-]{40,}',
   'fo1_[A-Za-z0-9_-]{40,}',
@@ -46,14 +53,12 @@ export const VENDOR_TOKENS: readonly string[] = [
   'dapi[a-f0-9]{32}',
   'dckr_pat_[A-Za-z0-9_-]{27,}',
   'gt_[A-Za-z0-9_-]{30,}',
-  // Discord bot token and Azure AD client secret: three dotted parts, and `~` after `Q`.
+  // Discord bot token: three dotted parts.
   '[MN][A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}',
-  '[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}',
-  // Mailchimp (its data centre after the dash), Notion's older integration secret, Atlassian API
+  // Notion's older integration secret, Atlassian API
   // token, Square / Meta access token, Braintree, Sentry user and org tokens, Netlify, Figma,
   // Fly.io, Heroku, Google's OAuth refresh token, Confluent's key:secret pair, Render, Supabase's
   // new secret key, Dynatrace, Alibaba and Tencent Cloud access key ids.
-  '[0-9a-f]{32}-us\\d{1,2}',
   'secret_[A-Za-z0-9]{43}',
   'ATATT3[A-Za-z0-9_=-]{50,}',
   'EAA[A-Za-z0-9_-]{40,}',
@@ -70,4 +75,16 @@ export const VENDOR_TOKENS: readonly string[] = [
   'dt0[a-z]\\d{2}\\.[A-Z0-9]{24}\\.[A-Z0-9]{64}',
   'LTAI[A-Za-z0-9]{12,20}',
   'AKID[A-Za-z0-9]{32}',
+];
+
+/**
+ * Vendor shapes that begin with a run of a character class (a lookup at every word of every string
+ * in the one alternation, half its cost when they were in it), each with the literal it holds: a
+ * rule of their own (shapes.ts), tried only on a string that has it. Terraform Cloud's token, an
+ * Azure AD client secret (`~` after `Q`), Mailchimp's key (its data centre after the dash).
+ */
+export const GATED_VENDOR_TOKENS: readonly { pattern: string; gate: string }[] = [
+  { pattern: '[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{60,}', gate: '.atlasv1.' },
+  { pattern: '[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}', gate: 'Q~' },
+  { pattern: '[0-9a-f]{32}-us\\d{1,2}', gate: '-us' },
 ];
