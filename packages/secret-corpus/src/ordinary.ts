@@ -310,6 +310,9 @@ add('near-secret', [
   'md-button-primary-large',
   're_compile_pattern_for_matching_lines',
   'Recovery codes: stored in the team vault',
+  'const client = new OpenAI({ apiKey: process.env.OPENAI_API_KEY })',
+  'client = httpx.Client(base_url="https://api.example.com/v1", timeout=30)',
+  'es = Elasticsearch("http://localhost:9200"); es.search(index="orders_2026_12_06_archive")',
   '{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}',
 ]);
 

@@ -240,6 +240,14 @@ for (const [id, template] of [
 for (const key of ['WIFI_PSK', 'SDK_KEY', 'AES_KEY']) {
   keyed(`name-${key.toLowerCase()}`, 'key-name', key, `${f(`name-${key}`, 14)}V3`);
 }
+for (const [id, template] of [
+  ['python-client-positional-key', (p: string) => `co = cohere.Client("${p}")`],
+  ['twilio-client-sid-and-token', (p: string) => `client = Client("AC${f('twilio-sid', 32, LOWER_HEX)}", "${p}")`],
+  ['algolia-search-client-key', (p: string) => `const index = algoliasearch('KX8D0P2QWE', '${p}');`],
+] as const) {
+  const p = `${f(id, 30)}7k`;
+  inText(id, 'vendor-token', p, template(p));
+}
 token('resend-key', 'vendor-token', `re_${f('resend-a', 8)}_${f('resend-b', 24)}`);
 token('mandrill-key', 'vendor-token', `md-${f('mandrill', 20)}Q7`);
 token('dropbox-short-lived', 'vendor-token', `sl.${f('dropbox', 140, URLSAFE)}`);

@@ -523,6 +523,16 @@ export const SHAPE_RULES: readonly ShapeRule[] = [
     check: (match, secret) => secret !== undefined && isSecretName(/(?:\.env\.|\(\s*\\?['"]|\[\\?['"])(\w+)/.exec(match)?.[1] ?? '') && !isPlaceholder(secret),
     gate: ['process.env', 'environ', 'env['],
   },
+  // An API client built with its key as a literal (`cohere.Client("…")`, `Client(sid, "<token>")`,
+  // `algoliasearch(appId, "<key>")`): each argument that reads as generated (24+ letters and digits,
+  // both) is replaced; names, URLs and short ids are kept.
+  {
+    name: 'api_key',
+    pattern: re(String.raw`(?:Client|client|search)\s*\([^()\n]{0,400}\)`),
+    gate: ['client', 'search'],
+    rewrite: (match, marker) =>
+      match.replace(/(\\?['"])((?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{24,200})(\1)/g, (_, open: string, __: string, close: string) => `${open}${marker}${close}`),
+  },
   // Go's MySQL DSN: `user:password@tcp(host:3306)/db` (no scheme, so not the URL rule's).
   {
     name: 'url_password',
