@@ -95,6 +95,23 @@ describe('the secret corpus', () => {
 describe('gated rules', () => {
   // A rule with a gate is tried only on strings holding one of its substrings: a gate a match
   // can lack would let that secret through unseen. Every match in the corpus holds one (in any case).
+  it('base64 of every shape inside a longer string: a JSON value, a data URI, a `base64 -d` pipe', () => {
+    const kept: string[] = [];
+    for (const shape of SECRET_SHAPES) {
+      const b64 = Buffer.from(asText(shape)).toString('base64');
+      for (const input of [JSON.stringify({ path: 'a.env', data: b64 }), `data:text/plain;base64,${b64}`, `echo ${b64} | base64 -d > .env`]) {
+        const out = r.text(input);
+        if (out.includes(b64) || !out.includes('[REDACTED:encoded_secret]')) kept.push(`${shape.id}: ${input.slice(0, 60)}`);
+      }
+    }
+    expect(kept).toEqual([]);
+    // Binary data and text without a secret stay as they are.
+    const png = JSON.stringify({ img: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Array.from({ length: 40 }, (_, i) => i)]).toString('base64') });
+    expect(r.text(png)).toBe(png);
+    const plain = JSON.stringify({ note: Buffer.from('hello world, this is not a secret').toString('base64') });
+    expect(r.text(plain)).toBe(plain);
+  });
+
   it('every match of a gated rule, in every corpus text and form, holds one of its substrings', () => {
     const texts = [...SECRET_SHAPES.flatMap((s) => forms(s).map(([, t]) => t)), ...ORDINARY_PAYLOADS.map((p) => p.text)];
     const missed: string[] = [];

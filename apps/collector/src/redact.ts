@@ -4,7 +4,8 @@
  * `Authorization`, `SECRET_KEY_BASE`), value shapes found inside any string (vendor tokens,
  * cloud keys, JWTs, private keys, passwords in URLs, log lines and SQL, Luhn-valid card numbers,
  * IBANs), and decoding: JSON text escaped inside a JSON string (up to 3 layers) and base64
- * text (how OTLP carries `bytesValue`) are read as what they encode. What is removed is
+ * text (how OTLP carries `bytesValue`; also a JSON value, a data URI or a `base64 -d` pipe inside a
+ * longer string) are read as what they encode. What is removed is
  * replaced by a visible marker, `[REDACTED:<rule>]`, never dropped silently. The names and
  * shapes are `@guardtrace/semconv/secret-rules`, the same rules the SDK's sanitizer applies.
  */
@@ -34,6 +35,12 @@ const JSON_LITERAL = /"(?:[^"\\]|\\.)*"/g;
 /** A whole string that may be base64 (bytesValue arrives as base64 in both encodings). */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const MAX_BASE64_CHARS = 1 << 20;
+/**
+ * Base64 inside a longer string: a JSON string literal that is all base64 (24+ characters), a data
+ * URI's payload, and what a command pipes to `base64 -d`. Up to 64 KB each (an image is not text).
+ */
+const QUOTED_BASE64 = /"((?:[A-Za-z0-9+/]{4}){6,16384}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)"/g;
+const PIPED_BASE64 = /(?<=;base64,)(?:[A-Za-z0-9+/]{4}){4,16384}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?|(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{4}){4,16384}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?=['"]?\s*\|\s*base64\s+(?:-d|-D|--decode)\b)/g;
 /** Decoded bytes that are not text: control characters, or bytes that are not UTF-8. */
 function isText(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
@@ -119,6 +126,24 @@ export class Redactor {
     // Behind `\u0022`, `\'`, `&quot;` or `%3D`: looked at decoded (returned decoded when it held one).
     if (encoded) out = passDecoded(out, (decoded) => this.plain(decoded));
     if (depth < MAX_DEPTH && out.length <= MAX_BASE64_CHARS && BASE64.test(out)) out = this.base64(out, depth);
+    else if (depth < MAX_DEPTH) out = this.embeddedBase64(out, depth);
+    return out;
+  }
+
+  /** Base64 inside a longer string (QUOTED_BASE64, PIPED_BASE64): replaced when its text holds a secret. */
+  private embeddedBase64(s: string, depth: number): string {
+    let out = s;
+    if (out.includes('"')) {
+      QUOTED_BASE64.lastIndex = 0;
+      out = out.replace(QUOTED_BASE64, (lit, b64: string) => {
+        const r = this.base64(b64, depth);
+        return r === b64 ? lit : `"${r}"`;
+      });
+    }
+    if (out.includes('base64')) {
+      PIPED_BASE64.lastIndex = 0;
+      out = out.replace(PIPED_BASE64, (b64) => this.base64(b64, depth));
+    }
     return out;
   }
 
