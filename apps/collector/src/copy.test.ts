@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CopyBuffer, copyField, RowArena } from './copy.ts';
+import { CopyBuffer, copyField, RowArena, storableJson } from './copy.ts';
 
 describe('CopyBuffer', () => {
   it('encodes what it is given as UTF-8, across chunk boundaries and for pieces bigger than a chunk', () => {
@@ -37,5 +37,20 @@ describe('RowArena', () => {
     const out = new CopyBuffer();
     for (const k of kept) out.writeBytes(k.buf, k.start, k.end);
     expect(Buffer.concat(out.finish()).toString('utf8')).toBe(rows.join(''));
+  });
+});
+
+describe('text Postgres cannot hold', () => {
+  it('NUL in a text field is written as U+FFFD; other specials are escaped as before', () => {
+    expect(copyField('a\u0000b\tc')).toBe('a\uFFFDb\\tc');
+  });
+
+  it('JSON: NUL and lone surrogates as U+FFFD escapes, a pair and an escaped backslash before `u0000` kept', () => {
+    const v = { nul: 'a\u0000b', lone: 'x\ud800y', low: '\udc00', pair: '😀', text: 'a literal \\u0000 in prose' };
+    const json = storableJson(v);
+    expect(JSON.parse(json)).toEqual({ nul: 'a\uFFFDb', lone: 'x\uFFFDy', low: '\uFFFD', pair: '😀', text: 'a literal \\u0000 in prose' });
+    expect(json).not.toMatch(/(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f])/i);
+    // In a COPY field its backslashes are doubled, as for any JSON.
+    expect(copyField(v)).toBe(json.replaceAll('\\', '\\\\'));
   });
 });

@@ -1,8 +1,27 @@
 /** COPY ... FROM STDIN in Postgres' text format, for the staged inserts of writer.ts. */
 
-const SPECIAL = /[\\\n\r\t]/;
-const SPECIAL_G = /[\\\n\r\t]/g;
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+// NUL is no character Postgres text can hold: written as U+FFFD (input is cleaned so on decoding;
+// this is the last guard for what a later step decodes back, such as an escape in a prompt).
+const SPECIAL = /[\\\n\r\t\0]/;
+const SPECIAL_G = /[\\\n\r\t\0]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\0': '\uFFFD' };
+/**
+ * In JSON text, the escapes jsonb refuses: `\u0000` and a lone surrogate's (JSON.stringify writes
+ * a lone surrogate as an escape; a pair is written as it is). Only an escape, not an escaped
+ * backslash before `u0000`: an odd number of backslashes.
+ */
+const UNSTORABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|[dD][89abAB][0-9a-fA-F]{2}|[dD][c-fC-F][0-9a-fA-F]{2})/g;
+
+/** JSON text of `v` that jsonb accepts: NUL and lone surrogates as U+FFFD. */
+export function storableJson(v: unknown): string {
+  const json = JSON.stringify(v);
+  return json.includes('\\u') ? json.replace(UNSTORABLE_ESCAPE, '$1\\ufffd') : json;
+}
+
+/** Text Postgres accepts: NUL as U+FFFD (a lone surrogate becomes U+FFFD when encoded as UTF-8). */
+export function storableText(s: string): string {
+  return s.includes('\0') ? s.replaceAll('\0', '\uFFFD') : s;
+}
 
 /** JSON of objects shared by many rows (a request's resource), serialized once. */
 const shared = new WeakMap<object, string>();
@@ -13,7 +32,7 @@ export function copyField(v: unknown): string {
   if (typeof v === 'object') {
     // JSON text holds no raw newline, return or tab (JSON.stringify escapes them): only its
     // backslashes need doubling, and a plain substring search finds them.
-    const json = shared.get(v) ?? JSON.stringify(v);
+    const json = shared.get(v) ?? storableJson(v);
     return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
   }
   const s = String(v);
@@ -22,7 +41,7 @@ export function copyField(v: unknown): string {
 
 /** Serialize `obj` once for every row that carries it (call before building COPY text). */
 export function shareJson(obj: object): void {
-  if (!shared.has(obj)) shared.set(obj, JSON.stringify(obj));
+  if (!shared.has(obj)) shared.set(obj, storableJson(obj));
 }
 
 /** One row as COPY text, fields in `columns` order, without the line end. */

@@ -7,6 +7,7 @@
  * a long queue of them is answered 503 with Retry-After, as the span writer's is.
  */
 import type pg from 'pg';
+import { storableJson, storableText } from './copy.ts';
 import { CollectorError } from './errors.ts';
 import type { GenAiEvent } from './otlp-logs.ts';
 import { isUnavailable, timedQuery } from './pg.ts';
@@ -59,11 +60,12 @@ export class GenAiEventStore {
       events.map((e) => e.traceId),
       events.map((e) => e.spanId),
       events.map((e) => e.recordKey),
-      events.map((e) => e.eventName),
+      events.map((e) => storableText(e.eventName)),
       events.map((e) => e.timeNs.toString()),
-      events.map((e) => (e.body === null ? null : JSON.stringify(e.body))),
-      events.map((e) => JSON.stringify(e.attributes)),
-      events.map((e) => e.scopeName),
+      // What redaction decoded (a `%00`, a `\u0000`) may hold what Postgres cannot: see copy.ts.
+      events.map((e) => (e.body === null ? null : storableJson(e.body))),
+      events.map((e) => storableJson(e.attributes)),
+      events.map((e) => (e.scopeName === null ? null : storableText(e.scopeName))),
     ];
     try {
       await this.pool.query(timedQuery(INSERT, values, this.opts.queryTimeoutMs));

@@ -9,6 +9,7 @@
  * jsonb refuses (a \u0000 escape), loses the definition only: the span is stored all the same.
  */
 import { ATTR_GEN_AI_TOOL_NAME, ATTR_GUARDTRACE_TOOL_DEFINITION } from '@guardtrace/semconv';
+import { storableText } from './copy.ts';
 import { definitionHash } from './mapping.ts';
 import type { NormSpan } from './span.ts';
 import { textArray } from './sql.ts';
@@ -48,7 +49,8 @@ export function spanDefinition(projectId: string, span: NormSpan, startTime: str
   const named = (parsed as { tool?: unknown }).tool;
   const attr = span.attributes[ATTR_GEN_AI_TOOL_NAME];
   const tool = typeof named === 'string' ? named : typeof attr === 'string' ? attr : '';
-  return { projectId, hash, tool, summary, firstSeen: startTime };
+  // A `\u0000` in the summary's JSON decodes to what Postgres text cannot hold (copy.ts).
+  return { projectId, hash, tool: storableText(tool), summary: storableText(summary), firstSeen: startTime };
 }
 
 /**

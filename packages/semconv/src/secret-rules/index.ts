@@ -210,8 +210,14 @@ function decodedForm(s: string): string | null {
       }
     });
   }
-  return d === s ? null : d;
+  if (d === s) return null;
+  // What no stored text can hold, decoded from `\u0000`, `%00` or half a surrogate pair: U+FFFD, as
+  // the collector's decoding writes it (the decoded text may be what is kept).
+  return d.replace(UNSTORABLE, '\uFFFD');
 }
+
+/** NUL and a lone surrogate. */
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Whether `s` holds one of those encodings: a JSON string literal that does is worth decoding. */
 export function hasEncoding(s: string): boolean {
