@@ -63,24 +63,26 @@ describe('Normalizer (JSON rules)', () => {
       good({ spanId: 'eee19b7ec3c1b178', endTimeUnixNano: '1' }),
       good({ spanId: 'eee19b7ec3c1b179', attributes: [{ key: 'x', value: { intValue: 1.5 } }] }),
       good({ spanId: 'eee19b7ec3c1b17a', kind: 99 }),
+      good({ spanId: 'eee19b7ec3c1b17d', attributes: [{ key: 'big', value: { intValue: 1e300 } }] }),
       good({ spanId: 'eee19b7ec3c1b17c', events: 'none' }),
       good({ spanId: 'eee19b7ec3c1b17b' }),
     ];
     const { spans: ok, rejected } = json.normalize(req(spans));
     expect(ok.map((s) => s.spanId)).toEqual([S, 'eee19b7ec3c1b17b']);
     expect(rejected.map((r) => r.reason)).toEqual([
-      'spanId must be 16 hex characters',
+      'spanId must be 16 hex characters, got 3: "xyz"',
       'traceId is all zeros',
       'startTimeUnixNano must be an integer',
       'endTimeUnixNano is before startTimeUnixNano',
       'attributes["x"].intValue must be an integer',
-      'kind has an unknown value',
+      'kind has an unknown value 99: expected 0..5',
+      'attributes["big"].intValue is out of int64 range',
       'events must be an array',
     ]);
     expect(rejected[2]?.path).toBe('resourceSpans[0].scopeSpans[0].spans[3] (spanId eee19b7ec3c1b177)');
     const msg = rejectionMessage(rejected);
-    expect(msg).toMatch(/^rejected 7 span\(s\): resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]: spanId must be 16 hex/);
-    expect(msg).toContain('and 2 more');
+    expect(msg).toMatch(/^rejected 8 span\(s\): resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[1\]: spanId must be 16 hex/);
+    expect(msg).toContain('and 3 more');
   });
 
   it('rejects values nested too deep, truncates huge strings with a marker, cleans NUL and lone surrogates', () => {

@@ -258,7 +258,8 @@ export class Normalizer extends SpanRules {
     } else if (typeof v === 'string') {
       if (v === '') return null;
       if (!(bytes === 16 ? HEX32 : HEX16).test(v)) {
-        throw new SpanError(`${field} must be ${bytes * 2} hex characters`);
+        // What came instead (its length, and its start: an id holds no secret), so the sender can see the mistake.
+        throw new SpanError(`${field} must be ${bytes * 2} hex characters, got ${v.length}: ${JSON.stringify(v.slice(0, 40))}`);
       }
       hex = v.toLowerCase();
     } else {
@@ -288,7 +289,7 @@ export class Normalizer extends SpanRules {
     if (v === undefined || v === null) return 0;
     if (typeof v === 'string' && v in names) return names[v] as number;
     if (typeof v === 'number' && Number.isInteger(v)) return checkEnum(v, max, field);
-    throw new SpanError(`${field} has an unknown value`);
+    throw new SpanError(`${field} has an unknown value ${JSON.stringify(v)?.slice(0, 40)}: expected ${Object.keys(names).join(', ')} or 0..${max}`);
   }
 
   protected optString(v: unknown, field: string): string {
@@ -368,6 +369,8 @@ export class Normalizer extends SpanRules {
     let n: bigint;
     if (typeof v === 'number') {
       if (!Number.isInteger(v)) throw new SpanError(`${field}.intValue must be an integer`);
+      // A JSON number past 2^63 (1e300) is no int64, as the same value written as a string is not.
+      if (v < -(2 ** 63) || v >= 2 ** 63) throw new SpanError(`${field}.intValue is out of int64 range`);
       return v;
     }
     if (typeof v === 'string') {

@@ -132,7 +132,7 @@ function checkText(v: unknown, where: string, max: number, what: string): void {
 /** An enum number within 0..max. */
 export function checkEnum(v: number, max: number, field: string): number {
   if (v >= 0 && v <= max) return v;
-  throw new SpanError(`${field} has an unknown value`);
+  throw new SpanError(`${field} has an unknown value ${v}: expected 0..${max}`);
 }
 
 /** An int64 attribute value: a number when exact, else its decimal string. */

@@ -55,16 +55,10 @@ export function sessionId(span: NormSpan): string | null {
 }
 
 /**
-<<<<<<< HEAD
- * The row a span stands for: its operation name first (Guardtrace's and GenAI's), then
- * OpenInference's and OpenLLMetry's span kinds, then the AI SDK's `ai.operationId`, then its name
- * (Guardtrace's, GenAI's prefixes, the AI SDK's), then usage attributes (a model call, unless it
- * sums its children).
-=======
- * The row a span stands for (none when it is marked `guardtrace.recorded_as`): its operation name first (Guardtrace's and GenAI's), then
- * OpenInference's and OpenLLMetry's span kinds, then its name (Guardtrace's, the AI SDK's,
- * GenAI's prefixes), then usage attributes (a model call, unless it sums its children).
->>>>>>> audit-sdk
+ * The row a span stands for (none when it is marked `guardtrace.recorded_as`): its operation name
+ * first (Guardtrace's and GenAI's), then OpenInference's and OpenLLMetry's span kinds, then the AI
+ * SDK's `ai.operationId`, then its name (Guardtrace's, GenAI's prefixes, the AI SDK's), then usage
+ * attributes (a model call, unless it sums its children).
  */
 export function classify(span: NormSpan): SpanRole {
   const a = span.attributes;
