@@ -76,15 +76,6 @@ function replaceEach(
 function shapeCandidates(rules: readonly ShapeRule[]): (s: string, first: boolean) => ShapeRule[] {
   // Named groups are renamed away: two rules may use the same name.
   const plain = (source: string) => simpleStarts(source).replace(/\(\?<([A-Za-z][A-Za-z0-9]*)>/g, '(');
-  // In the alternation, a rule's leading start condition is left out: the alternation then
-  // matches more strings (a shape inside a word), never fewer, and without a lookbehind first the
-  // engine can skip to the characters a rule may begin with. The rule alone decides after.
-  const unanchored = (source: string) => {
-    for (const [full, simple] of START_CONDITIONS) {
-      for (const start of [full, simple]) if (source.startsWith(start)) return source.slice(start.length);
-    }
-    return source;
-  };
   const one = (rs: readonly ShapeRule[], flags: string) => new RegExp(rs.map((r) => `(?:${plain(r.pattern.source)})`).join('|'), flags);
   const order = new Map(rules.map((r, i) => [r, i]));
   const alone = new Map(rules.map((r) => [r, new RegExp(r.pattern.source, r.pattern.flags.replace('g', ''))]));

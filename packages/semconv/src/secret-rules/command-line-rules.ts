@@ -1,0 +1,117 @@
+/**
+ * Secrets on command lines, what an agent's shell tool runs: password and token options, the
+ * clients that take one after a short option, logins with a token argument, piped passwords.
+ */
+import { isPlaceholder } from './names.ts';
+import { AT, AT_OPTION, BARE, CLI_VALUE, notPlaceholder, re, SAME_COMMAND, type ShapeRule } from './rule-kit.ts';
+
+export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
+  // Command lines, what an agent's shell tool runs: `--password <v>` / `--db-pass=<v>` (not
+  // `--password-stdin` or `--password-file`), keytool's `-storepass <v>`, `sshpass -p <v>`,
+  // `az login … -p <v>`, `redis-cli … -a <v>`, the MySQL clients' attached `-p<v>` (`-p` alone prompts).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)(?:\s+|=)${CLI_VALUE}`),
+    check: notPlaceholder,
+    gate: ['pass'],
+  },
+  // `--token <v>`, `--api-key=<v>`, `--client-secret <v>` (not `--token-file`, not a number: `--max-token 100`).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:\s+|=)${CLI_VALUE}`),
+    check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^\d+$/.test(secret),
+    gate: ['--'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:(?:(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login|helm\s+registry\s+login|mongo(?:sh|dump|restore|import|export)?)\b${SAME_COMMAND}\s-p|sqlcmd\b${SAME_COMMAND}\s-P|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b${SAME_COMMAND}\s-w|7za?\b${SAME_COMMAND}\s-p)(?:\s+|=)?${CLI_VALUE}`,
+    ),
+    check: notPlaceholder,
+    gate: ['docker', 'podman', 'nerdctl', 'buildah', 'skopeo', 'oras', 'helm', 'mongo', 'sqlcmd', 'ldap', '7z'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}htpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+\s+${CLI_VALUE}`),
+    check: notPlaceholder,
+    gate: ['htpasswd'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}(?:echo|printf)\s+(?:-\w+\s+)*${CLI_VALUE}\s*\|(?=[^\n|;&]{0,200}--password-stdin)`),
+    check: notPlaceholder,
+    gate: ['echo', 'printf'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:(?:sshpass\s+-p|az\s+login\b${SAME_COMMAND}\s-p|redis-cli\b${SAME_COMMAND}\s-a)(?:\s+|=)` +
+        String.raw`|(?:mysql(?:dump|admin|import|show|check|binlog|sh)?|mariadb(?:-dump|-admin)?)\b${SAME_COMMAND}\s-p)${CLI_VALUE}`,
+    ),
+    check: notPlaceholder,
+    gate: ['sshpass', 'login', 'redis-cli', 'mysql', 'mariadb'],
+  },
+  // `curl -u user:<v>` / `--user user:<v>` (without the colon, curl asks for it).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}curl\b${SAME_COMMAND}\s(?:-u|--user)\s*(?:\\?['"])?[^\s:'"\\]+:(?<secret>${BARE}+)`),
+    check: notPlaceholder,
+    gate: ['curl'],
+  },
+  // Windows: `net user <name> <v> /add` (`*` asks for it).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}(?:net|NET)\s+(?:user|USER)\s+\S+\s+(?<secret>(?![*/])${BARE}+)\s+\/(?:add|ADD|domain|DOMAIN)\b`),
+    check: notPlaceholder,
+    gate: ['/add', '/ADD', '/domain', '/DOMAIN'],
+  },
+  // Command lines that take a credential without a password option: a login with a token as its
+  // argument (`cargo login <t>`, `wandb login <t>`, `ngrok config add-authtoken <t>`, `snyk auth <t>`),
+  // `zip -P`, `ssh-keygen -N`, OpenSSL's `-k`, `-pass pass:` and `passwd`, `smbclient -U user%pw`,
+  // `net use … /user:X pw`, FreeRDP's `/p:`, `lftp -u user,pw`, PowerShell's `ConvertTo-SecureString`,
+  // and a password piped to `sudo -S`, to `chpasswd`, or read from `<(echo …)`.
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}(?:(?:cargo|wandb|npm)\s+login|ngrok\s+(?:config\s+)?(?:add-)?authtoken|snyk\s+auth)\s+(?<secret>(?!-)${BARE}{12,})`),
+    check: notPlaceholder,
+    gate: ['login', 'authtoken', 'snyk'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:zip\b${SAME_COMMAND}\s-P\s*|ssh-keygen\b${SAME_COMMAND}\s-N\s+|openssl\b${SAME_COMMAND}(?:\s-k\s+|\s-pass(?:in|out)?\s+pass:|\spasswd(?:\s+-\w+)*\s+)|(?:xfreerdp|wlfreerdp|sdl-freerdp)\b${SAME_COMMAND}\s\/p:)${CLI_VALUE}`,
+    ),
+    // Not a redirection (`openssl passwd -6 -stdin < pw.txt`).
+    check: (_, secret) => secret !== undefined && secret.length >= 4 && !isPlaceholder(secret),
+    gate: ['zip', 'ssh-keygen', 'openssl', 'freerdp'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:smbclient\b${SAME_COMMAND}\s-U\s*\\?['"]?[^%'"\s]+%|lftp\b${SAME_COMMAND}\s-u\s+\\?['"]?[^,\s'"]+,|net\s+use\b${SAME_COMMAND}\/user:\S+\s+(?![*/]))(?<secret>${BARE}+)`,
+      'gi',
+    ),
+    check: notPlaceholder,
+    gate: ['smbclient', 'lftp', 'net use'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`ConvertTo-SecureString\s+(?:-String\s+)?\\?(?<q>['"])(?<secret>[^'"\n]+)\\?\k<q>`, 'gi'),
+    check: notPlaceholder,
+    gate: ['convertto-securestring'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}echo\s+(?:-n\s+)?\\?(?<q>['"]?)(?:[^'"\s:|\\[]+:)?(?<secret>[^'"\s|\\[]+)\\?\k<q>\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|(?:sudo\s+)?chpasswd\b)`,
+    ),
+    check: notPlaceholder,
+    gate: ['echo'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`--password-file=<\(\s*echo\s+(?<secret>[^)\s]+)`),
+    check: notPlaceholder,
+    gate: ['--password-file=<('],
+  },
+];
