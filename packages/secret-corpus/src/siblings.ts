@@ -198,9 +198,7 @@ for (const [id, template] of [
   ['cli-rsync-password-file-echo', (p: string) => `rsync -a --password-file=<(echo ${p}) ./ rsync://svc@nas/data`],
   ['cli-az-account-key', (p: string) => `az storage container list --account-name acme --account-key ${p}${p}==`],
   ['text-auth-token-space', (p: string) => `auth_token ${p}${p}`],
-  ['totp-setup-key-spaced', () => ''],
 ] as const) {
-  if (id === 'totp-setup-key-spaced') continue;
   const p = `${f(id, 16)}W9`;
   inText(id, id.startsWith('cli') ? 'cli-password' : 'config-file', p, template(p));
 }
