@@ -1,7 +1,8 @@
 import { asText, fragments, ORDINARY_PAYLOADS, SECRET_SHAPES, type SecretShape } from '@guardtrace/secret-corpus';
 import { SHAPE_RULES } from '@guardtrace/semconv/secret-rules';
 import { describe, expect, it } from 'vitest';
-import { Redactor } from './redact.ts';
+import { RedactionScope, Redactor } from './redact.ts';
+import { testSpan } from './test-span.ts';
 
 const r = new Redactor();
 
@@ -185,5 +186,43 @@ describe('false positives', () => {
     // "Invalid password: expected at least 12 characters").
     expect(changed.map((p) => p.id)).toEqual(['text-15', 'log-auth-6']);
     expect(changed.length / ORDINARY_PAYLOADS.length).toBeLessThanOrEqual(MAX_FALSE_POSITIVE_RATE);
+  });
+});
+
+describe('a request scope (RedactionScope)', () => {
+  const secret = 'sk-proj-abcdefghijklmnopqrstuvwx123';
+  it('redacts a string that recurs across the spans of a request in each of them, names and events too', () => {
+    const scope = new RedactionScope();
+    const spans = [0, 1, 2].map((i) =>
+      testSpan(`call ${secret}`, { 'gen_ai.tool.call.arguments': `{"key":"${secret}"}`, 'gen_ai.tool.name': 'write_file', n: i }, {
+        events: [{ name: `event ${secret}`, timeUnixNano: '1', attributes: { note: `see ${secret}` } }],
+        statusMessage: `failed with ${secret}`,
+      }),
+    );
+    for (const s of spans) r.span(s, scope);
+    for (const s of spans) {
+      const text = JSON.stringify(s, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+      expect(text).not.toContain(secret);
+      expect(s.name).toBe('call [REDACTED:api_key]');
+      expect(s.statusMessage).toBe('failed with [REDACTED:api_key]');
+      expect(s.attributes['gen_ai.tool.name']).toBe('write_file');
+    }
+    // Remembered as redacted, not as it came.
+    expect(scope.memo.get(`{"key":"${secret}"}`)).toBe('{"key":"[REDACTED:api_key]"}');
+  });
+
+  it('holds at most its bound of characters; strings past it are still redacted', () => {
+    const scope = new RedactionScope();
+    const attrs: Record<string, string> = {};
+    for (let i = 0; i < 400; i++) attrs[`a${i}`] = `${'x'.repeat(1000)} ${i} ${secret}`;
+    r.attributes(attrs, scope);
+    expect(scope.chars).toBeLessThanOrEqual(256 * 1024);
+    expect(scope.memo.size).toBeGreaterThan(0);
+    for (const v of Object.values(attrs)) expect(v).not.toContain(secret);
+    // A long string is not remembered, and is redacted.
+    const long = { big: `${'y'.repeat(10_000)} ${secret}` };
+    r.attributes(long, scope);
+    expect(long.big).not.toContain(secret);
+    expect(scope.memo.has(`${'y'.repeat(10_000)} ${secret}`)).toBe(false);
   });
 });

@@ -66,6 +66,22 @@ function isText(s: string): boolean {
   return true;
 }
 
+/**
+ * What one request's spans share while they are redacted: the resources already done, and the
+ * answers for strings already redacted. Within a request the same values recur in every span (a
+ * session id, tool and agent names, statuses, a system prompt): each is redacted once. Bounded, so
+ * a request of distinct long strings holds no more than MEMO_CHARS of them twice.
+ */
+export class RedactionScope {
+  readonly resources = new WeakSet<object>();
+  readonly memo = new Map<string, string>();
+  chars = 0;
+}
+/** Strings longer than this are redacted each time (a long string seldom recurs whole). */
+const MEMO_MAX_STRING = 4096;
+/** The characters a scope's memo may hold (keys), ~0.5 MB at most with their answers. */
+const MEMO_CHARS = 256 * 1024;
+
 export class Redactor {
   private readonly keyPatterns: RegExp[];
   private readonly defaults: boolean;
@@ -83,24 +99,49 @@ export class Redactor {
     this.shapes = shapeRedactor(this.rules, marker);
   }
 
-  /** Redact a span in place: attributes, resource, events, links, names, status message. */
-  span(span: NormSpan, seenResources?: WeakSet<object>): void {
-    this.attributes(span.attributes);
-    if (!seenResources?.has(span.resource)) {
-      this.attributes(span.resource);
-      seenResources?.add(span.resource);
+  /** The scope in effect during a synchronous span() or attributes() call (null: none). */
+  private scope: RedactionScope | null = null;
+
+  /**
+   * Redact a span in place: attributes, resource, events, links, names, status message. The
+   * spans of one request share a `scope` (a resource is done once, a recurring string once).
+   */
+  span(span: NormSpan, scope?: RedactionScope): void {
+    this.scope = scope ?? null;
+    try {
+      this.attributesIn(span.attributes);
+      if (!scope?.resources.has(span.resource)) {
+        this.attributesIn(span.resource);
+        scope?.resources.add(span.resource);
+      }
+      for (const e of span.events) {
+        this.attributesIn(e.attributes);
+        e.name = this.remembered(e.name);
+      }
+      for (const l of span.links) this.attributesIn(l.attributes);
+      if (span.statusMessage) span.statusMessage = this.remembered(span.statusMessage);
+      span.name = this.remembered(span.name);
+      if (span.scopeName) span.scopeName = this.remembered(span.scopeName);
+    } finally {
+      this.scope = null;
     }
-    for (const e of span.events) {
-      this.attributes(e.attributes);
-      e.name = this.text(e.name);
-    }
-    for (const l of span.links) this.attributes(l.attributes);
-    if (span.statusMessage) span.statusMessage = this.text(span.statusMessage);
-    span.name = this.text(span.name);
-    if (span.scopeName) span.scopeName = this.text(span.scopeName);
   }
 
-  attributes(attrs: Attributes): void {
+  /** Redact attributes in place (`scope`: as span()'s). */
+  attributes(attrs: Attributes, scope?: RedactionScope): void {
+    if (scope === undefined) {
+      this.attributesIn(attrs);
+      return;
+    }
+    this.scope = scope;
+    try {
+      this.attributesIn(attrs);
+    } finally {
+      this.scope = null;
+    }
+  }
+
+  private attributesIn(attrs: Attributes): void {
     for (const key of Object.keys(attrs)) {
       const v = attrs[key] as AttrValue;
       if (v === null || typeof v === 'boolean') continue;
@@ -116,20 +157,34 @@ export class Redactor {
   private wholly(v: AttrValue): AttrValue {
     if (Array.isArray(v)) return v.map((x) => this.wholly(x));
     if (v !== null && typeof v === 'object') {
-      this.attributes(v);
+      this.attributesIn(v);
       return v;
     }
     return v === null || typeof v === 'boolean' ? v : SECRET_NAME_MARKER;
   }
 
   private value(v: AttrValue): AttrValue {
-    if (typeof v === 'string') return this.text(v);
+    if (typeof v === 'string') return this.remembered(v);
     if (Array.isArray(v)) return v.map((x) => this.value(x));
     if (v !== null && typeof v === 'object') {
-      this.attributes(v);
+      this.attributesIn(v);
       return v;
     }
     return v;
+  }
+
+  /** text(s), or its answer from earlier in the scope (the same string, the same answer). */
+  private remembered(s: string): string {
+    const scope = this.scope;
+    if (scope === null || s.length < MIN_SECRET_CHARS || s.length > MEMO_MAX_STRING) return this.text(s);
+    const known = scope.memo.get(s);
+    if (known !== undefined) return known;
+    const out = this.text(s);
+    if (scope.chars + s.length <= MEMO_CHARS) {
+      scope.memo.set(s, out);
+      scope.chars += s.length;
+    }
+    return out;
   }
 
   /** A string with every secret in it replaced by its marker. */

@@ -12,6 +12,7 @@ import type { AppContext, Parsed } from '../http/context.ts';
 import { ARENA_BYTES_PER_BODY_BYTE } from '../in-flight.ts';
 import { contentTypeOf, encodeResponse } from '../otlp-decode.ts';
 import { requestGenAiEvents } from '../otlp-logs.ts';
+import { RedactionScope } from '../redact.ts';
 import { Rejections } from '../span.ts';
 import { rejectionMessage } from '../span-rules.ts';
 
@@ -32,10 +33,11 @@ export const logsRoute: FastifyPluginAsync<Deps> = async (app, deps) => {
     // spans' rows are (http/body-parsing.ts counted the body itself).
     memory.use(req.gt.held, 2 * ARENA_BYTES_PER_BODY_BYTE * parsed.body.length);
     const kept = requestGenAiEvents(parsed.body, parsed.encoding, rejected);
+    const scope = new RedactionScope();
     for (const e of kept) {
-      redactor.attributes(e.attributes);
+      redactor.attributes(e.attributes, scope);
       const holder = { body: e.body };
-      redactor.attributes(holder);
+      redactor.attributes(holder, scope);
       e.body = holder.body;
     }
     await events.write(projectId, kept);

@@ -9,6 +9,7 @@ import type { Principal } from '../auth.ts';
 import { CollectorError } from '../errors.ts';
 import { ARENA_BYTES_PER_BODY_BYTE } from '../in-flight.ts';
 import { Normalizer } from '../normalize.ts';
+import { RedactionScope } from '../redact.ts';
 import { contentTypeOf, encodeResponse, requestSpans } from '../otlp-decode.ts';
 import { rejectionMessage } from '../span-rules.ts';
 import { Rejections } from '../span.ts';
@@ -23,11 +24,12 @@ export const tracesRoute: FastifyPluginAsync<Deps> = async (app, deps) => {
     // Five: the response names the first five rejected spans.
     const rejected = new Rejections(5);
     let stored = 0;
-    const seen = new WeakSet<object>();
+    // The spans of one request share what recurs in them (resources, ids, names).
+    const scope = new RedactionScope();
     const spans = requestSpans(parsed.body, parsed.encoding, new Normalizer(), rejected);
     const written = writer.submit(projectId, spans, {
       each: (span) => {
-        redactor.span(span, seen);
+        redactor.span(span, scope);
         stored++;
       },
       arenaBytes: parsed.body.length * ARENA_BYTES_PER_BODY_BYTE,
