@@ -316,4 +316,34 @@ add('near-secret', [
   '{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}',
 ]);
 
+// Near-misses of the fourth held-out set's kinds (siblings-fourth.ts): a working directory, a
+// secret's size, code that reads a constant, placeholders with a vendor's prefix, documentation's
+// elided key and example webhook, prose about a password option, messages about a password in
+// other languages, named outputs that are not secrets, AMQP routing keys, numeric hook ids.
+add('fourth', [
+  'HOME=/home/runner\nPWD=/srv/app\nOLDPWD=/home/runner\nSHELL=/bin/bash',
+  'Data\n====\npassword:  16 bytes\nusername:  8 bytes',
+  'val mapsKey = BuildConfig.MAPS_API_KEY',
+  'apiKey: Secrets.Payments.STRIPE_SECRET_KEY,',
+  'STRIPE_KEY=sk_test_xxxxxxxxxxxxxxxxxxxxxxxx',
+  'GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',
+  '  - Token: gho_************************************',
+  'Post to https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX (example)',
+  '-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----',
+  JSON.stringify({ env: 'DB_PASSWORD=${DB_PASSWORD}\nLOG_LEVEL=debug' }),
+  JSON.stringify({ step: 'env:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\nrun: npm publish' }),
+  'WARNING! Using --password via the CLI is insecure. Use --password-stdin.',
+  'Votre mot de passe est incorrect.',
+  'Das Passwort ist abgelaufen!',
+  'La contraseña debe tener al menos 12 caracteres',
+  '密码错误，请重试',
+  'パスワードを忘れた場合はこちら',
+  '$ terraform output -raw bucket_name\nacme-artifacts-prod-2026',
+  "channel.basic_publish(exchange='events', routing_key='orders.created.v2', body=payload)",
+  'GET /repos/acme/api/hooks/123456789012345678901 200',
+  'Cookie: session=[REDACTED]; theme=[REDACTED]',
+  '{"log":{"entries":[{"request":{"url":"https://example.com/","cookies":[]}}]}}',
+  'git remote add origin https://github.com/acme/payments-service.git',
+]);
+
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

@@ -5,6 +5,9 @@
 import { isPlaceholder } from './names.ts';
 import { AT, AT_OPTION, BARE, CLI_VALUE, notPlaceholder, re, SAME_COMMAND, type ShapeRule } from './rule-kit.ts';
 
+/** A word that follows an option named in prose, not its value. */
+const PROSE_AFTER_OPTION = /^(?:via|is|are|was|flag|option|argument|parameter|and|or|to|the|with|for|in|on|when|instead|will|can|must|should|may|because|if|as|from)$/i;
+
 export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   // Command lines, what an agent's shell tool runs: `--password <v>` / `--db-pass=<v>` (not
   // `--password-stdin` or `--password-file`), keytool's `-storepass <v>`, `sshpass -p <v>`,
@@ -12,7 +15,8 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   {
     name: 'cli_password',
     pattern: re(String.raw`${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)(?:\s+|=)${CLI_VALUE}`),
-    check: notPlaceholder,
+    // Not prose about the option (docker's "Using --password via the CLI is insecure").
+    check: (match, secret) => secret !== undefined && !isPlaceholder(secret) && !(/\s/.test(match) && PROSE_AFTER_OPTION.test(secret)),
     gate: ['pass'],
   },
   // `--token <v>`, `--api-key=<v>`, `--client-secret <v>` (not `--token-file`, not a number: `--max-token 100`).
@@ -46,10 +50,20 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
     name: 'cli_password',
     pattern: re(
       String.raw`${AT}(?:(?:sshpass\s+-p|az\s+login\b${SAME_COMMAND}\s-p|redis-cli\b${SAME_COMMAND}\s-a)(?:\s+|=)` +
-        String.raw`|(?:mysql(?:dump|admin|import|show|check|binlog|sh)?|mariadb(?:-dump|-admin)?)\b${SAME_COMMAND}\s-p)${CLI_VALUE}`,
+        String.raw`|(?:mysql(?:dump|admin|import|show|check|binlog|sh)?|mariadb(?:-dump|-admin)?)\b${SAME_COMMAND}\s-p` +
+        // Cassandra's and Neo4j's shells, Snowflake's, and NuGet feeds (`dotnet nuget add source … -p`, `nuget sources add … -Password`).
+        String.raw`|(?:cqlsh|cypher-shell|snowsql)\b${SAME_COMMAND}\s-p(?:\s+|=)|nuget\b${SAME_COMMAND}\s(?:-p|-Password)\s+)${CLI_VALUE}`,
     ),
     check: notPlaceholder,
-    gate: ['sshpass', 'login', 'redis-cli', 'mysql', 'mariadb'],
+    gate: ['sshpass', 'login', 'redis-cli', 'mysql', 'mariadb', 'cqlsh', 'cypher-shell', 'snowsql', 'nuget'],
+  },
+  // Credentials given as arguments: `poetry config http-basic.<repo> <user> <password>`,
+  // `rabbitmqctl add_user <user> <password>` and `change_password`.
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}(?:poetry\s+config\s+http-basic\.\S+|rabbitmqctl\s+(?:add_user|change_password))\s+(?!-)\S+\s+${CLI_VALUE}`),
+    check: notPlaceholder,
+    gate: ['http-basic.', 'rabbitmqctl'],
   },
   // `curl -u user:<v>` / `--user user:<v>` (without the colon, curl asks for it).
   {

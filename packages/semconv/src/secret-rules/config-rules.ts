@@ -45,12 +45,13 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
   {
     name: 'config_secret',
     pattern: re(
-      String.raw`\b(?:define|putenv|setenv|setdefault|set|getenv|get|fetch|env)\s*\(\s*\\?(?<q>['"])(?<name>[\w.-]{1,100})\\?\k<q>\s*,\s*\\?(?<r>['"])(?<secret>(?:(?!\\?\k<r>)[^\n])+)\\?\k<r>`,
+      String.raw`\b(?:define|putenv|setenv|setdefault|set|getenv|get|fetch|env|setProperty|put|putString|setString)\s*\(\s*\\?(?<q>['"])(?<name>[\w.-]{1,100})\\?\k<q>\s*,\s*\\?(?<r>['"])(?<secret>(?:(?!\\?\k<r>)[^\n])+)\\?\k<r>`,
       'gi',
     ),
     check: (match, secret) => secret !== undefined && isSecretName(callName(match)) && !isPlaceholder(secret),
-    // `set`, `get` and `env` are in `setenv`, `setdefault`, `getenv` and `putenv`.
-    gate: ['define', 'set', 'get', 'fetch', 'env'],
+    // `set`, `get` and `env` are in `setenv`, `setdefault`, `getenv`, `putenv` and `setProperty`; `put`
+    // alone would be in every `output` and `input`.
+    gate: ['define', 'set', 'get', 'fetch', 'env', 'put(', 'put (', 'putstring'],
   },
   // A Kubernetes Secret's `data:` and `stringData:` (YAML, or JSON as `kubectl get -o json` prints
   // it): every value there is a secret, whatever its key (`db-url: cG9zdGdyZXM6Ly8…`).
@@ -93,15 +94,76 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
     check: (match, secret) => secret !== undefined && isSecretName(/(?:\.env\.|\(\s*\\?['"]|\[\\?['"])(\w+)/.exec(match)?.[1] ?? '') && !isPlaceholder(secret),
     gate: ['process.env', 'environ', 'env['],
   },
-  // An API client built with its key as a literal (`cohere.Client("…")`, `Client(sid, "<token>")`,
+  // An API client built with its key as a literal (`cohere.Client("…")`, `cohere.ClientV2("…")`, `Client(sid, "<token>")`,
   // `algoliasearch(appId, "<key>")`): each argument that reads as generated (24+ letters and digits,
   // both) is replaced; names, URLs and short ids are kept.
   {
     name: 'api_key',
-    pattern: re(String.raw`(?:Client|client|search)\s*\([^()\n]{0,400}\)`),
+    pattern: re(String.raw`(?:Client|client|search)(?:V\d)?\s*\([^()\n]{0,400}\)`),
     gate: ['client', 'search'],
     rewrite: (match, marker) =>
       match.replace(/(\\?['"])((?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{24,200})(\1)/g, (_, open: string, __: string, close: string) => `${open}${marker}${close}`),
+  },
+  // Android's `buildConfigField("String", "MAPS_SECRET", "\"…\"")` (the value a quoted literal in a
+  // string), and Perl's `DBI->connect($dsn, $user, $password)` with a literal password.
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\bbuildConfigField\s*\(\s*\\?"[^"\\\n]{1,40}\\?"\s*,\s*\\?"(?<name>\w{1,100})\\?"\s*,\s*\\?"(?:\\{1,3}")?(?<secret>[^"\\\n]{4,300})(?:\\{1,3}")?\\?"\s*\)`,
+    ),
+    check: (match, secret) => secret !== undefined && isSecretName(/\\?"\s*,\s*\\?"(\w+)\\?"\s*,/.exec(match)?.[1] ?? '') && !isPlaceholder(secret),
+    gate: ['buildconfigfield'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`DBI->connect\s*\(\s*[^,()\n]{1,300},\s*[^,()\n]{1,100},\s*\\?(?<q>['"])(?<secret>[^'"\n\\]{1,200})\\?\k<q>`),
+    check: notPlaceholder,
+    gate: ['dbi->connect'],
+  },
+  // A parameter of AWS' Parameter Store of type SecureString, as `get-parameter --with-decryption`
+  // prints it (its `Value`, whatever its name), and a storage account's keys as `az storage account
+  // keys list` prints them (`"keyName": "key1", …, "value": "…"`).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\\?"Type\\?"\s*:\s*\\?"SecureString\\?"[^{}]{0,300}?\\?"Value\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"|\\?"Value\\?"\s*:\s*\\?"(?<secret2>(?:[^"\\\n]|\\[^"])+)\\?"(?=[^{}]{0,300}?\\?"Type\\?"\s*:\s*\\?"SecureString\\?")`,
+    ),
+    gate: ['securestring'],
+    rewrite: (match, marker) => match.replace(/(\\?"Value\\?"\s*:\s*\\?")((?:[^"\\\n]|\\[^"])+)(\\?")/, (_, head: string, __: string, tail: string) => `${head}${marker}${tail}`),
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\\?"keyName\\?"\s*:\s*\\?"[^"\\\n]{1,100}\\?"[^{}]{0,300}?\\?"value\\?"\s*:\s*\\?"(?<secret>[A-Za-z0-9+/=]{20,})\\?"`),
+    gate: ['keyname'],
+  },
+  // A HAR file's cookies (`"cookies": [{"name": "sid", "value": "…"}]`): each value, as the Cookie header's.
+  {
+    name: 'credential_header',
+    pattern: re(String.raw`\\?"cookies\\?"\s*:\s*\[[^\]]*\]`),
+    gate: ['cookies'],
+    rewrite: (match, marker) =>
+      match.replace(/(\\?"value\\?"\s*:\s*\\?")((?:[^"\\\n]|\\[^"])+)(\\?")/g, (all, head: string, value: string, tail: string) =>
+        value.startsWith('[REDACTED') || isPlaceholder(value) ? all : `${head}${marker}${tail}`,
+      ),
+  },
+  // PagerDuty's Events API `routing_key` (32 hex characters; an AMQP routing key is a queue's name, not a secret).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\b(?:routing|integration)_?key\\?["']?\s*[:=]\s*\\?["']?(?<secret>[a-f0-9]{32})(?![a-f0-9])`, 'gi'),
+    gate: ['routing', 'integration'],
+  },
+  // Bundler's credentials for a gem source: `BUNDLE_GEMS__EXAMPLE__COM: "user:password"` (the host in the name).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\bBUNDLE_[A-Z0-9_]*__[A-Z0-9_]+\\?["']?[ \t]*[:=][ \t]*\\?["']?[^:\s"'\\]{1,100}:(?<secret>[^\s"'\\]+)`),
+    check: notPlaceholder,
+    gate: ['bundle_'],
+  },
+  // `aws configure`'s prompt, answered: `AWS Secret Access Key [None]: <key>`.
+  {
+    name: 'aws_secret_access_key',
+    pattern: re(String.raw`\bSecret Access Key \[[^\]\n]{0,40}\]:[ \t]*(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`, 'gi'),
+    gate: ['secret access key'],
   },
   // Go's MySQL DSN: `user:password@tcp(host:3306)/db` (no scheme, so not the URL rule's).
   {

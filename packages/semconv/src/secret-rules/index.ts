@@ -55,11 +55,21 @@ function replaceEach(
       if (rule.rewrite) return rule.rewrite(match, m);
       if (secret === undefined) return m;
       const at = match.lastIndexOf(secret);
+      // Inside a marker (`https://[REDACTED:api_key]@…` read as `user:password@`): nothing left to take.
+      if (insideMarker(match, at)) return match;
       return match.slice(0, at) + m + match.slice(at + secret.length);
     });
     if (out !== before) lower = null;
   }
   return out;
+}
+
+/** Whether position `at` of `s` is inside a marker (`[REDACTED…` not yet closed before it). */
+function insideMarker(s: string, at: number): boolean {
+  const open = s.lastIndexOf('[REDACTED', at);
+  if (open === -1 || open >= at) return false;
+  const close = s.indexOf(']', open);
+  return close === -1 || close >= at;
 }
 
 /**

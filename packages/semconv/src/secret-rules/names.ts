@@ -22,12 +22,14 @@ const SECRET_NAME = new RegExp(
   '(?:password|passwd|passphrase|passcode|passkey|pwd|(?<!by|com|sur|tres|under|over)pass|(?:^|db|bind|user|admin|root|mail|smtp|ftp)pw|' +
     'secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
-    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi)key|psk|' +
+    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write)key|psk|tempauth|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode)' +
     `(?:${QUALIFIERS})?$`,
 );
+
+const PAT_NAME = /(?:^|[_.-])pat$/i;
 
 const nameCache = new Map<string, boolean>();
 
@@ -35,7 +37,8 @@ const nameCache = new Map<string, boolean>();
 export function isSecretName(name: string): boolean {
   let hit = nameCache.get(name);
   if (hit === undefined) {
-    hit = SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+    // `…_PAT` (a personal access token: ASANA_PAT, AZURE_DEVOPS_EXT_PAT), not a word that ends so (`compat`).
+    hit = SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, '')) || PAT_NAME.test(name);
     // Names repeat across spans: remember them, up to a bound (any name is allowed in).
     if (nameCache.size > 50_000) nameCache.clear();
     nameCache.set(name, hit);
@@ -43,7 +46,7 @@ export function isSecretName(name: string): boolean {
   return hit;
 }
 
-const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin/;
+const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin|[_.-]pat\b/;
 
 /**
  * Whether `s` holds any of the words a secret name ends in: strings without one skip the
@@ -55,7 +58,7 @@ export function hasSecretWord(s: string): boolean {
 }
 
 /**
- * `name=value`, `name: value`, `"name": "value"` (also JSON-escaped, `\"name\":\"value\"`),
+ * `name=value`, `name: value`, `"name": "value"` (also JSON-escaped, `\"name\":\"value\"`), Markdown's `**name**: value`,
  * Makefile's `name ?= value` and `:=`, PHP's and Ruby's `'name' => 'value'`, an
  * index (`os.environ["API_TOKEN"] = "…"`, `$_ENV['DB_PASSWORD'] = '…'`): the value of a name in free text (query strings, config
  * and .env lines, headers, JSON). The name is then checked with isSecretName; a value that opens
@@ -63,20 +66,21 @@ export function hasSecretWord(s: string): boolean {
  * as `edq` (escaped double quotes), `dq`, `sq` (also SQL's `N'…'`, `E'…'` and `''` inside), `br`
  * (ODBC's `PWD={…}`), `block` (a YAML block scalar: `key: |` and its indented lines) or `bare`
  * (a `${VAR}` in it stays whole: a placeholder, not a secret; not a comparison's second `=` or a
- * template literal's backquote: code).
+ * template literal's backquote: code; it ends at a JSON escape, `\n`, `\t`, `\r`, `\"`, `\\`, as a line of
+ * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
-  String.raw`(?<sep>\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.]*(?:<[^<>\n]{0,80}>)?(?:\[\])?[ \t]*=(?![=>])|[?:+]=|=>|[:=])[ \t]*)` +
+  String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.]*(?:<[^<>\n]{0,80}>)?(?:\[\])?[ \t]*=(?![=>])|[?:+]=|=>|[:=])[ \t]*)` +
   String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
-  String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|[^\s&;,"'<>)}\]])+))`;
+  String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|[^\s&;,"'<>)}\]\\]|\\(?![nrt"\\]))+))`;
 /**
  * A name is a run of these characters followed by its separator: a word with none after it is
  * passed over at once, instead of each secret word being tried at each of its positions. (Every
  * name of the pattern is such a run, and a separator starts with none of them: the same matches.)
  */
-const FOLLOWED_BY_SEPARATOR = String.raw`(?=[A-Za-z0-9_.-]+\\?["']?\]?\s*(?:[?:+]=|=>|[:=]))`;
+const FOLLOWED_BY_SEPARATOR = String.raw`(?=[A-Za-z0-9_.-]+\*{0,2}\\?["']?\]?\s*(?:[?:+]=|=>|[:=]))`;
 const NAMED_VALUE = new RegExp(`(?<![A-Za-z0-9_.-])${FOLLOWED_BY_SEPARATOR}${NAMED_VALUE_SOURCE}`, 'gi');
 /** The same, also right after a JSON escape (`\npassword=…` in raw JSON text): slower, so only for text with a backslash. */
 const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))${FOLLOWED_BY_SEPARATOR}${NAMED_VALUE_SOURCE}`, 'gi');
@@ -88,10 +92,11 @@ const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?
  * `{{x}}`, GitHub Actions' `${{ secrets.X }}`, `$(command)`, Python's `%(name)s`, YAML tags
  * (`!ENV X`, `!vault`), Terraform's `var.x`, SQL parameters `?`, `$1`, `:name`), types, and the
  * scheme word of an `Authorization` value whose credential another rule took; and what
- * examples write (`your_api_key_here`, `REPLACE_ME`, `changeme`, `sk-...`, `user:password@`).
+ * examples write (`your_api_key_here`, `REPLACE_ME`, `changeme`, `sk-...`, `user:password@`, a
+ * vendor's prefix with a filler: `sk_live_xxxxxxxx`, `ghp_XXXXXXXX`, `gho_********`).
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*.*|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*.*|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
@@ -109,6 +114,14 @@ const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)?\s
 
 /** A bare value that is a call or an index (`getpass.getpass(`, `os.Getenv(`, `configuration[`): code, not a secret. */
 const CALL = /^[A-Za-z_$][\w$.:]*[([]/;
+/** A constant read from a class or module (`BuildConfig.MAPS_API_KEY`, `Secrets.Stripe.SECRET_KEY`): code, not a secret. */
+const CONSTANT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
+/** The shell's working directory (`PWD=/app`, `OLDPWD=~/src`), not ODBC's `PWD=<password>`. */
+const WORKING_DIRECTORY = /^(?:old)?pwd$/i;
+const PATH = /^(?:\/|~(?:\/|$)|[A-Za-z]:[\\/])/;
+/** What `kubectl describe secret` prints for each key: its size (`password:  24 bytes`), not its value. */
+const SIZE_ONLY = /^\d+$/;
+const BYTES_AFTER = /^[ \t]+bytes\b/;
 /** A Python f-string with a field in it (`f"Bearer {token}"`): code, not a secret. */
 const FORMAT_FIELD = /\{[A-Za-z_][\w.]*\}/;
 
@@ -127,17 +140,21 @@ export function replaceNamedValues(s: string, marker: string): string {
     const sep = g.sep as string;
     const value = g.edq ?? g.dq ?? g.sq ?? g.br ?? g.block ?? g.bare ?? '';
     const head = name.length + sep.length;
+    const at = args[args.length - 3] as number;
+    const whole = args[args.length - 2] as string;
     if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value)) return match;
-    if (g.bare !== undefined && CALL.test(value)) return match;
+    if (g.bare !== undefined && (CALL.test(value) || CONSTANT.test(value))) return match;
+    // (In raw JSON text the name may start at the letter of the escape before it: `\nPWD=/app`.)
+    if (WORKING_DIRECTORY.test(whole[at - 1] === '\\' ? name.slice(1) : name) && PATH.test(value)) return match;
     if (/f/i.test(g.pre ?? g.epre ?? '') && FORMAT_FIELD.test(value)) return match;
     // Not a secret's name (`otpauth://totp/x?secret=…`): the pairs in its value are still looked at.
     if (!isSecretName(name)) return value.length > 8 ? match.slice(0, head) + replaceNamedValues(match.slice(head), marker) : match;
     // A part of an ARN (`arn:aws:secretsmanager:…:secret:prod/db`) names a resource, it holds no secret.
-    const at = args[args.length - 3] as number;
+    if (g.bare !== undefined && SIZE_ONLY.test(value) && BYTES_AFTER.test(whole.slice(at + match.length, at + match.length + 12))) return match;
     // `=>` pairs a quoted key (PHP's `'password' => '…'`) or a symbol (Ruby's `:password => "…"`)
     // with a quoted value; in code it is a function (`token => token.trim()`).
-    if (sep.includes('=>') && !((/^\\?["']/.test(sep) || (args[args.length - 2] as string)[at - 1] === ':') && (g.edq ?? g.dq ?? g.sq) !== undefined)) return match;
-    if (IN_ARN.test((args[args.length - 2] as string).slice(Math.max(0, at - 200), at))) return match;
+    if (sep.includes('=>') && !((/^\\?["']/.test(sep) || whole[at - 1] === ':') && (g.edq ?? g.dq ?? g.sq) !== undefined)) return match;
+    if (IN_ARN.test(whole.slice(Math.max(0, at - 200), at))) return match;
     const rest = match.slice(head);
     const open =
       g.edq !== undefined || g.dq !== undefined

@@ -5,6 +5,104 @@
 import { isPlaceholder, isSecretName } from './names.ts';
 import { AT, AT_ALNUM, CLI_VALUE, LINE_END, LINE_START, looksGenerated, notPlaceholder, QUOTED, re, type ShapeRule } from './rule-kit.ts';
 
+/**
+ * Password and API key in other languages (French, German, Spanish, Portuguese, Italian, Dutch,
+ * Polish, Turkish, Swedish, Danish, Norwegian, Finnish, Czech, Hungarian, Russian, Chinese,
+ * Japanese, Korean, Vietnamese, Thai, Hebrew, Arabic); English's `password` only before one of
+ * those languages' verbs (`La password dell'account è: …`).
+ */
+const PASSWORD_WORDS = [
+  'mot de passe',
+  'passwort',
+  'kennwort',
+  'contraseña',
+  'contrasena',
+  'senha',
+  'wachtwoord',
+  'hasło',
+  'haslo',
+  'şifre',
+  'sifre',
+  'parola',
+  'lösenord',
+  'losenord',
+  'adgangskode',
+  'passord',
+  'salasana',
+  'heslo',
+  'jelszó',
+  'jelszo',
+  'пароль',
+  '密码',
+  '密碼',
+  'パスワード',
+  '비밀번호',
+  'mật khẩu',
+  'รหัสผ่าน',
+  'סיסמה',
+  'كلمة المرور',
+  'api-schlüssel',
+  'api-schluessel',
+  'clé api',
+  'cle api',
+  "clé d'api",
+  'clave de api',
+  'clave api',
+  'chave de api',
+  'chave api',
+  'api密钥',
+  'api 密钥',
+  'apiキー',
+  'api 키',
+  'ключ api',
+  'api-ключ',
+].join('|');
+/** Substrings one of which each word above holds (lower case). */
+const PASSWORD_WORD_GATES = [
+  'passe',
+  'passwort',
+  'kennwort',
+  'contrase',
+  'senha',
+  'wachtwoord',
+  'hasło',
+  'haslo',
+  'şifre',
+  'sifre',
+  'parola',
+  'lösenord',
+  'losenord',
+  'adgangskode',
+  'passord',
+  'salasana',
+  'heslo',
+  'jelsz',
+  'пароль',
+  '密码',
+  '密碼',
+  'パスワード',
+  '비밀번호',
+  'mật khẩu',
+  'รหัสผ่าน',
+  'סיסמה',
+  'كلمة المرور',
+  'schl',
+  'clé',
+  'cle api',
+  'clave',
+  'chave',
+  '密钥',
+  'キー',
+  '키',
+  'ключ',
+];
+
+/** After the word: a few words, then a colon or a verb, then the value (group `secret`). */
+const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|är|er|on|это|是|为|為)[ \t]*[:：]?[ \t]*)[«"'“„]?(?<secret>[^\s'"«»“”„,;，。、）)&<>[\]\\]{6,}(?<![.!?:]))`;
+/** A value in prose that reads as a password: letters with a digit or a symbol, not a placeholder or a URL. */
+const prosePassword = (_: string, secret: string | undefined) =>
+  secret !== undefined && /\p{L}/u.test(secret) && /[\d!#$%&*+@^~_-]/.test(secret) && !isPlaceholder(secret) && !/^(?:https?|file):/i.test(secret);
+
 export const TEXT_RULES: readonly ShapeRule[] = [
   // A quoted password after its keyword: log lines (`login failed … with password '…'`,
   // `password is "…"`) and SQL (`ALTER ROLE … PASSWORD '…'`, `CREATE USER … WITH ENCRYPTED
@@ -30,17 +128,66 @@ export const TEXT_RULES: readonly ShapeRule[] = [
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
     gate: ['pass', 'Pass', 'PASS', 'pwd', 'PWD'],
   },
+  // The same in other languages (a chat message or a ticket an agent reads): the word for password or
+  // API key, a few words (`für die Datenbank`, `do konta`), then a colon or the verb (`lautet`, `est`,
+  // `é`, `è`, `is`), then a value with letters and a digit or a symbol.
+  {
+    name: 'log_password',
+    pattern: re(String.raw`(?<![A-Za-z\u00C0-\u024F\u0400-\u04FF0-9_\\])(?:${PASSWORD_WORDS})${WORDS_THEN_VALUE}`, 'giu'),
+    check: prosePassword,
+    gate: PASSWORD_WORD_GATES,
+  },
+  // English's `password` in those languages' sentences (`La password del database è …`): a rule of
+  // its own, which starts with the literal (the scan looks for it alone), as the word is common.
+  {
+    name: 'log_password',
+    pattern: re(String.raw`(?<![A-Za-z0-9_\\])password(?=[^\n:：=[]{0,40}?[ \t](?:è|é|es|est|ist|lautet|wynosi|jest)[ \t:])${WORDS_THEN_VALUE}`, 'giu'),
+    check: prosePassword,
+    gate: ['password'],
+  },
   // A token, key or secret in an error message or a log line (`invalid auth token X…`, `token 'X…'
   // has expired`, `api key: X…`, DuckDB's `SECRET '…'`): 16 characters or more, letters and digits.
   // Not the end of a name (`client_secret=…`, `aws_secret_access_key = …`): the name rule's.
   {
     name: 'text_token',
     pattern: re(
-      String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))(?:(?:auth|access|refresh|api|bot|session|bearer)[_-])?(?:token|api[ _-]?key|secret|credential|access[ _-]?key)s?(?:\s*:\s+|\s+(?:is\s+|was\s+)?)\\?['"]?(?<secret>[A-Za-z0-9][A-Za-z0-9._~+/=:$-]{15,})`,
+      String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))(?:(?:auth|access|refresh|api|bot|session|bearer)[_-])?(?:token|api[ _-]?key|secret|credential|access[ _-]?key)s?(?:\s*:\s+|\s+(?:is\s+|was\s+)?)(?:\\?['"]|${'`'})?(?<secret>[A-Za-z0-9][A-Za-z0-9._~+/=:$-]{15,})`,
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
     gate: ['token', 'api', 'secret', 'credential', 'access'],
+  },
+  // Session cookies by the names frameworks give them, outside a Cookie header (a log line, a dict,
+  // a curl `-b`): Rack's `rack.session`, Express's `connect.sid`, PHP, Java, ASP.NET, Django's
+  // `sessionid`, Rails' and Laravel's `_<app>_session`, `remember_token`. 16 characters or more.
+  {
+    name: 'credential_header',
+    pattern: re(
+      String.raw`(?<![\w.-])(?:rack\.session|connect\.sid|PHPSESSID|JSESSIONID|ASP\.NET_SessionId|ASPSESSIONID\w*|sessionid|laravel_session|_[a-z0-9]+_session|remember_(?:user_)?token|remember_web_\w+)\\?['"]?[ \t]*[=:][ \t]*\\?['"]?(?<secret>[^\s;,'"\\&]{16,})`,
+      'gi',
+    ),
+    check: notPlaceholder,
+    gate: ['session', 'connect.sid', 'sessid', 'remember_'],
+  },
+  // A Netscape cookie file (curl's `-c`, a browser's export): the value, the last of seven tab-separated fields.
+  {
+    name: 'credential_header',
+    pattern: re(String.raw`${LINE_START}#?(?:HttpOnly_)?[^\t\n\\]+(?:\t|\\t)(?:TRUE|FALSE)(?:\t|\\t)[^\t\n\\]*(?:\t|\\t)(?:TRUE|FALSE)(?:\t|\\t)\d+(?:\t|\\t)[^\t\n\\]+(?:\t|\\t)(?<secret>[^\t\r\n\\]{8,})`),
+    check: notPlaceholder,
+    gate: ['\tTRUE\t', '\tFALSE\t', '\\tTRUE\\t', '\\tFALSE\\t'],
+  },
+  // A secret printed alone by the command that reads it (the line after it): a Secret's key decoded
+  // (`kubectl get secret … | base64 -d`), `terraform output -raw <name>`, 1Password's `op read`,
+  // `vault kv get -field=<name>`, `gcloud secrets versions access`, `aws secretsmanager
+  // get-secret-value … --output text`, a new key (`wg genkey`, `openssl rand -hex 32`). A named
+  // output is a secret when its name is one (`-raw bucket_name` prints a bucket).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`(?:kubectl\b[^\n|]*\bget\s+secrets?\b[^\n|]*\|\s*base64\s+(?:-d|-D|--decode)|terraform\s+output\s+-raw\s+[^\s\\]+|op\s+read\s+[^\s\\]+|vault\s+(?:kv\s+get|read)\s+(?:-\S+\s+)*-field=[^\s\\]+|gcloud\s+secrets\s+versions\s+access|aws\s+secretsmanager\s+get-secret-value\b[^\n|]*--output\s+text|wg\s+genkey|openssl\s+rand\s+-(?:hex|base64)\s+\d+)[^\n\\]*(?:\r?\n|(?:\\+r)?\\+n)(?<secret>[^\s\\"'<>]{8,})`,
+    ),
+    check: (match, secret) => secret !== undefined && !isPlaceholder(secret) && printedName(match),
+    gate: ['base64', 'terraform', 'op read', 'vault', 'gcloud', 'secretsmanager', 'wg genkey', 'openssl rand'],
   },
   // SQL that sets a password without the word before its value: MySQL/Oracle `IDENTIFIED BY`
   // (quoted, or bare after CREATE/ALTER USER as Oracle allows), `SET PASSWORD … = '…'`,
@@ -169,6 +316,14 @@ function insertValues(match: string, marker: string): string {
     out = out.slice(0, a) + (v[1] as string) + marker + (v[3] as string) + out.slice(b);
   }
   return out;
+}
+
+/** Whether a printed value's command names a secret (`-raw admin_token`, `op://vault/item/password`, `-field=token`), or prints only secrets. */
+function printedName(match: string): boolean {
+  const named = /terraform\s+output\s+-raw\s+([^\s\\]+)|op\s+read\s+\\?["']?([^\s"'\\]+)|-field=([^\s\\]+)/.exec(match);
+  if (named === null) return true;
+  const name = (named[1] ?? named[2] ?? named[3] ?? '').replace(/["']/g, '');
+  return isSecretName(name.slice(name.lastIndexOf('/') + 1));
 }
 
 /** The name of a match of a name and its value apart (`"name": "…"`, `name: …`). */

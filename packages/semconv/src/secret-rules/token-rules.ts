@@ -7,12 +7,23 @@ import { isPlaceholder } from './names.ts';
 import { AT, AT_ALNUM, AT_NUMBER, notPlaceholder, re, type ShapeRule } from './rule-kit.ts';
 import { GATED_VENDOR_TOKENS, VENDOR_TOKENS } from './vendor-tokens.ts';
 
+/** Cookies whose every value is a marker already: `a=[REDACTED]; b=[REDACTED:x]`. */
+const ONLY_MARKERS = /^(?:[^=;\s]+=\[REDACTED[^\]]*\](?:;\s*|\s*$))+$/;
+
 export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'private_key',
     pattern:
       /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=")|$)|PuTTY-User-Key-File-\d:[\s\S]*?(?:Private-MAC: [0-9a-f]+|(?=")|$)/g,
     gate: ['-----BEGIN ', 'PuTTY-User-Key-File-'],
+    // A documentation's block with an elided body (`...`, `…`) holds no key.
+    check: (match) => /[A-Za-z0-9+/=]{4,}/.test(match.replace(/-----(?:BEGIN|END) [A-Z0-9 ]*-----/g, '').replace(/\\[nrt]/g, ' ')),
+  },
+  // A minisign secret key: the line after its comment (`untrusted comment: minisign encrypted secret key`).
+  {
+    name: 'private_key',
+    pattern: re(String.raw`minisign (?:encrypted )?secret key[ \t]*(?:\r?\n|(?:\\+r)?\\+n)(?<secret>[A-Za-z0-9+/]{40,}={0,2})`, 'gi'),
+    gate: ['minisign'],
   },
   // Before `Token <value>` (below), which would take the digits before the colon and leave the rest.
   // Also in the Bot API's URLs (`/bot<token>/sendMessage`).
@@ -55,14 +66,31 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   },
   {
     name: 'webhook_url',
-    pattern: /hooks\.slack\.com\/services\/(?<secret>[A-Za-z0-9/]{20,})|discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
+    // (PHP's JSON escapes every slash: `hooks.slack.com\/services\/…`.)
+    pattern: /hooks\.slack\.com\\*\/(?:services|triggers|workflows)\\*\/(?<secret>(?:[A-Za-z0-9]|\\*\/){20,})|discord(?:app)?\.com\/api\/webhooks\/[0-9]+\/[A-Za-z0-9_-]{20,}/g,
     gate: ['hooks.slack.com', 'discord'],
+    // Slack's own example (`T00000000/B00000000/XXXXXXXX…`) is a placeholder.
+    check: (match) => !/(.)\1{11}/.test(match),
   },
   // Microsoft Teams' incoming webhooks and Zapier's catch hooks: the path is the credential.
   {
     name: 'webhook_url',
     pattern: /(?:webhook\.office\.com\/webhookb2\/|hooks\.zapier\.com\/hooks\/catch\/)(?<secret>[^\s"'<>\\]{8,})/g,
     gate: ['webhook.office.com', 'hooks.zapier.com'],
+  },
+  // Chat and automation webhooks whose path or query is the credential: Mattermost's and Rocket.Chat's
+  // `/hooks/<id>[/<token>]` (a letter in it: a numeric hook id is GitHub's API, not a credential),
+  // IFTTT's maker key, Feishu and Lark bots, WeCom's `webhook/send?key=`.
+  {
+    name: 'webhook_url',
+    pattern: /\/hooks\/(?<secret>(?=[A-Za-z0-9]{0,60}[A-Za-z])[A-Za-z0-9]{17,}(?:\/[A-Za-z0-9]{20,})?)(?![A-Za-z0-9])/g,
+    check: (match) => !/(.)\1{11}/.test(match),
+    gate: ['/hooks/'],
+  },
+  {
+    name: 'webhook_url',
+    pattern: /(?:maker\.ifttt\.com\/(?:trigger\/[^\s/"'\\]+\/(?:json\/)?with\/key|use)\/|\/open-apis\/bot\/v2\/hook\/|webhook\/send\?key=)(?<secret>[A-Za-z0-9_-]{16,})/g,
+    gate: ['ifttt.com', '/bot/v2/hook/', 'webhook/send?key='],
   },
   // After the vendor shapes, so that `token ghp_…` names the key it is. A credential after the
   // scheme has a digit: "Bearer bonds", "Token usage" are English.
@@ -73,6 +101,15 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   },
   { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential, gate: ['Basic'] },
   { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`), check: notPlaceholder, gate: ['://'] },
+  // A token alone as a URL's user (`https://<token>@gem.fury.io/…`, a git remote's `https://<token>@…`):
+  // 20 characters or more with letters and digits (a user name is shorter, or a word).
+  {
+    name: 'url_password',
+    // (The scan looks for `://` alone: a letter or digit of the scheme before it.)
+    pattern: re(String.raw`(?<=[a-zA-Z0-9]):\/\/(?<secret>(?=[A-Za-z0-9_-]{0,200}\d)(?=[A-Za-z0-9_-]{0,200}[A-Za-z])[A-Za-z0-9_-]{20,200})@`),
+    check: notPlaceholder,
+    gate: ['://'],
+  },
   // A header whose whole value is a credential, up to the end of the line (or of a JSON string),
   // its quoted parameters included (`Token token="…"`, Digest's `response="…"`).
   {
@@ -81,8 +118,13 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
       String.raw`${AT}(?:(?:set-)?cookie\s*:\s*|(?:proxy-)?authorization\s*:\s*(?!(?:\w+\s+)?\[REDACTED)(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)\s+)?)(?!\[REDACTED)(?<secret>[^\s"\\](?:[^\r\n"\\]|(?<==)\\?"[^"\r\n\\]*\\?")*)`,
       'gi',
     ),
-    // Code that builds the header (a template literal) and placeholders (`Bearer <token>`, `$TOKEN`) hold none.
-    check: (_, secret) => secret !== undefined && !secret.startsWith('`') && !isPlaceholder(secret.replace(/^(?:Bearer|Basic|Token)\s+/i, '').trim()),
+    // Code that builds the header (a template literal), placeholders (`Bearer <token>`, `$TOKEN`) and
+    // cookies whose values are all markers already (`session=[REDACTED]`) hold none.
+    check: (_, secret) =>
+      secret !== undefined &&
+      !secret.startsWith('`') &&
+      !isPlaceholder(secret.replace(/^(?:Bearer|Basic|Token)\s+/i, '').trim()) &&
+      !ONLY_MARKERS.test(secret),
   },
   {
     name: 'card_number',

@@ -81,10 +81,13 @@ export const VENDOR_TOKENS: readonly string[] = [
  * Vendor shapes that begin with a run of a character class (a lookup at every word of every string
  * in the one alternation, half its cost when they were in it), each with the literal it holds: a
  * rule of their own (shapes.ts), tried only on a string that has it. Terraform Cloud's token, an
- * Azure AD client secret (`~` after `Q`), Mailchimp's key (its data centre after the dash).
+ * Azure AD client secret (`~` after `Q`), Mailchimp's key (its data centre after the dash),
+ * Salesforce's session id.
  */
 export const GATED_VENDOR_TOKENS: readonly { pattern: string; gate: string }[] = [
   { pattern: '[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{60,}', gate: '.atlasv1.' },
   { pattern: '[A-Za-z0-9_~.]{3}\\dQ~[A-Za-z0-9_~.-]{31,34}', gate: 'Q~' },
   { pattern: '[0-9a-f]{32}-us\\d{1,2}', gate: '-us' },
+  // Salesforce's session id (`00D<org id>!<session>`, what `sf org display` prints as its access token).
+  { pattern: '00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{40,}', gate: '00D' },
 ];
