@@ -53,11 +53,17 @@ const CONFLICT_RETRIES = 3;
 // 2,048 advisory locks per transaction: a few lanes stay far below Postgres' default shared
 // lock table (max_locks_per_transaction 64 x max_connections 100 = 6,400 entries).
 const MAX_LOCKS_PER_TRANSACTION = 2_048;
+// Spans of one request in one transaction at most (~0.2-0.4 s of writing for the benchmark's
+// spans on 2 cores): what another project's request may wait for a lane.
+const MAX_PART_SPANS = 2_048;
 // Parts of a request from this many spans on are cut into one piece per lane (spread()).
 const SPREAD_MIN_SPANS = 256;
 
 export class Writer {
-  private queue: Job[] = [];
+  /** Queued jobs by project, each oldest first. */
+  private queues = new Map<string, Job[]>();
+  /** The projects with queued jobs, in the order take() serves them (round robin). */
+  private turn: string[] = [];
   private queued = 0;
   /** Spans of requests whose rows are being built (they count against maxQueueSpans too). */
   private preparing = 0;
@@ -70,12 +76,19 @@ export class Writer {
   private staged = new WeakSet<pg.PoolClient>();
 
   private readonly maxLocks: number;
+  /**
+   * The most spans of one request a transaction takes (MAX_PART_SPANS, or maxBatchSpans when
+   * smaller): a request of 30,000 spans held both lanes for seconds, and another project's
+   * request waited behind it past its commit timeout.
+   */
+  private readonly maxPartSpans: number;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly opts: WriterOptions,
   ) {
     this.maxLocks = opts.maxLocksPerTransaction ?? MAX_LOCKS_PER_TRANSACTION;
+    this.maxPartSpans = Math.min(opts.maxBatchSpans, MAX_PART_SPANS);
   }
 
   get queuedSpans(): number {
@@ -136,7 +149,7 @@ export class Writer {
       .map(
         (part) =>
           new Promise<void>((resolve, reject) => {
-            this.queue.push({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
+            this.enqueue({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
             this.queued += part.spans.length;
           }),
       );
@@ -201,8 +214,9 @@ export class Writer {
   }
 
   /**
-   * Cut a request into parts whose transactions stay within the lock budget: each takes one
-   * lock per trace and one per session (at most its traces plus its conversation ids).
+   * Cut a request into parts whose transactions stay within the lock budget (each takes one
+   * lock per trace and one per session: at most its traces plus its conversation ids) and within
+   * maxPartSpans, so that no one request holds a lane for long.
    */
   private split(prepared: Prepared[]): { spans: Prepared[]; locks: number }[] {
     const parts: { spans: Prepared[]; locks: number }[] = [];
@@ -213,7 +227,7 @@ export class Writer {
     for (const p of prepared) {
       const newTrace = !traces.has(p.traceId);
       const newConv = p.conv !== null && !convs.has(p.conv);
-      if (spans.length > 0 && bound() + (newTrace ? 2 : 0) + (newConv ? 1 : 0) > this.maxLocks) {
+      if (spans.length > 0 && (bound() + (newTrace ? 2 : 0) + (newConv ? 1 : 0) > this.maxLocks || spans.length >= this.maxPartSpans)) {
         parts.push({ spans, locks: bound() });
         spans = [];
         traces = new Set();
@@ -239,7 +253,7 @@ export class Writer {
 
   /** Start a transaction for the queued jobs on every idle lane. */
   private kick(): void {
-    while (this.lanes.size < this.opts.concurrency && this.queue.length > 0) {
+    while (this.lanes.size < this.opts.concurrency && this.turn.length > 0) {
       const jobs = this.take();
       const lane: Promise<void> = this.runJobs(jobs).finally(() => {
         this.lanes.delete(lane);
@@ -249,25 +263,47 @@ export class Writer {
     }
   }
 
+  private enqueue(job: Job): void {
+    const q = this.queues.get(job.projectId);
+    if (q !== undefined) q.push(job);
+    else {
+      // A project with nothing queued goes first: it is the one served least recently.
+      this.queues.set(job.projectId, [job]);
+      this.turn.unshift(job.projectId);
+    }
+  }
+
   /**
-   * Queued jobs, oldest first, up to this lane's share of the queue (at most maxBatchSpans) and
-   * the lock budget; at least one job. The share leaves work for the other lanes: after a
-   * stall (a slow WAL flush holds every lane), the backlog is written by all lanes at once
-   * instead of one lane's big transaction that every waiting request then waits for.
+   * Queued jobs up to this lane's share of the queue (at most maxBatchSpans; maxPartSpans while
+   * several projects have jobs queued) and the lock budget;
+   * at least one job. One job a project in turn (each project's oldest first), so a project that
+   * queues a lot does not make the others wait behind its backlog: another project's request goes
+   * into the next transaction. The share leaves work for the other lanes: after a stall (a slow WAL
+   * flush holds every lane), the backlog is written by all lanes at once instead of one lane's big
+   * transaction that every waiting request then waits for.
    */
   private take(): Job[] {
     const jobs: Job[] = [];
     let n = 0;
     let locks = 0;
-    const share = Math.min(this.opts.maxBatchSpans, Math.ceil(this.queued / this.opts.concurrency));
-    while (this.queue.length > 0) {
-      const next = this.queue[0] as Job;
+    // With several projects waiting, transactions of at most a part's size, so that lanes turn
+    // over quickly and each project's next request is in one soon.
+    const most = this.turn.length > 1 ? this.maxPartSpans : this.opts.maxBatchSpans;
+    const share = Math.min(most, Math.ceil(this.queued / this.opts.concurrency));
+    while (this.turn.length > 0) {
+      const project = this.turn[0] as string;
+      const q = this.queues.get(project) as Job[];
+      const next = q[0] as Job;
       const full = n + next.spans.length > share || locks + next.locks > this.maxLocks;
       if (jobs.length > 0 && full) break;
       jobs.push(next);
       n += next.spans.length;
       locks += next.locks;
-      this.queue.shift();
+      q.shift();
+      // To the back of the turn (or out of it).
+      this.turn.shift();
+      if (q.length > 0) this.turn.push(project);
+      else this.queues.delete(project);
     }
     this.queued -= n;
     this.opts.onQueueDepth?.(this.queued);

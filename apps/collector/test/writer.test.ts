@@ -86,6 +86,53 @@ describe('Writer', () => {
     ]);
   });
 
+  it("does not make one project's request wait behind another's backlog: parts of at most 2,048 spans, projects in turn", async () => {
+    const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
+    const batches: number[] = [];
+    const depths: number[] = [];
+    // One lane, so the order of transactions is the order of take().
+    const own = new Writer(pool, {
+      maxBatchSpans: 8_192,
+      maxQueueSpans: 100_000,
+      retryAfterSeconds: 1,
+      concurrency: 1,
+      onBatch: (n) => batches.push(n),
+      onQueueDepth: (n) => depths.push(n),
+    });
+    const queued = async (n: number) => {
+      while (!depths.includes(n)) await new Promise((r) => setImmediate(r));
+    };
+    // The lane is busy: project C's span waits on a row another connection holds uncommitted.
+    const blocker = sdkSession();
+    const blockerSpans = normalize(jsonRequest(blocker.spans.slice(0, 1)));
+    const other = await env.sql.connect();
+    await other.query('BEGIN');
+    await other.query(
+      `INSERT INTO spans (project_id, start_time, trace_start, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+       VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond',
+         timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
+      [c, blockerSpans[0]?.startNs.toString(), blocker.traceId, blockerSpans[0]?.spanId, blocker.sessionId],
+    );
+    const writingC = own.submit(c, blockerSpans);
+    await new Promise((r) => setTimeout(r, 200));
+    // Meanwhile project A queues a request of 5,000 spans (50 traces of 100), then project B a small one.
+    const big = Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) =>
+      Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })),
+    );
+    const done: string[] = [];
+    const writingA = own.submit(a, normalize(jsonRequest(big))).then(() => done.push('A'));
+    await queued(5_000);
+    const writingB = own.submit(b, normalize(jsonRequest(sdkSession().spans))).then(() => done.push('B'));
+    await queued(5_008);
+    await other.query('COMMIT');
+    other.release();
+    await Promise.all([writingC, writingA, writingB]);
+    // B first, alone; then A's parts (a request cut at 2,048 spans; with one project left, they go together).
+    expect(done).toEqual(['B', 'A']);
+    expect(batches).toEqual([1, 8, 5_000]);
+    await own.drain();
+  });
+
   it('stores a span repeated inside one batch once', async () => {
     const s = sdkSession();
     const spans = normalize(jsonRequest([...s.spans, ...s.spans]));
