@@ -67,6 +67,8 @@ export class Writer {
   private queued = 0;
   /** Spans of requests whose rows are being built (they count against maxQueueSpans too). */
   private preparing = 0;
+  /** Spans queued or being made into rows, by project (overShare()). */
+  private waiting = new Map<string, number>();
   /** Requests inside submit() before their spans are queued (drain() waits for them). */
   private submitting = 0;
   /** Transactions in flight (at most `concurrency`). */
@@ -116,7 +118,7 @@ export class Writer {
     } = {},
   ): Promise<void> {
     if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
-    if (this.queued + this.preparing >= this.opts.maxQueueSpans) throw this.full();
+    if (this.queued + this.preparing >= this.opts.maxQueueSpans && this.overShare(projectId, 0)) throw this.full();
     // Rows are built here, in the request, so this CPU work overlaps the running transaction;
     // in slices, so a big request does not hold up the commits and answers of the others.
     const prepared: Prepared[] = [];
@@ -134,15 +136,17 @@ export class Writer {
         opts.each?.(span);
         prepared.push(prepareSpan(projectId, span, arena));
         this.preparing++;
+        this.count(projectId, 1);
         if (prepared.length % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       this.preparing -= prepared.length;
+      this.count(projectId, -prepared.length);
       this.submitting--;
     }
     if (prepared.length === 0) return;
     const waiting = this.queued + this.preparing;
-    if (waiting > 0 && waiting + prepared.length > this.opts.maxQueueSpans) throw this.full();
+    if (waiting > 0 && waiting + prepared.length > this.opts.maxQueueSpans && this.overShare(projectId, prepared.length)) throw this.full();
     // (Queued even when drain() began meanwhile: it waits for requests being prepared too.)
     const parts = this.split(prepared)
       .flatMap((part) => this.spread(part))
@@ -151,6 +155,7 @@ export class Writer {
           new Promise<void>((resolve, reject) => {
             this.enqueue({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
             this.queued += part.spans.length;
+            this.count(projectId, part.spans.length);
           }),
       );
     this.opts.onQueueDepth?.(this.queued);
@@ -166,6 +171,27 @@ export class Writer {
     await withTimeout(committed, timeoutMs, () =>
       CollectorError.unavailable('database not answering in time, retry later', this.opts.retryAfterSeconds),
     );
+  }
+
+  /** A project's spans queued or being made into rows. */
+  private count(projectId: string, n: number): void {
+    const v = (this.waiting.get(projectId) ?? 0) + n;
+    if (v > 0) this.waiting.set(projectId, v);
+    else this.waiting.delete(projectId);
+  }
+
+  /**
+   * Whether a project, with `more` spans, would hold more than its share of the queue: the bound
+   * divided among the projects with spans waiting (this one included). The queue's bound refuses
+   * only such a project: one that queues a lot fills the queue, another's request is still taken
+   * (the in-flight memory bound, with its own per-project share, still bounds what all hold).
+   */
+  private overShare(projectId: string, more: number): boolean {
+    const own = this.waiting.get(projectId) ?? 0;
+    const projects = this.waiting.size + (own === 0 ? 1 : 0);
+    const share = this.opts.maxQueueSpans / projects;
+    // (Before its rows are made, as the queue's own check: at its share already.)
+    return more === 0 ? own >= share : own + more > share;
   }
 
   private full(): CollectorError {
@@ -306,6 +332,7 @@ export class Writer {
       else this.queues.delete(project);
     }
     this.queued -= n;
+    for (const j of jobs) this.count(j.projectId, -j.spans.length);
     this.opts.onQueueDepth?.(this.queued);
     return jobs;
   }

@@ -133,6 +133,38 @@ describe('Writer', () => {
     await own.drain();
   });
 
+  it("takes another project's request when one project has filled the queue, and refuses that project's next", async () => {
+    const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
+    const depths: number[] = [];
+    const own = new Writer(pool, { maxBatchSpans: 8_192, maxQueueSpans: 1_000, retryAfterSeconds: 1, concurrency: 1, onQueueDepth: (n) => depths.push(n) });
+    // The lane is busy, as above: project C's span waits on a row another connection holds.
+    const blocker = sdkSession();
+    const blockerSpans = normalize(jsonRequest(blocker.spans.slice(0, 1)));
+    const other = await env.sql.connect();
+    await other.query('BEGIN');
+    await other.query(
+      `INSERT INTO spans (project_id, start_time, trace_start, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+       VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond',
+         timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
+      [c, blockerSpans[0]?.startNs.toString(), blocker.traceId, blockerSpans[0]?.spanId, blocker.sessionId],
+    );
+    const writingC = own.submit(c, blockerSpans);
+    await new Promise((r) => setTimeout(r, 200));
+    // Project A fills the queue (1,000 spans: 10 traces of 100).
+    const full = Array.from({ length: 10 }, () => hex(16)).flatMap((traceId) => Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: `s${i}` })));
+    const writingA = own.submit(a, normalize(jsonRequest(full)));
+    while (!depths.includes(1_000)) await new Promise((r) => setImmediate(r));
+    // B's request is taken (B holds nothing: under its share); A's next is refused (A holds it all).
+    const writingB = own.submit(b, normalize(jsonRequest(sdkSession().spans)));
+    await expect(own.submit(a, normalize(jsonRequest([jsonSpan({ traceId: hex(16), name: 'more' })])))).rejects.toMatchObject({ status: 503 });
+    await other.query('COMMIT');
+    other.release();
+    await Promise.all([writingC, writingA, writingB]);
+    const n = await one<{ n: number }>(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE project_id = $1', [b]);
+    expect(n.n).toBe(8);
+    await own.drain();
+  });
+
   it('stores a span repeated inside one batch once', async () => {
     const s = sdkSession();
     const spans = normalize(jsonRequest([...s.spans, ...s.spans]));
