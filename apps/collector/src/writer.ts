@@ -14,6 +14,7 @@ import { CollectorError } from './errors.ts';
 import type { NormSpan, SpanOrPause } from './span.ts';
 import { isConflict, isUnavailable, withTimeout } from './pg.ts';
 import { arenaOf, type Prepared, prepareSpan, requestArena } from './prepare.ts';
+import { FairQueue } from './fair-queue.ts';
 import { TARGETS } from './sql.ts';
 import { type BatchJob, type BatchMode, writeBatch } from './write-batch.ts';
 
@@ -60,15 +61,10 @@ const MAX_PART_SPANS = 2_048;
 const SPREAD_MIN_SPANS = 256;
 
 export class Writer {
-  /** Queued jobs by project, each oldest first. */
-  private queues = new Map<string, Job[]>();
-  /** The projects with queued jobs, in the order take() serves them (round robin). */
-  private turn: string[] = [];
-  private queued = 0;
+  /** Queued jobs, taken one project at a time (fair-queue.ts). */
+  private queue = new FairQueue<Job>();
   /** Spans of requests whose rows are being built (they count against maxQueueSpans too). */
   private preparing = 0;
-  /** Spans queued or being made into rows, by project (overShare()). */
-  private waiting = new Map<string, number>();
   /** Requests inside submit() before their spans are queued (drain() waits for them). */
   private submitting = 0;
   /** Transactions in flight (at most `concurrency`). */
@@ -94,7 +90,7 @@ export class Writer {
   }
 
   get queuedSpans(): number {
-    return this.queued + this.preparing;
+    return this.queue.queued + this.preparing;
   }
 
   /**
@@ -118,7 +114,7 @@ export class Writer {
     } = {},
   ): Promise<void> {
     if (this.closed) throw CollectorError.unavailable('collector is shutting down', this.opts.retryAfterSeconds);
-    if (this.queued + this.preparing >= this.opts.maxQueueSpans && this.overShare(projectId, 0)) throw this.full();
+    if (this.queuedSpans >= this.opts.maxQueueSpans && this.queue.overShare(projectId, 0, this.opts.maxQueueSpans)) throw this.full();
     // Rows are built here, in the request, so this CPU work overlaps the running transaction;
     // in slices, so a big request does not hold up the commits and answers of the others.
     const prepared: Prepared[] = [];
@@ -136,29 +132,29 @@ export class Writer {
         opts.each?.(span);
         prepared.push(prepareSpan(projectId, span, arena));
         this.preparing++;
-        this.count(projectId, 1);
+        this.queue.count(projectId, 1);
         if (prepared.length % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } finally {
       this.preparing -= prepared.length;
-      this.count(projectId, -prepared.length);
+      this.queue.count(projectId, -prepared.length);
       this.submitting--;
     }
     if (prepared.length === 0) return;
-    const waiting = this.queued + this.preparing;
-    if (waiting > 0 && waiting + prepared.length > this.opts.maxQueueSpans && this.overShare(projectId, prepared.length)) throw this.full();
+    const waiting = this.queuedSpans;
+    if (waiting > 0 && waiting + prepared.length > this.opts.maxQueueSpans && this.queue.overShare(projectId, prepared.length, this.opts.maxQueueSpans)) {
+      throw this.full();
+    }
     // (Queued even when drain() began meanwhile: it waits for requests being prepared too.)
     const parts = this.split(prepared)
       .flatMap((part) => this.spread(part))
       .map(
         (part) =>
           new Promise<void>((resolve, reject) => {
-            this.enqueue({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
-            this.queued += part.spans.length;
-            this.count(projectId, part.spans.length);
+            this.queue.push({ projectId, spans: part.spans, locks: part.locks, resolve, reject });
           }),
       );
-    this.opts.onQueueDepth?.(this.queued);
+    this.opts.onQueueDepth?.(this.queue.queued);
     this.kick();
     // Acknowledged when every part is committed; a failed part fails the request, whose retry
     // then adds only what is missing.
@@ -171,27 +167,6 @@ export class Writer {
     await withTimeout(committed, timeoutMs, () =>
       CollectorError.unavailable('database not answering in time, retry later', this.opts.retryAfterSeconds),
     );
-  }
-
-  /** A project's spans queued or being made into rows. */
-  private count(projectId: string, n: number): void {
-    const v = (this.waiting.get(projectId) ?? 0) + n;
-    if (v > 0) this.waiting.set(projectId, v);
-    else this.waiting.delete(projectId);
-  }
-
-  /**
-   * Whether a project, with `more` spans, would hold more than its share of the queue: the bound
-   * divided among the projects with spans waiting (this one included). The queue's bound refuses
-   * only such a project: one that queues a lot fills the queue, another's request is still taken
-   * (the in-flight memory bound, with its own per-project share, still bounds what all hold).
-   */
-  private overShare(projectId: string, more: number): boolean {
-    const own = this.waiting.get(projectId) ?? 0;
-    const projects = this.waiting.size + (own === 0 ? 1 : 0);
-    const share = this.opts.maxQueueSpans / projects;
-    // (Before its rows are made, as the queue's own check: at its share already.)
-    return more === 0 ? own >= share : own + more > share;
   }
 
   private full(): CollectorError {
@@ -279,7 +254,7 @@ export class Writer {
 
   /** Start a transaction for the queued jobs on every idle lane. */
   private kick(): void {
-    while (this.lanes.size < this.opts.concurrency && this.turn.length > 0) {
+    while (this.lanes.size < this.opts.concurrency && !this.queue.empty) {
       const jobs = this.take();
       const lane: Promise<void> = this.runJobs(jobs).finally(() => {
         this.lanes.delete(lane);
@@ -289,51 +264,15 @@ export class Writer {
     }
   }
 
-  private enqueue(job: Job): void {
-    const q = this.queues.get(job.projectId);
-    if (q !== undefined) q.push(job);
-    else {
-      // A project with nothing queued goes first: it is the one served least recently.
-      this.queues.set(job.projectId, [job]);
-      this.turn.unshift(job.projectId);
-    }
-  }
-
-  /**
-   * Queued jobs up to this lane's share of the queue (at most maxBatchSpans; maxPartSpans while
-   * several projects have jobs queued) and the lock budget;
-   * at least one job. One job a project in turn (each project's oldest first), so a project that
-   * queues a lot does not make the others wait behind its backlog: another project's request goes
-   * into the next transaction. The share leaves work for the other lanes: after a stall (a slow WAL
-   * flush holds every lane), the backlog is written by all lanes at once instead of one lane's big
-   * transaction that every waiting request then waits for.
-   */
+  /** The jobs of the next transaction (FairQueue.take). */
   private take(): Job[] {
-    const jobs: Job[] = [];
-    let n = 0;
-    let locks = 0;
-    // With several projects waiting, transactions of at most a part's size, so that lanes turn
-    // over quickly and each project's next request is in one soon.
-    const most = this.turn.length > 1 ? this.maxPartSpans : this.opts.maxBatchSpans;
-    const share = Math.min(most, Math.ceil(this.queued / this.opts.concurrency));
-    while (this.turn.length > 0) {
-      const project = this.turn[0] as string;
-      const q = this.queues.get(project) as Job[];
-      const next = q[0] as Job;
-      const full = n + next.spans.length > share || locks + next.locks > this.maxLocks;
-      if (jobs.length > 0 && full) break;
-      jobs.push(next);
-      n += next.spans.length;
-      locks += next.locks;
-      q.shift();
-      // To the back of the turn (or out of it).
-      this.turn.shift();
-      if (q.length > 0) this.turn.push(project);
-      else this.queues.delete(project);
-    }
-    this.queued -= n;
-    for (const j of jobs) this.count(j.projectId, -j.spans.length);
-    this.opts.onQueueDepth?.(this.queued);
+    const jobs = this.queue.take({
+      maxBatchSpans: this.opts.maxBatchSpans,
+      maxSharedBatchSpans: this.maxPartSpans,
+      lanes: this.opts.concurrency,
+      maxLocks: this.maxLocks,
+    });
+    this.opts.onQueueDepth?.(this.queue.queued);
     return jobs;
   }
 

@@ -11,7 +11,7 @@ import { AT, AT_ALNUM, CLI_VALUE, LINE_END, LINE_START, looksGenerated, notPlace
  * Japanese, Korean, Vietnamese, Thai, Hebrew, Arabic); English's `password` only before one of
  * those languages' verbs (`La password dell'account è: …`).
  */
-const PASSWORD_WORDS = [
+const PASSWORD_WORD_LIST = [
   'mot de passe',
   'passwort',
   'kennwort',
@@ -56,46 +56,8 @@ const PASSWORD_WORDS = [
   'api 키',
   'ключ api',
   'api-ключ',
-].join('|');
-/** Substrings one of which each word above holds (lower case). */
-const PASSWORD_WORD_GATES = [
-  'passe',
-  'passwort',
-  'kennwort',
-  'contrase',
-  'senha',
-  'wachtwoord',
-  'hasło',
-  'haslo',
-  'şifre',
-  'sifre',
-  'parola',
-  'lösenord',
-  'losenord',
-  'adgangskode',
-  'passord',
-  'salasana',
-  'heslo',
-  'jelsz',
-  'пароль',
-  '密码',
-  '密碼',
-  'パスワード',
-  '비밀번호',
-  'mật khẩu',
-  'รหัสผ่าน',
-  'סיסמה',
-  'كلمة المرور',
-  'schl',
-  'clé',
-  'cle api',
-  'clave',
-  'chave',
-  '密钥',
-  'キー',
-  '키',
-  'ключ',
 ];
+const PASSWORD_WORDS = PASSWORD_WORD_LIST.join('|');
 
 /** After the word: a few words, then a colon or a verb, then the value (group `secret`). */
 const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|är|er|on|это|是|为|為)[ \t]*[:：]?[ \t]*)[«"'“„]?(?<secret>[^\s'"«»“”„,;，。、）)&<>[\]\\]{6,}(?<![.!?:]))`;
@@ -135,7 +97,8 @@ export const TEXT_RULES: readonly ShapeRule[] = [
     name: 'log_password',
     pattern: re(String.raw`(?<![A-Za-z\u00C0-\u024F\u0400-\u04FF0-9_\\])(?:${PASSWORD_WORDS})${WORDS_THEN_VALUE}`, 'giu'),
     check: prosePassword,
-    gate: PASSWORD_WORD_GATES,
+    // The words themselves: one of them is in every match.
+    gate: PASSWORD_WORD_LIST,
   },
   // English's `password` in those languages' sentences (`La password del database è …`): a rule of
   // its own, which starts with the literal (the scan looks for it alone), as the word is common.

@@ -1,0 +1,106 @@
+/**
+ * The write lanes and the queue shared between projects (fair-queue.ts): one project's backlog
+ * neither delays another's requests past their commit timeout nor gets them refused.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Normalizer } from '../src/normalize.ts';
+import { createPool } from '../src/pg.ts';
+import { Writer } from '../src/writer.ts';
+import { type Env, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
+
+let env: Env;
+let pool: ReturnType<typeof createPool>;
+
+beforeAll(async () => {
+  env = await setupDatabase();
+  pool = createPool(env.db.url);
+});
+afterAll(async () => {
+  await pool?.end();
+  await env?.close();
+});
+
+const normalize = (body: unknown) => new Normalizer().normalize(JSON.parse(JSON.stringify(body))).spans;
+
+/**
+ * A writer's lane held busy: a span of `projectId` whose write waits on a row another connection
+ * holds uncommitted (the unique index). `release()` commits it and waits for that write.
+ */
+async function busyLane(w: Writer, projectId: string): Promise<{ release: () => Promise<void> }> {
+  const s = sdkSession();
+  const spans = normalize(jsonRequest(s.spans.slice(0, 1)));
+  const other = await env.sql.connect();
+  await other.query('BEGIN');
+  await other.query(
+    `INSERT INTO spans (project_id, start_time, trace_start, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+     VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond',
+       timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
+    [projectId, spans[0]?.startNs.toString(), s.traceId, spans[0]?.spanId, s.sessionId],
+  );
+  const writing = w.submit(projectId, spans);
+  await new Promise((r) => setTimeout(r, 200));
+  return {
+    release: async () => {
+      await other.query('COMMIT');
+      other.release();
+      await writing;
+    },
+  };
+}
+
+describe('Writer, between projects', () => {
+  it("does not make one project's request wait behind another's backlog: parts of at most 2,048 spans, projects in turn", async () => {
+    const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
+    const batches: number[] = [];
+    const depths: number[] = [];
+    // One lane, so the order of transactions is the order of take().
+    const own = new Writer(pool, {
+      maxBatchSpans: 8_192,
+      maxQueueSpans: 100_000,
+      retryAfterSeconds: 1,
+      concurrency: 1,
+      onBatch: (n) => batches.push(n),
+      onQueueDepth: (n) => depths.push(n),
+    });
+    const queued = async (n: number) => {
+      while (!depths.includes(n)) await new Promise((r) => setImmediate(r));
+    };
+    // The lane is busy: project C's span waits on a row another connection holds uncommitted.
+    const lane = await busyLane(own, c);
+    // Meanwhile project A queues a request of 5,000 spans (50 traces of 100), then project B a small one.
+    const big = Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) =>
+      Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })),
+    );
+    const done: string[] = [];
+    const writingA = own.submit(a, normalize(jsonRequest(big))).then(() => done.push('A'));
+    await queued(5_000);
+    const writingB = own.submit(b, normalize(jsonRequest(sdkSession().spans))).then(() => done.push('B'));
+    await queued(5_008);
+    await lane.release();
+    await Promise.all([writingA, writingB]);
+    // B first, alone; then A's parts (a request cut at 2,048 spans; with one project left, they go together).
+    expect(done).toEqual(['B', 'A']);
+    expect(batches).toEqual([1, 8, 5_000]);
+    await own.drain();
+  });
+
+  it("takes another project's request when one project has filled the queue, and refuses that project's next", async () => {
+    const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
+    const depths: number[] = [];
+    const own = new Writer(pool, { maxBatchSpans: 8_192, maxQueueSpans: 1_000, retryAfterSeconds: 1, concurrency: 1, onQueueDepth: (n) => depths.push(n) });
+    // The lane is busy, as above.
+    const lane = await busyLane(own, c);
+    // Project A fills the queue (1,000 spans: 10 traces of 100).
+    const full = Array.from({ length: 10 }, () => hex(16)).flatMap((traceId) => Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: `s${i}` })));
+    const writingA = own.submit(a, normalize(jsonRequest(full)));
+    while (!depths.includes(1_000)) await new Promise((r) => setImmediate(r));
+    // B's request is taken (B holds nothing: under its share); A's next is refused (A holds it all).
+    const writingB = own.submit(b, normalize(jsonRequest(sdkSession().spans)));
+    await expect(own.submit(a, normalize(jsonRequest([jsonSpan({ traceId: hex(16), name: 'more' })])))).rejects.toMatchObject({ status: 503 });
+    await lane.release();
+    await Promise.all([writingA, writingB]);
+    const n = await one<{ n: number }>(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE project_id = $1', [b]);
+    expect(n.n).toBe(8);
+    await own.drain();
+  });
+});
