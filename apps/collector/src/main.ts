@@ -63,6 +63,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    const since = performance.now();
     app.log.info({ signal, limitSeconds: env.drainTimeoutMs / 1000 }, 'shutting down: draining in-flight requests');
     clearInterval(maintenance);
     clearInterval(retention);
@@ -70,8 +71,12 @@ async function main(): Promise<void> {
     void alerts?.stop();
     try {
       const { drained, cut } = await drain();
+      // From this handler to the exit, as the collector's own clock reads it (a busy client sees
+      // the exit later than it happens).
+      const seconds = Math.round(performance.now() - since) / 1000;
       // Cut at the limit: nothing those requests sent was acknowledged; their clients retry.
-      if (!drained) app.log.warn({ cut, limitSeconds: env.drainTimeoutMs / 1000 }, 'drain limit reached: unanswered requests answered 503');
+      if (!drained) app.log.warn({ cut, seconds, limitSeconds: env.drainTimeoutMs / 1000 }, 'drain limit reached: unanswered requests answered 503');
+      else app.log.info({ seconds }, 'drained');
       process.exit(0);
     } catch (err) {
       console.error(err);
