@@ -284,3 +284,27 @@ export async function one<T extends pg.QueryResultRow>(sql: pg.Pool, q: string, 
   const { rows } = await sql.query<T>(q, params);
   return rows[0] as T;
 }
+
+/**
+ * Another collector's write of one span, held in an open transaction: a writer's COPY of the
+ * same span (project, trace and span id) waits on the unique index until `commit()`.
+ */
+export async function heldSpan(
+  sql: pg.Pool,
+  span: { projectId: string; traceId: string; spanId: string; sessionId: string; startNs: bigint | undefined },
+): Promise<{ commit: () => Promise<void> }> {
+  const other = await sql.connect();
+  await other.query('BEGIN');
+  await other.query(
+    `INSERT INTO spans (project_id, start_time, trace_start, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
+     VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond',
+       timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
+    [span.projectId, span.startNs?.toString(), span.traceId, span.spanId, span.sessionId],
+  );
+  return {
+    commit: async () => {
+      await other.query('COMMIT');
+      other.release();
+    },
+  };
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Normalizer } from '../src/normalize.ts';
 import { createPool } from '../src/pg.ts';
 import { Writer } from '../src/writer.ts';
-import { type Env, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
+import { type Env, heldSpan, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let pool: ReturnType<typeof createPool>;
@@ -29,20 +29,12 @@ const normalize = (body: unknown) => new Normalizer().normalize(JSON.parse(JSON.
 async function busyLane(w: Writer, projectId: string): Promise<{ release: () => Promise<void> }> {
   const s = sdkSession();
   const spans = normalize(jsonRequest(s.spans.slice(0, 1)));
-  const other = await env.sql.connect();
-  await other.query('BEGIN');
-  await other.query(
-    `INSERT INTO spans (project_id, start_time, trace_start, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
-     VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond',
-       timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
-    [projectId, spans[0]?.startNs.toString(), s.traceId, spans[0]?.spanId, s.sessionId],
-  );
+  const other = await heldSpan(env.sql, { projectId, traceId: s.traceId, spanId: spans[0]?.spanId as string, sessionId: s.sessionId, startNs: spans[0]?.startNs });
   const writing = w.submit(projectId, spans);
   await new Promise((r) => setTimeout(r, 200));
   return {
     release: async () => {
-      await other.query('COMMIT');
-      other.release();
+      await other.commit();
       await writing;
     },
   };

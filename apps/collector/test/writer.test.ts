@@ -4,7 +4,7 @@ import { Normalizer } from '../src/normalize.ts';
 import { createPool } from '../src/pg.ts';
 import { quote, refreshSessions, textArray } from '../src/sql.ts';
 import { Writer } from '../src/writer.ts';
-import { type Env, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
+import { type Env, heldSpan, hex, jsonRequest, jsonSpan, one, sdkSession, setupDatabase } from './helpers.ts';
 
 let env: Env;
 let pool: ReturnType<typeof createPool>;
@@ -28,18 +28,10 @@ describe('Writer', () => {
     const s = sdkSession();
     const spans = normalize(jsonRequest(s.spans));
     // Another collector holds the root span in an open transaction.
-    const other = await env.sql.connect();
-    await other.query('BEGIN');
-    await other.query(
-      `INSERT INTO spans (project_id, start_time, trace_start, trace_id, span_id, session_id, name, start_time_unix_nano, end_time_unix_nano)
-       VALUES ($1, timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond',
-         timestamptz 'epoch' + ($2::bigint / 1000) * interval '1 microsecond', $3, $4, $5, 'other', $2, $2)`,
-      [env.projectId, spans[0]?.startNs.toString(), s.traceId, s.ids.root, s.sessionId],
-    );
+    const other = await heldSpan(env.sql, { projectId: env.projectId, traceId: s.traceId, spanId: s.ids.root, sessionId: s.sessionId, startNs: spans[0]?.startNs });
     const writing = writer.submit(env.projectId, spans);
     await new Promise((r) => setTimeout(r, 300)); // the writer's COPY now waits on the unique index
-    await other.query('COMMIT');
-    other.release();
+    await other.commit();
     await writing;
     const n = await one(env.sql, 'SELECT count(*)::int AS n, count(*) FILTER (WHERE name = $2)::int AS other FROM spans WHERE trace_id = $1', [s.traceId, 'other']);
     expect(n).toEqual({ n: 8, other: 1 });
