@@ -133,7 +133,13 @@ export class Writer {
         prepared.push(prepareSpan(projectId, span, arena));
         this.preparing++;
         this.queue.count(projectId, 1);
-        if (prepared.length % PREPARE_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (prepared.length % PREPARE_SLICE === 0) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          // The queue may have filled meanwhile (requests are made into rows side by side): a
+          // project over its share stops here, not after all its rows are made only to be refused
+          // (a flood of big requests of one project then spent the CPU the others' requests wait for).
+          if (this.queuedSpans >= this.opts.maxQueueSpans && this.queue.overShare(projectId, 0, this.opts.maxQueueSpans)) throw this.full();
+        }
       }
     } finally {
       this.preparing -= prepared.length;

@@ -95,4 +95,31 @@ describe('Writer, between projects', () => {
     expect(n.n).toBe(8);
     await own.drain();
   });
+  it("stops making a project's request into rows once the queue is full and the project is over its share", async () => {
+    const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
+    const depths: number[] = [];
+    const own = new Writer(pool, { maxBatchSpans: 8_192, maxQueueSpans: 1_000, retryAfterSeconds: 1, concurrency: 1, onQueueDepth: (n) => depths.push(n) });
+    const lane = await busyLane(own, c);
+    // B waits in the queue, so A's share is half of it.
+    const writingB = own.submit(b, normalize(jsonRequest(sdkSession().spans)));
+    while (!depths.includes(8)) await new Promise((r) => setImmediate(r));
+    // A's request of 5,000 spans, read lazily (as the decoder does): counted as each span is taken.
+    const spans = normalize(jsonRequest(Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) => Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: `s${i}` })))));
+    let read = 0;
+    const lazy = (function* () {
+      for (const span of spans) {
+        read += 1;
+        yield span;
+      }
+    })();
+    await expect(own.submit(a, lazy)).rejects.toMatchObject({ status: 503 });
+    // Refused within a slice of the queue's bound, not after all 5,000 spans were made into rows.
+    expect(read).toBeGreaterThan(992);
+    expect(read).toBeLessThan(1_200);
+    await lane.release();
+    await writingB;
+    const n = await one<{ n: number }>(env.sql, 'SELECT count(*)::int AS n FROM spans WHERE project_id = $1', [a]);
+    expect(n.n).toBe(0);
+    await own.drain();
+  });
 });
