@@ -147,6 +147,33 @@ describe('each rule kind measures the rollup', () => {
     expect((await value('repair_tokens', { failure_class: 'uncertain_side_effect' })).value).toBe(0);
     // 1,000 × $2/M + 100 × $10/M.
     expect((await value('repair_dollars', { failure_class: 'transient' })).value).toBeCloseTo(0.003, 9);
+    // Their example is the session whose repair turns spent the tokens.
+    expect((await value('repair_tokens', { failure_class: 'transient' })).worst).toBe(worst);
+    expect((await value('repair_dollars', { failure_class: 'transient' })).worst).toBe(worst);
+  });
+
+  it('fires a repair-cost rule at exactly its threshold, and links to the session that spent the most', async () => {
+    const p = await newProjectKey();
+    await env.sql.query(
+      `INSERT INTO model_prices (project_id, model, input_per_mtok, output_per_mtok, cached_input_per_mtok) VALUES ($1, 'model-a', 7, 7, 7), ($1, 'model-b', 1, 1, 1)`,
+      [p.projectId],
+    );
+    // $0.70 (100,000 tokens of model-a) and $0.10 (100,000 of model-b): $0.80, which sums to 0.7999999999999999 in floating point.
+    const a = failingSession({ startMs: T0 + 30 * 60_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'model-a', input: 90_000, output: 10_000 } }] });
+    const b = failingSession({ startMs: T0 + 30 * 60_000 + 5_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'model-b', input: 90_000, output: 10_000 } }] });
+    await send([...a.spans, ...b.spans], p.key);
+    const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+    const m = await measure(rows, rule(p.projectId, 'repair_dollars', { threshold: 0.8 }), at(31));
+    expect(m.get('')).toEqual({ value: 0.8, worstSessionId: expect.any(String) });
+    // Both spent 100,000 tokens: either is an example; a third that spends more becomes it.
+    const c = failingSession({ startMs: T0 + 30 * 60_000 + 9_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'model-b', input: 150_000, output: 10_000 } }] });
+    await send(c.spans, p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_dollars', threshold: 0.96, url: receiver.url, secret: SECRET });
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(31), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId);
+    expect(fired?.json).toMatchObject({ type: 'alert.firing', value: 0.96 });
+    expect((fired?.json.links as { worstSession: string } | undefined)?.worstSession).toBe(`${WEB}/sessions/${c.sessionId}?project=${p.projectId}`);
   });
 
   it('sees only its window', async () => {
@@ -355,6 +382,91 @@ describe('a rule fires into a real receiver and resolves', () => {
         ` · <${WEB}/sessions/${s.sessionId}?project=${p.projectId}|Worst session's replay>`,
     });
     await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
+  });
+});
+
+describe('muting: a receiver hears of each alert it was told of until its end, and of no other', () => {
+  const mute = (ruleId: string, muted: boolean) => env.sql.query('UPDATE alert_rules SET muted = $2 WHERE id = $1', [ruleId, muted]);
+  const spike = async (key: string, minute: number) =>
+    send(failingSession({ startMs: T0 + minute * 60_000, tool: 'pay', failures: [{ cls: 'uncertain_side_effect', decision: 'escalate_human' }], endsFailed: true }).spans, key);
+  const setup = async () => {
+    const p = await newProjectKey();
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'escalations', threshold: 1, url: receiver.url, secret: SECRET });
+    const before = receiver.got.length;
+    const got = () =>
+      receiver.got
+        .slice(before)
+        .filter((g) => (g.json.rule as { id: string }).id === ruleId)
+        .map((g) => `${g.json.type} ${g.status}`);
+    return { p, ruleId, got };
+  };
+
+  it('sends the resolution of a delivered firing when the alert ends while the rule is muted', async () => {
+    const { p, ruleId, got } = await setup();
+    await spike(p.key, 100);
+    await runAlertTick(env.sql, { now: at(101), webUrl: WEB });
+    expect(got()).toEqual(['alert.firing 200']);
+    await mute(ruleId, true);
+    await runAlertTick(env.sql, { now: at(110), webUrl: WEB });
+    // Ended while muted: the receiver, which has the alert open, is told.
+    expect(got()).toEqual(['alert.firing 200', 'alert.resolved 200']);
+    await mute(ruleId, false);
+    await runAlertTick(env.sql, { now: at(111), webUrl: WEB });
+    expect(got()).toEqual(['alert.firing 200', 'alert.resolved 200']);
+  });
+
+  it('sends a firing held back by muting when the rule is unmuted while it still fires, then its resolution', async () => {
+    const { p, ruleId, got } = await setup();
+    await mute(ruleId, true);
+    await spike(p.key, 120);
+    await runAlertTick(env.sql, { now: at(121), webUrl: WEB });
+    expect(got()).toEqual([]);
+    await mute(ruleId, false);
+    await runAlertTick(env.sql, { now: at(122), webUrl: WEB });
+    expect(got()).toEqual(['alert.firing 200']);
+    await runAlertTick(env.sql, { now: at(123), webUrl: WEB });
+    await runAlertTick(env.sql, { now: at(130), webUrl: WEB });
+    expect(got()).toEqual(['alert.firing 200', 'alert.resolved 200']);
+    // Stored: the firing while muted, the firing sent on unmuting, the resolution.
+    expect((await eventsOf(env.sql, ruleId)).map((e) => e.kind)).toEqual(['firing', 'firing', 'resolved']);
+  });
+
+  it('sends no resolution of a firing the receiver never got: fired while muted, or muted while it was being retried', async () => {
+    // Fired while muted, ended while muted, then unmuted.
+    const one = await setup();
+    await mute(one.ruleId, true);
+    await spike(one.p.key, 140);
+    await runAlertTick(env.sql, { now: at(141), webUrl: WEB });
+    await runAlertTick(env.sql, { now: at(150), webUrl: WEB });
+    await mute(one.ruleId, false);
+    await runAlertTick(env.sql, { now: at(151), webUrl: WEB });
+    expect(one.got()).toEqual([]);
+    // The firing's first attempt failed; muted while it waited for its retry; unmuted after the end.
+    const two = await setup();
+    receiver.failNext(1);
+    await spike(two.p.key, 160);
+    await runAlertTick(env.sql, { now: at(161), webUrl: WEB });
+    expect(two.got()).toEqual(['alert.firing 500']);
+    await mute(two.ruleId, true);
+    await runAlertTick(env.sql, { now: at(162), webUrl: WEB });
+    await runAlertTick(env.sql, { now: at(170), webUrl: WEB });
+    await mute(two.ruleId, false);
+    await runAlertTick(env.sql, { now: at(171), webUrl: WEB });
+    await runAlertTick(env.sql, { now: at(200), webUrl: WEB });
+    expect(two.got()).toEqual(['alert.firing 500']);
+  });
+
+  it('sends again a firing that muting cancelled while it was being retried, when unmuted while it still fires', async () => {
+    const { p, ruleId, got } = await setup();
+    receiver.failNext(1);
+    await spike(p.key, 220);
+    await runAlertTick(env.sql, { now: at(221), webUrl: WEB });
+    await mute(ruleId, true);
+    await runAlertTick(env.sql, { now: at(222), webUrl: WEB });
+    await mute(ruleId, false);
+    await runAlertTick(env.sql, { now: at(223), webUrl: WEB });
+    await runAlertTick(env.sql, { now: at(230), webUrl: WEB });
+    expect(got()).toEqual(['alert.firing 500', 'alert.firing 200', 'alert.resolved 200']);
   });
 });
 

@@ -4,6 +4,7 @@ import { listAudit } from '@guardtrace/db';
 import { type AlertRuleInput, alertRuleProblem } from '@guardtrace/db/alerts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlertRule, deleteAlertRule, listAlertDeliveries, listAlertRules, sendTestAlert, setAlertMuted } from '../src/server/queries/alerts.ts';
+import { ruleInput } from '../src/app/settings/alerts/rule-input.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject } from './factories.ts';
 
@@ -49,6 +50,22 @@ describe('alert rules', () => {
     expect(alertRuleProblem(input())).toBeNull();
     expect(alertRuleProblem(input({ failureClass: null }))).toBeNull();
     expect(alertRuleProblem(input({ failureClass: 'Transient' }))).toMatch(/^Failure class: one of [a-z_, ]*\btransient\b.* not “Transient”$/);
+  });
+
+  it('reads the form as its fields say: decimal numbers only, a threshold a window can reach, a URL a delivery can send to', () => {
+    const form = (over: Record<string, string>) => {
+      const parsed = ruleInput.parse({ project: '00000000-0000-4000-8000-000000000000', name: 'r', kind: 'failure_count', failureClass: '', toolName: '', windowMinutes: '5', comparison: 'gte', threshold: '3', webhookUrl: hook, format: 'generic', ...over });
+      const { project: _, ...rest } = parsed;
+      return alertRuleProblem(rest as AlertRuleInput);
+    };
+    expect(form({})).toBeNull();
+    expect(form({ threshold: '0.25' })).toBeNull();
+    expect(form({ threshold: '1e3' })).toBeNull();
+    expect(form({ threshold: '0x10' })).toBe('Threshold: a decimal number, 0 or more (such as 3 or 0.25)');
+    expect(form({ threshold: '1e308' })).toBe('Threshold: at most 1,000,000,000,000');
+    expect(form({ windowMinutes: '0x10' })).toMatch(/^Window: a whole number of minutes/);
+    expect(form({ webhookUrl: 'https://bot:s3cret@hooks.example.test/alerts' })).toMatch(/^Webhook URL: without a user name or password/);
+    expect(form({ webhookUrl: 'https://token@hooks.example.test/alerts' })).toMatch(/^Webhook URL: without a user name or password/);
   });
 
   it('creates a rule whose secret is returned once and never listed, audited without the webhook path', async () => {

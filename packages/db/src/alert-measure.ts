@@ -117,6 +117,9 @@ export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<
     const rows = await q<{ v: string | number | null }>(`SELECT (${sum})::float8 AS v FROM alert_minutes WHERE ${SCOPE}`, args);
     value = Number(rows[0]?.v ?? 0);
   }
+  // Sums of prices and weights in floating point: $0.70 + $0.10 is 0.7999999999999999, which a
+  // rule of >= $0.80 must see as 0.8. Twelve significant digits are more than any measure means.
+  value = Number(value.toPrecision(12));
   return new Map([['', { value, worstSessionId: await worstOf('', []) }]]);
 }
 

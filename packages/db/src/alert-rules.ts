@@ -34,6 +34,9 @@ export type AlertFormat = (typeof ALERT_FORMATS)[number];
  */
 export const MAX_WINDOW_MINUTES = 1440;
 
+/** The largest threshold: above any count, rate, token sum or dollar sum a day's window holds. */
+export const MAX_THRESHOLD = 1e12;
+
 export interface AlertRuleInput {
   name: string;
   kind: AlertKind;
@@ -68,7 +71,9 @@ export function alertRuleProblem(r: AlertRuleInput): string | null {
     return `Window: a whole number of minutes from 1 to ${MAX_WINDOW_MINUTES}`;
   }
   if (!(r.comparison in ALERT_COMPARISONS)) return `Unknown comparison "${r.comparison}"`;
-  if (!Number.isFinite(r.threshold) || r.threshold < 0) return 'Threshold: a number, 0 or more';
+  if (!Number.isFinite(r.threshold) || r.threshold < 0) return 'Threshold: a decimal number, 0 or more (such as 3 or 0.25)';
+  // A threshold no window can reach makes a rule that never fires, which reads as "all is well".
+  if (r.threshold > MAX_THRESHOLD) return 'Threshold: at most 1,000,000,000,000';
   if (r.kind === 'failure_rate' && r.threshold > 100) return 'Threshold: a failure rate is a percentage, at most 100';
   if (!(ALERT_FORMATS as readonly string[]).includes(r.format)) return `Unknown format "${r.format}"`;
   let url: URL;
@@ -78,6 +83,10 @@ export function alertRuleProblem(r: AlertRuleInput): string | null {
     return 'Webhook URL: enter an absolute http:// or https:// URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Webhook URL: enter an absolute http:// or https:// URL';
+  // fetch() refuses such a URL (every delivery would fail), and the password would be stored with the rule.
+  if (url.username || url.password) {
+    return 'Webhook URL: without a user name or password (a delivery cannot send them); the receiver checks X-Guardtrace-Signature instead';
+  }
   if (r.webhookUrl.length > 2000) return 'Webhook URL: at most 2,000 characters';
   for (const [label, v] of [
     ['Failure class', r.failureClass],

@@ -26,15 +26,17 @@ export const RESOLVED_FIRST = 'not sent: the alert resolved before it was delive
 
 export async function deliverDue(c: pg.ClientBase, now: Date): Promise<{ delivered: number; failed: number }> {
   await c.query(
+    // A muted rule's firings not yet sent are not sent (evaluate.ts sends the firing again if it is
+    // unmuted while still firing); a resolution of a firing the receiver got is, muted or not.
     `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $1
      FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id
-     WHERE e.id = d.event_id AND d.status = 'pending' AND r.muted`,
+     WHERE e.id = d.event_id AND d.status = 'pending' AND r.muted AND e.kind = 'firing'`,
     [MUTED],
   );
   const { rows } = await c.query<{ id: string; url: string; body: string; attempts: number; secret: string; kind: string }>(
     `SELECT d.id, d.url, d.body, d.attempts, r.secret, e.kind
      FROM alert_deliveries d JOIN alert_events e ON e.id = d.event_id JOIN alert_rules r ON r.id = e.rule_id
-     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND NOT r.muted
+     WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (NOT r.muted OR e.kind = 'resolved')
      ORDER BY d.next_attempt_at, d.id LIMIT ${PER_RUN}`,
     [now],
   );

@@ -2,14 +2,18 @@
  * One evaluation of every alert rule, in one collector at a time: a session-level advisory lock
  * (pg_try_advisory_lock) is held for the run, and a collector that finds it held skips the run.
  * Each rule's subjects move ok → firing → ok; each move is stored (alert_events) with its webhook
- * delivery (alert_deliveries, sent by deliver.ts) unless the rule is muted, or it resolves a firing
- * whose delivery is still pending (then neither is sent). Evaluating again at
- * the same time changes nothing, so two runs in a row (one collector after another) are harmless.
+ * delivery (alert_deliveries, sent by deliver.ts), so that a receiver hears of each alert it was
+ * told of until its end, and of no other: a firing is not sent while the rule is muted (and is sent
+ * when the rule is unmuted while still firing); a resolution is sent when its firing was delivered
+ * (muted or not: nothing stays open at the receiver), not when its firing never reached the
+ * receiver (muted, given up), and a firing still being retried is cancelled with its resolution.
+ * Evaluating again at the same time changes nothing, so two runs in a row (one collector after
+ * another) are harmless.
  */
 import { randomUUID } from 'node:crypto';
 import { alertBody, alertFacts, firingSubjects, isNewKind, type Measure, measure, type QueryRows, type RuleRow } from '@guardtrace/db/alerts';
 import type pg from 'pg';
-import { deliverDue, RESOLVED_FIRST } from './deliver.ts';
+import { deliverDue, MUTED, RESOLVED_FIRST } from './deliver.ts';
 
 const LOCK = "hashtextextended('guardtrace:alerts', 0)";
 /** alert_minutes is kept 2 days: the longest window (a day) and the part of its day before it. */
@@ -99,7 +103,11 @@ async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Pr
     );
     const firing = new Set(states.filter((s) => s.state === 'firing').map((s) => s.subject));
     for (const [subject, m] of firingNow) {
-      if (firing.has(subject)) continue;
+      if (firing.has(subject)) {
+        // Still firing: told to the receiver now if it never was (it fired while the rule was muted).
+        if (!r.muted && !(await firingSent(c, r, subject))) await record(c, r, subject, 'firing', m, opts);
+        continue;
+      }
       await transition(c, r, subject, 'firing', m, opts);
       fired++;
     }
@@ -120,31 +128,58 @@ async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Pr
   return { fired, resolved };
 }
 
-/** Stores the move of one subject, its event and (unless muted) its delivery. */
+/** Stores the move of one subject, its event and its delivery (as the header says). */
 async function transition(c: pg.ClientBase, r: RuleRow, subject: string, to: 'firing' | 'resolved', m: Measure, opts: TickOptions): Promise<void> {
-  const eventId = randomUUID();
-  const facts = alertFacts(r, { eventId, type: to, at: opts.now, webUrl: opts.webUrl }, subject, m);
-  const body = alertBody(facts, r.format);
   await c.query(
     `INSERT INTO alert_states (rule_id, subject, state, since, last_value) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (rule_id, subject) DO UPDATE SET state = excluded.state, since = excluded.since, last_value = excluded.last_value`,
     [r.id, subject, to === 'firing' ? 'firing' : 'ok', opts.now, m.value],
   );
+  await record(c, r, subject, to, m, opts);
+}
+
+/** What became of the delivery of a subject's latest firing: null when it has none (or no firing). */
+async function latestFiring(c: pg.ClientBase, r: RuleRow, subject: string): Promise<string | null> {
+  const { rows } = await c.query<{ status: string | null; error: string | null }>(
+    `SELECT d.status, d.last_error AS error FROM alert_events e LEFT JOIN alert_deliveries d ON d.event_id = e.id
+     WHERE e.rule_id = $1 AND e.subject = $2 AND e.kind = 'firing' ORDER BY e.at DESC LIMIT 1`,
+    [r.id, subject],
+  );
+  const row = rows[0];
+  if (!row?.status) return null;
+  return row.status === 'cancelled' && row.error === MUTED ? null : row.status;
+}
+
+/** Whether the receiver got, or is being sent, a subject's current firing (else: it fired while muted). */
+async function firingSent(c: pg.ClientBase, r: RuleRow, subject: string): Promise<boolean> {
+  return (await latestFiring(c, r, subject)) !== null;
+}
+
+/** Stores an event of one subject and, when the receiver is to hear of it, its delivery. */
+async function record(c: pg.ClientBase, r: RuleRow, subject: string, to: 'firing' | 'resolved', m: Measure, opts: TickOptions): Promise<void> {
+  const eventId = randomUUID();
+  const facts = alertFacts(r, { eventId, type: to, at: opts.now, webUrl: opts.webUrl }, subject, m);
+  const body = alertBody(facts, r.format);
   await c.query(
     `INSERT INTO alert_events (id, rule_id, project_id, kind, subject, at, value, threshold, window_start, details)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [eventId, r.id, r.project_id, to, subject, opts.now, m.value, r.threshold, facts.windowStart, alertBody(facts, 'generic')],
   );
-  if (r.muted) return;
+  if (to === 'firing' && r.muted) return;
   if (to === 'resolved') {
+    const firing = await latestFiring(c, r, subject);
     // A firing the receiver never got (still being retried) is not sent now; nor is its resolution:
     // the receiver would get a firing after the alert ended, or the end of one it never heard of.
-    const unsent = await c.query(
-      `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $3
-       FROM alert_events e WHERE e.id = d.event_id AND e.rule_id = $1 AND e.subject = $2 AND e.kind = 'firing' AND d.status = 'pending'`,
-      [r.id, subject, RESOLVED_FIRST],
-    );
-    if ((unsent.rowCount ?? 0) > 0) return;
+    if (firing === 'pending') {
+      await c.query(
+        `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $3
+         FROM alert_events e WHERE e.id = d.event_id AND e.rule_id = $1 AND e.subject = $2 AND e.kind = 'firing' AND d.status = 'pending'`,
+        [r.id, subject, RESOLVED_FIRST],
+      );
+      return;
+    }
+    // Never delivered (fired while muted, muted before it was sent, given up): nothing to end.
+    if (firing !== 'delivered') return;
   }
   await c.query(
     `INSERT INTO alert_deliveries (id, event_id, project_id, url, body, status, attempts, created_at, next_attempt_at)

@@ -3,7 +3,7 @@
 // As ../actions.ts: each action checks the signed-in account's role in the project itself
 // (guarded, capability manageAlerts), then its input, then the project scope; each change is audited.
 
-import { ALERT_COMPARISONS, ALERT_FORMATS, ALERT_KIND_NAMES, type AlertRuleInput, alertRuleProblem, isNewKind } from '@guardtrace/db/alerts';
+import { type AlertRuleInput, alertRuleProblem, isNewKind } from '@guardtrace/db/alerts';
 import { revalidatePath } from 'next/cache';
 import { headers } from 'next/headers';
 import { z } from 'zod';
@@ -11,30 +11,9 @@ import { accountsEnv } from '@/env';
 import { type ActionState, guarded } from '@/server/action-guard';
 import { db } from '@/server/db';
 import { createAlertRule, deleteAlertRule, sendTestAlert, setAlertMuted } from '@/server/queries/alerts';
+import { ruleInput } from './rule-input';
 
 const PATH = '/settings/alerts';
-const optional = z
-  .string()
-  .trim()
-  .transform((v) => (v === '' ? null : v));
-
-const ruleInput = z.object({
-  project: z.uuid(),
-  name: z.string().trim().min(1, 'Name the rule').max(120, 'Name: at most 120 characters'),
-  kind: z.enum(ALERT_KIND_NAMES as [string, ...string[]], { error: 'Choose what the rule measures' }),
-  failureClass: optional,
-  toolName: optional,
-  windowMinutes: z.coerce.number({ error: 'Window: a number of minutes' }),
-  // Not in the form for the new_* kinds (they have no threshold).
-  comparison: z.preprocess((v) => (v === '' ? undefined : v), z.enum(Object.keys(ALERT_COMPARISONS) as [string, ...string[]]).default('gte')),
-  threshold: z
-    .string()
-    .trim()
-    .transform((v) => (v === '' ? 0 : Number(v))),
-  webhookUrl: z.string().trim().min(1, 'Webhook URL: enter the URL to POST to'),
-  format: z.enum(ALERT_FORMATS),
-});
-
 const field = (form: FormData, k: string) => {
   const v = form.get(k);
   return typeof v === 'string' ? v : '';
