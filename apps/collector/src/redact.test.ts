@@ -102,7 +102,8 @@ describe('gated rules', () => {
       const b64 = Buffer.from(asText(shape)).toString('base64');
       for (const input of [JSON.stringify({ path: 'a.env', data: b64 }), `data:text/plain;base64,${b64}`, `echo ${b64} | base64 -d > .env`]) {
         const out = r.text(input);
-        if (out.includes(b64) || !out.includes('[REDACTED:encoded_secret]')) kept.push(`${shape.id}: ${input.slice(0, 60)}`);
+        // (Base64 that a vendor shape knows by its start, a service account's JSON, is taken as that: `api_key`.)
+        if (out.includes(b64) || !/\[REDACTED:(?:encoded_secret|api_key)\]/.test(out)) kept.push(`${shape.id}: ${input.slice(0, 60)}`);
       }
     }
     expect(kept).toEqual([]);
@@ -182,9 +183,9 @@ describe('false positives', () => {
       r.attributes(attrs);
       return attrs['app.text'] !== p.text || attrs['gen_ai.tool.call.arguments'] !== JSON.stringify({ text: p.text });
     });
-    // The known ones: English that reads as a config line ("Your password: keep it safe",
-    // "Invalid password: expected at least 12 characters").
-    expect(changed.map((p) => p.id)).toEqual(['text-15', 'log-auth-6']);
+    // (English that reads as a config line, "Your password: keep it safe" and "Invalid password:
+    // expected at least 12 characters", was changed until 2026-12-07: a word with two more after it is prose.)
+    expect(changed.map((p) => p.id)).toEqual([]);
     expect(changed.length / ORDINARY_PAYLOADS.length).toBeLessThanOrEqual(MAX_FALSE_POSITIVE_RATE);
   });
 });

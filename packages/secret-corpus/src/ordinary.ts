@@ -346,4 +346,35 @@ add('fourth', [
   'git remote add origin https://github.com/acme/payments-service.git',
 ]);
 
+// Near-misses of the fifth held-out set's kinds (siblings-fifth.ts): a command's subcommand after a
+// secret word, prose after one, a dependency's version, a workflow's permissions, a reset link
+// without a token, connection strings without a secret, scp-style remotes, placeholders and
+// variables where a secret could stand, files that are not secrets, a transaction hash, WeChat's app id.
+add('fifth', [
+  'bin/rails credentials:edit --environment production',
+  'Run `rails credentials:show` to read them.',
+  'password: is required (ValidationError: Path `password` is required.)',
+  'token: not found in the request headers',
+  'auth: login succeeded user=deploy ip=198.51.100.7',
+  '{"dependencies": {"jsonwebtoken": "^9.0.2", "@types/jsonwebtoken": "~9.0.6", "keytar": "7.9.0"}}',
+  'permissions:\n  contents: read\n  id-token: write\n  pull-requests: write',
+  'Reset your password: https://app.example.com/account/reset-password?step=start',
+  'AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;AccountName=acmelogs;EndpointSuffix=core.windows.net',
+  'ConnectionString: Server=sql01;Database=HR;Integrated Security=true;',
+  'git clone git@github.com:acme/payments-service.git',
+  'scp deploy@build01.acme.example:/var/artifacts/app.tar.gz .',
+  'DB_PASSWORD: !Ref DatabasePassword',
+  'jdbc:postgresql://db:5432/app?user=svc&password=$DB_PASSWORD&ssl=true',
+  'echo "done" > /tmp/status.txt',
+  'echo "$VAULT_PASSWORD" > ~/.vault_pass && chmod 600 ~/.vault_pass',
+  '$ cat VERSION\n1.42.0',
+  'Enter new password for user "app": \nEnter it again: ',
+  'The login is at https://app.example.com/login and the password reset at /reset.',
+  'const wallet = new ethers.Wallet(process.env.PRIVATE_KEY, provider);',
+  'tx 0x3f1c9a7be2d04c8f9e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f80912 confirmed in block 19000000',
+  'wx.login({ appid: "wx1234567890abcdef" })',
+  'gh secret set NPM_TOKEN < token.txt',
+  'htpasswd -nB deploy',
+]);
+
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

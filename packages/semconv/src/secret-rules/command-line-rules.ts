@@ -22,7 +22,7 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   // `--token <v>`, `--api-key=<v>`, `--client-secret <v>` (not `--token-file`, not a number: `--max-token 100`).
   {
     name: 'cli_password',
-    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:\s+|=)${CLI_VALUE}`),
+    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z0-9]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:\s+|=)${CLI_VALUE}`),
     check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^\d+$/.test(secret),
     gate: ['--'],
   },
@@ -36,7 +36,8 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   },
   {
     name: 'cli_password',
-    pattern: re(String.raw`${AT}htpasswd\s+(?:-\w+\s+)*-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+\s+${CLI_VALUE}`),
+    // `-b <file> <user> <password>`; with `-n` (print, no file), `<user> <password>`.
+    pattern: re(String.raw`${AT}htpasswd\s+(?:-\w+\s+)*(?:-\w*(?:n\w*b|b\w*n)\w*\s+(?:-\w+\s+)*\S+|-\w*b\w*\s+(?:-\w+\s+)*\S+\s+\S+)\s+${CLI_VALUE}`),
     check: notPlaceholder,
     gate: ['htpasswd'],
   },
@@ -93,11 +94,37 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   {
     name: 'cli_password',
     pattern: re(
-      String.raw`${AT}(?:zip\b${SAME_COMMAND}\s-P\s*|ssh-keygen\b${SAME_COMMAND}\s-N\s+|openssl\b${SAME_COMMAND}(?:\s-k\s+|\s-pass(?:in|out)?\s+pass:|\spasswd(?:\s+-\w+)*\s+)|(?:xfreerdp|wlfreerdp|sdl-freerdp)\b${SAME_COMMAND}\s\/p:)${CLI_VALUE}`,
+      String.raw`${AT}(?:zip\b${SAME_COMMAND}\s-P\s*|ssh-keygen\b${SAME_COMMAND}\s-N\s+|openssl\b${SAME_COMMAND}(?:\s-k\s+|\s-pass(?:in|out)?\s+pass:|\spasswd(?:\s+-\w+)*\s+))${CLI_VALUE}`,
     ),
     // Not a redirection (`openssl passwd -6 -stdin < pw.txt`).
     check: (_, secret) => secret !== undefined && secret.length >= 4 && !isPlaceholder(secret),
-    gate: ['zip', 'ssh-keygen', 'openssl', 'freerdp'],
+    gate: ['zip', 'ssh-keygen', 'openssl'],
+  },
+  // FreeRDP's `/p:<password>` (attached: a leading `-` is the password's).
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:xfreerdp|wlfreerdp|sdl-freerdp)\b${SAME_COMMAND}\s\/p(?:assword)?:(?:\\?['"])?(?<secret>(?<=')[^'\n]+(?=')|(?<=")[^"\n\\]+(?=\\?")|(?<!['"])${BARE}+)`,
+    ),
+    check: (_, secret) => secret !== undefined && secret.length >= 4 && !isPlaceholder(secret),
+    gate: ['freerdp'],
+  },
+  // GitHub's `gh secret set <NAME> --body <value>` (also `-b`).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}gh\s+secret\s+set\s+\S+${SAME_COMMAND}\s(?:--body|-b)(?:\s+|=)${CLI_VALUE}`),
+    check: notPlaceholder,
+    gate: ['gh secret'],
+  },
+  // A value written into a file named for a secret: `echo '<v>' > ~/.vault_pass`, `printf "%s" "<v>" > …/api_token`.
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:echo(?:\s+-[ne]+)?|printf(?:\s+\\?['"]%s(?:\\n)?\\?['"])?)\s+${CLI_VALUE}(?:\\?['"])?\s*>>?\s*\S*(?:pass|secret|token|api[_-]?key|credential|\.key\b)`,
+      'gi',
+    ),
+    check: notPlaceholder,
+    gate: ['echo', 'printf'],
   },
   {
     name: 'cli_password',

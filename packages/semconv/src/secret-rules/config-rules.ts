@@ -136,6 +136,32 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
     pattern: re(String.raw`\\?"keyName\\?"\s*:\s*\\?"[^"\\\n]{1,100}\\?"[^{}]{0,300}?\\?"value\\?"\s*:\s*\\?"(?<secret>[A-Za-z0-9+/=]{20,})\\?"`),
     gate: ['keyname'],
   },
+  // Terraform's sensitive output as `terraform output -json` prints it (`"sensitive": true, …,
+  // "value": "…"`, either order), a generated password in its state (`random_password`'s
+  // `"result"`), and an Azure storage account's keys as `az storage account keys list -o table`
+  // prints them (`key1  FULL  <key>`).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\\?"sensitive\\?"\s*:\s*true[^{}]{0,300}?\\?"value\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"|\\?"value\\?"\s*:\s*\\?"(?<secret2>(?:[^"\\\n]|\\[^"])+)\\?"(?=[^{}]{0,300}?\\?"sensitive\\?"\s*:\s*true)`,
+    ),
+    gate: ['"sensitive'],
+    rewrite: (match, marker) =>
+      match.replace(/(\\?"value\\?"\s*:\s*\\?")((?:[^"\\\n]|\\[^"])+)(\\?")/, (all, head: string, value: string, tail: string) =>
+        isPlaceholder(value) ? all : `${head}${marker}${tail}`,
+      ),
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\\?"type\\?"\s*:\s*\\?"random_password\\?"[^]{0,600}?\\?"result\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"`),
+    check: notPlaceholder,
+    gate: ['random_password'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?<![\w-])key[12][ \t]+(?:FULL|Full|full)[ \t]+(?<secret>[A-Za-z0-9+/]{40,}={0,2})`),
+    gate: ['key1 ', 'key2 '],
+  },
   // A HAR file's cookies (`"cookies": [{"name": "sid", "value": "…"}]`): each value, as the Cookie header's.
   {
     name: 'credential_header',

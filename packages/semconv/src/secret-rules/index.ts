@@ -51,6 +51,10 @@ function replaceEach(
       // A secret already replaced (by an earlier rule, or at an inner layer of JSON) is not replaced again.
       if (secret?.startsWith('[REDACTED')) return match;
       if (rule.check && !rule.check(match, secret)) return match;
+      // A match that ends inside another rule's marker (`admin:[REDACTED` of `admin:[REDACTED KEY]`,
+      // whose marker has a space) would leave the marker's tail behind: what it covers is taken already.
+      const open = match.lastIndexOf('[REDACTED');
+      if (open !== -1 && match.indexOf(']', open) === -1) return match;
       const m = marker(rule);
       if (rule.rewrite) return rule.rewrite(match, m);
       if (secret === undefined) return m;

@@ -25,7 +25,10 @@ const SECRET_NAME = new RegExp(
     'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write)key|psk|tempauth|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
-    'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode)' +
+    'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode|' +
+    // The word in other languages, as a key (`"mot_de_passe"`, `contrasena`, `Passwort`, `senha`, `wachtwoord`, `haslo`, `sifre`).
+    // (Lower-cased to a-z and digits first: `contraseña` reads `contrasea`, `hasło` `haso`.)
+    'motdepasse|contrase?n?a|passwort|kennwort|senha|wachtwoord|hasl?o|sifre|losenord|adgangskode|passord|salasana)' +
     `(?:${QUALIFIERS})?$`,
 );
 
@@ -70,11 +73,11 @@ export function hasSecretWord(s: string): boolean {
  * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
-  String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?[A-Za-z_][\w.]*(?:<[^<>\n]{0,80}>)?(?:\[\])?[ \t]*=(?![=>])|[?:+]=|=>|[:=])[ \t]*)` +
+  String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:[A-Z][\w.]*|str|string|number|bigint|any|unknown|bytes|int|float|bool|boolean|char|usize|[iu](?:8|16|32|64|128)|object)(?:<[^<>\n]{0,80}>)?(?:\[\])?(?:[ \t]+=(?![=>])|=(?=[ \t]*\\?["'\x60]))|[?:+]=|=>|[:=])[ \t]*)` +
   String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
-  String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|[^\s&;,"'<>)}\]\\]|\\(?![nrt"\\]))+))`;
+  String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|\[REDACTED[^\]\n]*\]|[^\s&;,"'<>)}\]\\]|&(?![\w.[\]-]+=|[a-z]+;|#)|\\(?![nrt"\\]))+))`;
 /**
  * A name is a run of these characters followed by its separator: a word with none after it is
  * passed over at once, instead of each secret word being tried at each of its positions. (Every
@@ -96,12 +99,19 @@ const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?
  * vendor's prefix with a filler: `sk_live_xxxxxxxx`, `ghp_XXXXXXXX`, `gho_********`).
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*.*|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
-  return PLACEHOLDER.test(value);
+  return PLACEHOLDER.test(value) && !GENERATED_AFTER_DOLLAR.test(value);
 }
+
+/**
+ * A `$` then 10 or more letters of both cases and digits, with a digit before a letter
+ * (`$rW6ySP3a9wSp5`): a generated password that starts with `$`, not a variable (`$DB_PASSWORD`,
+ * `$password`, `$dbPassword2`).
+ */
+const GENERATED_AFTER_DOLLAR = /^\$(?=[A-Za-z0-9]{10,}$)(?=.*[a-z])(?=.*[A-Z])(?=.*\d[A-Za-z])/;
 
 /** The text before a name that is inside an ARN. */
 const IN_ARN = /\barn:[^\s"']*$/;
@@ -124,6 +134,26 @@ const SIZE_ONLY = /^\d+$/;
 const BYTES_AFTER = /^[ \t]+bytes\b/;
 /** A Python f-string with a field in it (`f"Bearer {token}"`): code, not a secret. */
 const FORMAT_FIELD = /\{[A-Za-z_][\w.]*\}/;
+/** A password word: its value is never a URL (`Reset your password: https://…?token=…`: the link's own pairs are looked at). */
+const PASSWORD_NAME = /(?:pass(?:word|wd)?|pwd)$/i;
+const URL_VALUE = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** A value that is itself a pair of a connection string (`CONNECTION_STRING=DefaultEndpointsProtocol=https;…`): its pairs are looked at. */
+const PAIR_VALUE =
+  /^(?:server|data source|address|addr|host|hostname|provider|driver|database|initial catalog|defaultendpointsprotocol|accountname|endpoint|blobendpoint|uid|user id|username|protocol)=/i;
+/** A package's version range (`"jsonwebtoken": "^9.0.2"`): a dependency, not a secret. */
+const VERSION = /^(?:[~^]|[<>]=?|==?)?\s*v?\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?$/;
+/**
+ * Words that begin prose after a secret word (`password: is required`, `auth: login succeeded`,
+ * `token: not found`): with more words after them, a sentence, not a value.
+ */
+const PROSE_WORD =
+  /^(?:is|are|was|were|be|been|must|should|will|would|can|cannot|could|may|might|not|does|did|do|has|have|had|the|a|an|and|or|for|to|of|in|on|at|by|with|from|login|logout|logged|failed|failure|succeeded|success|successful|reset|changed|updated|set|accepted|rejected|denied|granted|too|very|still|also|only|must|please)$/i;
+const MORE_WORDS = /^[ \t]+[A-Za-z]/;
+/** A lower-case word with two more after it (`Your password: keep it safe`, `password: expected at least 12`): a sentence. */
+const LOWER_WORD = /^[a-z]{2,12}$/;
+const TWO_MORE_WORDS = /^[ \t]+[a-z]+[ \t]+[a-z]+\b/;
+/** A command's word after a bare `name:` (`rails credentials:edit`, `credentials:show`): a subcommand, not a value. */
+const SUBCOMMAND = /^[a-z]{2,10}[`.]?$/;
 
 /**
  * Every `name=value` in `s` whose name is a secret's, with the value replaced by `marker`.
@@ -143,7 +173,23 @@ export function replaceNamedValues(s: string, marker: string): string {
     const at = args[args.length - 3] as number;
     const whole = args[args.length - 2] as string;
     if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value)) return match;
-    if (g.bare !== undefined && (CALL.test(value) || CONSTANT.test(value))) return match;
+    const bare = g.bare !== undefined;
+    if (bare && (CALL.test(value) || CONSTANT.test(value))) return match;
+    // A URL whose user or password another rule took (`SENTRY_DSN=https://[REDACTED…]@…`): taken
+    // already. (A token another rule took part of goes whole, the marker with it.)
+    if (bare && value.indexOf('[REDACTED') > 0 && URL_VALUE.test(value)) return match;
+    // Nothing but a name and another rule's marker (`Cookie: session=[REDACTED]`): taken already.
+    if (bare && value.includes('[REDACTED') && /^(?:[\w.-]+=)?$/.test(value.replace(/\[REDACTED[^\]\n]*\]/g, ''))) return match;
+    const after = whole.slice(at + match.length, at + match.length + 40);
+    if (VERSION.test(value)) return match;
+    if (bare && PROSE_WORD.test(value) && MORE_WORDS.test(after)) return match;
+    if (bare && LOWER_WORD.test(value) && TWO_MORE_WORDS.test(after)) return match;
+    if (bare && sep === ':' && SUBCOMMAND.test(value) && !/["']/.test(whole[at - 1] ?? '')) return match;
+    // (`ConnectionString: Server=sql01;…` reads like a typed declaration, `name: Type = value`.)
+    if (bare && sep.includes(':') && PAIR_VALUE.test(sep.slice(sep.indexOf(':') + 1).trimStart())) return match;
+    if (bare && (PAIR_VALUE.test(value) || (URL_VALUE.test(value) && PASSWORD_NAME.test(name)))) {
+      return match.slice(0, head) + replaceNamedValues(match.slice(head), marker);
+    }
     // (In raw JSON text the name may start at the letter of the escape before it: `\nPWD=/app`.)
     if (WORKING_DIRECTORY.test(whole[at - 1] === '\\' ? name.slice(1) : name) && PATH.test(value)) return match;
     if (/f/i.test(g.pre ?? g.epre ?? '') && FORMAT_FIELD.test(value)) return match;
@@ -165,6 +211,8 @@ export function replaceNamedValues(s: string, marker: string): string {
             ? rest.indexOf('{') + 1
             : 0;
     const q = g.bare === undefined ? '' : sep.startsWith('\\"') ? '\\"' : sep.startsWith('"') ? '"' : '';
-    return match.slice(0, head) + rest.slice(0, open) + q + marker + q + rest.slice(open + value.length);
+    // A URL's user and password (`https://x-access-token:ghp_…@github.com/…`): the password ends at its host.
+    const secret = bare && whole.slice(at - 3, at) === '://' && value.includes('@') ? value.slice(0, value.lastIndexOf('@')) : value;
+    return match.slice(0, head) + rest.slice(0, open) + q + marker + q + rest.slice(open + secret.length);
   });
 }

@@ -56,6 +56,7 @@ const PASSWORD_WORD_LIST = [
   'api 키',
   'ключ api',
   'api-ключ',
+  'पासवर्ड',
 ];
 const PASSWORD_WORDS = PASSWORD_WORD_LIST.join('|');
 
@@ -84,7 +85,7 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   {
     name: 'log_password',
     pattern: re(
-      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)\s+(?:(?:for\s+(?:the\s+)?(?:user\s+)?(?:[^\s:]{1,64}\s+){1,4})?(?:is|was|to|set\s+to|changed\s+to|reset\s+to)\s*:?\s+)?(?<secret>[^\s'"\\,;)]{6,})`,
+      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)\s+(?:(?:(?:for|on|in|of|at)\s+(?:the\s+)?(?:user\s+)?(?:[^\s:]{1,64}\s+){1,4})?(?:is|was|to|set\s+to|changed\s+to|reset\s+to)\s*:?\s+)?(?<secret>[^\s'"\\,;)]{6,})`,
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
@@ -119,6 +120,56 @@ export const TEXT_RULES: readonly ShapeRule[] = [
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
     gate: ['token', 'api', 'secret', 'credential', 'access'],
+  },
+  // A login given as `user / password` in prose (`the staging login is admin / Qz…`).
+  {
+    name: 'log_password',
+    pattern: re(String.raw`${AT_ALNUM}(?:login|credentials?|creds)\s+(?:(?:for|to|on|of)\s+[^\n]{1,40}?\s+)?(?:is|are)\s*:?\s*[^\s/]{1,64}\s+\/\s+(?<secret>[^\s'",;)]{6,})`, 'gi'),
+    check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
+    gate: ['login', 'cred'],
+  },
+  // A password typed at a prompt and shown (a terminal transcript): `Enter new password for user
+  // "app": …`, `Retype password: …`, psql's `Enter it again: …`.
+  {
+    name: 'log_password',
+    pattern: re(
+      String.raw`(?:(?:Enter|Retype|Re-enter|Confirm|Verify)\s+(?:(?:new|the|your)\s+)?(?:password|passphrase)(?:\s+(?:for|of)\s+[^:\n]{1,60})?(?:\s+again)?|Enter it again):[ \t]*(?<secret>[^\s'"\\]{4,})`,
+      'gi',
+    ),
+    check: notPlaceholder,
+    gate: ['password', 'passphrase', 'enter it again'],
+  },
+  // A file named for a secret, printed by `cat` (its one line on the next: `cat config/master.key`).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\bcat\s+[^\s|;&\\]*(?:master\.key|\.key|vault[_-]?pass[\w.-]*|secret[\w.-]*|token[\w.-]*|api[_-]?key[\w.-]*|passw(?:or)?d[\w.-]*)[ \t]*(?:\r?\n|(?:\\+r)?\\+n)(?<secret>[^\s\\"'<>]{8,})(?=[ \t]*(?:\r?\n|$|\\+[rn]|\\?"))`,
+    ),
+    check: notPlaceholder,
+    gate: ['cat '],
+  },
+  // An email address and a token (`"ops@acme.example:<token>"`, as Atlassian's APIs take them):
+  // not a path (`git@github.com:acme/api.git`), a port, or a word.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+:(?<secret>[^\s"'\/@:,;)]{16,})(?=$|[\s"',;)])`),
+    check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
+    gate: ['@'],
+  },
+  // A wallet's private key given to the library that signs with it (ethers, viem, web3, Solana).
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`(?:new\s+(?:ethers\.)?Wallet|privateKeyToAccount|Account\.from_key|from_key|Keypair\.fromSecretKey)\(\s*\\?["'](?<secret>(?:0x)?[0-9a-fA-F]{64})\\?["']`,
+      'gi',
+    ),
+    gate: ['wallet', 'privatekeytoaccount', 'from_key', 'fromsecretkey'],
+  },
+  // OpenWeatherMap's API key, a query parameter named for the app (`appid=`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`[?&]appid=(?<secret>[0-9a-f]{32})(?![0-9a-f])`),
+    gate: ['appid='],
   },
   // Session cookies by the names frameworks give them, outside a Cookie header (a log line, a dict,
   // a curl `-b`): Rack's `rack.session`, Express's `connect.sid`, PHP, Java, ASP.NET, Django's

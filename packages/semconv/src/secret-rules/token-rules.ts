@@ -75,8 +75,8 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   // Microsoft Teams' incoming webhooks and Zapier's catch hooks: the path is the credential.
   {
     name: 'webhook_url',
-    pattern: /(?:webhook\.office\.com\/webhookb2\/|hooks\.zapier\.com\/hooks\/catch\/)(?<secret>[^\s"'<>\\]{8,})/g,
-    gate: ['webhook.office.com', 'hooks.zapier.com'],
+    pattern: /(?:webhook\.office\.com\/webhookb2\/|outlook\.office(?:365)?\.com\/webhook\/|hooks\.zapier\.com\/hooks\/catch\/)(?<secret>[^\s"'<>\\]{8,})/g,
+    gate: ['webhook.office.com', 'outlook.office', 'hooks.zapier.com'],
   },
   // Chat and automation webhooks whose path or query is the credential: Mattermost's and Rocket.Chat's
   // `/hooks/<id>[/<token>]` (a letter in it: a numeric hook id is GitHub's API, not a credential),
@@ -100,7 +100,8 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
     gate: ['Bearer', 'bearer', 'Token'],
   },
   { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential, gate: ['Basic'] },
-  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*:(?<secret>[^\s@/"']+)@`), check: notPlaceholder, gate: ['://'] },
+  // (The user may be an email address, `@` unencoded: `smtps://alerts@acme.example:<password>@smtp…`.)
+  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*(?:@[^\s:/@"']*)?:(?<secret>[^\s@/"']+)@`), check: notPlaceholder, gate: ['://'] },
   // A token alone as a URL's user (`https://<token>@gem.fury.io/…`, a git remote's `https://<token>@…`):
   // 20 characters or more with letters and digits (a user name is shorter, or a word).
   {
@@ -111,11 +112,12 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
     gate: ['://'],
   },
   // A header whose whole value is a credential, up to the end of the line (or of a JSON string),
-  // its quoted parameters included (`Token token="…"`, Digest's `response="…"`).
+  // its quoted parameters included (`Token token="…"`, Digest's `response="…"`); in code's single
+  // quotes (`Authorization: 'token …',`), up to the closing quote.
   {
     name: 'credential_header',
     pattern: re(
-      String.raw`${AT}(?:(?:set-)?cookie\s*:\s*|(?:proxy-)?authorization\s*:\s*(?!(?:\w+\s+)?\[REDACTED)(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)\s+)?)(?!\[REDACTED)(?<secret>[^\s"\\](?:[^\r\n"\\]|(?<==)\\?"[^"\r\n\\]*\\?")*)`,
+      String.raw`${AT}(?:(?:set-)?cookie\s*:\s*'?|(?:proxy-)?authorization\s*:\s*'?(?!(?:\w+\s+)?\[REDACTED)(?:(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)\s+)?)(?!\[REDACTED)(?<secret>[^\s"'\\](?:[^\r\n"'\\]|'(?![ \t]*(?:[,;})\]]|$))|(?<==)\\?"[^"\r\n\\]*\\?")*)`,
       'gi',
     ),
     // Code that builds the header (a template literal), placeholders (`Bearer <token>`, `$TOKEN`) and

@@ -14,7 +14,7 @@ export const VENDOR_TOKENS: readonly string[] = [
   'whsec_[A-Za-z0-9+/=]{24,}',
   'AIza[0-9A-Za-z_-]{35}',
   'GOCSPX-[A-Za-z0-9_-]{20,}',
-  'ya29\\.[A-Za-z0-9_-]{20,}',
+  'ya29\\.[A-Za-z0-9_.-]{20,}',
   'hf_[A-Za-z0-9]{30,}',
   'gsk_[A-Za-z0-9]{40,}',
   // Resend, Mandrill (with a digit and a capital: CSS classes also start `md-`), Dropbox, Adafruit IO,
@@ -90,4 +90,15 @@ export const GATED_VENDOR_TOKENS: readonly { pattern: string; gate: string }[] =
   { pattern: '[0-9a-f]{32}-us\\d{1,2}', gate: '-us' },
   // Salesforce's session id (`00D<org id>!<session>`, what `sf org display` prints as its access token).
   { pattern: '00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{40,}', gate: '00D' },
+  // AWS STS session tokens (their base64 starts with the same bytes, `!\n\torigin_ec…`; the older `FwoG…`).
+  { pattern: 'IQoJb3JpZ2luX2Vj[A-Za-z0-9+/=]{100,}', gate: 'IQoJb3JpZ2luX2Vj' },
+  { pattern: 'FwoGZXIvYXdzE[A-Za-z0-9+/=]{100,}', gate: 'FwoGZXIvYXdzE' },
+  // Firebase Cloud Messaging's legacy server key.
+  { pattern: 'AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}', gate: ':APA91b' },
+  // Base64 of a Google service account's JSON (`{"type": "service_account"`, compact or indented)
+  // and of a registry's `auths` (a Kubernetes `.dockerconfigjson`): a private key, a registry password.
+  { pattern: 'ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC[A-Za-z0-9+/=]{20,}', gate: 'ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC' },
+  { pattern: 'eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC[A-Za-z0-9+/=]{20,}', gate: 'eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC' },
+  { pattern: 'eyJ0eXBlIjoic2VydmljZV9hY2NvdW50[A-Za-z0-9+/=]{20,}', gate: 'eyJ0eXBlIjoic2VydmljZV9hY2NvdW50' },
+  { pattern: 'eyJhdXRocyI6[A-Za-z0-9+/=]{20,}', gate: 'eyJhdXRocyI6' },
 ];
