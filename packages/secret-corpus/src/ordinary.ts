@@ -375,6 +375,8 @@ add('fifth', [
   'wx.login({ appid: "wx1234567890abcdef" })',
   'gh secret set NPM_TOKEN < token.txt',
   'htpasswd -nB deploy',
+  'DB_PASSWORD=vault:secret/data/prod/db#password',
+  'export DB_PASSWORD="op://Prod/Postgres/password"',
 ]);
 
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

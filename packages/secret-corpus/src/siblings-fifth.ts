@@ -81,6 +81,17 @@ for (const [id, template] of [
   );
 }
 
+{
+  const r = `${f('tf-plan-random-password', 20, `${ALNUM}_=-`)}`;
+  inText(
+    'terraform-random-password-plan',
+    'config-file',
+    r,
+    JSON.stringify({ resource_changes: [{ address: 'random_password.admin', change: { actions: ['create'], after: { length: 20, result: r } } }] }),
+  );
+}
+inText('name-sonar-login', 'key-name', f('sonar-login', 40, LOWER_HEX), `$ export SONAR_LOGIN=${f('sonar-login', 40, LOWER_HEX)}\n$ sonar-scanner`);
+
 // An email address and a token, as Atlassian's APIs take them (`user:token`), in a config file.
 {
   const t = `${f('email-token', 12)}=${f('email-token-2', 11, URLSAFE)}`;

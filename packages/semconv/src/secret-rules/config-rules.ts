@@ -153,7 +153,7 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
   },
   {
     name: 'config_secret',
-    pattern: re(String.raw`\\?"type\\?"\s*:\s*\\?"random_password\\?"[^]{0,600}?\\?"result\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"`),
+    pattern: re(String.raw`random_password\b[^]{0,600}?\\?"result\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"`),
     check: notPlaceholder,
     gate: ['random_password'],
   },

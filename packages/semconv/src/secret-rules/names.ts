@@ -28,7 +28,9 @@ const SECRET_NAME = new RegExp(
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode|' +
     // The word in other languages, as a key (`"mot_de_passe"`, `contrasena`, `Passwort`, `senha`, `wachtwoord`, `haslo`, `sifre`).
     // (Lower-cased to a-z and digits first: `contraseña` reads `contrasea`, `hasło` `haso`.)
-    'motdepasse|contrase?n?a|passwort|kennwort|senha|wachtwoord|hasl?o|sifre|losenord|adgangskode|passord|salasana)' +
+    'motdepasse|contrase?n?a|passwort|kennwort|senha|wachtwoord|hasl?o|sifre|losenord|adgangskode|passord|salasana|' +
+    // SonarQube's token (`SONAR_LOGIN`, `sonar.login`: its documented name for it).
+    'sonarlogin)' +
     `(?:${QUALIFIERS})?$`,
 );
 
@@ -49,7 +51,7 @@ export function isSecretName(name: string): boolean {
   return hit;
 }
 
-const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin|[_.-]pat\b/;
+const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin|[_.-]pat\b|sonar.login/;
 
 /**
  * Whether `s` holds any of the words a secret name ends in: strings without one skip the
@@ -73,7 +75,7 @@ export function hasSecretWord(s: string): boolean {
  * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|(?<=sonar[_.])login)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
   String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:[A-Z][\w.]*|str|string|number|bigint|any|unknown|bytes|int|float|bool|boolean|char|usize|[iu](?:8|16|32|64|128)|object)(?:<[^<>\n]{0,80}>)?(?:\[\])?(?:[ \t]+=(?![=>])|=(?=[ \t]*\\?["'\x60]))|[?:+]=|=>|[:=])[ \t]*)` +
   String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
@@ -99,7 +101,7 @@ const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?
  * vendor's prefix with a filler: `sk_live_xxxxxxxx`, `ghp_XXXXXXXX`, `gho_********`).
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|op:\/\/\S+|vault:[\w/.-]+(?:#\w+)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
