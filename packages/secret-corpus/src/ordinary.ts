@@ -377,6 +377,8 @@ add('fifth', [
   'htpasswd -nB deploy',
   'DB_PASSWORD=vault:secret/data/prod/db#password',
   'export DB_PASSWORD="op://Prod/Postgres/password"',
+  '| Setting | Default |\n|---|---|\n| password_policy | min 12 characters |\n| token_ttl | 3600 |',
+  '| env | password |\n| --- | --- |\n| prod | *** |\n| dev | (in 1Password) |',
 ]);
 
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

@@ -92,6 +92,14 @@ for (const [id, template] of [
 }
 inText('name-sonar-login', 'key-name', f('sonar-login', 40, LOWER_HEX), `$ export SONAR_LOGIN=${f('sonar-login', 40, LOWER_HEX)}\n$ sonar-scanner`);
 
+// A Markdown table (a wiki page, a runbook) with a column named for the secret.
+{
+  const p = pw('md-table-password');
+  inText('md-table-password-column', 'log-password', p, `| Service | Login | Password |\n| :--- | :--- | :--- |\n| Grafana | admin | ${p} |\n| Kibana | elastic | *** |`);
+  const t = `${f('md-table-token', 30)}8x`;
+  inText('md-table-token-column', 'log-password', t, `| env | api token | owner |\n|---|---|---|\n| prod | ${t} | platform |`);
+}
+
 // An email address and a token, as Atlassian's APIs take them (`user:token`), in a config file.
 {
   const t = `${f('email-token', 12)}=${f('email-token-2', 11, URLSAFE)}`;

@@ -162,6 +162,37 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
     pattern: re(String.raw`(?<![\w-])key[12][ \t]+(?:FULL|Full|full)[ \t]+(?<secret>[A-Za-z0-9+/]{40,}={0,2})`),
     gate: ['key1 ', 'key2 '],
   },
+  // A Markdown table with a column named for a secret (`| env | user | password |`): that column's
+  // cells in the rows under it (a placeholder, `***` or `(in vault)`, stays). Lines end in a newline,
+  // or in its JSON escape (the table inside a tool's JSON arguments).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?<=^|\n|\\n)[^\n\\|]*\|[^\n\\]*\|[ \t]*(?:\r?\n|(?:\\+r)?\\+n)[ \t]*\|[ \t]*:?-{3,}[-:| \t]*\|?[ \t]*(?:(?:\r?\n|(?:\\+r)?\\+n)[ \t]*\|(?:[^\n\\|]|\|)*)+`),
+    gate: ['|---', '| ---', '|:--', '| :--'],
+    rewrite: (match, marker) => {
+      // Lines at even indices, their separators at odd ones.
+      const parts = match.split(/(\r?\n|(?:\\+r)?\\+n)/);
+      const cells = (line: string) => line.trim().replace(/^\||\|$/g, '').split('|');
+      // (The header may follow other text on its line: `execute_tool | env | password |`.)
+      const header = parts[0] ?? '';
+      const secret = cells(header.slice(header.indexOf('|'))).map((c) => isSecretName(c.trim().replace(/\s+/g, '_')));
+      if (!secret.includes(true)) return match;
+      return parts
+        .map((line, i) => {
+          if (i % 2 === 1 || i < 4) return line;
+          const lead = /^[ \t]*\|/.exec(line)?.[0] ?? '';
+          const trail = /\|[ \t]*$/.exec(line)?.[0] ?? '';
+          const body = line.slice(lead.length, line.length - trail.length).split('|');
+          const out = body.map((c, j) => {
+            const v = c.trim();
+            if (!secret[j] || !v || v.startsWith('[REDACTED') || isPlaceholder(v) || /^\(.*\)$/.test(v)) return c;
+            return c.replace(v, marker);
+          });
+          return lead + out.join('|') + trail;
+        })
+        .join('');
+    },
+  },
   // A HAR file's cookies (`"cookies": [{"name": "sid", "value": "…"}]`): each value, as the Cookie header's.
   {
     name: 'credential_header',
