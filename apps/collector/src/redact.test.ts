@@ -51,6 +51,26 @@ describe('Redactor defaults', () => {
   });
 });
 
+describe('damage around a secret (a fifth held-out set)', () => {
+  const r = new Redactor();
+  it.each([
+    // Encoded text keeps its encoding up to the secret (it was returned decoded whole).
+    ['q=password%3DRiver.lantern1894%3F&lang=en', 'q=password%3D[REDACTED:sensitive_key]&lang=en'],
+    ['{\\u0022password\\u0022: \\u0022Hunter2-abcdefg\\u0022, \\u0022user\\u0022: \\u0022bob\\u0022}', '{\\u0022password\\u0022: \\u0022[REDACTED:sensitive_key]\\u0022, \\u0022user\\u0022: \\u0022bob\\u0022}'],
+    // A URL's host and path stay (they were taken with the token).
+    ['git remote set-url origin https://x-access-token:ghp_v2Hd0DpEZWSxrQTMF889he6FHRsY9f69e78t@github.com/acme/api.git', 'git remote set-url origin https://x-access-token:[REDACTED:api_key]@github.com/acme/api.git'],
+    // Another rule's marker is not cut in two.
+    ['SENTRY_DSN=https://7412d0d26ac406e4940f5ef43b69ec93@o614045.ingest.sentry.io/8637722', 'SENTRY_DSN=https://[REDACTED:url_password]@o614045.ingest.sentry.io/8637722'],
+    // Code keeps its quotes and commas.
+    ["      Authorization: 'token ghp_vI3IdVb0jHLpbXYHOilLlLfDTT7ddJzbWlyq',", "      Authorization: 'token [REDACTED:api_key]',"],
+    // A connection string's labels stay; its secret goes.
+    ['ConnectionString: Server=sql01;Database=HR;User Id=sa;Password=Tangovelvet1603+;', 'ConnectionString: Server=sql01;Database=HR;User Id=sa;Password=[REDACTED:sensitive_key];'],
+    ['Reset your password: https://app.acme.io/reset-password?token=6c29scn8sjy8e37ml6m2t3vi5ppvy3yz&email=jane%40acme.io', 'Reset your password: https://app.acme.io/reset-password?token=[REDACTED:sensitive_key]&email=jane%40acme.io'],
+  ])('%s', (input, expected) => {
+    expect(r.text(input)).toBe(expected);
+  });
+});
+
 describe('Redactor configuration', () => {
   it('adds key and value patterns, and can drop the defaults', () => {
     const custom = new Redactor({ defaults: false, keyPatterns: [/^customer\.email$/i], valueRules: [{ name: 'ssn', pattern: /\b\d{3}-\d{2}-\d{4}\b/g }] });

@@ -189,36 +189,53 @@ function simpleStarts(source: string): string {
 /** An encoding a secret's name or quotes can hide behind that no JSON literal undoes. */
 const ENCODED = /\\u[0-9a-fA-F]{4}|\\'|&(?:quot|apos|amp|#x?[0-9a-fA-F]{1,6});|%(?:3[dDaA]|2[26cCfF]|27|40)/;
 
+/** One encoded character or run: `\u0022`, `\'`, an HTML entity, a run of `%XX`. */
+const ENCODED_TOKEN = /\\u([0-9a-fA-F]{4})|\\'|&(quot|#34|#x22|apos|#39|#x27|lt|gt|amp);|(?:%[0-9a-fA-F]{2})+/gi;
+const ENTITIES: Record<string, string> = { quot: '"', '#34': '"', '#x22': '"', apos: "'", '#39': "'", '#x27': "'", lt: '<', gt: '>', amp: '&' };
+
 /**
  * `s` decoded for a second look, or null when it holds no such encoding: `\u0022`-style escapes
- * outside a JSON string literal, Python's `\'`, HTML entities, URL encoding (`%3D`, `%26`).
+ * outside a JSON string literal, Python's `\'`, HTML entities, URL encoding (`%3D`, `%26`); with,
+ * for each decoded character, where its encoded form starts and ends in `s` (passDecoded puts
+ * back only what a pass changed).
  */
-function decodedForm(s: string): string | null {
+function decodedForm(s: string): { text: string; starts: number[]; ends: number[] } | null {
   if (!hasEncoding(s)) return null;
-  let d = s;
-  if (d.includes('\\u')) d = d.replace(/\\u([0-9a-fA-F]{4})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
-  if (d.includes("\\'")) d = d.replaceAll("\\'", "'");
-  if (d.includes('&')) {
-    d = d
-      .replace(/&(?:quot|#34|#x22);/gi, '"')
-      .replace(/&(?:apos|#39|#x27);/gi, "'")
-      .replace(/&lt;/gi, '<')
-      .replace(/&gt;/gi, '>')
-      .replace(/&amp;/gi, '&');
-  }
-  if (d.includes('%')) {
-    d = d.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+  let text = '';
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const add = (chars: string, from: number, to: number) => {
+    text += chars;
+    for (let k = 0; k < chars.length; k++) {
+      starts.push(from);
+      ends.push(to);
+    }
+  };
+  let last = 0;
+  ENCODED_TOKEN.lastIndex = 0;
+  for (let m = ENCODED_TOKEN.exec(s); m !== null; m = ENCODED_TOKEN.exec(s)) {
+    for (let k = last; k < m.index; k++) add(s[k] as string, k, k + 1);
+    const end = m.index + m[0].length;
+    let chars: string;
+    if (m[1] !== undefined) chars = String.fromCharCode(Number.parseInt(m[1], 16));
+    else if (m[0] === "\\'") chars = "'";
+    else if (m[2] !== undefined) chars = ENTITIES[m[2].toLowerCase()] ?? m[0];
+    else {
       try {
-        return decodeURIComponent(run);
+        chars = decodeURIComponent(m[0]);
       } catch {
-        return run;
+        chars = m[0];
       }
-    });
+    }
+    if (chars === m[0]) for (let k = m.index; k < end; k++) add(s[k] as string, k, k + 1);
+    else add(chars, m.index, end);
+    last = end;
   }
-  if (d === s) return null;
+  for (let k = last; k < s.length; k++) add(s[k] as string, k, k + 1);
+  if (text === s) return null;
   // What no stored text can hold, decoded from `\u0000`, `%00` or half a surrogate pair: U+FFFD, as
-  // the collector's decoding writes it (the decoded text may be what is kept).
-  return d.replace(UNSTORABLE, '\uFFFD');
+  // the collector's decoding writes it (the decoded text may be what is kept). One for one.
+  return { text: text.replace(UNSTORABLE, '\uFFFD'), starts, ends };
 }
 
 /** NUL and a lone surrogate. */
@@ -251,14 +268,34 @@ function isJsonDocument(s: string): boolean {
 /**
  * A secret behind one of those encodings (`{\u0022password\u0022: \u0022…\u0022}`,
  * `&quot;token&quot;: …`, `user%3Dbob%26password%3D…`): when `pass` changes the decoded text, the
- * decoded text with its secrets replaced is returned (the encoding is not kept: the secret could
- * not be taken out of the encoded text otherwise); else `s` as it was.
+ * part it changed is put back in place of its encoded form (decoded, the secret replaced); the text
+ * before and after it keeps its encoding (`q=password%3D…&lang=en` keeps its `%3D` up to the secret).
+ * Else `s` as it was.
  */
 export function passDecoded(s: string, pass: (decoded: string) => string): string {
   const decoded = decodedForm(s);
   if (decoded === null || isJsonDocument(s)) return s;
-  const out = pass(decoded);
-  return out === decoded ? s : out;
+  const { text, starts, ends } = decoded;
+  const out = pass(text);
+  if (out === text) return s;
+  // The changed part: what the decoded text and the output do not share at either end.
+  let p = 0;
+  while (p < text.length && p < out.length && text[p] === out[p]) p++;
+  let e = text.length;
+  let oe = out.length;
+  while (e > p && oe > p && text[e - 1] === out[oe - 1]) {
+    e--;
+    oe--;
+  }
+  // Whole encoded tokens only: a run of `%XX` that decoded to several characters goes as one.
+  while (p > 0 && p < text.length && starts[p - 1] === starts[p]) p--;
+  while (e > 0 && e < text.length && starts[e] === starts[e - 1]) {
+    e++;
+    oe++;
+  }
+  const from = p < text.length ? (starts[p] as number) : s.length;
+  const to = e > p ? (ends[e - 1] as number) : from;
+  return s.slice(0, from) + out.slice(p, oe) + s.slice(to);
 }
 
 /** The letter of a JSON escape that a shape may follow (`\n`, `\r`, `\t`, `\b`, `\f`). */

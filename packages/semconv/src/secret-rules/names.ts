@@ -180,6 +180,8 @@ export function replaceNamedValues(s: string, marker: string): string {
     // A URL whose user or password another rule took (`SENTRY_DSN=https://[REDACTED…]@…`): taken
     // already. (A token another rule took part of goes whole, the marker with it.)
     if (bare && value.indexOf('[REDACTED') > 0 && URL_VALUE.test(value)) return match;
+    // A URL's password another rule took (`https://x-access-token:[REDACTED…]@github.com/…`).
+    if (bare && whole.slice(at - 3, at) === '://' && value.startsWith('[REDACTED') && value.includes('@')) return match;
     // Nothing but a name and another rule's marker (`Cookie: session=[REDACTED]`): taken already.
     if (bare && value.includes('[REDACTED') && /^(?:[\w.-]+=)?$/.test(value.replace(/\[REDACTED[^\]\n]*\]/g, ''))) return match;
     const after = whole.slice(at + match.length, at + match.length + 40);
