@@ -12,6 +12,9 @@ export function agentTelemetry(serviceName: string, options: Partial<SetupOption
     serviceName,
     register: false,
     flushOnExit: false,
+    // A test asserts every span delivered: its shutdown waits out a collector slowed by a loaded
+    // machine (the SDK's default gives up after 1 s without an answer: a CI run once saw 0 of 16 sent).
+    shutdownTimeoutMillis: 15_000,
     ...options,
   });
 }
