@@ -145,7 +145,7 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
     pattern: re(
       String.raw`\\?"sensitive\\?"\s*:\s*true[^{}]{0,300}?\\?"value\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"|\\?"value\\?"\s*:\s*\\?"(?<secret2>(?:[^"\\\n]|\\[^"])+)\\?"(?=[^{}]{0,300}?\\?"sensitive\\?"\s*:\s*true)`,
     ),
-    gate: ['"sensitive'],
+    gate: ['sensitive'],
     rewrite: (match, marker) =>
       match.replace(/(\\?"value\\?"\s*:\s*\\?")((?:[^"\\\n]|\\[^"])+)(\\?")/, (all, head: string, value: string, tail: string) =>
         isPlaceholder(value) ? all : `${head}${marker}${tail}`,

@@ -94,7 +94,7 @@ export const GATED_VENDOR_TOKENS: readonly { pattern: string; gate: string }[] =
   { pattern: 'IQoJb3JpZ2luX2Vj[A-Za-z0-9+/=]{100,}', gate: 'IQoJb3JpZ2luX2Vj' },
   { pattern: 'FwoGZXIvYXdzE[A-Za-z0-9+/=]{100,}', gate: 'FwoGZXIvYXdzE' },
   // Firebase Cloud Messaging's legacy server key.
-  { pattern: 'AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}', gate: ':APA91b' },
+  { pattern: 'AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}', gate: 'APA91b' },
   // Base64 of a Google service account's JSON (`{"type": "service_account"`, compact or indented)
   // and of a registry's `auths` (a Kubernetes `.dockerconfigjson`): a private key, a registry password.
   { pattern: 'ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC[A-Za-z0-9+/=]{20,}', gate: 'ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC' },
