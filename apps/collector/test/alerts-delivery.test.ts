@@ -129,7 +129,10 @@ describe('retries', () => {
     await runAlertTick(env.sql, { now: new Date(fireAt + 3_600_000), webUrl: WEB });
     expect(receiver.got.length - before).toBe(1);
     const [d] = await deliveryOf(ruleId);
-    expect(d).toMatchObject({ status: 'cancelled', attempts: 1, last_error: MUTED, next_attempt_at: null });
+    // The reason, with what its last attempt got.
+    expect(d).toMatchObject({ status: 'cancelled', attempts: 1, last_status_code: 500, next_attempt_at: null });
+    expect(d?.last_error).toMatch(/^not sent: the rule was muted \(last attempt: .+\)$/);
+    expect(d?.last_error?.startsWith(MUTED)).toBe(true);
     receiver.failNext(0);
   });
 

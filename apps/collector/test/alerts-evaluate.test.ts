@@ -385,6 +385,44 @@ describe('a rule fires into a real receiver and resolves', () => {
   });
 });
 
+describe("an alert's example session: the one with the most of what the rule counts", () => {
+  const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+  it("adds up the rollup's examples: failures over minutes, repair tokens over models (one batch)", async () => {
+    const p = await newProjectKey();
+    // A: 4 failures 20 s apart across a minute's end (2 and 2); B: 3 in another minute.
+    const a = failingSession({ startMs: T0 + 30 * 60_000 + 20_000, gapMs: 20_000, tool: 'search', failures: [{}, {}, {}, {}] });
+    const b = failingSession({ startMs: T0 + 33 * 60_000 + 1_000, tool: 'search', failures: [{}, {}, {}] });
+    // C: repair turns of 60,000 tokens on each of two models; D: 100,000 on one, two minutes later.
+    const c = failingSession({
+      startMs: T0 + 32 * 60_000,
+      tool: 'fetch',
+      failures: [{ repair: { model: 'model-a', input: 50_000, output: 10_000 } }, { repair: { model: 'model-b', input: 50_000, output: 10_000 } }],
+    });
+    const d = failingSession({ startMs: T0 + 34 * 60_000 + 9_000, tool: 'fetch', failures: [{ repair: { model: 'model-a', input: 90_000, output: 10_000 } }] });
+    await send([...a.spans, ...b.spans, ...c.spans, ...d.spans], p.key);
+    const worst = async (kind: string, tool: string) => (await measure(rows, rule(p.projectId, kind, { tool_name: tool }), at(35))).get('')?.worstSessionId;
+    expect(await worst('failure_count', 'search')).toBe(a.sessionId);
+    expect(await worst('repair_tokens', 'fetch')).toBe(c.sessionId);
+  });
+
+  it("names one for repair turns moved under their attempt's tool: a turn sent before its attempt, an attempt before its tool call", async () => {
+    const p = await newProjectKey();
+    const isCall = (sp: Record<string, unknown>) => String(sp.name).startsWith('execute_tool');
+    const isRepair = (sp: Record<string, unknown>) => String(sp.name).startsWith('chat');
+    // The attempt spans name no tool of their own: their tool call, sent in a later batch, does.
+    const late = failingSession({ startMs: T0 + 40 * 60_000, tool: 'lookup', failures: [{ repair: { model: 'model-a', input: 5_000, output: 100 } }] });
+    await send(late.spans.filter((sp) => !isCall(sp)), p.key);
+    await send(late.spans.filter(isCall), p.key);
+    // The repair turn first, then its attempt and the rest.
+    const early = failingSession({ startMs: T0 + 40 * 60_000 + 5_000, tool: 'geocode', failures: [{ repair: { model: 'model-a', input: 4_000, output: 100 } }] });
+    await send(early.spans.filter(isRepair), p.key);
+    await send(early.spans.filter((sp) => !isRepair(sp)), p.key);
+    const m = async (tool: string) => (await measure(rows, rule(p.projectId, 'repair_tokens', { tool_name: tool }), at(42))).get('');
+    expect(await m('lookup')).toEqual({ value: 5_100, worstSessionId: late.sessionId });
+    expect(await m('geocode')).toEqual({ value: 4_100, worstSessionId: early.sessionId });
+  });
+});
+
 describe('muting: a receiver hears of each alert it was told of until its end, and of no other', () => {
   const mute = (ruleId: string, muted: boolean) => env.sql.query('UPDATE alert_rules SET muted = $2 WHERE id = $1', [ruleId, muted]);
   const spike = async (key: string, minute: number) =>
@@ -427,8 +465,8 @@ describe('muting: a receiver hears of each alert it was told of until its end, a
     await runAlertTick(env.sql, { now: at(123), webUrl: WEB });
     await runAlertTick(env.sql, { now: at(130), webUrl: WEB });
     expect(got()).toEqual(['alert.firing 200', 'alert.resolved 200']);
-    // Stored: the firing while muted, the firing sent on unmuting, the resolution.
-    expect((await eventsOf(env.sql, ruleId)).map((e) => e.kind)).toEqual(['firing', 'firing', 'resolved']);
+    // Stored: the firing (sent on unmuting, as the same event) and the resolution.
+    expect((await eventsOf(env.sql, ruleId)).map((e) => e.kind)).toEqual(['firing', 'resolved']);
   });
 
   it('sends no resolution of a firing the receiver never got: fired while muted, or muted while it was being retried', async () => {
@@ -456,8 +494,9 @@ describe('muting: a receiver hears of each alert it was told of until its end, a
     expect(two.got()).toEqual(['alert.firing 500']);
   });
 
-  it('sends again a firing that muting cancelled while it was being retried, when unmuted while it still fires', async () => {
+  it('sends again a firing that muting cancelled while it was being retried, when unmuted while it still fires: the same delivery', async () => {
     const { p, ruleId, got } = await setup();
+    const before = receiver.got.length;
     receiver.failNext(1);
     await spike(p.key, 220);
     await runAlertTick(env.sql, { now: at(221), webUrl: WEB });
@@ -467,6 +506,28 @@ describe('muting: a receiver hears of each alert it was told of until its end, a
     await runAlertTick(env.sql, { now: at(223), webUrl: WEB });
     await runAlertTick(env.sql, { now: at(230), webUrl: WEB });
     expect(got()).toEqual(['alert.firing 500', 'alert.firing 200', 'alert.resolved 200']);
+    // The receiver can tell the second from a new alert: the same delivery id and body.
+    const [first, second] = receiver.got.slice(before).filter((g) => g.json.type === 'alert.firing');
+    expect(second?.headers['x-guardtrace-delivery']).toBe(first?.headers['x-guardtrace-delivery']);
+    expect(second?.body).toBe(first?.body);
+  });
+
+  it('does not send a resolution still being retried once the alert fires again', async () => {
+    const { p, ruleId, got } = await setup();
+    await spike(p.key, 240);
+    await runAlertTick(env.sql, { now: at(241), webUrl: WEB });
+    // The spike leaves the window: resolved; the receiver fails that delivery (retried 30 s later).
+    receiver.failNext(1);
+    await runAlertTick(env.sql, { now: at(247), webUrl: WEB });
+    // A new failure: firing again before the retry is due.
+    await spike(p.key, 247);
+    await runAlertTick(env.sql, { now: new Date(at(247).getTime() + 20_000), webUrl: WEB });
+    await runAlertTick(env.sql, { now: new Date(at(247).getTime() + 40_000), webUrl: WEB });
+    // Not "resolved" last while it fires.
+    expect(got()).toEqual(['alert.firing 200', 'alert.resolved 500', 'alert.firing 200']);
+    expect((await env.sql.query<{ state: string }>('SELECT state FROM alert_states WHERE rule_id = $1', [ruleId])).rows[0]?.state).toBe('firing');
+    await runAlertTick(env.sql, { now: at(260), webUrl: WEB });
+    expect(got()).toEqual(['alert.firing 200', 'alert.resolved 500', 'alert.firing 200', 'alert.resolved 200']);
   });
 });
 

@@ -83,9 +83,12 @@ export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<
   const from = windowStart(now, r.window_minutes);
   const args = [r.project_id, from, now, r.tool_name, r.failure_class];
   const worstOf = async (extra: string, extraArgs: unknown[]) => {
+    // Each rollup row (a minute, tool, class and model) names its example session with its count
+    // there: summed per session over the window's rows, a session whose failures (or repair
+    // tokens) spread over minutes, classes or models beats one with more in a single row.
     const rows = await q<{ s: string }>(
       `SELECT worst_session_id AS s FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND worst_session_id IS NOT NULL AND ${COUNTED_ROWS[r.kind]} ${extra}
-       ORDER BY worst_failures DESC, minute DESC LIMIT 1`,
+       GROUP BY worst_session_id ORDER BY sum(worst_failures) DESC, max(minute) DESC, worst_session_id LIMIT 1`,
       [...args, ...extraArgs],
     );
     return rows[0]?.s ?? null;

@@ -23,12 +23,15 @@ export const backoffMs = (attempts: number): number => Math.min(RETRY_BASE_MS * 
 /** The reasons a pending delivery is not sent (last_error of a cancelled one). */
 export const MUTED = 'not sent: the rule was muted';
 export const RESOLVED_FIRST = 'not sent: the alert resolved before it was delivered';
+export const FIRED_AGAIN = 'not sent: the alert fired again before it was delivered';
 
 export async function deliverDue(c: pg.ClientBase, now: Date): Promise<{ delivered: number; failed: number }> {
   await c.query(
     // A muted rule's firings not yet sent are not sent (evaluate.ts sends the firing again if it is
     // unmuted while still firing); a resolution of a firing the receiver got is, muted or not.
-    `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $1
+    // (The last attempt's error, if any, stays in the reason.)
+    `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL,
+       last_error = $1 || coalesce(' (last attempt: ' || d.last_error || ')', '')
      FROM alert_events e JOIN alert_rules r ON r.id = e.rule_id
      WHERE e.id = d.event_id AND d.status = 'pending' AND r.muted AND e.kind = 'firing'`,
     [MUTED],

@@ -4,16 +4,19 @@
  * Each rule's subjects move ok → firing → ok; each move is stored (alert_events) with its webhook
  * delivery (alert_deliveries, sent by deliver.ts), so that a receiver hears of each alert it was
  * told of until its end, and of no other: a firing is not sent while the rule is muted (and is sent
- * when the rule is unmuted while still firing); a resolution is sent when its firing was delivered
- * (muted or not: nothing stays open at the receiver), not when its firing never reached the
- * receiver (muted, given up), and a firing still being retried is cancelled with its resolution.
+ * when the rule is unmuted while still firing: the same event, and the same delivery when muting
+ * cancelled one, so the receiver can tell it from a new alert); a resolution is sent when its
+ * firing was delivered (muted or not: nothing stays open at the receiver), not when its firing
+ * never reached the receiver (muted, given up); a firing still being retried is cancelled with its
+ * resolution, and a resolution still being retried when the alert fires again is cancelled (the
+ * receiver would hear "resolved" while it fires).
  * Evaluating again at the same time changes nothing, so two runs in a row (one collector after
  * another) are harmless.
  */
 import { randomUUID } from 'node:crypto';
 import { alertBody, alertFacts, firingSubjects, isNewKind, type Measure, measure, type QueryRows, type RuleRow } from '@guardtrace/db/alerts';
 import type pg from 'pg';
-import { deliverDue, MUTED, RESOLVED_FIRST } from './deliver.ts';
+import { deliverDue, FIRED_AGAIN, MUTED, RESOLVED_FIRST } from './deliver.ts';
 
 const LOCK = "hashtextextended('guardtrace:alerts', 0)";
 /** alert_minutes is kept 2 days: the longest window (a day) and the part of its day before it. */
@@ -105,7 +108,7 @@ async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Pr
     for (const [subject, m] of firingNow) {
       if (firing.has(subject)) {
         // Still firing: told to the receiver now if it never was (it fired while the rule was muted).
-        if (!r.muted && !(await firingSent(c, r, subject))) await record(c, r, subject, 'firing', m, opts);
+        if (!r.muted) await sendHeldFiring(c, r, subject, m, opts);
         continue;
       }
       await transition(c, r, subject, 'firing', m, opts);
@@ -138,21 +141,45 @@ async function transition(c: pg.ClientBase, r: RuleRow, subject: string, to: 'fi
   await record(c, r, subject, to, m, opts);
 }
 
-/** What became of the delivery of a subject's latest firing: null when it has none (or no firing). */
-async function latestFiring(c: pg.ClientBase, r: RuleRow, subject: string): Promise<string | null> {
-  const { rows } = await c.query<{ status: string | null; error: string | null }>(
-    `SELECT d.status, d.last_error AS error FROM alert_events e LEFT JOIN alert_deliveries d ON d.event_id = e.id
+interface LatestFiring {
+  id: string;
+  at: Date;
+  /** Its delivery: null when it has none (it fired while the rule was muted). */
+  delivery: string | null;
+  status: string | null;
+  error: string | null;
+}
+
+async function latestFiring(c: pg.ClientBase, r: RuleRow, subject: string): Promise<LatestFiring | null> {
+  const { rows } = await c.query<LatestFiring>(
+    `SELECT e.id, e.at, d.id AS delivery, d.status, d.last_error AS error FROM alert_events e LEFT JOIN alert_deliveries d ON d.event_id = e.id
      WHERE e.rule_id = $1 AND e.subject = $2 AND e.kind = 'firing' ORDER BY e.at DESC LIMIT 1`,
     [r.id, subject],
   );
-  const row = rows[0];
-  if (!row?.status) return null;
-  return row.status === 'cancelled' && row.error === MUTED ? null : row.status;
+  return rows[0] ?? null;
 }
 
-/** Whether the receiver got, or is being sent, a subject's current firing (else: it fired while muted). */
-async function firingSent(c: pg.ClientBase, r: RuleRow, subject: string): Promise<boolean> {
-  return (await latestFiring(c, r, subject)) !== null;
+/** Held back by muting: fired while muted (no delivery), or its delivery cancelled by muting. */
+const heldBack = (f: LatestFiring) => f.delivery === null || (f.status === 'cancelled' && (f.error ?? '').startsWith(MUTED));
+
+/**
+ * A subject that still fires, its firing held back while the rule was muted: sent now. The muted
+ * delivery goes again as it was (its id and body); one that never had a delivery gets one, with
+ * its event's id and time.
+ */
+async function sendHeldFiring(c: pg.ClientBase, r: RuleRow, subject: string, m: Measure, opts: TickOptions): Promise<void> {
+  const f = await latestFiring(c, r, subject);
+  if (f === null || !heldBack(f)) return;
+  if (f.delivery !== null) {
+    await c.query(`UPDATE alert_deliveries SET status = 'pending', next_attempt_at = $2 WHERE id = $1`, [f.delivery, opts.now]);
+    return;
+  }
+  const facts = alertFacts(r, { eventId: f.id, type: 'firing', at: f.at, webUrl: opts.webUrl }, subject, m);
+  await c.query(
+    `INSERT INTO alert_deliveries (id, event_id, project_id, url, body, status, attempts, created_at, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)`,
+    [randomUUID(), f.id, r.project_id, r.webhook_url, alertBody(facts, r.format), opts.now],
+  );
 }
 
 /** Stores an event of one subject and, when the receiver is to hear of it, its delivery. */
@@ -165,9 +192,19 @@ async function record(c: pg.ClientBase, r: RuleRow, subject: string, to: 'firing
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [eventId, r.id, r.project_id, to, subject, opts.now, m.value, r.threshold, facts.windowStart, alertBody(facts, 'generic')],
   );
-  if (to === 'firing' && r.muted) return;
+  if (to === 'firing') {
+    // An earlier resolution still being retried is not sent now: the receiver would hear "resolved"
+    // while the alert fires. (It still has the alert open: this firing tells it more of it.)
+    await c.query(
+      `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $3
+       FROM alert_events e WHERE e.id = d.event_id AND e.rule_id = $1 AND e.subject = $2 AND e.kind = 'resolved' AND d.status = 'pending'`,
+      [r.id, subject, FIRED_AGAIN],
+    );
+    if (r.muted) return;
+  }
   if (to === 'resolved') {
-    const firing = await latestFiring(c, r, subject);
+    const latest = await latestFiring(c, r, subject);
+    const firing = latest === null || heldBack(latest) ? null : latest.status;
     // A firing the receiver never got (still being retried) is not sent now; nor is its resolution:
     // the receiver would get a firing after the alert ended, or the end of one it never heard of.
     if (firing === 'pending') {
