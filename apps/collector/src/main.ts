@@ -1,5 +1,6 @@
 /** Process entry: env -> database (DATABASE_URL, migrated) -> app -> listen; signals drain. */
 import { applyRetention, maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
+import pg from 'pg';
 import { startAlerts } from './alerts/run.ts';
 import { buildApp } from './app.ts';
 import { boundedDrain } from './drain.ts';
@@ -15,6 +16,12 @@ async function main(): Promise<void> {
   }
   const log = (line: string) => console.log(`[collector] ${line}`);
   const databaseUrl = env.databaseUrl;
+  // The collector writes: a standby (a read replica) would fail its first write with a raw
+  // "read-only transaction" error. Said plainly instead (an unreachable server is left to the steps below).
+  if (await inRecovery(databaseUrl)) {
+    console.error('DATABASE_URL names a read-only standby (the server is in recovery): the collector writes, so point DATABASE_URL at the primary.');
+    process.exit(1);
+  }
   if (env.migrateOnStart) await prepareDatabase(databaseUrl, { log });
   else if ((await pendingMigrations(databaseUrl)).length === 0) await maintainSpanPartitions(databaseUrl);
   else log('migrations are pending (GUARDTRACE_MIGRATE_ON_START=false): /readyz answers 503 until guardtrace-migrate has run');
@@ -93,6 +100,20 @@ async function main(): Promise<void> {
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : env.port;
   console.log(`collector listening on http://${env.host}:${port}`);
+}
+
+/** Whether the server at `url` is a standby; false when it cannot tell (the start's own steps report that). */
+async function inRecovery(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
+    return rows[0]?.r === true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 main().catch((err) => {

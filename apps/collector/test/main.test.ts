@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '@guardtrace/db/dev';
+import { createTestDatabase, startStreamingReplica, withDatabase } from '@guardtrace/db/dev';
 import { pendingMigrations } from '@guardtrace/db/server';
 import { jsonRequest, sdkSession, setupDatabase } from './helpers.ts';
 
@@ -60,6 +60,21 @@ describe('the built collector (main.js)', () => {
     expect(r.stderr).toMatch(/COLLECTOR_MAX_QUEUE_SPANS: /);
     expect(r.stdout).not.toContain('listening');
   });
+
+  it('exits 1 saying so when DATABASE_URL names a read-only standby (a read replica)', async () => {
+    const db = await createTestDatabase({ partitions: false, ownServer: true });
+    const replica = await startStreamingReplica(db.server?.url as string);
+    try {
+      const r = spawnSync(process.execPath, [main], { cwd: root, env: { ...process.env, DATABASE_URL: withDatabase(replica.url, 'guardtrace') }, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain('DATABASE_URL names a read-only standby');
+      expect(r.stderr).not.toContain('read-only transaction');
+      expect(r.stdout).not.toContain('listening');
+    } finally {
+      await replica.stop();
+      await db.close();
+    }
+  }, 120_000);
 
   it('logs structured JSON lines, prints where it listens, and exits 0 on SIGTERM', async () => {
     const env = await setupDatabase();

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const env = serveEnv();
   // Every setting the server reads, checked now (a replica URL, lag bounds, the collector's public
   // URL): a wrong one stops the start naming it, instead of a server whose pages fail later.
-  parseServerEnv(process.env);
+  const serverSettings = parseServerEnv(process.env);
   if (!isLoopback(env.GUARDTRACE_WEB_HOST)) {
     const missing = ['GUARDTRACE_AUTH_SECRET', 'GUARDTRACE_BASE_URL'].filter((name) => !process.env[name]);
     if (missing.length) {
@@ -72,7 +72,11 @@ async function main(): Promise<void> {
   process.env.PORT = String(env.PORT);
   process.env.NEXT_TELEMETRY_DISABLED = '1';
   const server = path.join(path.dirname(process.argv[1] ?? '.'), 'server.js');
-  console.log(`[web] http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: DATABASE_URL)`);
+  // (Where heavy reads go after that is logged when it changes: src/server/db.ts.)
+  const reads = serverSettings.DATABASE_READ_URL
+    ? `; heavy reads: DATABASE_READ_URL while it is a standby at most ${serverSettings.GUARDTRACE_READ_MAX_LAG_SECONDS} s behind, else DATABASE_URL`
+    : '';
+  console.log(`[web] http://${env.GUARDTRACE_WEB_HOST}:${env.PORT} (database: DATABASE_URL${reads})`);
   screenRequests();
   await import(pathToFileURL(server).href);
 }

@@ -24,11 +24,15 @@ const ARRAY_POOL = Symbol.for('guardtrace.db.queryArrays.pool');
 type WithArrayPool = PrismaClient & { [ARRAY_POOL]?: ArrayPool };
 
 /** A Prisma client over node-postgres (driver adapter; no native query engine). */
-export function createPrisma(connectionString: string, opts: { max?: number; connectionTimeoutMillis?: number } = {}): PrismaClient {
+export function createPrisma(connectionString: string, opts: { max?: number; connectionTimeoutMillis?: number; queryTimeoutMillis?: number } = {}): PrismaClient {
   // 10 connections: the web app's pages run a handful of queries in parallel.
   const max = opts.max ?? 10;
-  // node-postgres waits for a connection without limit by default; a replica's client sets one.
-  const timeout = opts.connectionTimeoutMillis === undefined ? {} : { connectionTimeoutMillis: opts.connectionTimeoutMillis };
+  // node-postgres waits for a connection, and for a query's answer, without limit by default; a
+  // replica's client sets both (a server that stops answering would hold its reads for ever).
+  const timeout = {
+    ...(opts.connectionTimeoutMillis === undefined ? {} : { connectionTimeoutMillis: opts.connectionTimeoutMillis }),
+    ...(opts.queryTimeoutMillis === undefined ? {} : { query_timeout: opts.queryTimeoutMillis }),
+  };
   const adapter = new PrismaPg({ connectionString, max, ...timeout });
   const client = new PrismaClient({ adapter });
   const own: ArrayPool = { config: { connectionString, max, ...timeout }, pool: null };

@@ -21,6 +21,12 @@
  *   primary's clock): nothing committed before it is missing.
  * With neither known (no earlier check, no transaction replayed since the replica started) the
  * age has no bound: the primary is read, until a later check bounds it.
+ *
+ * A server that is not a standby of the primary is not read: one of another cluster (its system
+ * identifier differs), or one not in recovery that is not the primary itself (a standby promoted by
+ * a failover keeps the identifier but stops following: its data would stay as it was, read as
+ * caught up). `onChange` is told each time where reads go changes, with why, so the operator
+ * sees it (the web logs it).
  */
 import type { PrismaClient } from './client.ts';
 
@@ -33,7 +39,7 @@ export interface ReadChoice {
    * error), or its data was older than the maximum. Null when reading from the replica or with no
    * replica configured.
    */
-  fallback: null | 'unreachable' | 'lagging';
+  fallback: null | 'unreachable' | 'lagging' | 'not_a_replica';
   /** How old the replica's data may be, in ms (0: caught up); with the primary chosen, 0. */
   lagMs: number;
 }
@@ -50,6 +56,8 @@ export interface ReadRouterOptions {
   checkTimeoutMs?: number;
   /** Monotonic milliseconds (tests pass their own). */
   clock?: () => number;
+  /** Told when where reads go changes (the replica, or the primary and why), once per change. */
+  onChange?: (choice: ReadChoice) => void;
 }
 
 interface Sample {
@@ -60,6 +68,9 @@ interface Sample {
 // Samples of the primary's WAL position kept for the age bound: enough for checks once a second
 // over the longest useful maximum lag, bounded so a long-running process holds a few KB.
 const MAX_SAMPLES = 600;
+
+/** measure()'s answer for a server that is not a standby of the primary. */
+const NOT_A_REPLICA = -1;
 
 /** `X/Y` (a pg_lsn as text) as a number. */
 function lsnOf(text: string): bigint {
@@ -76,6 +87,9 @@ export class ReadRouter {
   private readonly clock: () => number;
   private samples: Sample[] = [];
   private last: { at: number; choice: Promise<ReadChoice> } | null = null;
+  private readonly onChange: ((choice: ReadChoice) => void) | undefined;
+  /** The last source and fallback told to onChange. */
+  private told: string | null = null;
 
   constructor(opts: ReadRouterOptions) {
     this.primary = opts.primary;
@@ -86,6 +100,16 @@ export class ReadRouter {
     // 2 s: a replica that answers slower than that would make every page slow; the primary is there.
     this.checkTimeoutMs = opts.checkTimeoutMs ?? 2000;
     this.clock = opts.clock ?? (() => performance.now());
+    this.onChange = opts.onChange;
+  }
+
+  private tell(choice: ReadChoice): ReadChoice {
+    const key = `${choice.source}:${choice.fallback}`;
+    if (this.onChange && key !== this.told) {
+      this.told = key;
+      this.onChange(choice);
+    }
+    return choice;
   }
 
   /** Whether a replica is configured. */
@@ -117,7 +141,7 @@ export class ReadRouter {
       value = await read(choice.db);
     } catch {
       this.last = null; // check again on the next read
-      return { value: await read(this.primary), choice: this.onPrimary('unreachable') };
+      return { value: await read(this.primary), choice: this.tell(this.onPrimary('unreachable')) };
     }
     if (opts.orPrimaryWhen?.(value)) return { value: await read(this.primary), choice: this.onPrimary(null) };
     return { value, choice };
@@ -134,11 +158,12 @@ export class ReadRouter {
     });
     try {
       const lagMs = await Promise.race([this.measure(replica), timeout]);
-      if (lagMs === null) return this.onPrimary('unreachable');
-      if (lagMs > this.maxLagMs) return this.onPrimary('lagging');
-      return { db: replica, source: 'replica', fallback: null, lagMs };
+      if (lagMs === null) return this.tell(this.onPrimary('unreachable'));
+      if (lagMs === NOT_A_REPLICA) return this.tell(this.onPrimary('not_a_replica'));
+      if (lagMs > this.maxLagMs) return this.tell(this.onPrimary('lagging'));
+      return this.tell({ db: replica, source: 'replica', fallback: null, lagMs });
     } catch {
-      return this.onPrimary('unreachable');
+      return this.tell(this.onPrimary('unreachable'));
     } finally {
       clearTimeout(timer);
     }
@@ -149,14 +174,19 @@ export class ReadRouter {
     const at = this.clock();
     // The primary first: whatever the replica has replayed by the time it answers, the primary had
     // written by the time of this read.
-    const [p] = await this.primary.$queryRaw<{ lsn: string; now_ms: number }[]>`
-      SELECT pg_current_wal_lsn()::text AS lsn, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now_ms`;
-    const [r] = await replica.$queryRaw<{ standby: boolean; lsn: string | null; replayed_ms: number | null }[]>`
+    const [p] = await this.primary.$queryRaw<{ lsn: string; now_ms: number; system: string; started: string }[]>`
+      SELECT pg_current_wal_lsn()::text AS lsn, (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now_ms,
+        (SELECT system_identifier::text FROM pg_control_system()) AS system, pg_postmaster_start_time()::text AS started`;
+    const [r] = await replica.$queryRaw<{ standby: boolean; lsn: string | null; replayed_ms: number | null; system: string; started: string }[]>`
       SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS lsn,
-        (extract(epoch FROM pg_last_xact_replay_timestamp()) * 1000)::float8 AS replayed_ms`;
+        (extract(epoch FROM pg_last_xact_replay_timestamp()) * 1000)::float8 AS replayed_ms,
+        (SELECT system_identifier::text FROM pg_control_system()) AS system, pg_postmaster_start_time()::text AS started`;
     if (!p || !r) return null;
-    // A server that is not in recovery (DATABASE_READ_URL naming the primary itself) has what it has.
-    if (!r.standby) return 0;
+    // Another cluster's server: not a copy of this data at all.
+    if (r.system !== p.system) return NOT_A_REPLICA;
+    // Not in recovery: the primary itself (DATABASE_READ_URL naming it: it has what it has), or a
+    // standby promoted since, which no longer follows the primary.
+    if (!r.standby) return r.started === p.started ? 0 : NOT_A_REPLICA;
     if (r.lsn === null) return null;
     const primaryLsn = lsnOf(p.lsn);
     const replayed = lsnOf(r.lsn);

@@ -102,6 +102,46 @@ it('shows the replica’s old data with its lag while replay is paused; the prim
   expect(resumed).toMatchObject({ value: 'after', choice: { source: 'replica', lagMs: 0 } });
 });
 
+it('runs again on the primary a read the replica does not answer in time, and says so once', async () => {
+  const told: string[] = [];
+  // A replica client whose reads time out after 300 ms; the read sleeps for 1 s there (a replica
+  // that stopped answering: the read waited for ever).
+  const slow = createPrisma(withDatabase(replica?.url as string, 'guardtrace'), { max: 1, connectionTimeoutMillis: 1000, queryTimeoutMillis: 300 });
+  try {
+    const r = new ReadRouter({ primary, replica: slow, maxLagMs: 60_000, checkEveryMs: 0, onChange: (c) => told.push(`${c.source}:${c.fallback}`) });
+    const read = (c: PrismaClient) => c.$queryRaw<{ r: boolean }[]>`SELECT pg_is_in_recovery() AS r FROM pg_sleep(1)`.then((x) => x[0]?.r);
+    const t = performance.now();
+    const { value, choice } = await r.read(read);
+    expect(value).toBe(false);
+    expect(choice).toMatchObject({ source: 'primary', fallback: 'unreachable' });
+    expect(performance.now() - t).toBeLessThan(10_000);
+    await r.choose();
+    await r.choose();
+    // Each change told once: to the replica, to the primary, back to the replica.
+    expect(told).toEqual(['replica:null', 'primary:unreachable', 'replica:null']);
+  } finally {
+    await slow.$disconnect();
+  }
+});
+
+it('does not read a server that no longer follows the primary (a promoted standby), and reads the primary itself as caught up', async () => {
+  const second = await startStreamingReplica(db.server?.url as string);
+  const promoted = createPrisma(withDatabase(second.url, 'guardtrace'), { max: 1, connectionTimeoutMillis: 1000 });
+  try {
+    const r = new ReadRouter({ primary, replica: promoted, maxLagMs: 60_000, checkEveryMs: 0 });
+    expect((await r.choose()).source).toBe('replica');
+    await promoted.$executeRaw`SELECT pg_promote(true, 30)`;
+    expect(await inRecovery(promoted)).toBe(false);
+    // Its data stays as it was, read as caught up before: now the primary, and why.
+    expect(await r.choose()).toMatchObject({ source: 'primary', fallback: 'not_a_replica' });
+    const itself = new ReadRouter({ primary, replica: primary, maxLagMs: 60_000, checkEveryMs: 0 });
+    expect(await itself.choose()).toMatchObject({ source: 'replica', lagMs: 0 });
+  } finally {
+    await promoted.$disconnect();
+    await second.stop();
+  }
+});
+
 it('reads the primary when the replica stops, also for a read already routed to it', async () => {
   const r = router();
   const before = await r.choose();

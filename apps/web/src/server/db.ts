@@ -20,15 +20,36 @@ export function db(): PrismaClient {
 // 3 s: a replica that does not accept a connection in that time is treated as down (its reads go
 // to the primary) rather than holding a page until the operating system gives up.
 const REPLICA_CONNECT_TIMEOUT_MS = 3000;
+// 20 s: a read sent to a replica that then stops answering (frozen, cut off) fails after this and
+// runs again on the primary (it waited for ever); above what the heavy reads take at 500k sessions.
+const REPLICA_QUERY_TIMEOUT_MS = 20_000;
+
+/** What the log says when heavy reads move between the replica and the primary. */
+function logReads(choice: ReadChoice): void {
+  const why = {
+    unreachable: 'the replica did not answer (or answered with an error)',
+    lagging: `the replica is more than GUARDTRACE_READ_MAX_LAG_SECONDS (${serverEnv().GUARDTRACE_READ_MAX_LAG_SECONDS} s) behind`,
+    not_a_replica:
+      'DATABASE_READ_URL is not a standby of DATABASE_URL (another cluster, or a server no longer in recovery: a promoted standby does not follow the primary)',
+  } as const;
+  if (choice.source === 'replica') console.log(`[guardtrace] heavy reads: DATABASE_READ_URL (a standby of DATABASE_URL, ${Math.round(choice.lagMs / 1000)} s behind)`);
+  else if (choice.fallback) console.warn(`[guardtrace] heavy reads: DATABASE_URL, as ${why[choice.fallback]}`);
+}
 
 function reads(): ReadRouter {
   if (!globalForDb.guardtraceReads) {
     const env = serverEnv();
-    if (env.DATABASE_READ_URL) globalForDb.guardtraceReplica = createPrisma(env.DATABASE_READ_URL, { connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS });
+    if (env.DATABASE_READ_URL) {
+      globalForDb.guardtraceReplica = createPrisma(env.DATABASE_READ_URL, {
+        connectionTimeoutMillis: REPLICA_CONNECT_TIMEOUT_MS,
+        queryTimeoutMillis: REPLICA_QUERY_TIMEOUT_MS,
+      });
+    }
     globalForDb.guardtraceReads = new ReadRouter({
       primary: db(),
       replica: globalForDb.guardtraceReplica,
       maxLagMs: env.GUARDTRACE_READ_MAX_LAG_SECONDS * 1000,
+      onChange: logReads,
     });
   }
   return globalForDb.guardtraceReads;
