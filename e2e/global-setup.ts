@@ -19,15 +19,26 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   // Alert rules evaluated every second (production: every minute), so alerts.spec.ts sees a spike fire and resolve.
   process.env.GUARDTRACE_ALERTS_INTERVAL_SECONDS = '1';
   process.env.GUARDTRACE_AUTH_SECRET ||= randomBytes(32).toString('base64url');
-  const system = await startSystem({
-    throwaway: true,
-    collectorPort: await freePort(),
-    webPort: await freePort(),
-    demo: 'always',
-    build: false,
-    log: fileOutput(logFile).bind(null, 'start'),
-    childOutput: fileOutput(logFile),
-  });
+  // Ports are picked free, then bound by the child processes a moment later: another socket can
+  // take one in between (a CI run once lost its web app to EADDRINUSE on its picked port, an
+  // outgoing connection's port). Started again, on other ports, up to three times.
+  let system: Awaited<ReturnType<typeof startSystem>> | undefined;
+  for (let attempt = 1; system === undefined; attempt++) {
+    try {
+      system = await startSystem({
+        throwaway: true,
+        collectorPort: await freePort(),
+        webPort: await freePort(),
+        demo: 'always',
+        build: false,
+        log: fileOutput(logFile).bind(null, 'start'),
+        childOutput: fileOutput(logFile),
+      });
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      console.warn(`[e2e] the system did not start (${(err as Error).message}); starting it again on other ports`);
+    }
+  }
   process.env.GUARDTRACE_WEB_URL = system.webUrl;
   process.env.GUARDTRACE_COLLECTOR_URL = system.collectorUrl;
   process.env.GUARDTRACE_DATABASE_URL = system.databaseUrl;
