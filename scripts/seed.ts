@@ -10,9 +10,9 @@
  * --concurrency N (8), --embedded, --exit (with --embedded: stop once seeded).
  */
 import { parseArgs } from 'node:util';
+import { freePort } from '@guardtrace/db/dev';
 import { SeedError, sendSeed } from '@guardtrace/seed';
 import cliProgress from 'cli-progress';
-import { freePort } from '@guardtrace/db/dev';
 import { startSystem } from './system.ts';
 
 function fail(message: string): never {

@@ -1,5 +1,5 @@
 /** `pnpm start`: the whole product on the embedded database (or DATABASE_URL), with demo data. */
-import { startSystem } from './system.ts';
+import { assertPortFree, PortInUseError, startSystem } from './system.ts';
 
 const env = process.env;
 const port = (name: string, def: number): number => {
@@ -18,15 +18,30 @@ if (demo !== 'auto' && demo !== 'always' && demo !== 'never') {
   process.exit(2);
 }
 
+// 4318 is the OTLP/HTTP port every OpenTelemetry exporter defaults to.
+const collectorPort = port('GUARDTRACE_COLLECTOR_PORT', 4318);
+const webPort = port('GUARDTRACE_WEB_PORT', 3000);
+/** A taken port, said at once (before the database and the build) with the setting that moves it. */
+const portTaken = (err: unknown): never => {
+  if (!(err instanceof PortInUseError)) throw err;
+  const setting = err.which === 'web' ? 'GUARDTRACE_WEB_PORT' : 'GUARDTRACE_COLLECTOR_PORT';
+  console.error(
+    `${err.message} (another program holds it, or Guardtrace is already running). ` +
+      `Stop that program, or start on another port: ${setting}=<port> npm start`,
+  );
+  process.exit(2);
+};
+await assertPortFree('collector', collectorPort, '127.0.0.1').catch(portTaken);
+await assertPortFree('web', webPort, '127.0.0.1').catch(portTaken);
+
 const system = await startSystem({
   databaseUrl: env.DATABASE_URL || undefined,
   dataDir: env.GUARDTRACE_DATA_DIR || undefined,
-  // 4318 is the OTLP/HTTP port every OpenTelemetry exporter defaults to.
-  collectorPort: port('GUARDTRACE_COLLECTOR_PORT', 4318),
-  webPort: port('GUARDTRACE_WEB_PORT', 3000),
+  collectorPort,
+  webPort,
   demo,
   build: true,
-});
+}).catch(portTaken);
 
 const lines = [
   '',

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -62,12 +63,19 @@ export interface RunningSystem {
   stop(): Promise<void>;
 }
 
+/** A child process and the last lines it wrote (told when it exits before it is ready). */
+interface Child {
+  process: ChildProcess;
+  lastLines: string[];
+}
+
 function startChild(
   name: string,
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv; output: (name: string, line: string) => void },
-): ChildProcess {
+): Child {
   const child = spawn(process.execPath, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lastLines: string[] = [];
   for (const stream of [child.stdout, child.stderr]) {
     let buf = '';
     stream?.setEncoding('utf8');
@@ -75,28 +83,50 @@ function startChild(
       buf += chunk;
       const lines = buf.split('\n');
       buf = lines.pop() ?? '';
-      for (const l of lines) opts.output(name, l);
+      for (const l of lines) {
+        opts.output(name, l);
+        lastLines.push(l);
+        if (lastLines.length > 20) lastLines.shift();
+      }
     });
   }
-  return child;
+  return { process: child, lastLines };
 }
 
-async function waitFor(
-  url: string,
-  child: ChildProcess,
-  name: string,
-  timeoutMs: number,
-  headers: Record<string, string> = {},
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let exited: number | null = null;
-  child.once('exit', (code) => {
-    exited = code ?? -1;
+/** A child that could not listen: its port was taken (by another program, or between a check and its bind). */
+export class PortInUseError extends Error {
+  constructor(
+    readonly which: 'collector' | 'web',
+    readonly port: number,
+    readonly host: string,
+  ) {
+    super(`port ${port} on ${host} is in use, so the ${which === 'web' ? 'web app' : 'collector'} cannot listen on it`);
+  }
+}
+
+/** Throws PortInUseError when host:port cannot be bound now (checked before anything starts). */
+export async function assertPortFree(which: 'collector' | 'web', port: number, host: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'EADDRINUSE' ? new PortInUseError(which, port, host) : err));
+    probe.listen(port, host, () => probe.close(() => resolve()));
   });
+}
+
+async function waitFor(url: string, child: Child, which: 'collector' | 'web', timeoutMs: number): Promise<void> {
+  const name = which === 'web' ? 'web app' : 'collector';
+  const deadline = Date.now() + timeoutMs;
+  const { port, hostname } = new URL(url);
   while (Date.now() < deadline) {
-    if (exited !== null) throw new Error(`${name} exited with code ${exited} before it was ready (${url})`);
+    // Read from the process itself: it may have exited while the other child was waited for.
+    const { exitCode, signalCode } = child.process;
+    if (exitCode !== null || signalCode !== null) {
+      if (child.lastLines.some((l) => l.includes('EADDRINUSE'))) throw new PortInUseError(which, Number(port), hostname);
+      const said = child.lastLines.filter((l) => l.trim()).slice(-5).join('\n  ');
+      throw new Error(`${name} exited with ${exitCode !== null ? `code ${exitCode}` : signalCode} before it was ready (${url})${said ? `; its last lines:\n  ${said}` : ''}`);
+    }
     try {
-      const res = await fetch(url, { headers, signal: AbortSignal.timeout(5000) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
       if (res.ok) return;
     } catch {
       // not listening yet
@@ -106,7 +136,7 @@ async function waitFor(
   throw new Error(`${name} was not ready at ${url} within ${timeoutMs / 1000} s`);
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+async function stopChild({ process: child }: Child): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const done = new Promise<void>((r) => child.once('exit', () => r()));
   child.kill('SIGTERM');
@@ -139,9 +169,9 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
   const log = opts.log ?? ((l: string) => console.log(`[guardtrace] ${l}`));
   const output = opts.childOutput ?? ((name: string, line: string) => console.log(`[${name}] ${line}`));
   const host = opts.host ?? '127.0.0.1';
-  const children: ChildProcess[] = [];
+  const children: Child[] = [];
   const killAll = () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    for (const { process: c } of children) if (c.exitCode === null) c.kill('SIGTERM');
   };
   process.on('exit', killAll);
 
@@ -206,7 +236,7 @@ export async function startSystem(opts: SystemOptions): Promise<RunningSystem> {
     });
     children.push(web);
     await waitFor(`${collectorUrl}/readyz`, collector, 'collector', 60_000);
-    await waitFor(`${webUrl}/sign-in`, web, 'web app', 120_000);
+    await waitFor(`${webUrl}/sign-in`, web, 'web', 120_000);
 
     let demoSessions = 0;
     const sessionCount = await prisma.session.count({ where: { projectId: project.id } });
