@@ -71,6 +71,46 @@ describe('damage around a secret (a fifth held-out set)', () => {
   });
 });
 
+describe('damage around a secret (a sixth held-out set)', () => {
+  const r = new Redactor();
+  it.each([
+    // A cookie header: each cookie that can sign someone in, the preferences and attributes kept.
+    ['Cookie: theme=light; session_id=bXlzZXNzaW9uaWQxMjM0NTY3OA; lang=de-DE', 'Cookie: theme=light; session_id=[REDACTED:credential_header]; lang=de-DE'],
+    ['Set-Cookie: auth=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5; Path=/; Secure; HttpOnly', 'Set-Cookie: auth=[REDACTED:credential_header]; Path=/; Secure; HttpOnly'],
+    ['Cookie: locale=fr-FR; theme=dark', 'Cookie: locale=fr-FR; theme=dark'],
+    // An Authorization's scheme, and its parameters other than the secret ones.
+    ['Authorization: SSWS 00aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789_-ab', 'Authorization: SSWS [REDACTED:credential_header]'],
+    ['Authorization: key=AAAAb3dE5gH:APA91bQ3sT5vX7zA9cE1gI3kM5oQ7aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7aB3dE5', 'Authorization: key=[REDACTED:api_key]'],
+    [
+      'Authorization: Digest username="svc", realm="api", uri="/x", response="6629fae49393a05397450978507c4ef1", qop=auth',
+      'Authorization: Digest username="svc", realm="api", uri="/x", response="[REDACTED:credential_header]", qop=auth',
+    ],
+    // A signed URL's credential: its key id, not its scope.
+    [
+      'X-Amz-Credential=AKIAQ3EGR5XW2ZLDLA7B%2F20261201%2Feu-central-1%2Fs3%2Faws4_request&X-Amz-Expires=600',
+      'X-Amz-Credential=[REDACTED:aws_access_key_id]%2F20261201%2Feu-central-1%2Fs3%2Faws4_request&X-Amz-Expires=600',
+    ],
+    // Webhooks: the host and the ids before the token stay.
+    ['https://discord.com/api/webhooks/1234567890123456789/aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7', 'https://discord.com/api/webhooks/1234567890123456789/[REDACTED:webhook_url]'],
+    ['https://hooks.slack.com/services/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', 'https://hooks.slack.com/services/T0ABC12DE/B0FGH34IJ/[REDACTED:webhook_url]'],
+    // A Secret's quoted value keeps its quotes (a bare `[…]` is a YAML list).
+    ['kind: Secret\nstringData:\n  KEY: "s3cr3tV4lue-abcdefghij"', 'kind: Secret\nstringData:\n  KEY: "[REDACTED:config_secret]"'],
+    // A connection string in an attribute: its labels stay.
+    [
+      '<add name="Bus" connectionString="Endpoint=sb://bus.example.net/;SharedAccessKeyName=send;SharedAccessKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MDEyMzQ1Njc4OTA=" />',
+      '<add name="Bus" connectionString="Endpoint=sb://bus.example.net/;SharedAccessKeyName=send;SharedAccessKey=[REDACTED:sensitive_key]" />',
+    ],
+    // A sentence's full stop; the line after a word that ends one; a scope operator; code's arguments.
+    ['Your token is q8WnR2tY6uI0oP4aS8dF2gH6jK. Keep it.', 'Your token is [REDACTED:text_token]. Keep it.'],
+    ['# host:port:db:user:password\ndb.internal:5432:*:app:Wq8nR2tY6uI0', '# host:port:db:user:password\ndb.internal:5432:*:app:[REDACTED:config_secret]'],
+    ['session = ShopifyAPI::Auth::Session.new(shop: "a.myshopify.com")', 'session = ShopifyAPI::Auth::Session.new(shop: "a.myshopify.com")'],
+    ['final client = NotionClient(token: notionToken);', 'final client = NotionClient(token: notionToken);'],
+    ['$pwd = ConvertTo-SecureString "Kz7!pQ2#rT9w" -AsPlainText -Force', '$pwd = ConvertTo-SecureString "[REDACTED:cli_password]" -AsPlainText -Force'],
+  ])('%s', (input, expected) => {
+    expect(r.text(input)).toBe(expected);
+  });
+});
+
 describe('Redactor configuration', () => {
   it('adds key and value patterns, and can drop the defaults', () => {
     const custom = new Redactor({ defaults: false, keyPatterns: [/^customer\.email$/i], valueRules: [{ name: 'ssn', pattern: /\b\d{3}-\d{2}-\d{4}\b/g }] });

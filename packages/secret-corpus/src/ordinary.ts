@@ -381,4 +381,33 @@ add('fifth', [
   '| env | password |\n| --- | --- |\n| prod | *** |\n| dev | (in 1Password) |',
 ]);
 
+// Near-misses of the sixth held-out set's kinds (siblings-sixth.ts): a secret word at a line's end
+// and the next line, code that passes a credential's variable, placeholders of cmd and argparse,
+// YAML's null, a model's tokens, a redirect, a reference to a Secret by name, a dependency pinned to
+// a major version, cookies that hold preferences, a cookie's deletion, an Authorization quoted in
+// prose, the armor lines named in a sentence, a number after a slash, a signature header's fields.
+add('sixth', [
+  '# host:port:database:user:password\n# (one line per server; see pgpass(5))',
+  '/run/secrets/db-password\n/run/secrets/api-token\n~/.config/app/settings.toml',
+  'module Billing::Auth::Session; end',
+  'final api = GitHubClient(token: githubToken, baseUrl: baseUrl);',
+  'client = OpenAI(api_key=settings.api_key_value, timeout=30)',
+  '$securePwd = ConvertTo-SecureString $plainPwd -AsPlainText -Force',
+  'await fetch("/api/me", { credentials: "same-origin", headers: { accept: "application/json" } });',
+  'set DB_PASSWORD=%DB_PASSWORD%\nrunner.exe --password %DB_PASSWORD%',
+  'usage: deploy [-h] [--api-token API_TOKEN] [--region REGION]',
+  'cache:\n  password: ~\n  ttl: 300',
+  '{"token":" token","logprob":-1.93,"top_logprobs":[{"token":" secret","logprob":-2.2}]}',
+  'npm login --auth-type=web < /dev/null',
+  'auth:\n  existingSecret: grafana-admin\n  userKey: admin-user',
+  '[dependencies]\ntoken = "1"\nsecret-service = "3"',
+  'Cookie: locale=fr-FR; theme=dark; sidebar=open',
+  'Cookie: _ga=GA1.2.1234567890.1700000000; _gid=GA1.2.987654321.1700000000',
+  'Set-Cookie: auth_session=; Max-Age=0; Path=/; Secure',
+  'Send it as `Authorization: Bearer <token>` or `Authorization: Bearer eyJhbGciOi...` (shortened).',
+  'A key file starts with -----BEGIN RSA PRIVATE KEY----- and ends with -----END RSA PRIVATE KEY----- lines.',
+  'https://admin.shopify.com/store/acme/orders/5311999101239 and gid://shopify/Order/5311999101239',
+  'DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.org; s=sel1; h=from:to:subject',
+]);
+
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

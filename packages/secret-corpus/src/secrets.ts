@@ -6,6 +6,7 @@
 import { ALNUM, b64, b64url, BASE64, fake, grouped, ibanNumber, ibanPrinted, LOWER_HEX, luhnNumber, UPPER_DIGITS, URLSAFE } from './fake.ts';
 import { SIBLING_SHAPES } from './siblings.ts';
 import { FIFTH_SIBLING_SHAPES } from './siblings-fifth.ts';
+import { SIXTH_SIBLING_SHAPES } from './siblings-sixth.ts';
 import { FOURTH_SIBLING_SHAPES } from './siblings-fourth.ts';
 
 export type SecretKind =
@@ -391,7 +392,7 @@ for (const [id, template] of [
 }
 
 // --- Siblings of the kinds above that a second held-out set found (2026-12-06): siblings.ts ----
-shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES);
+shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES, ...SIXTH_SIBLING_SHAPES);
 
 export const SECRET_SHAPES: readonly SecretShape[] = shapes;
 

@@ -38,20 +38,46 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
     check: (match, secret) => secret !== undefined && isSecretName(attributeName(match)) && !isPlaceholder(secret),
     gate: ['key'],
   },
-  // A secret name and its value as a call's first two arguments: PHP's `define('DB_PASSWORD', '…')`
-  // (wp-config.php), `putenv`/`setenv`, `os.environ.setdefault("API_TOKEN", "…")`, a default in
-  // `os.getenv("DB_PASSWORD", "…")`, `config.set('secret', '…')`. Only in a call: a list of field
-  // names (`"required": ["password", "email"]`) names no value.
+  // An HTML form's field named for a secret (`<input type="hidden" name="api_key" value="…">`), and an
+  // Apple property list's key and the string after it (`<key>RevenueCatSecretKey</key><string>…</string>`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\bname\s*=\s*"(?<name>[^"<>]{1,100})"[^<>]{0,200}?\bvalue\s*=\s*"(?<secret>[^"]{1,2000})"`),
+    check: (match, secret) => secret !== undefined && isSecretName(attributeName(match)) && !isPlaceholder(secret),
+    gate: ['value='],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`<key>(?<name>[^<>]{1,100})<\/key>\s*<string>(?<secret>[^<>]{1,2000})<\/string>`),
+    check: (match, secret) => secret !== undefined && isSecretName(/^<key>([^<>]*)/.exec(match)?.[1] ?? '') && !isPlaceholder(secret.trim()),
+    gate: ['<key>'],
+  },
+  // Gradle's and Groovy's DSL: a name and its quoted value alone on a line (`storePassword "…"`, `keyPassword '…'`).
   {
     name: 'config_secret',
     pattern: re(
-      String.raw`\b(?:define|putenv|setenv|setdefault|set|getenv|get|fetch|env|setProperty|put|putString|setString)\s*\(\s*\\?(?<q>['"])(?<name>[\w.-]{1,100})\\?\k<q>\s*,\s*\\?(?<r>['"])(?<secret>(?:(?!\\?\k<r>)[^\n])+)\\?\k<r>`,
+      String.raw`(?<=^|\n|\\n)[ \t]*(?<name>[A-Za-z_]\w{0,40}?(?:password|secret|token|api_?key)\w{0,20})[ \t]+\\?(?<q>["'])(?<secret>[^"'\n\\]{1,300})\\?\k<q>[ \t]*(?=\r?\n|$|\\n)`,
+      'gi',
+    ),
+    check: (match, secret) => secret !== undefined && isSecretName(match.trim().split(/[ \t]/)[0] ?? '') && !isPlaceholder(secret),
+    gate: ['password', 'secret', 'token', 'apikey', 'api_key'],
+  },
+  // A secret name and its value as a call's first two arguments: PHP's `define('DB_PASSWORD', '…')`
+  // (wp-config.php), `putenv`/`setenv`, `os.environ.setdefault("API_TOKEN", "…")`, a default in
+  // `os.getenv("DB_PASSWORD", "…")`, `config.set('secret', '…')`. Only in a call: a list of field
+  // names (`"required": ["password", "email"]`) names no value. A request's header set in code too:
+  // `DefaultRequestHeaders.Add("X-Api-Key", "…")`, `xhr.setRequestHeader('Authorization', '…')`,
+  // `headers.append("x-api-key", "…")`.
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`\b(?:define|putenv|setenv|setdefault|set|getenv|get|fetch|env|setProperty|put|putString|setString|add|append|setHeader|setRequestHeader|addHeader|header|TryAddWithoutValidation)\s*\(\s*\\?(?<q>['"])(?<name>[\w.-]{1,100})\\?\k<q>\s*,\s*\\?(?<r>['"])(?<secret>(?:(?!\\?\k<r>)[^\n])+)\\?\k<r>`,
       'gi',
     ),
     check: (match, secret) => secret !== undefined && isSecretName(callName(match)) && !isPlaceholder(secret),
     // `set`, `get` and `env` are in `setenv`, `setdefault`, `getenv`, `putenv` and `setProperty`; `put`
     // alone would be in every `output` and `input`.
-    gate: ['define', 'set', 'get', 'fetch', 'env', 'put(', 'put (', 'putstring'],
+    gate: ['define', 'set', 'get', 'fetch', 'env', 'put(', 'put (', 'putstring', 'add(', 'add (', 'append(', 'header(', 'withoutvalidation('],
   },
   // A Kubernetes Secret's `data:` and `stringData:` (YAML, or JSON as `kubectl get -o json` prints
   // it): every value there is a secret, whatever its key (`db-url: cG9zdGdyZXM6Ly8…`).
@@ -73,7 +99,7 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
   {
     name: 'config_secret',
     pattern: re(
-      String.raw`\b(?:(?:Sequelize|getConnection|PDO)\s*\(\s*(?:[^()'"\n]{0,200}?,\s*|\\?(?<q0>['"])[^'"\n]{0,300}\\?\k<q0>\s*,\s*)|(?:HTTP(?:Basic|Digest)Auth|BasicAuth|SetBasicAuth|NetworkCredential|PSCredential|login|auth\s*=)\s*\(\s*)\\?(?<q1>['"])[^'"\n]{1,200}\\?\k<q1>\s*,\s*b?\\?(?<q2>['"])(?<secret>[^'"\n\\]{1,200})\\?\k<q2>`,
+      String.raw`\b(?:(?:Sequelize|getConnection|PDO(?:->__construct)?)\s*\(\s*(?:[^()'"\n]{0,200}?,\s*|\\?(?<q0>['"])[^'"\n]{0,300}\\?\k<q0>\s*,\s*)|(?:HTTP(?:Basic|Digest)Auth|BasicAuth|SetBasicAuth|NetworkCredential|PSCredential|login|auth\s*=)\s*\(\s*)\\?(?<q1>['"])[^'"\n]{1,200}\\?\k<q1>\s*,\s*b?\\?(?<q2>['"])(?<secret>[^'"\n\\]{1,200})\\?\k<q2>`,
     ),
     check: notPlaceholder,
     gate: ['auth', 'credential', 'getconnection', 'login', 'pdo', 'sequelize'],
@@ -95,12 +121,13 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
     gate: ['process.env', 'environ', 'env['],
   },
   // An API client built with its key as a literal (`cohere.Client("…")`, `cohere.ClientV2("…")`, `Client(sid, "<token>")`,
-  // `algoliasearch(appId, "<key>")`): each argument that reads as generated (24+ letters and digits,
+  // `algoliasearch(appId, "<key>")`, Azure's `AzureKeyCredential("…")`, PayPal's `LiveEnvironment(id, "<secret>")`, a
+  // credentials provider or profile): each argument that reads as generated (24+ letters and digits,
   // both) is replaced; names, URLs and short ids are kept.
   {
     name: 'api_key',
-    pattern: re(String.raw`(?:Client|client|search)(?:V\d)?\s*\([^()\n]{0,400}\)`),
-    gate: ['client', 'search'],
+    pattern: re(String.raw`(?:Client|client|search|KeyCredential|Environment|Provider|Profile)(?:V\d)?\s*\([^()\n]{0,400}\)`),
+    gate: ['client', 'search', 'keycredential', 'environment', 'provider', 'profile'],
     rewrite: (match, marker) =>
       match.replace(/(\\?['"])((?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{24,200})(\1)/g, (_, open: string, __: string, close: string) => `${open}${marker}${close}`),
   },
@@ -196,7 +223,8 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
   // A HAR file's cookies (`"cookies": [{"name": "sid", "value": "…"}]`): each value, as the Cookie header's.
   {
     name: 'credential_header',
-    pattern: re(String.raw`\\?"cookies\\?"\s*:\s*\[[^\]]*\]`),
+    // (Another rule's marker inside, `[REDACTED:…]`, does not end the list.)
+    pattern: re(String.raw`\\?"cookies\\?"\s*:\s*\[(?:[^\][]|\[REDACTED[^\]]*\])*\]`),
     gate: ['cookies'],
     rewrite: (match, marker) =>
       match.replace(/(\\?"value\\?"\s*:\s*\\?")((?:[^"\\\n]|\\[^"])+)(\\?")/g, (all, head: string, value: string, tail: string) =>
@@ -331,7 +359,10 @@ function secretData(match: string, marker: string): string {
       if (own.length > indent) return `${own}${marker}`;
       const kv = /^([ \t]+[^:]+:[ \t]*)(\S.*)$/.exec(line);
       if (!kv || /^[|>][-+]?\s*$/.test(kv[2] as string)) return line;
-      return `${kv[1]}${marker}${(kv[2] as string).endsWith('\r') ? '\r' : ''}`;
+      // A quoted value keeps its quotes (`KEY: "[REDACTED]"`: a bare `[…]` is a YAML list).
+      const value = (kv[2] as string).replace(/\r$/, '');
+      const q = /^(["'])[\s\S]*\1$/.exec(value)?.[1] ?? '';
+      return `${kv[1]}${q}${marker}${q}${(kv[2] as string).endsWith('\r') ? '\r' : ''}`;
     })
     .join('\n');
 }

@@ -20,7 +20,7 @@ const QUALIFIERS = 'value|val|base|b64|base64|hex|raw|plain|plaintext|str|string
 const SECRET_NAME = new RegExp(
   // `…pass` (KEYSTORE_PASS, RABBITMQ_DEFAULT_PASS), not the English words that end so; `…pw` (LDAP_BIND_PW).
   '(?:password|passwd|passphrase|passcode|passkey|pwd|(?<!by|com|sur|tres|under|over)pass|(?:^|db|bind|user|admin|root|mail|smtp|ftp)pw|' +
-    'secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
+    '(?<!existing)secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
     'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write)key|psk|tempauth|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
@@ -94,19 +94,26 @@ const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?
  * Values that are not secrets where a secret could stand: literals, a state (`auth: ok`,
  * `password: missing`), code (`= await ...`,
  * `= process.env.X`), placeholders (`$DB_PASSWORD`, `${TOKEN}`, `<token>`, `***`, `%s`,
- * `{{x}}`, GitHub Actions' `${{ secrets.X }}`, `$(command)`, Python's `%(name)s`, YAML tags
+ * `{{x}}`, GitHub Actions' `${{ secrets.X }}`, `$(command)`, Python's `%(name)s`, cmd's `%API_KEY%`, an
+ * option's metavariable (`--secret-key SECRET_KEY`), YAML's null `~`, a redirect (`--with-token < file`),
+ * fetch's `credentials: "include"`, YAML tags
  * (`!ENV X`, `!vault`), Terraform's `var.x`, SQL parameters `?`, `$1`, `:name`), types, and the
  * scheme word of an `Authorization` value whose credential another rule took; and what
  * examples write (`your_api_key_here`, `REPLACE_ME`, `changeme`, `sk-...`, `user:password@`, a
  * vendor's prefix with a filler: `sk_live_xxxxxxxx`, `ghp_XXXXXXXX`, `gho_********`).
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|op:\/\/\S+|vault:[\w/.-]+(?:#\w+)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|[<>|~]|%[A-Za-z_][A-Za-z0-9_]*%|include|omit|same-origin|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|op:\/\/\S+|vault:[\w/.-]+(?:#\w+)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
-  return PLACEHOLDER.test(value) && !GENERATED_AFTER_DOLLAR.test(value);
+  // (Trimmed: a model's token `" secret"` in a logprobs list is the word.)
+  const v = value.trim();
+  return (PLACEHOLDER.test(v) && !GENERATED_AFTER_DOLLAR.test(v)) || METAVARIABLE.test(v);
 }
+
+/** An option's metavariable or an environment variable's name (`SECRET_KEY`): capitals, digits and an underscore, in this case only. */
+const METAVARIABLE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+[\])]?$/;
 
 /**
  * A `$` then 10 or more letters of both cases and digits, with a digit before a letter
@@ -126,6 +133,20 @@ const ALREADY_REDACTED = /^(?:Bearer|Basic|Token|Digest|Bot|Negotiate|ApiKey)?\s
 
 /** A bare value that is a call or an index (`getpass.getpass(`, `os.Getenv(`, `configuration[`): code, not a secret. */
 const CALL = /^[A-Za-z_$][\w$.:]*[([]/;
+/**
+ * An identifier passed on as a call's named argument or an object's member (`NotionClient(token:
+ * notionToken)`, `Client(api_key=settings_key)`, `{ token: userToken }`): camel case, snake case or a
+ * member (`self.token`), no digit, and a `)`, `,` or `}` right after it. Code, not a secret.
+ */
+const IDENTIFIER_ARGUMENT = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)*$/;
+const CODE_IDENTIFIER = /[a-z][A-Z]|_|\./;
+const CLOSES_ARGUMENT = /^[ \t]*[),}]/;
+/** A credential and its scope: a date of eight digits after a `/` (or `%2F`). */
+const CREDENTIAL_SCOPE = /^(\[REDACTED[^\]\n]*\]|(?:[^/%\s]|%40)+)(?:\/|%2F)\d{8}(?:\/|%2F)/i;
+/** Headers whose values the shape rules take apart (token-rules.ts: cookies one by one, an Authorization's scheme kept). */
+const HEADER_NAME = /^(?:set-)?cookie$|^(?:proxy-)?authorization$/i;
+/** A PowerShell cmdlet (`$secpasswd = ConvertTo-SecureString "…" -AsPlainText`): a command, its argument looked at by other rules. */
+const CMDLET = /^(?:Get|Set|New|Remove|Add|ConvertTo|ConvertFrom|Read|Write|Invoke|Import|Export|Select|Out|Start|Stop|Test|Join|Split|Format|Protect|Unprotect)-[A-Z][A-Za-z]+$/;
 /** A constant read from a class or module (`BuildConfig.MAPS_API_KEY`, `Secrets.Stripe.SECRET_KEY`): code, not a secret. */
 const CONSTANT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\.[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
 /** The shell's working directory (`PWD=/app`, `OLDPWD=~/src`), not ODBC's `PWD=<password>`. */
@@ -142,6 +163,9 @@ const URL_VALUE = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** A value that is itself a pair of a connection string (`CONNECTION_STRING=DefaultEndpointsProtocol=https;…`): its pairs are looked at. */
 const PAIR_VALUE =
   /^(?:server|data source|address|addr|host|hostname|provider|driver|database|initial catalog|defaultendpointsprotocol|accountname|endpoint|blobendpoint|uid|user id|username|protocol)=/i;
+/** A signature header's name, and its value made of pairs (`t=1715682191,v1=…`): no secret name among them, so none is taken. */
+const SIGNATURE_NAME = /signature$/i;
+const SIGNATURE_PAIRS = /^[a-z]\w{0,15}=[^\s,;]+$/i;
 /** A package's version range (`"jsonwebtoken": "^9.0.2"`): a dependency, not a secret. */
 const VERSION = /^(?:[~^]|[<>]=?|==?)?\s*v?\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?$/;
 /**
@@ -149,7 +173,7 @@ const VERSION = /^(?:[~^]|[<>]=?|==?)?\s*v?\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?$/;
  * `token: not found`): with more words after them, a sentence, not a value.
  */
 const PROSE_WORD =
-  /^(?:is|are|was|were|be|been|must|should|will|would|can|cannot|could|may|might|not|does|did|do|has|have|had|the|a|an|and|or|for|to|of|in|on|at|by|with|from|login|logout|logged|failed|failure|succeeded|success|successful|reset|changed|updated|set|accepted|rejected|denied|granted|too|very|still|also|only|must|please)$/i;
+  /^(?:is|are|was|were|be|been|must|should|will|would|can|cannot|could|may|might|not|does|did|do|has|have|had|the|a|an|and|or|for|to|of|in|on|at|by|with|from|login|logout|logged|failed|failure|succeeded|success|successful|reset|changed|updated|set|accepted|rejected|denied|granted|too|very|still|also|only|please)$/i;
 const MORE_WORDS = /^[ \t]+[A-Za-z]/;
 /** A lower-case word with two more after it (`Your password: keep it safe`, `password: expected at least 12`): a sentence. */
 const LOWER_WORD = /^[a-z]{2,12}$/;
@@ -176,7 +200,21 @@ export function replaceNamedValues(s: string, marker: string): string {
     const whole = args[args.length - 2] as string;
     if (!value || ALREADY_REDACTED.test(value) || isPlaceholder(value)) return match;
     const bare = g.bare !== undefined;
-    if (bare && (CALL.test(value) || CONSTANT.test(value))) return match;
+    if (bare && (CALL.test(value) || CONSTANT.test(value) || CMDLET.test(value))) return match;
+    // Two characters or fewer (Cargo's `jsonwebtoken = "9"`, a flag's `1`): too short to be a secret.
+    if (value.length <= 2) return match;
+    // A signed request's credential (SigV4's `Credential=AKIA…/20240514/us-east-1/s3/aws4_request`, a
+    // presigned URL's `X-Amz-Credential=…%2F20240514%2F…`, GCS' `x-goog-credential=`): its key id, not the scope.
+    const scoped = /credential$/i.test(name) ? CREDENTIAL_SCOPE.exec(value) : null;
+    if (scoped) {
+      if ((scoped[1] as string).startsWith('[REDACTED')) return match;
+      const start = head + match.slice(head).indexOf(value);
+      return match.slice(0, start) + marker + match.slice(start + (scoped[1] as string).length);
+    }
+    // A Cookie or Authorization header (`Cookie: theme=dark; sid=…`): its shape rules replace what in it is a secret.
+    if (bare && HEADER_NAME.test(whole[at - 1] === '\\' ? name.slice(1) : name) && sep.trimEnd().endsWith(':')) return match;
+    // Ruby's and C++'s scope operator (`ShopifyAPI::Auth::Session.new(`): no separator.
+    if (value.startsWith(':') && sep.trimEnd().endsWith(':')) return match;
     // A URL whose user or password another rule took (`SENTRY_DSN=https://[REDACTED…]@…`): taken
     // already. (A token another rule took part of goes whole, the marker with it.)
     if (bare && value.indexOf('[REDACTED') > 0 && URL_VALUE.test(value)) return match;
@@ -185,6 +223,7 @@ export function replaceNamedValues(s: string, marker: string): string {
     // Nothing but a name and another rule's marker (`Cookie: session=[REDACTED]`): taken already.
     if (bare && value.includes('[REDACTED') && /^(?:[\w.-]+=)?$/.test(value.replace(/\[REDACTED[^\]\n]*\]/g, ''))) return match;
     const after = whole.slice(at + match.length, at + match.length + 40);
+    if (bare && IDENTIFIER_ARGUMENT.test(value) && CODE_IDENTIFIER.test(value) && CLOSES_ARGUMENT.test(after)) return match;
     if (VERSION.test(value)) return match;
     if (bare && PROSE_WORD.test(value) && MORE_WORDS.test(after)) return match;
     if (bare && LOWER_WORD.test(value) && TWO_MORE_WORDS.test(after)) return match;
@@ -193,6 +232,12 @@ export function replaceNamedValues(s: string, marker: string): string {
     if (bare && sep.includes(':') && PAIR_VALUE.test(sep.slice(sep.indexOf(':') + 1).trimStart())) return match;
     if (bare && (PAIR_VALUE.test(value) || (URL_VALUE.test(value) && PASSWORD_NAME.test(name)))) {
       return match.slice(0, head) + replaceNamedValues(match.slice(head), marker);
+    }
+    // A quoted connection string (`connectionString="Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…"`)
+    // and a signature header's parameters (`Stripe-Signature: t=…,v1=…`, `DKIM-Signature: v=1; a=…`): their pairs are looked at.
+    if ((!bare && PAIR_VALUE.test(value) && value.includes(';')) || (SIGNATURE_NAME.test(name) && SIGNATURE_PAIRS.test(value) && /[,;]/.test(whole[at + match.length] ?? ''))) {
+      const inner = replaceNamedValues(match.slice(head), marker);
+      return match.slice(0, head) + inner;
     }
     // (In raw JSON text the name may start at the letter of the escape before it: `\nPWD=/app`.)
     if (WORKING_DIRECTORY.test(whole[at - 1] === '\\' ? name.slice(1) : name) && PATH.test(value)) return match;

@@ -39,8 +39,8 @@ export interface ShapeRule {
 export const AT = String.raw`(?:\b|(?<=\\[nrtbf]))`;
 /** The same, also after `_` (`key_ghp_…`), as vendor prefixes start mid-identifier. */
 export const AT_ALNUM = String.raw`(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf]))`;
-/** Where a card number may start: not after a word character, a dot or a dash (`v1.4111…`). */
-export const AT_NUMBER = String.raw`(?:(?<![\w.-])|(?<=\\[nrtbf]))`;
+/** Where a card number may start: not after a word character, a dot, a dash (`v1.4111…`) or a slash (a path's id: `gid://shopify/ProductVariant/6236…`). */
+export const AT_NUMBER = String.raw`(?:(?<![\w./-])|(?<=\\[nrtbf]))`;
 /** Where a command-line option may start: not inside a word or another option (`--no-pass…`). */
 export const AT_OPTION = String.raw`(?:(?<![\w-])|(?<=\\[nrtbf]))`;
 /**
@@ -51,7 +51,7 @@ export const AT_OPTION = String.raw`(?:(?<![\w-])|(?<=\\[nrtbf]))`;
 export const START_CONDITIONS: readonly (readonly [string, string])[] = [
   [AT, String.raw`\b`],
   [AT_ALNUM, '(?<![A-Za-z0-9])'],
-  [AT_NUMBER, String.raw`(?<![\w.-])`],
+  [AT_NUMBER, String.raw`(?<![\w./-])`],
 ];
 /** The start of a line: of the string, after a newline, or in raw JSON text after a quote or a `\n` escape. */
 export const LINE_START = String.raw`(?<=^|[\n"]|\\n)`;

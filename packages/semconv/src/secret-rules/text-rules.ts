@@ -81,11 +81,13 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   },
   // The same unquoted, in a log line's prose (`with password Qz-26`, `password for alice is x7…`,
   // `password for the elastic built-in superuser is : x7…`, `password Qz-30 rejected`): only a value with letters and digits, 6 characters or more, so that
-  // `password reset link sent`, `password is required` and `password must change` stay.
+  // `password reset link sent`, `password is required` and `password must change` stay. On one
+  // line: a word that ends one (a `.pgpass` comment's `…:password`, a path's `db-password`) is not
+  // followed by its value on the next.
   {
     name: 'log_password',
     pattern: re(
-      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)\s+(?:(?:(?:for|on|in|of|at)\s+(?:the\s+)?(?:user\s+)?(?:[^\s:]{1,64}\s+){1,4})?(?:is|was|to|set\s+to|changed\s+to|reset\s+to)\s*:?\s+)?(?<secret>[^\s'"\\,;)]{6,})`,
+      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)[ \t]+(?:(?:(?:for|on|in|of|at)[ \t]+(?:the[ \t]+)?(?:user[ \t]+)?(?:[^\s:]{1,64}[ \t]+){1,4})?(?:is|was|to|set[ \t]+to|changed[ \t]+to|reset[ \t]+to)[ \t]*:?[ \t]+)?(?<secret>[^\s'"\\,;)]{6,})`,
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
@@ -115,7 +117,7 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   {
     name: 'text_token',
     pattern: re(
-      String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))(?:(?:auth|access|refresh|api|bot|session|bearer)[_-])?(?:token|api[ _-]?key|secret|credential|access[ _-]?key)s?(?:\s*:\s+|\s+(?:is\s+|was\s+)?)(?:\\?['"]|${'`'})?(?<secret>[A-Za-z0-9][A-Za-z0-9._~+/=:$-]{15,})`,
+      String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))(?:(?:auth|access|refresh|api|bot|session|bearer)[_-])?(?:token|api[ _-]?key|secret|credential|access[ _-]?key)s?(?:\s*:\s+|\s+(?:is\s+|was\s+)?)(?:\\?['"]|${'`'})?(?<secret>[A-Za-z0-9][A-Za-z0-9._~+/=:$-]{14,}[A-Za-z0-9_~+/=$-])`,
       'gi',
     ),
     check: (_, secret) => secret !== undefined && looksGenerated(secret, 16),
@@ -267,9 +269,50 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   // Redis: `requirepass` / `masterauth` in redis.conf or `CONFIG SET`, and `AUTH [user] <password>` as a line.
   {
     name: 'config_secret',
-    pattern: re(String.raw`${AT}(?:requirepass|masterauth)\s+${CLI_VALUE}`, 'gi'),
+    pattern: re(String.raw`${AT}(?:requirepass|masterauth)[ \t]+${CLI_VALUE}`, 'gi'),
     check: notPlaceholder,
     gate: ['requirepass', 'masterauth', 'REQUIREPASS', 'MASTERAUTH'],
+  },
+  // A mail or file server's login in a protocol transcript: FTP's and POP3's `PASS <password>` after a
+  // client marker (`> `, `C: `, `-->`; Jest's `PASS  src/…` has none), SMTP's `AUTH PLAIN <base64 of
+  // \0user\0password>`.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?<=^|\n|\\n)[ \t]*(?:>|C:|-->)[ \t]*PASS[ \t]+(?<secret>[^\s\\'"]+)`),
+    check: notPlaceholder,
+    gate: ['PASS '],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\bAUTH[ \t]+PLAIN[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`),
+    gate: ['AUTH PLAIN'],
+  },
+  // redis-cli's answer to `CONFIG GET requirepass`: the name, then the value on the next line (`1) "requirepass"`, `2) "…"`).
+  {
+    name: 'config_secret',
+    // (In JSON, at any depth: `\"`, `\\n`.)
+    pattern: re(String.raw`\\*"(?:requirepass|masterauth)\\*"[ \t]*(?:\r?\n|\\+n)(?:[ \t]*\d+\)[ \t]+)?\\*"(?<secret>[^"\n\\]+)\\*"`, 'gi'),
+    check: notPlaceholder,
+    gate: ['requirepass', 'masterauth', 'REQUIREPASS', 'MASTERAUTH'],
+  },
+  // Redis MONITOR's lines (`<time> [0 <addr>] "AUTH" "default" "…"`): AUTH's last argument, and the
+  // value after a field named for a secret (`"HSET" "integration:42" "api_key" "…"`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`"AUTH"(?:[ \t]+"[^"\n]*")?[ \t]+"(?<secret>[^"\n]+)"(?![ \t]+")`, 'gi'),
+    check: notPlaceholder,
+    gate: ['"AUTH"', '"auth"'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?<=[ \t])"(?<name>[^"\n]{1,60})"[ \t]+"(?<secret>[^"\n]+)"`),
+    // (AUTH is the command, not a field: its own rule above.)
+    check: (match, secret) => {
+      const name = match.slice(1, match.indexOf('"', 1));
+      return secret !== undefined && !/^auth$/i.test(name) && isSecretName(name) && !isPlaceholder(secret);
+    },
+    gate: ['" "'],
+    when: (s) => /\[\d+ [^\]\n]{1,60}\] "[A-Za-z]+"/.test(s),
   },
   {
     name: 'config_secret',

@@ -46,7 +46,7 @@ export const VENDOR_TOKENS: readonly string[] = [
   'do[por]_v1_[a-f0-9]{64}',
   'hv[sb]\\.[A-Za-z0-9_-]{24,}',
   'pul-[a-f0-9]{40}',
-  'dp\\.(?:st|ct|sa|scim|audit)\\.[A-Za-z0-9_.-]{40,}',
+  'dp\\.(?:st|ct|sa|scim|audit|pt)\\.[A-Za-z0-9_.-]{40,}',
   'fo1_[A-Za-z0-9_-]{40,}',
   'tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{20,}',
   'sbp_[a-f0-9]{40}',
@@ -75,6 +75,23 @@ export const VENDOR_TOKENS: readonly string[] = [
   'dt0[a-z]\\d{2}\\.[A-Z0-9]{24}\\.[A-Z0-9]{64}',
   'LTAI[A-Za-z0-9]{12,20}',
   'AKID[A-Za-z0-9]{32}',
+  // Airtable's personal access token, Firecrawl, Pinecone, Cloudflare's Origin CA key, LaunchDarkly's
+  // SDK and API keys (a UUID behind the prefix), Bitbucket's app password, HubSpot's private app
+  // token, Flutterwave's secret key, LangSmith, Tavily, Neon, Typeform, Asana.
+  'pat[A-Za-z0-9]{14}\\.[0-9a-f]{64}(?![0-9a-f])',
+  'fc-[0-9a-f]{32}(?![0-9a-f])',
+  'pcsk_[A-Za-z0-9]{4,10}_[A-Za-z0-9]{30,}',
+  'v1\\.0-[0-9a-f]{24}-[0-9a-f]{100,}',
+  '(?:sdk|api)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(?![0-9a-f-])',
+  'ATBB[A-Za-z0-9_=.-]{32,}',
+  'pat-(?:na|eu|ap)\\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
+  'FLWSECK(?:_TEST)?-[0-9a-f]{32}-X',
+  'lsv2_(?:sk|pt)_[0-9a-f]{32}_[0-9a-f]{10}',
+  'tvly-(?:dev-|prod-)?[A-Za-z0-9]{30,}',
+  'napi_[A-Za-z0-9]{40,}',
+  'tfp_[A-Za-z0-9_-]{40,}',
+  // Asana's personal access token (`2/<user id>/<app id>:<32 hex>`; the older `1/<digits>:<hex>`).
+  '[0-9]/[0-9]{10,20}(?:/[0-9]{10,20})?:[0-9a-f]{32}(?![0-9a-f])',
 ];
 
 /**
