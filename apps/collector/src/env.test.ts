@@ -9,6 +9,16 @@ describe('parseEnv', () => {
     expect(e.redaction.defaults).toBe(true);
   });
 
+  it('names DATABASE_URL and says to percent-encode a password that breaks the URL (not "is required")', () => {
+    expect(() => parseEnv({})).toThrow(/DATABASE_URL: is required/);
+    // `openssl rand -base64` passwords: `/` reads as the path's start, `#` as a fragment.
+    expect(() => parseEnv({ DATABASE_URL: 'postgres://gt:Xk3/9q+Zt0=@db.internal:5432/gt' })).toThrow(/DATABASE_URL: is not a valid URL: .*percent-encoded/);
+    expect(() => parseEnv({ DATABASE_URL: 'postgres://gt:123/abc@db.internal:5432/gt' })).toThrow(/DATABASE_URL: (?:reads as another host or a cut password|is not a valid URL): .*percent-encoded/);
+    expect(() => parseEnv({ DATABASE_URL: 'postgres://gt:ab#cd@db.internal:5432/gt' })).toThrow(/DATABASE_URL: (?:reads as another host or a cut password|is not a valid URL): .*percent-encoded/);
+    expect(() => parseEnv({ DATABASE_URL: 'mysql://gt@db/gt' })).toThrow(/DATABASE_URL: must be a postgres/);
+    expect(parseEnv({ DATABASE_URL: `postgres://gt:${encodeURIComponent('Xk3/9q+Zt0=')}@db.internal:5432/gt` }).databaseUrl).toContain('Xk3%2F9q%2BZt0%3D');
+  });
+
   it('reads limits and redaction rules', () => {
     const e = parseEnv({
       PORT: '0',

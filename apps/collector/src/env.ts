@@ -2,6 +2,8 @@
  * The only reader of process.env. Parsed once at start-up with zod; a bad value stops the
  * process with a message naming the variable.
  */
+
+import { databaseUrlProblem } from '@guardtrace/db/database-url';
 import { z } from 'zod';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import type { RedactionOptions, ValueRule } from './redact.ts';
@@ -29,7 +31,11 @@ const schema = z.object({
   // Required: the collector never starts a database of its own (`npm start` hands it one).
   DATABASE_URL: z
     .string({ error: 'is required: set it to the postgres:// URL of the Guardtrace database' })
-    .url(),
+    .min(1, 'is required: set it to the postgres:// URL of the Guardtrace database')
+    .superRefine((v, ctx) => {
+      const problem = databaseUrlProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   /** false: the collector does not migrate at start (run guardtrace-migrate before it). */
   GUARDTRACE_MIGRATE_ON_START: bool(true),
   /** Days a session is kept after it ended, for projects without a retention of their own (set in the app); unset: forever. */

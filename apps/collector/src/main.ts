@@ -1,6 +1,5 @@
 /** Process entry: env -> database (DATABASE_URL, migrated) -> app -> listen; signals drain. */
-import { applyRetention, maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
-import pg from 'pg';
+import { applyRetention, inRecovery, maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
 import { startAlerts } from './alerts/run.ts';
 import { buildApp } from './app.ts';
 import { boundedDrain } from './drain.ts';
@@ -24,7 +23,7 @@ async function main(): Promise<void> {
   }
   if (env.migrateOnStart) await prepareDatabase(databaseUrl, { log });
   else if ((await pendingMigrations(databaseUrl)).length === 0) await maintainSpanPartitions(databaseUrl);
-  else log('migrations are pending (GUARDTRACE_MIGRATE_ON_START=false): /readyz answers 503 until guardtrace-migrate has run');
+  else log('migrations are pending (GUARDTRACE_MIGRATE_ON_START=false): /readyz answers 503 until the migrator (node dist/migrate.js) has run');
   const app = await buildApp({
     databaseUrl,
     logger: { level: env.logLevel },
@@ -100,20 +99,6 @@ async function main(): Promise<void> {
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : env.port;
   console.log(`collector listening on http://${env.host}:${port}`);
-}
-
-/** Whether the server at `url` is a standby; false when it cannot tell (the start's own steps report that). */
-async function inRecovery(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
-  try {
-    await client.connect();
-    const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
-    return rows[0]?.r === true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
 }
 
 main().catch((err) => {

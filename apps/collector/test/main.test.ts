@@ -6,9 +6,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, startStreamingReplica, withDatabase } from '@guardtrace/db/dev';
 import { pendingMigrations } from '@guardtrace/db/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonRequest, sdkSession, setupDatabase } from './helpers.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,7 +61,7 @@ describe('the built collector (main.js)', () => {
     expect(r.stdout).not.toContain('listening');
   });
 
-  it('exits 1 saying so when DATABASE_URL names a read-only standby (a read replica)', async () => {
+  it('exits 1 saying so when DATABASE_URL names a read-only standby (a read replica), and so does the migrator', async () => {
     const db = await createTestDatabase({ partitions: false, ownServer: true });
     const replica = await startStreamingReplica(db.server?.url as string);
     try {
@@ -70,6 +70,15 @@ describe('the built collector (main.js)', () => {
       expect(r.stderr).toContain('DATABASE_URL names a read-only standby');
       expect(r.stderr).not.toContain('read-only transaction');
       expect(r.stdout).not.toContain('listening');
+      // The migrator too (it said "migration failed: cannot execute CREATE TABLE in a read-only transaction").
+      const m = spawnSync(process.execPath, [path.join(outDir, 'migrate.js')], {
+        env: { ...process.env, DATABASE_URL: withDatabase(replica.url, 'guardtrace') },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(m.status).toBe(1);
+      expect(m.stderr).toContain('DATABASE_URL names a read-only standby');
+      expect(m.stderr).not.toContain('read-only transaction');
     } finally {
       await replica.stop();
       await db.close();

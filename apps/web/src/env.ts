@@ -1,3 +1,4 @@
+import { databaseUrlProblem } from '@guardtrace/db/database-url';
 import { z } from 'zod';
 
 /**
@@ -8,14 +9,18 @@ const REQUIRED = 'is required: set it to the Postgres URL of Guardtrace (or run 
 
 const emptyIsUnset = (v: unknown) => (v === '' ? undefined : v);
 
-const postgresUrl = (v: string) => /^postgres(ql)?:\/\//.test(v);
+/** A usable Postgres URL, else the reason (a password with `/` unencoded, …): databaseUrlProblem. */
+const postgresUrl = (v: string, ctx: z.RefinementCtx) => {
+  const problem = databaseUrlProblem(v);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+};
 const seconds = (fallback: number) => z.preprocess(emptyIsUnset, z.coerce.number({ error: 'must be a number of seconds' }).min(0).default(fallback));
 
 const serverSchema = z.object({
-  DATABASE_URL: z.string({ error: REQUIRED }).min(1, REQUIRED).refine(postgresUrl, 'must be a postgres:// or postgresql:// URL'),
+  DATABASE_URL: z.string({ error: REQUIRED }).min(1, REQUIRED).superRefine(postgresUrl),
   // A streaming replica of DATABASE_URL for the heavy reads (explorer, replay, analytics); unset:
   // every read goes to DATABASE_URL (docs/deployment.md, "A read replica").
-  DATABASE_READ_URL: z.preprocess(emptyIsUnset, z.string().refine(postgresUrl, 'must be a postgres:// or postgresql:// URL').optional()),
+  DATABASE_READ_URL: z.preprocess(emptyIsUnset, z.string().superRefine(postgresUrl).optional()),
   // 10 s: the SDK's batch export already delays spans by up to 5 s; a replica further behind than
   // that is worth saying on the page.
   GUARDTRACE_READ_LAG_NOTICE_SECONDS: seconds(10),

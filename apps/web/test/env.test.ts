@@ -6,6 +6,9 @@ describe('env', () => {
     expect(() => parseServerEnv({})).toThrow(/DATABASE_URL: is required/);
     expect(() => parseServerEnv({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL: must be a postgres/);
     expect(parseServerEnv({ DATABASE_URL: 'postgres://u@h/db' }).DATABASE_URL).toBe('postgres://u@h/db');
+    // A password with `/` unencoded (what `openssl rand -base64` makes): the start stops, saying how to write it.
+    expect(() => parseServerEnv({ DATABASE_URL: 'postgres://gt:Xk3/9q+Zt0=@h:5432/db' })).toThrow(/DATABASE_URL: is not a valid URL: .*percent-encoded/);
+    expect(() => parseServerEnv({ DATABASE_URL: 'postgres://u@h/db', DATABASE_READ_URL: 'postgres://r:a#b@replica/db' })).toThrow(/DATABASE_READ_URL: (?:reads as another host or a cut password|is not a valid URL): .*percent-encoded/);
   });
 
   it('tells agents the local collector unless a public collector URL is set, and rejects a malformed one', () => {

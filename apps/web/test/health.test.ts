@@ -1,5 +1,5 @@
 import { createPrisma } from '@guardtrace/db';
-import { freePort } from '@guardtrace/db/dev';
+import { createTestDatabase, freePort } from '@guardtrace/db/dev';
 import { describe, expect, it } from 'vitest';
 import { checkDatabase } from '../src/server/health.ts';
 import { setupTestDatabase } from './db.ts';
@@ -11,16 +11,35 @@ describe('readiness (/readyz)', () => {
     // Connected first: the check's 2 s bound is for a query, and a first connection on a
     // loaded test machine (a new pool, a scram handshake) can take longer than that.
     await prisma().$queryRaw`SELECT 1`;
-    expect(await checkDatabase(prisma())).toBe(true);
+    expect(await checkDatabase(prisma())).toBe('ready');
   });
 
   it('is not ready, and does not throw, when nothing listens at DATABASE_URL', async () => {
     // A port that was free a moment ago: nothing listens there.
     const gone = createPrisma(`postgres://guardtrace@127.0.0.1:${await freePort()}/none`, { max: 1 });
     try {
-      expect(await checkDatabase(gone)).toBe(false);
+      expect(await checkDatabase(gone)).toBe('database unavailable');
     } finally {
       await gone.$disconnect().catch(() => {});
     }
+  });
+
+  it('is not ready on a database this build\'s newest migration has not reached (none at all, or an older schema)', async () => {
+    const bare = await createTestDatabase({ migrate: false });
+    const client = createPrisma(bare.url, { max: 1 });
+    try {
+      expect(await checkDatabase(client)).toBe('database schema is behind this build: run the migrator (node dist/migrate.js)');
+    } finally {
+      await client.$disconnect().catch(() => {});
+      await bare.close();
+    }
+    // An older schema: the newest migration's row taken out of a migrated database.
+    await prisma().$executeRawUnsafe(`UPDATE "_prisma_migrations" SET migration_name = migration_name || '-moved' WHERE migration_name = (SELECT max(migration_name) FROM "_prisma_migrations")`);
+    try {
+      expect(await checkDatabase(prisma())).toBe('database schema is behind this build: run the migrator (node dist/migrate.js)');
+    } finally {
+      await prisma().$executeRawUnsafe(`UPDATE "_prisma_migrations" SET migration_name = replace(migration_name, '-moved', '') WHERE migration_name LIKE '%-moved'`);
+    }
+    expect(await checkDatabase(prisma())).toBe('ready');
   });
 });

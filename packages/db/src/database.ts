@@ -52,3 +52,17 @@ export async function collationAdvice(url: string, dataDir?: string): Promise<st
     await c.end();
   }
 }
+
+/** Whether the server at `url` is a standby (in recovery); false when it cannot tell (the caller's own steps report that). */
+export async function inRecovery(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ r: boolean }>('SELECT pg_is_in_recovery() AS r');
+    return rows[0]?.r === true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

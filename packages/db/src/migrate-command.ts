@@ -4,7 +4,8 @@
  * collectors starting, a deploy job): Prisma's advisory lock lets one apply each migration and
  * the others find it applied. The collector's build compiles it to dist/migrate.js.
  */
-import { prepareDatabase } from './database.ts';
+import { inRecovery, prepareDatabase } from './database.ts';
+import { databaseUrlProblem } from './database-url.ts';
 import { MigrationError, pendingMigrations } from './migrate.ts';
 
 const USAGE = `usage: guardtrace-migrate [--status]
@@ -32,11 +33,21 @@ export async function migrateCommand(opts: MigrateCommandOptions): Promise<numbe
     err('DATABASE_URL is required: set it to the postgres:// URL of the Guardtrace database');
     return 2;
   }
+  const problem = databaseUrlProblem(opts.databaseUrl);
+  if (problem) {
+    err(`DATABASE_URL ${problem}`);
+    return 2;
+  }
   try {
     if (opts.args.includes('--status')) {
       const pending = await pendingMigrations(opts.databaseUrl);
       out(pending.length ? `pending migrations:\n${pending.map((m) => `  ${m}`).join('\n')}` : 'database is up to date');
       return pending.length ? 1 : 0;
+    }
+    // A standby cannot be migrated (its raw error is "cannot execute CREATE TABLE in a read-only transaction").
+    if (await inRecovery(opts.databaseUrl)) {
+      err('DATABASE_URL names a read-only standby (the server is in recovery): migrations are applied on the primary; point DATABASE_URL at it.');
+      return 1;
     }
     await prepareDatabase(opts.databaseUrl, { log: out });
     out('database is up to date');

@@ -87,6 +87,10 @@ export class ReadRouter {
   private readonly clock: () => number;
   private samples: Sample[] = [];
   private last: { at: number; choice: Promise<ReadChoice> } | null = null;
+  /** The last check's answer once it came (null while none has). */
+  private settled: ReadChoice | null = null;
+  /** A check under way, started while reads went on without it. */
+  private pending: Promise<ReadChoice> | null = null;
   private readonly onChange: ((choice: ReadChoice) => void) | undefined;
   /** The last source and fallback told to onChange. */
   private told: string | null = null;
@@ -117,11 +121,30 @@ export class ReadRouter {
     return this.replica !== null;
   }
 
-  /** Where reads go now (the last check's answer while it is fresh, else a new check's). */
+  /**
+   * Where reads go now: the last check's answer while it is fresh, else a new check's. While the
+   * replica gives no answer (the last check ran out of time: a hung server, a dropped network),
+   * reads go to the primary at once and the next check runs beside them, one at a time: a page
+   * does not wait out each check's timeout.
+   */
   choose(): Promise<ReadChoice> {
     if (!this.replica) return Promise.resolve(this.onPrimary(null));
     const now = this.clock();
     if (this.last && now - this.last.at < this.checkEveryMs) return this.last.choice;
+    if (this.settled?.fallback === 'unreachable') {
+      const known = this.settled;
+      if (!this.pending) {
+        this.pending = this.check(this.replica).finally(() => {
+          this.pending = null;
+        });
+        // Until it answers, reads stay on the primary; its answer is then the fresh one.
+        this.last = { at: now, choice: Promise.resolve(known) };
+        void this.pending.then((c) => {
+          this.last = { at: this.clock(), choice: Promise.resolve(c) };
+        });
+      }
+      return Promise.resolve(known);
+    }
     const choice = this.check(this.replica);
     this.last = { at: now, choice };
     return choice;
@@ -140,8 +163,10 @@ export class ReadRouter {
     try {
       value = await read(choice.db);
     } catch {
-      this.last = null; // check again on the next read
-      return { value: await read(this.primary), choice: this.tell(this.onPrimary('unreachable')) };
+      // Reads go to the primary now; the next one checks the replica again, beside its read.
+      this.last = null;
+      this.settled = this.onPrimary('unreachable');
+      return { value: await read(this.primary), choice: this.tell(this.settled) };
     }
     if (opts.orPrimaryWhen?.(value)) return { value: await read(this.primary), choice: this.onPrimary(null) };
     return { value, choice };
@@ -152,6 +177,12 @@ export class ReadRouter {
   }
 
   private async check(replica: PrismaClient): Promise<ReadChoice> {
+    const choice = await this.checkOnce(replica);
+    this.settled = choice;
+    return choice;
+  }
+
+  private async checkOnce(replica: PrismaClient): Promise<ReadChoice> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), this.checkTimeoutMs);

@@ -4,6 +4,7 @@
  * maximum, measures its lag from WAL positions, and falls back to the primary when it lags
  * beyond the maximum, is stopped, or lacks a row the primary has.
  */
+import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPrisma, type PrismaClient } from '../src/client.ts';
 import { createTestDatabase, type RunningReplica, startStreamingReplica, type TestDatabase, withDatabase } from '../src/dev.ts';
@@ -115,12 +116,34 @@ it('runs again on the primary a read the replica does not answer in time, and sa
     expect(value).toBe(false);
     expect(choice).toMatchObject({ source: 'primary', fallback: 'unreachable' });
     expect(performance.now() - t).toBeLessThan(10_000);
-    await r.choose();
+    // Reads stay on the primary until a check (run beside them) finds the replica answering again.
+    for (let i = 0; i < 100 && (await r.choose()).source !== 'replica'; i++) await sleep(50);
     await r.choose();
     // Each change told once: to the replica, to the primary, back to the replica.
     expect(told).toEqual(['replica:null', 'primary:unreachable', 'replica:null']);
   } finally {
     await slow.$disconnect();
+  }
+});
+
+it('while a hung replica gives no answer, reads go to the primary at once, each next check running beside them', async () => {
+  // A server that accepts connections and never answers (a hung host, a dropped network).
+  const silent = net.createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const hung = createPrisma(`postgres://guardtrace@127.0.0.1:${(silent.address() as net.AddressInfo).port}/guardtrace`, { max: 1, connectionTimeoutMillis: 5_000 });
+  try {
+    const r = new ReadRouter({ primary, replica: hung, maxLagMs: 60_000, checkEveryMs: 0, checkTimeoutMs: 1500 });
+    // The first check waits out its timeout: nothing was known yet.
+    expect(await r.choose()).toMatchObject({ source: 'primary', fallback: 'unreachable' });
+    // The next ones answer from what is known, not after another 1.5 s each (the page waited 2 s a read).
+    for (let i = 0; i < 3; i++) {
+      const first = await Promise.race([r.choose(), sleep(700).then(() => 'waited for a check' as const)]);
+      expect(first).toMatchObject({ source: 'primary', fallback: 'unreachable' });
+    }
+    expect((await r.read(nameOf)).value).toBe('after');
+  } finally {
+    await hung.$disconnect().catch(() => {});
+    silent.close();
   }
 });
 
