@@ -40,4 +40,12 @@ describe('keyText', () => {
       expect(Buffer.byteLength(prefix + next + out.slice(prefix.length))).toBeGreaterThan(MAX_KEY_TEXT_BYTES);
     }
   });
+
+  it('counts NUL as stored (U+FFFD, 3 bytes): a long value of NULs stays within the bound', () => {
+    const v = 'ab\u0000'.repeat(1000);
+    const out = keyText(v);
+    expect(out.includes('\u0000')).toBe(false);
+    expect(Buffer.byteLength(out, 'utf8')).toBeLessThanOrEqual(MAX_KEY_TEXT_BYTES);
+    expect(out).toContain(SHORTENED_MARK);
+  });
 });

@@ -24,7 +24,9 @@ export const SHORTENED_MARK = '…[SHORTENED:';
 /** `v` as an indexed column holds it: itself when it fits MAX_KEY_TEXT_BYTES, else shortened (see above). */
 export function keyText(v: string): string;
 export function keyText(v: string | null): string | null;
-export function keyText(v: string | null): string | null {
+export function keyText(value: string | null): string | null {
+  // NUL is stored as U+FFFD (3 bytes, copy.ts): counted as stored, else a shortened value of NULs went past the bound.
+  const v = value !== null && value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value;
   // A UTF-16 unit is at most 3 UTF-8 bytes: most values need no count.
   if (v === null || v.length * 3 <= MAX_KEY_TEXT_BYTES) return v;
   const bytes = Buffer.byteLength(v, 'utf8');

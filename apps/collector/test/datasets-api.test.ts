@@ -124,6 +124,15 @@ describe('POST /v1/datasets, GET /v1/datasets/{id}', () => {
     expect(bad.text).toContain('Unknown failure class “nope”');
     expect((await call('POST', '/v1/datasets', { query: 'tool:a' })).status).toBe(400);
     expect((await call('POST', '/v1/datasets', '{"name":')).status).toBe(400);
+    // NUL in a name or a query (it failed the request with 500: Postgres text holds no NUL).
+    for (const [body, where] of [
+      [{ name: 'a\u0000b', query: 'tool:a' }, '$.name'],
+      [{ name: 'x', query: 'tool:a\u0000b' }, '$.query'],
+    ] as const) {
+      const nul = await call('POST', '/v1/datasets', body);
+      expect(nul.status).toBe(400);
+      expect(nul.text).toContain(`${where} holds a NUL character`);
+    }
     const before = JSON.parse((await call('GET', '/v1/datasets')).text).datasets.length;
     expect(before).toBe(2);
 

@@ -145,6 +145,15 @@ it('refuses a malformed report with the path of each bad field, and stores nothi
   (nul.results[0] as ReplayResult).arguments = { path: 'a\u0000b' };
   const nulRes = await post(datasetId, nul);
   expect(nulRes.status).toBe(400);
+  // In the run's label and a result's tool (it failed the request with 500: Postgres text holds no NUL).
+  for (const [where, bad] of [
+    ['$.label', { ...report(datasetId, []), label: 'a\u0000b' }],
+    ['$.results[0].tool', { ...report(datasetId, [result(0, 'newly_rejected')]), results: [{ ...result(0, 'newly_rejected'), tool: 'a\u0000b' }] }],
+  ] as const) {
+    const res = await post(datasetId, bad);
+    expect(res.status, where).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toBe(`${where} holds a NUL character (\\u0000), which cannot be stored: remove it`);
+  }
 
   expect((await env.sql.query('SELECT count(*)::int AS n FROM replay_runs WHERE dataset_id = $1', [datasetId])).rows[0].n).toBe(0);
   expect((await env.sql.query('SELECT count(*)::int AS n FROM replay_run_results r JOIN replay_runs u ON u.id = r.run_id WHERE u.dataset_id = $1', [datasetId])).rows[0].n).toBe(0);

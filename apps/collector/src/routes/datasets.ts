@@ -16,6 +16,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Principal } from '../auth.ts';
 import { CollectorError } from '../errors.ts';
 import type { AppContext, Parsed } from '../http/context.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { isUnavailable } from '../pg.ts';
 
 type Deps = Pick<AppContext, 'admit' | 'limits' | 'pool'>;
@@ -56,12 +57,7 @@ export const datasetsRoute: FastifyPluginAsync<Deps> = async (app, { admit, limi
     const principal = req.gt.principal as Principal;
     const parsed = req.body as Parsed | undefined;
     if (parsed?.encoding !== 'json') throw CollectorError.badRequest('send a JSON body (content-type: application/json): { "name": "...", "query": "..." }');
-    let body: unknown;
-    try {
-      body = JSON.parse(parsed.body.toString('utf8'));
-    } catch (err) {
-      throw CollectorError.badRequest(`the body is not JSON: ${(err as Error).message}`);
-    }
+    const body = parseJsonBody(parsed.body);
     const { name, query, description } = (body ?? {}) as Record<string, unknown>;
     if (typeof name !== 'string') throw CollectorError.badRequest('"name" must be a string: the dataset\'s name');
     if (typeof query !== 'string') throw CollectorError.badRequest('"query" must be a string: an explorer query, e.g. "tool:read_file class:guard_violation"');

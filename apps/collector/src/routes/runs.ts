@@ -13,6 +13,7 @@ import type pg from 'pg';
 import type { Principal } from '../auth.ts';
 import { CollectorError } from '../errors.ts';
 import type { AppContext, Parsed } from '../http/context.ts';
+import { parseJsonBody } from '../http/json-body.ts';
 import { isUnavailable, timedQuery } from '../pg.ts';
 import { parseRunReport } from '../replay-run.ts';
 
@@ -36,13 +37,7 @@ function reportOf(req: FastifyRequest): ReplayRunReport {
   if (!parsed || !Buffer.isBuffer(parsed.body) || parsed.encoding !== 'json') {
     throw new CollectorError(415, 'unsupported Content-Type: send the run report as application/json');
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(parsed.body.toString('utf8'));
-  } catch (err) {
-    throw CollectorError.badRequest(`the body is not JSON: ${(err as Error).message}`);
-  }
-  const checked = parseRunReport(value);
+  const checked = parseRunReport(parseJsonBody(parsed.body));
   if (!checked.ok) throw CollectorError.badRequest(checked.message);
   return checked.report;
 }
