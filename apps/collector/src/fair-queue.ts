@@ -17,7 +17,7 @@ export interface QueueJob {
 export interface TakeLimits {
   /** Spans in a transaction at most (alone, a project's jobs are grouped up to this). */
   maxBatchSpans: number;
-  /** Spans in a transaction at most while several projects have jobs queued. */
+  /** Spans in a transaction at most while several projects have jobs queued or wrote within the last 10 s. */
   maxSharedBatchSpans: number;
   /** Write lanes: a transaction takes at most its lane's share of what is queued. */
   lanes: number;
@@ -25,7 +25,22 @@ export interface TakeLimits {
   maxLocks: number;
 }
 
+/**
+ * How long a project counts as writing after its last request (10 s: an OpenTelemetry batch
+ * exporter sends every 5 s). While more than one project is, every transaction is at most
+ * maxSharedBatchSpans: a project alone at the moment take() runs (its big request queued, the
+ * other's next export a few hundred milliseconds away) no longer fills both lanes with transactions
+ * of maxBatchSpans of one session (8,192 spans: seconds each, the second lane waiting on the first's
+ * session lock), which made the other project's exports wait past their commit timeout (503).
+ */
+const ACTIVE_WINDOW_MS = 10_000;
+
 export class FairQueue<J extends QueueJob> {
+  /** When each project last queued or started preparing a request (writing()). */
+  private seen = new Map<string, number>();
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
   /** Queued jobs by project, each oldest first. */
   private queues = new Map<string, J[]>();
   /** The projects with queued jobs, in the order take() serves them. */
@@ -47,11 +62,25 @@ export class FairQueue<J extends QueueJob> {
       this.turn.unshift(job.projectId);
     }
     this.queued += job.spans.length;
+    this.seen.set(job.projectId, this.now());
     this.count(job.projectId, job.spans.length);
+  }
+
+  /** Whether another project than the ones queued now has written within ACTIVE_WINDOW_MS (or several are queued). */
+  private shared(): boolean {
+    if (this.turn.length > 1) return true;
+    const since = this.now() - ACTIVE_WINDOW_MS;
+    let active = 0;
+    for (const [project, at] of this.seen) {
+      if (at < since) this.seen.delete(project);
+      else if (++active > 1) return true;
+    }
+    return false;
   }
 
   /** Spans of a project being made into rows (`n` < 0: done), which count toward its share. */
   count(projectId: string, n: number): void {
+    if (n > 0 && !this.waiting.has(projectId)) this.seen.set(projectId, this.now());
     const v = (this.waiting.get(projectId) ?? 0) + n;
     if (v > 0) this.waiting.set(projectId, v);
     else this.waiting.delete(projectId);
@@ -70,8 +99,8 @@ export class FairQueue<J extends QueueJob> {
 
   /**
    * Queued jobs up to a lane's share of the queue (at most maxBatchSpans; maxSharedBatchSpans
-   * while several projects have jobs queued, so that lanes turn over quickly) and the lock budget;
-   * at least one job; one job a project in turn. The share leaves work for the other lanes: after
+   * while several projects have jobs queued or wrote lately, so that lanes turn over quickly) and
+   * the lock budget; at least one job; projects in turn, each with as many of its jobs as fit. The share leaves work for the other lanes: after
    * a stall (a slow WAL flush holds every lane), the backlog is written by all lanes at once
    * instead of one lane's big transaction that every waiting request then waits for.
    */
@@ -79,23 +108,36 @@ export class FairQueue<J extends QueueJob> {
     const jobs: J[] = [];
     let n = 0;
     let locks = 0;
-    const most = this.turn.length > 1 ? limits.maxSharedBatchSpans : limits.maxBatchSpans;
+    const most = this.shared() ? limits.maxSharedBatchSpans : limits.maxBatchSpans;
     const share = Math.min(most, Math.ceil(this.queued / limits.lanes));
     while (this.turn.length > 0) {
       const project = this.turn[0] as string;
       const q = this.queues.get(project) as J[];
-      const next = q[0] as J;
-      const full = n + next.spans.length > share || locks + next.locks > limits.maxLocks;
-      if (jobs.length > 0 && full) break;
-      jobs.push(next);
-      n += next.spans.length;
-      locks += next.locks;
-      q.shift();
-      this.count(project, -next.spans.length);
-      // To the back of the turn (or out of it).
+      // As many of the project's jobs as fit: one job a turn let a project of small requests (100
+      // spans each, 5 a second) take 100 spans a transaction while another took 2,048, and its
+      // backlog grew past the commit timeout.
+      let took = 0;
+      while (q.length > 0) {
+        const next = q[0] as J;
+        const full = n + next.spans.length > share || locks + next.locks > limits.maxLocks;
+        if (jobs.length > 0 && full) break;
+        jobs.push(next);
+        n += next.spans.length;
+        locks += next.locks;
+        q.shift();
+        this.count(project, -next.spans.length);
+        took++;
+      }
+      // Its next job does not fit: it stays first in turn for the next transaction.
+      if (took === 0) break;
       this.turn.shift();
-      if (q.length > 0) this.turn.push(project);
-      else this.queues.delete(project);
+      if (q.length > 0) {
+        // Served, more left: to the back of the turn; this transaction is full.
+        this.turn.push(project);
+        break;
+      }
+      // All of it taken: the next project's jobs may fill the rest.
+      this.queues.delete(project);
     }
     this.queued -= n;
     return jobs;

@@ -34,6 +34,8 @@ export interface WriterOptions {
   onBatch?: (spans: number, seconds: number) => void;
   onQueueDepth?: (spans: number) => void;
   log?: (msg: string, err?: unknown) => void;
+  /** Milliseconds, for the queue's notion of "recently" (tests move it on); performance.now() by default. */
+  clock?: () => number;
 }
 
 interface Job extends BatchJob {
@@ -62,7 +64,7 @@ const SPREAD_MIN_SPANS = 256;
 
 export class Writer {
   /** Queued jobs, taken one project at a time (fair-queue.ts). */
-  private queue = new FairQueue<Job>();
+  private queue: FairQueue<Job>;
   /** Spans of requests whose rows are being built (they count against maxQueueSpans too). */
   private preparing = 0;
   /** Requests inside submit() before their spans are queued (drain() waits for them). */
@@ -85,6 +87,7 @@ export class Writer {
     private readonly pool: pg.Pool,
     private readonly opts: WriterOptions,
   ) {
+    this.queue = new FairQueue<Job>(opts.clock);
     this.maxLocks = opts.maxLocksPerTransaction ?? MAX_LOCKS_PER_TRANSACTION;
     this.maxPartSpans = Math.min(opts.maxBatchSpans, MAX_PART_SPANS);
   }

@@ -70,9 +70,67 @@ describe('Writer, between projects', () => {
     await queued(5_008);
     await lane.release();
     await Promise.all([writingA, writingB]);
-    // B first, alone; then A's parts (a request cut at 2,048 spans; with one project left, they go together).
+    // B first, alone; then A's parts (a request cut at 2,048 spans), still apart: B and C wrote
+    // within the last 10 s, and B's next export must not wait behind one transaction of all of A.
     expect(done).toEqual(['B', 'A']);
-    expect(batches).toEqual([1, 8, 5_000]);
+    expect(batches).toEqual([1, 8, 2_048, 2_048, 904]);
+    await own.drain();
+  });
+
+  it("gives a project's many small requests one transaction beside another's big parts, not one request a turn", async () => {
+    const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
+    const batches: number[] = [];
+    const depths: number[] = [];
+    const own = new Writer(pool, {
+      maxBatchSpans: 8_192,
+      maxQueueSpans: 100_000,
+      retryAfterSeconds: 1,
+      concurrency: 1,
+      onBatch: (n) => batches.push(n),
+      onQueueDepth: (n) => depths.push(n),
+    });
+    const lane = await busyLane(own, c);
+    const big = Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) =>
+      Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })),
+    );
+    const writingA = own.submit(a, normalize(jsonRequest(big)));
+    while (!depths.includes(5_000)) await new Promise((r) => setImmediate(r));
+    // B exports ten times while A's parts wait (an exporter every 200 ms beside one big request).
+    const writingB = Array.from({ length: 10 }, () => own.submit(b, normalize(jsonRequest(sdkSession().spans))));
+    while (!depths.includes(5_080)) await new Promise((r) => setImmediate(r));
+    await lane.release();
+    await Promise.all([writingA, ...writingB]);
+    // B's ten together, then A's parts (before: one of B's a turn between A's 2,048-span parts:
+    // 8, 2048, 8, 2048, 8, 904, 8, … while B kept exporting, its backlog grew past the commit timeout).
+    expect(batches).toEqual([1, 80, 2_048, 2_048, 904]);
+    await own.drain();
+  });
+
+  it('groups a project\'s parts into one transaction when no other project has written for 10 s', async () => {
+    const [a, c] = [await env.newProject(), await env.newProject()];
+    const batches: number[] = [];
+    const depths: number[] = [];
+    let now = 0;
+    const own = new Writer(pool, {
+      maxBatchSpans: 8_192,
+      maxQueueSpans: 100_000,
+      retryAfterSeconds: 1,
+      concurrency: 1,
+      onBatch: (n) => batches.push(n),
+      onQueueDepth: (n) => depths.push(n),
+      clock: () => now,
+    });
+    const lane = await busyLane(own, c);
+    const big = Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) =>
+      Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })),
+    );
+    now = 10_001;
+    const writingA = own.submit(a, normalize(jsonRequest(big)));
+    while (!depths.includes(5_000)) await new Promise((r) => setImmediate(r));
+    await lane.release();
+    await writingA;
+    // C's span, then A's 5,000 together: C last wrote more than 10 s before.
+    expect(batches).toEqual([1, 5_000]);
     await own.drain();
   });
 
