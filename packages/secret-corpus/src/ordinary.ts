@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { b64, fake, grouped, ibanPrinted, LOWER_HEX, nonIbanNumber, nonLuhnNumber } from './fake.ts';
+import { FIFTH_NEAR_MISSES, FOURTH_NEAR_MISSES, SIXTH_NEAR_MISSES } from './ordinary-held-out.ts';
 
 export interface OrdinaryPayload {
   id: string;
@@ -316,98 +317,9 @@ add('near-secret', [
   '{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}',
 ]);
 
-// Near-misses of the fourth held-out set's kinds (siblings-fourth.ts): a working directory, a
-// secret's size, code that reads a constant, placeholders with a vendor's prefix, documentation's
-// elided key and example webhook, prose about a password option, messages about a password in
-// other languages, named outputs that are not secrets, AMQP routing keys, numeric hook ids.
-add('fourth', [
-  'HOME=/home/runner\nPWD=/srv/app\nOLDPWD=/home/runner\nSHELL=/bin/bash',
-  'Data\n====\npassword:  16 bytes\nusername:  8 bytes',
-  'val mapsKey = BuildConfig.MAPS_API_KEY',
-  'apiKey: Secrets.Payments.STRIPE_SECRET_KEY,',
-  'STRIPE_KEY=sk_test_xxxxxxxxxxxxxxxxxxxxxxxx',
-  'GITHUB_TOKEN=ghp_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',
-  '  - Token: gho_************************************',
-  'Post to https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX (example)',
-  '-----BEGIN RSA PRIVATE KEY-----\n...\n-----END RSA PRIVATE KEY-----',
-  JSON.stringify({ env: 'DB_PASSWORD=${DB_PASSWORD}\nLOG_LEVEL=debug' }),
-  JSON.stringify({ step: 'env:\n  NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\nrun: npm publish' }),
-  'WARNING! Using --password via the CLI is insecure. Use --password-stdin.',
-  'Votre mot de passe est incorrect.',
-  'Das Passwort ist abgelaufen!',
-  'La contraseña debe tener al menos 12 caracteres',
-  '密码错误，请重试',
-  'パスワードを忘れた場合はこちら',
-  '$ terraform output -raw bucket_name\nacme-artifacts-prod-2026',
-  "channel.basic_publish(exchange='events', routing_key='orders.created.v2', body=payload)",
-  'GET /repos/acme/api/hooks/123456789012345678901 200',
-  'Cookie: session=[REDACTED]; theme=[REDACTED]',
-  '{"log":{"entries":[{"request":{"url":"https://example.com/","cookies":[]}}]}}',
-  'git remote add origin https://github.com/acme/payments-service.git',
-]);
-
-// Near-misses of the fifth held-out set's kinds (siblings-fifth.ts): a command's subcommand after a
-// secret word, prose after one, a dependency's version, a workflow's permissions, a reset link
-// without a token, connection strings without a secret, scp-style remotes, placeholders and
-// variables where a secret could stand, files that are not secrets, a transaction hash, WeChat's app id.
-add('fifth', [
-  'bin/rails credentials:edit --environment production',
-  'Run `rails credentials:show` to read them.',
-  'password: is required (ValidationError: Path `password` is required.)',
-  'token: not found in the request headers',
-  'auth: login succeeded user=deploy ip=198.51.100.7',
-  '{"dependencies": {"jsonwebtoken": "^9.0.2", "@types/jsonwebtoken": "~9.0.6", "keytar": "7.9.0"}}',
-  'permissions:\n  contents: read\n  id-token: write\n  pull-requests: write',
-  'Reset your password: https://app.example.com/account/reset-password?step=start',
-  'AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;AccountName=acmelogs;EndpointSuffix=core.windows.net',
-  'ConnectionString: Server=sql01;Database=HR;Integrated Security=true;',
-  'git clone git@github.com:acme/payments-service.git',
-  'scp deploy@build01.acme.example:/var/artifacts/app.tar.gz .',
-  'DB_PASSWORD: !Ref DatabasePassword',
-  'jdbc:postgresql://db:5432/app?user=svc&password=$DB_PASSWORD&ssl=true',
-  'echo "done" > /tmp/status.txt',
-  'echo "$VAULT_PASSWORD" > ~/.vault_pass && chmod 600 ~/.vault_pass',
-  '$ cat VERSION\n1.42.0',
-  'Enter new password for user "app": \nEnter it again: ',
-  'The login is at https://app.example.com/login and the password reset at /reset.',
-  'const wallet = new ethers.Wallet(process.env.PRIVATE_KEY, provider);',
-  'tx 0x3f1c9a7be2d04c8f9e5a6b7c8d9e0f1a2b3c4d5e6f708192a3b4c5d6e7f80912 confirmed in block 19000000',
-  'wx.login({ appid: "wx1234567890abcdef" })',
-  'gh secret set NPM_TOKEN < token.txt',
-  'htpasswd -nB deploy',
-  'DB_PASSWORD=vault:secret/data/prod/db#password',
-  'export DB_PASSWORD="op://Prod/Postgres/password"',
-  '| Setting | Default |\n|---|---|\n| password_policy | min 12 characters |\n| token_ttl | 3600 |',
-  '| env | password |\n| --- | --- |\n| prod | *** |\n| dev | (in 1Password) |',
-]);
-
-// Near-misses of the sixth held-out set's kinds (siblings-sixth.ts): a secret word at a line's end
-// and the next line, code that passes a credential's variable, placeholders of cmd and argparse,
-// YAML's null, a model's tokens, a redirect, a reference to a Secret by name, a dependency pinned to
-// a major version, cookies that hold preferences, a cookie's deletion, an Authorization quoted in
-// prose, the armor lines named in a sentence, a number after a slash, a signature header's fields.
-add('sixth', [
-  '# host:port:database:user:password\n# (one line per server; see pgpass(5))',
-  '/run/secrets/db-password\n/run/secrets/api-token\n~/.config/app/settings.toml',
-  'module Billing::Auth::Session; end',
-  'final api = GitHubClient(token: githubToken, baseUrl: baseUrl);',
-  'client = OpenAI(api_key=settings.api_key_value, timeout=30)',
-  '$securePwd = ConvertTo-SecureString $plainPwd -AsPlainText -Force',
-  'await fetch("/api/me", { credentials: "same-origin", headers: { accept: "application/json" } });',
-  'set DB_PASSWORD=%DB_PASSWORD%\nrunner.exe --password %DB_PASSWORD%',
-  'usage: deploy [-h] [--api-token API_TOKEN] [--region REGION]',
-  'cache:\n  password: ~\n  ttl: 300',
-  '{"token":" token","logprob":-1.93,"top_logprobs":[{"token":" secret","logprob":-2.2}]}',
-  'npm login --auth-type=web < /dev/null',
-  'auth:\n  existingSecret: grafana-admin\n  userKey: admin-user',
-  '[dependencies]\ntoken = "1"\nsecret-service = "3"',
-  'Cookie: locale=fr-FR; theme=dark; sidebar=open',
-  'Cookie: _ga=GA1.2.1234567890.1700000000; _gid=GA1.2.987654321.1700000000',
-  'Set-Cookie: auth_session=; Max-Age=0; Path=/; Secure',
-  'Send it as `Authorization: Bearer <token>` or `Authorization: Bearer eyJhbGciOi...` (shortened).',
-  'A key file starts with -----BEGIN RSA PRIVATE KEY----- and ends with -----END RSA PRIVATE KEY----- lines.',
-  'https://admin.shopify.com/store/acme/orders/5311999101239 and gid://shopify/Order/5311999101239',
-  'DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.org; s=sel1; h=from:to:subject',
-]);
+// Near-misses of the held-out sets' kinds (ordinary-held-out.ts).
+add('fourth', [...FOURTH_NEAR_MISSES]);
+add('fifth', [...FIFTH_NEAR_MISSES]);
+add('sixth', [...SIXTH_NEAR_MISSES]);
 
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;
