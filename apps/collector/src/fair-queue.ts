@@ -36,7 +36,7 @@ export interface TakeLimits {
 const ACTIVE_WINDOW_MS = 10_000;
 
 export class FairQueue<J extends QueueJob> {
-  /** When each project last queued or started preparing a request (writing()). */
+  /** When each project last queued a request or started making one into rows (push(), count()). */
   private seen = new Map<string, number>();
 
   constructor(private readonly now: () => number = () => performance.now()) {}
