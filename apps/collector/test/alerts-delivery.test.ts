@@ -4,46 +4,24 @@
  * answers 2xx; a receiver that never does is given up after the last attempt. Times are passed
  * in (the backoff is measured against them), so nothing waits on the clock.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backoffMs, MAX_ATTEMPTS, MUTED, RESOLVED_FIRST, RETRY_BASE_MS } from '../src/alerts/deliver.ts';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
-import { createRule, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
-import { type Env, jsonRequest, setupApp, setupDatabase } from './helpers.ts';
+import { createRule, failingSession, type Receiver, startReceiver, T0, useAlertFixture, WEB } from './alerts-support.ts';
+import type { Env } from './helpers.ts';
 
-let env: Env;
-let app: FastifyInstance;
-let url: string;
-let receiver: Receiver;
 const SECRET = 'whsec_delivery_secret';
-const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
-const WEB = 'https://guardtrace.example.com';
-
-beforeAll(async () => {
-  env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
-  app = await setupApp(env);
-  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
-  receiver = await startReceiver(SECRET);
-});
-afterEach(async () => {
-  await env.sql.query('DELETE FROM alert_rules');
-});
-afterAll(async () => {
-  await receiver?.close();
-  await app?.close();
-  await env?.close();
+const fixture = useAlertFixture(SECRET);
+let env: Env;
+let receiver: Receiver;
+beforeAll(() => {
+  env = fixture.env;
+  receiver = fixture.receiver;
 });
 
 async function firingRule(windowMinutes = 1440): Promise<{ ruleId: string; fireAt: number }> {
-  const projectId = await env.newProject();
-  const { key } = await env.newKey(projectId);
-  const s = failingSession({ startMs: T0, tool: 'search', failures: [{ cls: 'transient' }] });
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(jsonRequest(s.spans)),
-  });
-  expect(res.status).toBe(200);
+  const { projectId, key } = await fixture.newProjectKey();
+  await fixture.send(failingSession({ startMs: T0, tool: 'search', failures: [{ cls: 'transient' }] }).spans, key);
   // A day's window by default: the rule stays firing while the retries run.
   const ruleId = await createRule(env.sql, { projectId, kind: 'failure_count', threshold: 1, windowMinutes, url: receiver.url, secret: SECRET });
   return { ruleId, fireAt: T0 + 60_000 };

@@ -6,49 +6,20 @@
 import { sql } from '@guardtrace/db';
 import { sessionFilter } from '@guardtrace/db/session-filter';
 import { parseSessionQuery } from '@guardtrace/db/session-query';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
-import { createRule, failingSession, type Receiver, startReceiver } from './alerts-support.ts';
-import { type Env, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
+import { at, createRule, failingSession, type Receiver, T0, useAlertFixture, WEB } from './alerts-support.ts';
+import { type Env, jsonSpan } from './helpers.ts';
 
-let env: Env;
-let app: FastifyInstance;
-let url: string;
-let receiver: Receiver;
 const SECRET = 'whsec_test_secret';
-const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
-const at = (minutes: number) => new Date(T0 + minutes * 60_000);
-const WEB = 'https://guardtrace.example.com';
-
-beforeAll(async () => {
-  env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
-  app = await setupApp(env);
-  url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
-  receiver = await startReceiver(SECRET);
+const fixture = useAlertFixture(SECRET);
+const { send, newProjectKey } = fixture;
+let env: Env;
+let receiver: Receiver;
+beforeAll(() => {
+  env = fixture.env;
+  receiver = fixture.receiver;
 });
-afterEach(async () => {
-  await env.sql.query('DELETE FROM alert_rules');
-});
-afterAll(async () => {
-  await receiver?.close();
-  await app?.close();
-  await env?.close();
-});
-
-async function send(spans: Record<string, unknown>[], key = env.key): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body: JSON.stringify(jsonRequest(spans)),
-  });
-  expect(res.status, await res.text()).toBe(200);
-}
-
-async function newProjectKey(): Promise<{ projectId: string; key: string }> {
-  const projectId = await env.newProject();
-  return { projectId, key: (await env.newKey(projectId)).key };
-}
 
 /** Runs the evaluator at `now`; the rule's firing: its value, its link's query and the sessions that query lists. */
 async function fire(ruleId: string, projectId: string, now: Date): Promise<{ value: unknown; query: string; sessions: string[] }> {

@@ -1,12 +1,15 @@
 /**
  * The alerts tests' parts: a real HTTP receiver on a port the system picks (it verifies each
  * webhook's signature with node:crypto, as docs/production.md tells a receiver to), agent
- * sessions with failures at fixed times, and rules written as the web writes them.
+ * sessions with failures at fixed times, rules written as the web writes them, and the fixture
+ * every alerts test file starts with (useAlertFixture).
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { hex, jsonSpan } from './helpers.ts';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { type Env, hex, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -190,4 +193,70 @@ export async function eventsOf(sql: pg.Pool, ruleId: string) {
     [ruleId],
   );
   return rows;
+}
+
+/** The alerts tests' fixed clock: sessions start at T0, evaluations run at at(minutes). */
+export const T0 = Date.UTC(2026, 10, 30, 12, 0, 0);
+export const at = (minutes: number) => new Date(T0 + minutes * 60_000);
+/** Where the alerts' links point. */
+export const WEB = 'https://guardtrace.example.com';
+
+export interface AlertFixture {
+  /** The database and its default project (ready in beforeAll). */
+  readonly env: Env;
+  /** The webhook receiver, checking signatures with the fixture's secret. */
+  readonly receiver: Receiver;
+  /** Sends spans to the collector over real HTTP as OTLP/JSON (200 expected). */
+  send(spans: Record<string, unknown>[], key?: string): Promise<void>;
+  /** A new project and a key of it. */
+  newProjectKey(): Promise<{ projectId: string; key: string }>;
+}
+
+/**
+ * A database with its month's partitions, the collector listening on a free port, and a receiver;
+ * each test's rules deleted after it (a tick evaluates every project's rules); all closed after the file.
+ */
+export function useAlertFixture(secret: string): AlertFixture {
+  let env: Env | undefined;
+  let app: FastifyInstance | undefined;
+  let url = '';
+  let receiver: Receiver | undefined;
+  beforeAll(async () => {
+    env = await setupDatabase({ partitions: new Date('2026-11-30T00:00:00Z') });
+    app = await setupApp(env);
+    url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/v1/traces`;
+    receiver = await startReceiver(secret);
+  });
+  afterEach(async () => {
+    await env?.sql.query('DELETE FROM alert_rules');
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await app?.close();
+    await env?.close();
+  });
+  const ready = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('the alerts fixture is not started (used outside a test?)');
+    return v;
+  };
+  return {
+    get env() {
+      return ready(env);
+    },
+    get receiver() {
+      return ready(receiver);
+    },
+    async send(spans, key) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key ?? ready(env).key}` },
+        body: JSON.stringify(jsonRequest(spans)),
+      });
+      expect(res.status, await res.text()).toBe(200);
+    },
+    async newProjectKey() {
+      const projectId = await ready(env).newProject();
+      return { projectId, key: (await ready(env).newKey(projectId)).key };
+    },
+  };
 }
