@@ -40,31 +40,41 @@ async function busyLane(w: Writer, projectId: string): Promise<{ release: () => 
   };
 }
 
+/**
+ * A writer with one lane (the order of transactions is the order of take()), recording each
+ * transaction's spans and the queue's depths; `queued(n)` waits until the queue has held n spans.
+ */
+function oneLane(opts: { maxQueueSpans?: number; clock?: () => number } = {}) {
+  const batches: number[] = [];
+  const depths: number[] = [];
+  const writer = new Writer(pool, {
+    maxBatchSpans: 8_192,
+    maxQueueSpans: opts.maxQueueSpans ?? 100_000,
+    retryAfterSeconds: 1,
+    concurrency: 1,
+    onBatch: (n) => batches.push(n),
+    onQueueDepth: (n) => depths.push(n),
+    clock: opts.clock,
+  });
+  const queued = async (n: number) => {
+    while (!depths.includes(n)) await new Promise((r) => setImmediate(r));
+  };
+  return { writer, batches, queued };
+}
+
+/** A request of `traces` traces of 100 spans each, normalized. */
+const bigRequest = (traces: number) =>
+  normalize(jsonRequest(Array.from({ length: traces }, () => hex(16)).flatMap((traceId) => Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })))));
+
 describe('Writer, between projects', () => {
   it("does not make one project's request wait behind another's backlog: parts of at most 2,048 spans, projects in turn", async () => {
     const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
-    const batches: number[] = [];
-    const depths: number[] = [];
-    // One lane, so the order of transactions is the order of take().
-    const own = new Writer(pool, {
-      maxBatchSpans: 8_192,
-      maxQueueSpans: 100_000,
-      retryAfterSeconds: 1,
-      concurrency: 1,
-      onBatch: (n) => batches.push(n),
-      onQueueDepth: (n) => depths.push(n),
-    });
-    const queued = async (n: number) => {
-      while (!depths.includes(n)) await new Promise((r) => setImmediate(r));
-    };
+    const { writer: own, batches, queued } = oneLane();
     // The lane is busy: project C's span waits on a row another connection holds uncommitted.
     const lane = await busyLane(own, c);
     // Meanwhile project A queues a request of 5,000 spans (50 traces of 100), then project B a small one.
-    const big = Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) =>
-      Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })),
-    );
     const done: string[] = [];
-    const writingA = own.submit(a, normalize(jsonRequest(big))).then(() => done.push('A'));
+    const writingA = own.submit(a, bigRequest(50)).then(() => done.push('A'));
     await queued(5_000);
     const writingB = own.submit(b, normalize(jsonRequest(sdkSession().spans))).then(() => done.push('B'));
     await queued(5_008);
@@ -79,25 +89,13 @@ describe('Writer, between projects', () => {
 
   it("gives a project's many small requests one transaction beside another's big parts, not one request a turn", async () => {
     const [a, b, c] = [await env.newProject(), await env.newProject(), await env.newProject()];
-    const batches: number[] = [];
-    const depths: number[] = [];
-    const own = new Writer(pool, {
-      maxBatchSpans: 8_192,
-      maxQueueSpans: 100_000,
-      retryAfterSeconds: 1,
-      concurrency: 1,
-      onBatch: (n) => batches.push(n),
-      onQueueDepth: (n) => depths.push(n),
-    });
+    const { writer: own, batches, queued } = oneLane();
     const lane = await busyLane(own, c);
-    const big = Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) =>
-      Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })),
-    );
-    const writingA = own.submit(a, normalize(jsonRequest(big)));
-    while (!depths.includes(5_000)) await new Promise((r) => setImmediate(r));
+    const writingA = own.submit(a, bigRequest(50));
+    await queued(5_000);
     // B exports ten times while A's parts wait (an exporter every 200 ms beside one big request).
     const writingB = Array.from({ length: 10 }, () => own.submit(b, normalize(jsonRequest(sdkSession().spans))));
-    while (!depths.includes(5_080)) await new Promise((r) => setImmediate(r));
+    await queued(5_080);
     await lane.release();
     await Promise.all([writingA, ...writingB]);
     // B's ten together, then A's parts (before: one of B's a turn between A's 2,048-span parts:
@@ -106,27 +104,14 @@ describe('Writer, between projects', () => {
     await own.drain();
   });
 
-  it('groups a project\'s parts into one transaction when no other project has written for 10 s', async () => {
+  it("groups a project's parts into one transaction when no other project has written for 10 s", async () => {
     const [a, c] = [await env.newProject(), await env.newProject()];
-    const batches: number[] = [];
-    const depths: number[] = [];
     let now = 0;
-    const own = new Writer(pool, {
-      maxBatchSpans: 8_192,
-      maxQueueSpans: 100_000,
-      retryAfterSeconds: 1,
-      concurrency: 1,
-      onBatch: (n) => batches.push(n),
-      onQueueDepth: (n) => depths.push(n),
-      clock: () => now,
-    });
+    const { writer: own, batches, queued } = oneLane({ clock: () => now });
     const lane = await busyLane(own, c);
-    const big = Array.from({ length: 50 }, () => hex(16)).flatMap((traceId) =>
-      Array.from({ length: 100 }, (_, i) => jsonSpan({ traceId, name: i === 0 ? 'root' : `step ${i}` })),
-    );
     now = 10_001;
-    const writingA = own.submit(a, normalize(jsonRequest(big)));
-    while (!depths.includes(5_000)) await new Promise((r) => setImmediate(r));
+    const writingA = own.submit(a, bigRequest(50));
+    await queued(5_000);
     await lane.release();
     await writingA;
     // C's span, then A's 5,000 together: C last wrote more than 10 s before.
