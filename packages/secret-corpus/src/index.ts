@@ -1,3 +1,4 @@
 /** Test-only corpora for the redaction tests of the collector and the SDK. */
 export { ORDINARY_PAYLOADS, type OrdinaryPayload } from './ordinary.ts';
-export { asText, fragments, SECRET_SHAPES, type SecretKind, type SecretShape } from './secrets.ts';
+export { SECRET_SHAPES } from './secrets.ts';
+export { asText, fragments, type SecretKind, type SecretShape } from './shape.ts';

@@ -11,7 +11,7 @@
  * near-misses are in ordinary.ts ("fifth").
  */
 import { ALNUM, BASE64, b64, fake, LOWER_HEX, URLSAFE } from './fake.ts';
-import type { SecretKind, SecretShape } from './secrets.ts';
+import type { SecretKind, SecretShape } from './shape.ts';
 
 const f = fake;
 const shapes: SecretShape[] = [];

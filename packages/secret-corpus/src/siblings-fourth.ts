@@ -8,7 +8,7 @@
  * in ordinary.ts ("fourth").
  */
 import { ALNUM, BASE64, fake, LOWER_HEX, URLSAFE } from './fake.ts';
-import type { SecretKind, SecretShape } from './secrets.ts';
+import type { SecretKind, SecretShape } from './shape.ts';
 
 const f = fake;
 const shapes: SecretShape[] = [];

@@ -13,7 +13,7 @@
  * ordinary.ts ("sixth").
  */
 import { ALNUM, BASE64, b64, fake, LOWER_HEX, UPPER_DIGITS } from './fake.ts';
-import type { SecretKind, SecretShape } from './secrets.ts';
+import type { SecretKind, SecretShape } from './shape.ts';
 
 const f = fake;
 const shapes: SecretShape[] = [];

@@ -5,8 +5,8 @@
  * other spellings, 17 more vendor tokens, unsigned JWTs and JWEs, and secrets behind encodings.
  * Generated as secrets.ts generates its own (fake.ts): valid in form, useless in fact.
  */
-import { ALNUM, b64url, BASE64, fake, grouped, ibanNumber, ibanPrinted, LOWER_HEX, luhnNumber, UPPER_DIGITS, URLSAFE } from './fake.ts';
-import type { SecretKind, SecretShape } from './secrets.ts';
+import { ALNUM, BASE64, b64url, fake, grouped, ibanNumber, ibanPrinted, LOWER_HEX, luhnNumber, UPPER_DIGITS, URLSAFE } from './fake.ts';
+import type { SecretKind, SecretShape } from './shape.ts';
 
 const f = fake;
 const shapes: SecretShape[] = [];
