@@ -50,7 +50,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     // A session id in a path (GET /v1/sessions/:id) up to the 1,024 bytes ingest keeps, percent-encoded
     // (3 characters a byte); Fastify's default of 100 answered 414 for ids it had stored.
-    maxParamLength: 3 * 1024,
+    // (routerOptions: the top-level option prints a deprecation warning at every start.)
+    routerOptions: { maxParamLength: 3 * 1024 },
   });
   const ctx = await createContext(app, opts.databaseUrl, limits, opts.redaction);
   // Sessions every process would drop, held at weight 0 until their decision wait is over.

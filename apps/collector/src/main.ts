@@ -1,4 +1,5 @@
 /** Process entry: env -> database (DATABASE_URL, migrated) -> app -> listen; signals drain. */
+import { connectionProblem } from '@guardtrace/db/database-url';
 import { applyRetention, inRecovery, maintainSpanPartitions, pendingMigrations, prepareDatabase } from '@guardtrace/db/server';
 import { startAlerts } from './alerts/run.ts';
 import { buildApp } from './app.ts';
@@ -14,6 +15,32 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const log = (line: string) => console.log(`[collector] ${line}`);
+  const databaseUrl = env.databaseUrl;
+  // A database it cannot reach or sign in to, or a port it cannot listen on: one line saying
+  // what to fix, not pg's error object and its stack.
+  const fail = (err: unknown): never => {
+    const problem = connectionProblem(err, databaseUrl) ?? listenProblem(err, env.host, env.port);
+    if (problem === null) throw err;
+    console.error(`[collector] failed to start: ${problem}`);
+    process.exit(1);
+  };
+  try {
+    await start(env, log);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+/** Why listening on host:port failed, for a person (EADDRINUSE, EACCES), or null. */
+function listenProblem(err: unknown, host: string, port: number): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE') return `port ${port} on ${host} is in use by another process: stop it, or set PORT (and HOST) to another address`;
+  if (code === 'EACCES') return `may not listen on port ${port} on ${host} (ports below 1024 need privileges): set PORT to 1024 or above`;
+  if (code === 'EADDRNOTAVAIL') return `${host} is not an address of this machine: set HOST to one of its addresses (0.0.0.0 for all)`;
+  return null;
+}
+
+async function start(env: ReturnType<typeof parseEnv>, log: (line: string) => void): Promise<void> {
   const databaseUrl = env.databaseUrl;
   // The collector writes: a standby (a read replica) would fail its first write with a raw
   // "read-only transaction" error. Said plainly instead (an unreachable server is left to the steps below).

@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, startStreamingReplica, withDatabase } from '@guardtrace/db/dev';
@@ -85,6 +86,34 @@ describe('the built collector (main.js)', () => {
     }
   }, 120_000);
 
+  it('exits 1 with one line saying what to fix when it cannot sign in to its database or listen on its port (not a stack), and so does the migrator', async () => {
+    const db = await createTestDatabase();
+    const holder = net.createServer();
+    try {
+      const wrong = new URL(db.url);
+      wrong.password = 'Not-The-Password-42';
+      const r = spawnSync(process.execPath, [main], { cwd: root, env: { ...process.env, DATABASE_URL: wrong.toString(), PORT: '0' }, encoding: 'utf8', timeout: 60_000 });
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toMatch(/^\[collector\] failed to start: DATABASE_URL: Postgres at [^ ]+ refused the password of user "\w+": check the user and password in DATABASE_URL/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).not.toContain('Not-The-Password-42');
+      const missing = new URL(db.url);
+      missing.pathname = '/no_such_database';
+      const m = spawnSync(process.execPath, [path.join(outDir, 'migrate.js')], { env: { ...process.env, DATABASE_URL: missing.toString() }, encoding: 'utf8', timeout: 60_000 });
+      expect(m.status).toBe(1);
+      expect(m.stderr.trim()).toMatch(/^DATABASE_URL: database "no_such_database" does not exist at [^ ]+: create it/);
+      // A port another process holds.
+      await new Promise<void>((ok) => holder.listen(0, '127.0.0.1', ok));
+      const port = (holder.address() as net.AddressInfo).port;
+      const l = spawnSync(process.execPath, [main], { cwd: root, env: { ...process.env, DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1' }, encoding: 'utf8', timeout: 60_000 });
+      expect(l.status).toBe(1);
+      expect(l.stderr.trim()).toBe(`[collector] failed to start: port ${port} on 127.0.0.1 is in use by another process: stop it, or set PORT (and HOST) to another address`);
+    } finally {
+      holder.close();
+      await db.close();
+    }
+  }, 120_000);
+
   it('logs structured JSON lines, prints where it listens, and exits 0 on SIGTERM', async () => {
     const env = await setupDatabase();
     const p = spawn(process.execPath, ['--max-semi-space-size=64', main], {
@@ -94,8 +123,12 @@ describe('the built collector (main.js)', () => {
     });
     try {
       let out = '';
+      let err = '';
       p.stdout.on('data', (d) => {
         out += String(d);
+      });
+      p.stderr.on('data', (d) => {
+        err += String(d);
       });
       const url = await new Promise<string>((resolve, reject) => {
         p.stdout.on('data', () => {
@@ -119,6 +152,8 @@ describe('the built collector (main.js)', () => {
         .map((l) => JSON.parse(l));
       expect(logs.some((l) => l.msg === 'request completed' && l.res?.statusCode === 200 && typeof l.responseTime === 'number')).toBe(true);
       expect(logs.some((l) => l.msg === 'shutting down: draining in-flight requests')).toBe(true);
+      // Nothing on stderr from a healthy start and stop (a deprecated Fastify option printed a warning at every start).
+      expect(err).toBe('');
     } finally {
       p.kill('SIGKILL');
       await env.close();

@@ -23,3 +23,61 @@ export function databaseUrlProblem(url: string): string | null {
   if (parsed.hostname === '' && !/[?&]host=/.test(parsed.search)) return 'names no host: postgres://<user>:<password>@<host>:<port>/<database>';
   return null;
 }
+
+/** `host:port/database` of a Postgres URL, never its password (for messages). */
+function where(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || 'localhost'}:${u.port || '5432'}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return 'the server';
+  }
+}
+
+/**
+ * Why a connection to `url` failed, said so that a person can fix it, or null when `err` is not a
+ * connection or sign-in failure (a query's own error): for a process that cannot start without its
+ * database (the collector, the migrator) instead of pg's error object and stack. `variable` is the
+ * setting that holds the URL. Codes: Postgres' SQLSTATE (28P01, 28000, 3D000, 57P03, 53300) and
+ * Node's network errors.
+ */
+export function connectionProblem(err: unknown, url: string, variable = 'DATABASE_URL'): string | null {
+  if (!(err instanceof Error)) return null;
+  const code = (err as { code?: unknown }).code;
+  const at = where(url);
+  let user = 'postgres';
+  try {
+    user = decodeURIComponent(new URL(url).username) || user;
+  } catch {
+    // where() already says "the server"
+  }
+  const msg = err.message;
+  switch (code) {
+    case '28P01':
+      return `${variable}: Postgres at ${at} refused the password of user "${user}": check the user and password in ${variable} (one holding / @ : # ? % or a space must be percent-encoded)`;
+    case '28000':
+      return `${variable}: Postgres at ${at} does not let this client in (${msg}): allow it in pg_hba.conf, or set sslmode in ${variable} if the server requires TLS (e.g. ?sslmode=require)`;
+    case '3D000':
+      return `${variable}: ${msg} at ${at}: create it (CREATE DATABASE …) or fix the database name at the end of ${variable}`;
+    case '57P03':
+      return `${variable}: Postgres at ${at} is starting up, shutting down or in recovery and takes no connections yet (${msg}): start again once it is up`;
+    case '53300':
+      return `${variable}: Postgres at ${at} has no connection slot left (${msg}): raise max_connections or lower the connections of other clients`;
+    case 'ECONNREFUSED':
+      return `${variable}: nothing accepts connections at ${at.split('/')[0]}: is Postgres running there, and listening on that address and port (listen_addresses, port)?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `${variable}: the host of ${at.split('/')[0]} is not found (DNS): check the host name in ${variable}`;
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `${variable}: no answer from ${at.split('/')[0]} (${code}): check the host and port in ${variable} and any firewall between`;
+  }
+  if (/\bSSL\b|TLS|certificate/i.test(msg)) {
+    return `${variable}: TLS with Postgres at ${at} failed (${msg}): set sslmode in ${variable} to what the server offers (e.g. ?sslmode=require, or sslmode=disable for a server without TLS)`;
+  }
+  if (/timeout expired|Connection terminated due to connection timeout/i.test(msg)) {
+    return `${variable}: no answer from ${at.split('/')[0]} in time (${msg}): check the host and port in ${variable} and any firewall between`;
+  }
+  return null;
+}

@@ -5,7 +5,7 @@
  * the others find it applied. The collector's build compiles it to dist/migrate.js.
  */
 import { inRecovery, prepareDatabase } from './database.ts';
-import { databaseUrlProblem } from './database-url.ts';
+import { connectionProblem, databaseUrlProblem } from './database-url.ts';
 import { MigrationError, pendingMigrations } from './migrate.ts';
 
 const USAGE = `usage: guardtrace-migrate [--status]
@@ -53,7 +53,9 @@ export async function migrateCommand(opts: MigrateCommandOptions): Promise<numbe
     out('database is up to date');
     return 0;
   } catch (e) {
-    err(e instanceof MigrationError ? e.message : `migration failed: ${e instanceof Error ? e.message : String(e)}`);
+    const problem = connectionProblem(e, opts.databaseUrl);
+    if (problem !== null) err(problem);
+    else err(e instanceof MigrationError ? e.message : `migration failed: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
 }
