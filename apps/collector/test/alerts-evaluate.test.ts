@@ -6,7 +6,7 @@
  * "now" is passed in: nothing here depends on the day the test runs.
  */
 
-import { measure, type RuleRow } from '@guardtrace/db/alerts';
+import { measure, type QueryRows, type RuleRow, worstSession } from '@guardtrace/db/alerts';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
@@ -22,6 +22,14 @@ beforeAll(() => {
   env = fixture.env;
   receiver = fixture.receiver;
 });
+
+const q: QueryRows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
+
+/** What a rule measures at `now`, with the session an event sent now would link to. */
+async function measured(r: RuleRow, now: Date, subject = ''): Promise<{ value: number | undefined; worst: string | null }> {
+  const m = (await measure(q, r, now)).get(subject);
+  return { value: m?.value, worst: m && m.value > 0 ? await worstSession(q, r, subject, now) : null };
+}
 
 const rule = (projectId: string, kind: string, over: Partial<RuleRow> = {}): RuleRow => ({
   id: '00000000-0000-4000-8000-000000000000',
@@ -80,10 +88,7 @@ describe('each rule kind measures the rollup', () => {
     );
   });
 
-  const value = async (kind: string, over: Partial<RuleRow> = {}) => {
-    const m = await measure(async (text, values) => (await env.sql.query(text, values)).rows, rule(projectId, kind, over), at(2));
-    return { value: m.get('')?.value, worst: m.get('')?.worstSessionId };
-  };
+  const value = (kind: string, over: Partial<RuleRow> = {}) => measured(rule(projectId, kind, over), at(2));
 
   it('counts failed attempts of a class, and of a class of a tool', async () => {
     expect((await value('failure_count')).value).toBe(3);
@@ -122,7 +127,7 @@ describe('each rule kind measures the rollup', () => {
     expect((await value('repair_dollars', { failure_class: 'transient' })).worst).toBe(worst);
   });
 
-  it('fires a repair-cost rule at exactly its threshold, and links to the session that spent the most', async () => {
+  it('fires a repair-cost rule at exactly its threshold, and links to the session that spent the most dollars', async () => {
     const p = await newProjectKey();
     await env.sql.query(
       `INSERT INTO model_prices (project_id, model, input_per_mtok, output_per_mtok, cached_input_per_mtok) VALUES ($1, 'model-a', 7, 7, 7), ($1, 'model-b', 1, 1, 1)`,
@@ -132,10 +137,9 @@ describe('each rule kind measures the rollup', () => {
     const a = failingSession({ startMs: T0 + 30 * 60_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'model-a', input: 90_000, output: 10_000 } }] });
     const b = failingSession({ startMs: T0 + 30 * 60_000 + 5_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'model-b', input: 90_000, output: 10_000 } }] });
     await send([...a.spans, ...b.spans], p.key);
-    const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
-    const m = await measure(rows, rule(p.projectId, 'repair_dollars', { threshold: 0.8 }), at(31));
-    expect(m.get('')).toEqual({ value: 0.8, worstSessionId: expect.any(String) });
-    // Both spent 100,000 tokens: either is an example; a third that spends more becomes it.
+    expect(await measured(rule(p.projectId, 'repair_dollars', { threshold: 0.8 }), at(31))).toEqual({ value: 0.8, worst: a.sessionId });
+    // A third spends the most tokens (160,000 of the cheap model: $0.16): the example of a token
+    // rule, not of a dollar rule, whose example stays the one that spent the most dollars ($0.70).
     const c = failingSession({ startMs: T0 + 30 * 60_000 + 9_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'model-b', input: 150_000, output: 10_000 } }] });
     await send(c.spans, p.key);
     const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_dollars', threshold: 0.96, url: receiver.url, secret: SECRET });
@@ -143,7 +147,8 @@ describe('each rule kind measures the rollup', () => {
     await runAlertTick(env.sql, { now: at(31), webUrl: WEB });
     const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId);
     expect(fired?.json).toMatchObject({ type: 'alert.firing', value: 0.96 });
-    expect((fired?.json.links as { worstSession: string } | undefined)?.worstSession).toBe(`${WEB}/sessions/${c.sessionId}?project=${p.projectId}`);
+    expect((fired?.json.links as { worstSession: string } | undefined)?.worstSession).toBe(`${WEB}/sessions/${a.sessionId}?project=${p.projectId}`);
+    expect((await measured(rule(p.projectId, 'repair_tokens'), at(31))).worst).toBe(c.sessionId);
   });
 
   it('sees only its window', async () => {
@@ -356,8 +361,7 @@ describe('a rule fires into a real receiver and resolves', () => {
 });
 
 describe("an alert's example session: the one with the most of what the rule counts", () => {
-  const rows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
-  it("adds up the rollup's examples: failures over minutes, repair tokens over models (one batch)", async () => {
+  it('adds up failures over minutes and repair tokens over models (one batch)', async () => {
     const p = await newProjectKey();
     // A: 4 failures 20 s apart across a minute's end (2 and 2); B: 3 in another minute.
     const a = failingSession({ startMs: T0 + 30 * 60_000 + 20_000, gapMs: 20_000, tool: 'search', failures: [{}, {}, {}, {}] });
@@ -370,7 +374,7 @@ describe("an alert's example session: the one with the most of what the rule cou
     });
     const d = failingSession({ startMs: T0 + 34 * 60_000 + 9_000, tool: 'fetch', failures: [{ repair: { model: 'model-a', input: 90_000, output: 10_000 } }] });
     await send([...a.spans, ...b.spans, ...c.spans, ...d.spans], p.key);
-    const worst = async (kind: string, tool: string) => (await measure(rows, rule(p.projectId, kind, { tool_name: tool }), at(35))).get('')?.worstSessionId;
+    const worst = async (kind: string, tool: string) => (await measured(rule(p.projectId, kind, { tool_name: tool }), at(35))).worst;
     expect(await worst('failure_count', 'search')).toBe(a.sessionId);
     expect(await worst('repair_tokens', 'fetch')).toBe(c.sessionId);
   });
@@ -387,9 +391,38 @@ describe("an alert's example session: the one with the most of what the rule cou
     const early = failingSession({ startMs: T0 + 40 * 60_000 + 5_000, tool: 'geocode', failures: [{ repair: { model: 'model-a', input: 4_000, output: 100 } }] });
     await send(early.spans.filter(isRepair), p.key);
     await send(early.spans.filter((sp) => !isRepair(sp)), p.key);
-    const m = async (tool: string) => (await measure(rows, rule(p.projectId, 'repair_tokens', { tool_name: tool }), at(42))).get('');
-    expect(await m('lookup')).toEqual({ value: 5_100, worstSessionId: late.sessionId });
-    expect(await m('geocode')).toEqual({ value: 4_100, worstSessionId: early.sessionId });
+    const m = (tool: string) => measured(rule(p.projectId, 'repair_tokens', { tool_name: tool }), at(42));
+    expect(await m('lookup')).toEqual({ value: 5_100, worst: late.sessionId });
+    expect(await m('geocode')).toEqual({ value: 4_100, worst: early.sessionId });
+  });
+
+  it('is the session with the most over the window, though second in every minute and batch it shares (not the top of one rollup row)', async () => {
+    const p = await newProjectKey();
+    // A: 2 failures in minute 50 and 2 in minute 51 (4); B: 3 in minute 50; C: 3 in minute 51.
+    // Per minute B and C lead; over the window A does.
+    const a1 = failingSession({ startMs: T0 + 50 * 60_000 + 1_000, tool: 'crawl', sessionId: `sess_a_${p.projectId.slice(0, 6)}`, failures: [{}, {}] });
+    const a2 = failingSession({ startMs: T0 + 51 * 60_000 + 1_000, tool: 'crawl', sessionId: `sess_a_${p.projectId.slice(0, 6)}`, failures: [{}, {}] });
+    const b = failingSession({ startMs: T0 + 50 * 60_000 + 2_000, tool: 'crawl', failures: [{}, {}, {}] });
+    const c = failingSession({ startMs: T0 + 51 * 60_000 + 2_000, tool: 'crawl', failures: [{}, {}, {}] });
+    await send([...a1.spans, ...b.spans], p.key);
+    await send([...a2.spans, ...c.spans], p.key);
+    // D: 5 failures in minute 52, each sent in a batch of its own; E: 4 in one batch (its largest
+    // count in one batch is 4 against D's 1).
+    const d = failingSession({ startMs: T0 + 52 * 60_000 + 1_000, tool: 'index', failures: [{}, {}, {}, {}, {}] });
+    const attempts = d.spans.filter((sp) => String(sp.name) === 'guardtrace.attempt');
+    await send(d.spans.filter((sp) => String(sp.name) !== 'guardtrace.attempt'), p.key);
+    for (const sp of attempts) await send([sp], p.key);
+    const e = failingSession({ startMs: T0 + 52 * 60_000 + 2_000, tool: 'index', failures: [{}, {}, {}, {}] });
+    await send(e.spans, p.key);
+    expect(await measured(rule(p.projectId, 'failure_count', { tool_name: 'crawl' }), at(53))).toEqual({ value: 10, worst: a1.sessionId });
+    expect(await measured(rule(p.projectId, 'failure_count', { tool_name: 'index' }), at(53))).toEqual({ value: 9, worst: d.sessionId });
+    // A run of the evaluation links the firing to it.
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', threshold: 10, url: receiver.url, secret: SECRET, toolName: 'crawl' });
+    const before = receiver.got.length;
+    await runAlertTick(env.sql, { now: at(53), webUrl: WEB });
+    const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId);
+    expect((fired?.json.links as { worstSession: string } | undefined)?.worstSession).toBe(`${WEB}/sessions/${a1.sessionId}?project=${p.projectId}`);
+    await env.sql.query('DELETE FROM alert_rules WHERE project_id = $1', [p.projectId]);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { listAudit } from '@guardtrace/db';
 import { type AlertRuleInput, alertRuleProblem } from '@guardtrace/db/alerts';
@@ -43,6 +43,25 @@ const input = (over: Partial<AlertRuleInput> = {}): AlertRuleInput => ({
   ...over,
 });
 const actor = { id: 'u1', email: 'owner@example.test' };
+
+/** `n` failed attempts of the search tool of class `cls` in session `session`, 10 s into `minute`. */
+async function failedAttempts(prisma: ReturnType<typeof db.prisma>, projectId: string, session: string, minute: string, cls: string, n: number) {
+  const traceId = randomBytes(16).toString('hex');
+  await prisma.attempt.createMany({
+    data: Array.from({ length: n }, (_, i) => ({
+      projectId,
+      traceId,
+      spanId: randomBytes(8).toString('hex'),
+      sessionId: session,
+      number: i + 1,
+      startedAt: new Date(new Date(minute).getTime() + 10_000 + i),
+      durationMs: 1,
+      toolName: 'search',
+      failureClass: cls,
+      outcome: 'failed',
+    })),
+  });
+}
 const NOW = new Date('2026-11-30T12:00:00Z');
 
 describe('alert rules', () => {
@@ -143,11 +162,14 @@ describe('alert rules', () => {
     const prisma = db.prisma();
     const p = await seedProject(prisma);
     const made = await createAlertRule(prisma, p.id, input(), actor);
-    // The rollup as the collector writes it: failed transient search attempts per minute.
-    const row = (minute: string, failed: number, worst: string) =>
-      prisma.alertMinute.create({
+    // The rollup as the collector writes it (failed transient search attempts per minute), and the
+    // attempts it counts (the example session is the one with the most of them in the window).
+    const row = async (minute: string, failed: number, worst: string) => {
+      await prisma.alertMinute.create({
         data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: 'transient', model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed, worstSessionId: worst, worstFailures: failed },
       });
+      await failedAttempts(prisma, p.id, worst, minute, 'transient', failed);
+    };
     // 5 minutes back from 12:00:30 is 11:55:30: the evaluation's 5-minute window is the whole minutes 11:55 to 12:00.
     await row('2026-11-30T11:54:00Z', 4, 'sess_before');
     await row('2026-11-30T11:55:00Z', 1, 'sess_a');
@@ -174,10 +196,12 @@ describe('alert rules', () => {
     const prisma = db.prisma();
     const p = await seedProject(prisma);
     const made = await createAlertRule(prisma, p.id, input({ name: 'new classes', kind: 'new_failure_class', failureClass: null, toolName: null, threshold: 0 }), actor);
-    const row = (minute: string, cls: string, failed: number, worst: string) =>
-      prisma.alertMinute.create({
+    const row = async (minute: string, cls: string, failed: number, worst: string) => {
+      await prisma.alertMinute.create({
         data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: cls, model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed, worstSessionId: worst, worstFailures: failed },
       });
+      await failedAttempts(prisma, p.id, worst, minute, cls, failed);
+    };
     // transient failed earlier the same day (seen before); timeout and not_found fail for the first time in the window.
     await row('2026-11-30T10:00:00Z', 'transient', 1, 'sess_old');
     await row('2026-11-30T11:58:00Z', 'transient', 2, 'sess_t');

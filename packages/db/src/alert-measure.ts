@@ -63,37 +63,13 @@ const SUMS: Partial<Record<AlertKind, string>> = {
 };
 
 /**
- * The rollup rows an example session may come from, per kind: the rows that hold what the rule
- * counts (an escalations rule's example is a session that escalated, not the one that failed most).
+ * The measures of a rule at `now`: one per subject that counts (threshold rules: always one, '').
+ * Their worst session is left null: worstSession() finds it for the events that are sent.
  */
-const COUNTED_ROWS: Record<AlertKind, string> = {
-  failure_count: 'failed_attempts > 0',
-  failure_rate: 'failed_attempts > 0',
-  escalations: 'escalations > 0',
-  exhausted: 'exhausted > 0',
-  rejections_unfixed: 'rejections_unfixed > 0',
-  repair_tokens: 'repair_input_tokens + repair_output_tokens > 0',
-  repair_dollars: 'repair_input_tokens + repair_output_tokens > 0',
-  new_failure_class: 'failed_attempts > 0',
-  new_failing_tool: 'failed_attempts > 0',
-};
-
-/** The measures of a rule at `now`: one per subject that counts (threshold rules: always one, ''). */
 export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<string, Measure>> {
   const from = windowStart(now, r.window_minutes);
   const args = [r.project_id, from, now, r.tool_name, r.failure_class];
-  const worstOf = async (extra: string, extraArgs: unknown[]) => {
-    // Each rollup row (a minute, tool, class and model) names its example session with its count
-    // there: summed per session over the window's rows, a session whose failures (or repair
-    // tokens) spread over minutes, classes or models beats one with more in a single row.
-    const rows = await q<{ s: string }>(
-      `SELECT worst_session_id AS s FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND worst_session_id IS NOT NULL AND ${COUNTED_ROWS[r.kind]} ${extra}
-       GROUP BY worst_session_id ORDER BY sum(worst_failures) DESC, max(minute) DESC, worst_session_id LIMIT 1`,
-      [...args, ...extraArgs],
-    );
-    return rows[0]?.s ?? null;
-  };
-  if (r.kind === 'new_failure_class' || r.kind === 'new_failing_tool') return measureNew(q, r, from, now, worstOf);
+  if (r.kind === 'new_failure_class' || r.kind === 'new_failing_tool') return measureNew(q, r, from, now);
   let value: number;
   if (r.kind === 'repair_dollars') {
     const rows = await q<{ model: string; i: number; o: number; ci: number }>(
@@ -123,7 +99,7 @@ export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<
   // Sums of prices and weights in floating point: $0.70 + $0.10 is 0.7999999999999999, which a
   // rule of >= $0.80 must see as 0.8. Twelve significant digits are more than any measure means.
   value = Number(value.toPrecision(12));
-  return new Map([['', { value, worstSessionId: await worstOf('', []) }]]);
+  return new Map([['', { value, worstSessionId: null }]]);
 }
 
 /**
@@ -135,7 +111,6 @@ async function measureNew(
   r: RuleRow,
   from: Date,
   now: Date,
-  worstOf: (extra: string, args: unknown[]) => Promise<string | null>,
 ): Promise<Map<string, Measure>> {
   const col = r.kind === 'new_failure_class' ? 'failure_class' : 'tool_name';
   // The other dimension's filter: a new class of this tool, a new failing tool of this class.
@@ -157,10 +132,7 @@ async function measureNew(
     [r.project_id, from, now, other, dayStart],
   );
   const out = new Map<string, Measure>();
-  for (const row of rows) {
-    const worst = await worstOf(`AND ${col} = $6`, [row.subject]);
-    out.set(row.subject, { value: Number(row.n), worstSessionId: worst });
-  }
+  for (const row of rows) out.set(row.subject, { value: Number(row.n), worstSessionId: null });
   return out;
 }
 
@@ -209,4 +181,90 @@ export function alertFacts(
     worstSessionId: m.worstSessionId,
     webUrl: e.webUrl,
   };
+}
+
+/** An attempt's tool: its own name, else its tool call's (as the rollups and the explorer read it). */
+const toolOf = (a: string) =>
+  `coalesce(${a}.tool_name, (SELECT c.tool_name FROM tool_calls c WHERE c.project_id = ${a}.project_id AND c.trace_id = ${a}.trace_id AND c.span_id = ${a}.tool_call_span_id LIMIT 1), '')`;
+
+/** What an attempt must be to count for each attempt-counting kind (as guardtrace_update_alert_minutes counts it). */
+const COUNTED: Partial<Record<AlertKind, string>> = {
+  failure_count: `a.outcome IS DISTINCT FROM 'success'`,
+  failure_rate: `a.outcome IS DISTINCT FROM 'success'`,
+  new_failure_class: `a.outcome IS DISTINCT FROM 'success'`,
+  new_failing_tool: `a.outcome IS DISTINCT FROM 'success'`,
+  escalations: `a.outcome IS DISTINCT FROM 'success' AND a.decision IN ('escalate_human', 'fail_reconcile', 'abort')`,
+  exhausted: `a.budget_exhausted IS NOT NULL`,
+  // Counted at the minute its correction failed, not the rejection's own.
+  rejections_unfixed: `a.alert_unfixed_at IS NOT NULL`,
+};
+
+/**
+ * The session that holds the most of what the rule counted over its window at `now` (of `subject`,
+ * a new_* rule's class or tool): the most failed attempts (escalations, exhausted budgets, rejections
+ * not fixed next) of the rule's class and tool, or the most repair tokens (dollars) answering them;
+ * ties go to the session whose last such event is latest. It is counted from the sessions' attempts
+ * and repair turns in the window, exactly, because the per-minute rollup keeps one example session a
+ * row (a session second in every row it is in, but first over the window, was missed). Run for the
+ * events that are sent (a firing, a resolution, a test), not at every evaluation. Null when none.
+ */
+export async function worstSession(q: QueryRows, r: RuleRow, subject: string | null, now: Date): Promise<string | null> {
+  const from = windowStart(now, r.window_minutes);
+  // The rollup's minutes <= now: every event before the end of now's minute.
+  const end = new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS);
+  const tool = r.kind === 'new_failing_tool' ? subject : r.tool_name;
+  const cls = r.kind === 'new_failure_class' ? subject : r.failure_class;
+  const args = [r.project_id, from, end, tool, cls];
+  if (r.kind === 'repair_tokens' || r.kind === 'repair_dollars') {
+    // Repair turns started in the window, under the class and tool of the attempt each answers
+    // (found by span id in the project), else the class the turn names.
+    const rows = await q<{ s: string; model: string; i: number; o: number; ci: number; last: Date }>(
+      `SELECT m.session_id AS s, coalesce(m.model, '') AS model, sum(m.input_tokens)::float8 AS i, sum(m.output_tokens)::float8 AS o,
+         sum(m.cached_input_tokens)::float8 AS ci, max(m.started_at) AS last
+       FROM model_calls m
+       LEFT JOIN LATERAL (SELECT x.failure_class, ${toolOf('x')} AS tool FROM attempts x
+         WHERE x.project_id = m.project_id AND x.span_id = m.repair_attempt_span_id LIMIT 1) a ON true
+       WHERE m.project_id = $1::uuid AND m.started_at >= $2::timestamptz AND m.started_at < $3::timestamptz
+         AND (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL)
+         AND ($4::text IS NULL OR coalesce(a.tool, '') = $4) AND ($5::text IS NULL OR coalesce(a.failure_class, m.repair_failure_class, '') = $5)
+       GROUP BY m.session_id, coalesce(m.model, '')`,
+      args,
+    );
+    const book =
+      r.kind === 'repair_dollars'
+        ? new PriceBook(
+            await q<{ model: string; inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok: number }>(
+              `SELECT model, input_per_mtok AS "inputPerMTok", output_per_mtok AS "outputPerMTok", cached_input_per_mtok AS "cachedInputPerMTok"
+               FROM model_prices WHERE project_id = $1::uuid`,
+              [r.project_id],
+            ),
+          )
+        : null;
+    const per = new Map<string, { n: number; last: number }>();
+    for (const row of rows) {
+      let n = row.i + row.o;
+      if (book) {
+        // A model without a price adds nothing (as the measure leaves it out).
+        const p = book.lookup(row.model)?.price;
+        n = p ? (Math.max(row.i - row.ci, 0) * p.inputPerMTok + row.ci * p.cachedInputPerMTok + row.o * p.outputPerMTok) / 1_000_000 : 0;
+      }
+      const e = per.get(row.s) ?? { n: 0, last: 0 };
+      per.set(row.s, { n: e.n + n, last: Math.max(e.last, new Date(row.last).getTime()) });
+    }
+    let best: [string, { n: number; last: number }] | null = null;
+    for (const e of per) {
+      if (e[1].n <= 0) continue;
+      if (best === null || e[1].n > best[1].n || (e[1].n === best[1].n && (e[1].last > best[1].last || (e[1].last === best[1].last && e[0] < best[0])))) best = e;
+    }
+    return best?.[0] ?? null;
+  }
+  const time = r.kind === 'rejections_unfixed' ? 'a.alert_unfixed_at' : 'a.started_at';
+  const rows = await q<{ s: string }>(
+    `SELECT a.session_id AS s FROM attempts a
+     WHERE a.project_id = $1::uuid AND ${time} >= $2::timestamptz AND ${time} < $3::timestamptz AND ${COUNTED[r.kind]}
+       AND ($5::text IS NULL OR coalesce(a.failure_class, '') = $5) AND ($4::text IS NULL OR ${toolOf('a')} = $4)
+     GROUP BY a.session_id ORDER BY count(*) DESC, max(${time}) DESC, a.session_id LIMIT 1`,
+    args,
+  );
+  return rows[0]?.s ?? null;
 }

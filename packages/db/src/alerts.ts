@@ -2,7 +2,7 @@
 // the rules' kinds and checks, what a rule measures, the webhook body and its signed POST, and the price book.
 
 export type { Measure, QueryRows, RuleRow } from './alert-measure.ts';
-export { alertFacts, firingSubjects, measure, windowStart } from './alert-measure.ts';
+export { alertFacts, firingSubjects, measure, windowStart, worstSession } from './alert-measure.ts';
 export type { AlertEventType, AlertFacts } from './alert-payload.ts';
 export { alertBody, alertExplorerQuery, alertLinks, alertSummary } from './alert-payload.ts';
 export type { AlertComparison, AlertFormat, AlertKind, AlertRuleInput } from './alert-rules.ts';

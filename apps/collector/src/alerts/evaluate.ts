@@ -14,7 +14,7 @@
  * another) are harmless.
  */
 import { randomUUID } from 'node:crypto';
-import { alertBody, alertFacts, firingSubjects, isNewKind, type Measure, measure, type QueryRows, type RuleRow } from '@guardtrace/db/alerts';
+import { alertBody, alertFacts, firingSubjects, isNewKind, type Measure, measure, type QueryRows, type RuleRow, worstSession } from '@guardtrace/db/alerts';
 import type pg from 'pg';
 import { deliverDue, FIRED_AGAIN, MUTED, RESOLVED_FIRST } from './deliver.ts';
 
@@ -111,14 +111,14 @@ async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Pr
         if (!r.muted) await sendHeldFiring(c, r, subject, m, opts);
         continue;
       }
-      await transition(c, r, subject, 'firing', m, opts);
+      await transition(c, r, subject, 'firing', await withWorst(c, r, subject, m, opts.now), opts);
       fired++;
     }
     for (const subject of firing) {
       if (firingNow.has(subject)) continue;
       // What it measures now (a new_* subject no longer new: 0, as it left the window's news).
       const m = measures.get(subject) ?? { value: 0, worstSessionId: null };
-      await transition(c, r, subject, 'resolved', isNewKind(r.kind) ? { value: 0, worstSessionId: null } : m, opts);
+      await transition(c, r, subject, 'resolved', isNewKind(r.kind) ? { value: 0, worstSessionId: null } : await withWorst(c, r, subject, m, opts.now), opts);
       resolved++;
     }
     await c.query('UPDATE alert_states SET last_value = $3 WHERE rule_id = $1 AND subject = $2', [r.id, '', measures.get('')?.value ?? 0]);
@@ -129,6 +129,13 @@ async function evaluateRule(c: pg.ClientBase, r: RuleRow, opts: TickOptions): Pr
     throw err;
   }
   return { fired, resolved };
+}
+
+/** `m` with the session that holds the most of what it counts (none when it counts nothing): for an event that is sent. */
+async function withWorst(c: pg.ClientBase, r: RuleRow, subject: string, m: Measure, now: Date): Promise<Measure> {
+  if (m.value <= 0) return m;
+  const rows: QueryRows = async <T>(text: string, values: unknown[]) => (await c.query(text, values)).rows as T[];
+  return { ...m, worstSessionId: await worstSession(rows, r, subject, now) };
 }
 
 /** Stores the move of one subject, its event and its delivery (as the header says). */
@@ -174,7 +181,7 @@ async function sendHeldFiring(c: pg.ClientBase, r: RuleRow, subject: string, m: 
     await c.query(`UPDATE alert_deliveries SET status = 'pending', next_attempt_at = $2 WHERE id = $1`, [f.delivery, opts.now]);
     return;
   }
-  const facts = alertFacts(r, { eventId: f.id, type: 'firing', at: f.at, webUrl: opts.webUrl }, subject, m);
+  const facts = alertFacts(r, { eventId: f.id, type: 'firing', at: f.at, webUrl: opts.webUrl }, subject, await withWorst(c, r, subject, m, opts.now));
   await c.query(
     `INSERT INTO alert_deliveries (id, event_id, project_id, url, body, status, attempts, created_at, next_attempt_at)
      VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)`,

@@ -14,7 +14,9 @@ import {
   measure,
   newWebhookSecret,
   postWebhook,
+  type QueryRows,
   type RuleRow,
+  worstSession,
 } from '@guardtrace/db/alerts';
 
 /** One rule of Settings > Alerts, with its state (never its secret). */
@@ -197,7 +199,8 @@ export async function sendTestAlert(
     format: r.format as AlertFormat,
     muted: r.muted,
   };
-  const measures = await measure((text, values) => db.$queryRawUnsafe(text, ...values), rule, now);
+  const q: QueryRows = (text, values) => db.$queryRawUnsafe(text, ...values);
+  const measures = await measure(q, rule, now);
   const none = { value: 0, worstSessionId: null };
   // A new_* rule: each subject the evaluation would fire for; a threshold rule: its one value.
   const sends: [string | null, Measure][] = isNewKind(kind)
@@ -208,7 +211,9 @@ export async function sendTestAlert(
   for (const [subject, m] of sends) {
     const eventId = randomUUID();
     const deliveryId = randomUUID();
-    const facts = alertFacts(rule, { eventId, type: 'test', at: now, webUrl }, subject, m);
+    // The session that holds the most of it, as a firing now would link to.
+    const worst = m.value > 0 ? await worstSession(q, rule, subject, now) : null;
+    const facts = alertFacts(rule, { eventId, type: 'test', at: now, webUrl }, subject, { ...m, worstSessionId: worst });
     const body = alertBody(facts, r.format as AlertFormat);
     // Not due (next_attempt_at null): the collectors' delivery runs leave it to this request.
     await db.alertEvent.create({
