@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@guardtrace/db/dev';
 import { afterAll, beforeAll } from 'vitest';
 
 /** A fresh migrated database for the calling test file, with a Prisma client on it. */
-export function setupTestDatabase(): { prisma: () => PrismaClient } {
+export function setupTestDatabase(): { prisma: () => PrismaClient; url: () => string } {
   let database: TestDatabase | undefined;
   let client: PrismaClient | undefined;
   beforeAll(async () => {
@@ -15,6 +15,10 @@ export function setupTestDatabase(): { prisma: () => PrismaClient } {
     await database?.close();
   });
   return {
+    url: () => {
+      if (!database) throw new Error('test database not started');
+      return database.url;
+    },
     prisma: () => {
       if (!client) throw new Error('test database not started');
       return client;

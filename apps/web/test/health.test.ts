@@ -1,10 +1,10 @@
 import { createPrisma } from '@guardtrace/db';
 import { createTestDatabase, freePort } from '@guardtrace/db/dev';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { checkDatabase } from '../src/server/health.ts';
 import { setupTestDatabase } from './db.ts';
 
-const { prisma } = setupTestDatabase();
+const { prisma, url: databaseUrl } = setupTestDatabase();
 
 describe('readiness (/readyz)', () => {
   it('is ready when the database answers', async () => {
@@ -16,11 +16,41 @@ describe('readiness (/readyz)', () => {
 
   it('is not ready, and does not throw, when nothing listens at DATABASE_URL', async () => {
     // A port that was free a moment ago: nothing listens there.
-    const gone = createPrisma(`postgres://guardtrace@127.0.0.1:${await freePort()}/none`, { max: 1 });
+    const url = `postgres://guardtrace@127.0.0.1:${await freePort()}/none`;
+    const gone = createPrisma(url, { max: 1 });
     try {
-      expect(await checkDatabase(gone)).toBe('database unavailable');
+      expect(await checkDatabase(gone, url)).toBe('database unavailable');
     } finally {
       await gone.$disconnect().catch(() => {});
+    }
+  });
+
+  it('says on stderr why the database is unavailable, once a reason, never the password; the response says only that it is', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const wrong = new URL(databaseUrl());
+    wrong.password = 'Not-The-Password-7';
+    const bad = createPrisma(wrong.toString(), { max: 1 });
+    const missing = new URL(databaseUrl());
+    missing.pathname = '/no_such_database';
+    const none = createPrisma(missing.toString(), { max: 1 });
+    try {
+      expect(await checkDatabase(bad, wrong.toString())).toBe('database unavailable');
+      expect(await checkDatabase(bad, wrong.toString())).toBe('database unavailable');
+      expect(await checkDatabase(none, missing.toString())).toBe('database unavailable');
+      const lines = errors.mock.calls.map((c) => String(c[0]));
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^\[web\] \/readyz: database unavailable: DATABASE_URL: Postgres at [^ ]+ refused the password of user "\w+"/);
+      expect(lines[1]).toMatch(/^\[web\] \/readyz: database unavailable: DATABASE_URL: database "no_such_database" does not exist/);
+      expect(lines.join('\n')).not.toContain('Not-The-Password-7');
+      // Answering again: said once more when it fails next.
+      await prisma().$queryRaw`SELECT 1`;
+      expect(await checkDatabase(prisma(), databaseUrl())).toBe('ready');
+      expect(await checkDatabase(bad, wrong.toString())).toBe('database unavailable');
+      expect(errors.mock.calls).toHaveLength(3);
+    } finally {
+      errors.mockRestore();
+      await bad.$disconnect().catch(() => {});
+      await none.$disconnect().catch(() => {});
     }
   });
 

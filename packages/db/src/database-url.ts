@@ -24,6 +24,22 @@ export function databaseUrlProblem(url: string): string | null {
   return null;
 }
 
+/** What @prisma/adapter-pg puts in a PrismaClientKnownRequestError's meta.driverAdapterError.cause. */
+interface PrismaCause {
+  originalCode?: string;
+  originalMessage?: string;
+  kind?: string;
+}
+
+/** Prisma's kinds of connection failure without a SQLSTATE, as the codes below. */
+const PRISMA_KINDS: Record<string, string> = {
+  DatabaseNotReachable: 'UNREACHABLE',
+  AuthenticationFailed: '28P01',
+  DatabaseDoesNotExist: '3D000',
+  TooManyConnections: '53300',
+  SocketTimeout: 'ETIMEDOUT',
+};
+
 /** `host:port/database` of a Postgres URL, never its password (for messages). */
 function where(url: string): string {
   try {
@@ -43,7 +59,14 @@ function where(url: string): string {
  */
 export function connectionProblem(err: unknown, url: string, variable = 'DATABASE_URL'): string | null {
   if (!(err instanceof Error)) return null;
-  const code = (err as { code?: unknown }).code;
+  let code = (err as { code?: unknown }).code;
+  let msg = err.message;
+  // Prisma (with @prisma/adapter-pg) wraps pg's error: its SQLSTATE and message, or a kind.
+  const cause = (err as { meta?: { driverAdapterError?: { cause?: PrismaCause } } }).meta?.driverAdapterError?.cause;
+  if (cause) {
+    code = cause.originalCode ?? PRISMA_KINDS[cause.kind ?? ''] ?? code;
+    msg = cause.originalMessage ?? msg;
+  }
   const at = where(url);
   let user = 'postgres';
   try {
@@ -51,7 +74,6 @@ export function connectionProblem(err: unknown, url: string, variable = 'DATABAS
   } catch {
     // where() already says "the server"
   }
-  const msg = err.message;
   switch (code) {
     case '28P01':
       return `${variable}: Postgres at ${at} refused the password of user "${user}": check the user and password in ${variable} (one holding / @ : # ? % or a space must be percent-encoded)`;
@@ -65,6 +87,8 @@ export function connectionProblem(err: unknown, url: string, variable = 'DATABAS
       return `${variable}: Postgres at ${at} has no connection slot left (${msg}): raise max_connections or lower the connections of other clients`;
     case 'ECONNREFUSED':
       return `${variable}: nothing accepts connections at ${at.split('/')[0]}: is Postgres running there, and listening on that address and port (listen_addresses, port)?`;
+    case 'UNREACHABLE':
+      return `${variable}: cannot reach Postgres at ${at.split('/')[0]} (${msg}): is it running there, listening on that address and port, and is the host name right?`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `${variable}: the host of ${at.split('/')[0]} is not found (DNS): check the host name in ${variable}`;

@@ -6,6 +6,7 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createPrisma } from '../src/client.ts';
 import { connectionProblem } from '../src/database-url.ts';
 import { type RunningPostgres, startThrowawayPostgres } from '../src/dev.ts';
 
@@ -96,4 +97,28 @@ it('a query that fails on a working connection is not a connection problem', asy
     await c.end();
   }
   expect(connectionProblem('text', server.url)).toBeNull();
+});
+
+it("reads pg's error inside Prisma's (the web app's client): the same lines", async () => {
+  const prismaFailure = async (url: string) => {
+    const p = createPrisma(url, { max: 1 });
+    try {
+      return await p.$queryRaw`SELECT 1`.then(
+        () => null,
+        (e: unknown) => e,
+      );
+    } finally {
+      await p.$disconnect().catch(() => {});
+    }
+  };
+  const wrong = withPart(server.url, (u) => {
+    u.password = 'not-the-Pa55word';
+  });
+  expect(connectionProblem(await prismaFailure(wrong), wrong)).toMatch(/^DATABASE_URL: Postgres at [^ ]+ refused the password of user "postgres"/);
+  const missing = withPart(server.url, (u) => {
+    u.pathname = '/no_such_db';
+  });
+  expect(connectionProblem(await prismaFailure(missing), missing)).toMatch(/^DATABASE_URL: database "no_such_db" does not exist at /);
+  const closed = `postgres://postgres:secret@127.0.0.1:${await closedPort()}/guardtrace`;
+  expect(connectionProblem(await prismaFailure(closed), closed)).toMatch(/^DATABASE_URL: cannot reach Postgres at 127\.0\.0\.1:\d+ \(/);
 });
