@@ -9,7 +9,7 @@ import { parseSessionQuery } from '@guardtrace/db/session-query';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
 import { at, createRule, failingSession, type Receiver, T0, useAlertFixture, WEB } from './alerts-support.ts';
-import { type Env, jsonSpan } from './helpers.ts';
+import { type Env, hex, jsonSpan } from './helpers.ts';
 
 const SECRET = 'whsec_test_secret';
 const fixture = useAlertFixture(SECRET);
@@ -22,7 +22,7 @@ beforeAll(() => {
 });
 
 /** Runs the evaluator at `now`; the rule's firing: its value, its link's query and the sessions that query lists. */
-async function fire(ruleId: string, projectId: string, now: Date): Promise<{ value: unknown; query: string; sessions: string[] }> {
+async function fire(ruleId: string, projectId: string, now: Date): Promise<{ value: unknown; query: string; sessions: string[]; worst: string | null }> {
   const before = receiver.got.length;
   await runAlertTick(env.sql, { now, webUrl: WEB });
   const fired = receiver.got.slice(before).find((g) => (g.json.rule as { id: string }).id === ruleId);
@@ -35,7 +35,8 @@ async function fire(ruleId: string, projectId: string, now: Date): Promise<{ val
   const where = sessionFilter(sql).whereClause(projectId, parsed.filters, []);
   const listed = sql`SELECT s.id FROM sessions s ${where} ORDER BY s.id`;
   const { rows } = await env.sql.query<{ id: string }>(listed.text, listed.values);
-  return { value: json.value, query, sessions: rows.map((r) => r.id) };
+  const worst = (json.links as { worstSession: string | null }).worstSession;
+  return { value: json.value, query, sessions: rows.map((r) => r.id), worst: worst === null ? null : decodeURIComponent(new URL(worst).pathname.split('/').pop() as string) };
 }
 
 describe('the explorer link of a firing', () => {
@@ -181,5 +182,101 @@ describe('repair tokens of a tool', () => {
     expect(link.value).toBe(330);
     expect(link.query).toBe('tool:search repaired:>=2026-11-30T12:57Z repaired:<=2026-11-30T13:02Z');
     expect(link.sessions).toEqual([search.sessionId]);
+  });
+});
+
+describe("the worst session: one the explorer link lists, with the most of what the rule counted", () => {
+  it('a repair cost rule: a session whose repairs add up to the same dollars in another order ties, and the latest wins', async () => {
+    const p = await newProjectKey();
+    await env.sql.query(
+      `INSERT INTO model_prices (project_id, model, input_per_mtok, output_per_mtok, cached_input_per_mtok) VALUES ($1, 'model-x', 7, 7, 7), ($1, 'model-y', 1, 1, 1)`,
+      [p.projectId],
+    );
+    // A: $0.70 + $0.10 (0.7999999999999999 in floating point), its last turn at 12:30:05.110; B: $0.80, at 12:30:05.010.
+    const a = failingSession({
+      startMs: T0 + 30 * 60_000,
+      tool: 'search',
+      gapMs: 5_000,
+      failures: [
+        { cls: 'transient', repair: { model: 'model-x', input: 90_000, output: 10_000 } },
+        { cls: 'transient', repair: { model: 'model-y', input: 90_000, output: 10_000 } },
+      ],
+    });
+    const b = failingSession({ startMs: T0 + 30 * 60_000, tool: 'search', failures: [{ cls: 'transient', repair: { model: 'model-y', input: 720_000, output: 80_000, afterMs: 5_000 } }] });
+    await send([...a.spans, ...b.spans], p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_dollars', comparison: 'gt', threshold: 0, url: receiver.url, secret: SECRET });
+    const link = await fire(ruleId, p.projectId, at(31));
+    expect(link.value).toBe(1.6);
+    expect(link.sessions.sort()).toEqual([a.sessionId, b.sessionId].sort());
+    expect(link.worst).toBe(a.sessionId);
+  });
+
+  it('an exhaustion rule: an attempt that names a spent budget counts and is listed whatever its outcome', async () => {
+    const p = await newProjectKey();
+    const traceId = hex(16);
+    const call = hex(8);
+    const c = { 'gen_ai.conversation.id': `sess_${hex(4)}` };
+    await send(
+      [
+        jsonSpan({ traceId, spanId: call, name: 'execute_tool fetch', startMs: T0 + 40 * 60_000, durMs: 1_000, attrs: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'fetch', 'guardtrace.outcome': 'success' } }),
+        jsonSpan({
+          traceId,
+          parentSpanId: call,
+          name: 'guardtrace.attempt',
+          startMs: T0 + 40 * 60_000 + 10,
+          attrs: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'success', 'guardtrace.budget.exhausted': 'session_retries' },
+        }),
+      ],
+      p.key,
+    );
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'exhausted', comparison: 'gt', threshold: 0, url: receiver.url, secret: SECRET });
+    const link = await fire(ruleId, p.projectId, at(41));
+    expect(link.value).toBe(1);
+    expect(link.sessions).toEqual([c['gen_ai.conversation.id']]);
+    expect(link.worst).toBe(c['gen_ai.conversation.id']);
+  });
+
+  it('a session held at weight 0 (dropped by every process, kept until its decision wait ends) is counted but never the example', async () => {
+    const p = await newProjectKey();
+    const traceId = hex(16);
+    const root = hex(8);
+    const held = `sess_${hex(4)}`;
+    const c = { 'gen_ai.conversation.id': held };
+    await send(
+      [
+        jsonSpan({ traceId, spanId: root, name: 'invoke_agent a', startMs: T0 + 50 * 60_000, durMs: 5_000, attrs: { ...c, 'gen_ai.operation.name': 'invoke_agent', 'guardtrace.sampling.weight': 0 } }),
+        jsonSpan({
+          traceId,
+          parentSpanId: root,
+          name: 'chat gpt-4.1-mini',
+          startMs: T0 + 50 * 60_000 + 100,
+          attrs: { ...c, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4.1-mini', 'gen_ai.usage.input_tokens': 500, 'gen_ai.usage.output_tokens': 50, 'guardtrace.repair.failure_class': 'transient' },
+        }),
+      ],
+      p.key,
+    );
+    expect((await env.sql.query('SELECT sampling_weight FROM sessions WHERE project_id = $1 AND id = $2', [p.projectId, held])).rows).toEqual([{ sampling_weight: 0 }]);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'repair_tokens', comparison: 'gt', threshold: 0, url: receiver.url, secret: SECRET });
+    const link = await fire(ruleId, p.projectId, at(51));
+    expect(link.value).toBe(550);
+    expect(link.sessions).toEqual([]);
+    expect(link.worst).toBeNull();
+  });
+
+  it('a firing held back by muting and sent on unmute carries its own moment: its window, value and worst session', async () => {
+    const p = await newProjectKey();
+    const a = failingSession({ startMs: T0 + 120 * 60_000, tool: 'search', failures: [{ cls: 'transient' }, { cls: 'transient' }, { cls: 'transient' }] });
+    await send(a.spans, p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'failure_count', comparison: 'gt', threshold: 0, url: receiver.url, secret: SECRET, muted: true });
+    await runAlertTick(env.sql, { now: at(122), webUrl: WEB });
+    // Twenty minutes later another session fails (the rule still fires), and the rule is unmuted.
+    const b = failingSession({ startMs: T0 + 140 * 60_000, tool: 'search', failures: [{ cls: 'transient' }, { cls: 'transient' }] });
+    await send(b.spans, p.key);
+    await env.sql.query('UPDATE alert_rules SET muted = false WHERE id = $1', [ruleId]);
+    const link = await fire(ruleId, p.projectId, at(141));
+    expect(link.query).toMatch(/failed:>=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z failed:<=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/);
+    expect(link.sessions).toEqual([a.sessionId]);
+    expect(link.value).toBe(3);
+    expect(link.worst).toBe(a.sessionId);
   });
 });

@@ -187,6 +187,12 @@ export function alertFacts(
 const toolOf = (a: string) =>
   `coalesce(${a}.tool_name, (SELECT c.tool_name FROM tool_calls c WHERE c.project_id = ${a}.project_id AND c.trace_id = ${a}.trace_id AND c.span_id = ${a}.tool_call_span_id LIMIT 1), '')`;
 
+/**
+ * Not a session held at weight 0 (one every process would drop, kept only until the collector's
+ * decision wait ends): the explorer does not list those, and the example must be one it lists.
+ */
+const KEPT = (x: string) => `NOT EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = ${x}.project_id AND s.id = ${x}.session_id AND s.sampling_weight = 0)`;
+
 /** What an attempt must be to count for each attempt-counting kind (as guardtrace_update_alert_minutes counts it). */
 const COUNTED: Partial<Record<AlertKind, string>> = {
   failure_count: `a.outcome IS DISTINCT FROM 'success'`,
@@ -194,6 +200,7 @@ const COUNTED: Partial<Record<AlertKind, string>> = {
   new_failure_class: `a.outcome IS DISTINCT FROM 'success'`,
   new_failing_tool: `a.outcome IS DISTINCT FROM 'success'`,
   escalations: `a.outcome IS DISTINCT FROM 'success' AND a.decision IN ('escalate_human', 'fail_reconcile', 'abort')`,
+  // Whatever its outcome (as the rollup, analytics' retry exhaustion and the explorer's budget: count it).
   exhausted: `a.budget_exhausted IS NOT NULL`,
   // Counted at the minute its correction failed, not the rejection's own.
   rejections_unfixed: `a.alert_unfixed_at IS NOT NULL`,
@@ -225,7 +232,7 @@ export async function worstSession(q: QueryRows, r: RuleRow, subject: string | n
        LEFT JOIN LATERAL (SELECT x.failure_class, ${toolOf('x')} AS tool FROM attempts x
          WHERE x.project_id = m.project_id AND x.span_id = m.repair_attempt_span_id LIMIT 1) a ON true
        WHERE m.project_id = $1::uuid AND m.started_at >= $2::timestamptz AND m.started_at < $3::timestamptz
-         AND (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL)
+         AND (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL) AND ${KEPT('m')}
          AND ($4::text IS NULL OR coalesce(a.tool, '') = $4) AND ($5::text IS NULL OR coalesce(a.failure_class, m.repair_failure_class, '') = $5)
        GROUP BY m.session_id, coalesce(m.model, '')`,
       args,
@@ -251,6 +258,8 @@ export async function worstSession(q: QueryRows, r: RuleRow, subject: string | n
       const e = per.get(row.s) ?? { n: 0, last: 0 };
       per.set(row.s, { n: e.n + n, last: Math.max(e.last, new Date(row.last).getTime()) });
     }
+    // As the measure rounds its sum: $0.70 + $0.10 ties with $0.80.
+    for (const e of per.values()) e.n = Number(e.n.toPrecision(12));
     let best: [string, { n: number; last: number }] | null = null;
     for (const e of per) {
       if (e[1].n <= 0) continue;
@@ -261,7 +270,7 @@ export async function worstSession(q: QueryRows, r: RuleRow, subject: string | n
   const time = r.kind === 'rejections_unfixed' ? 'a.alert_unfixed_at' : 'a.started_at';
   const rows = await q<{ s: string }>(
     `SELECT a.session_id AS s FROM attempts a
-     WHERE a.project_id = $1::uuid AND ${time} >= $2::timestamptz AND ${time} < $3::timestamptz AND ${COUNTED[r.kind]}
+     WHERE a.project_id = $1::uuid AND ${time} >= $2::timestamptz AND ${time} < $3::timestamptz AND ${COUNTED[r.kind]} AND ${KEPT('a')}
        AND ($5::text IS NULL OR coalesce(a.failure_class, '') = $5) AND ($4::text IS NULL OR ${toolOf('a')} = $4)
      GROUP BY a.session_id ORDER BY count(*) DESC, max(${time}) DESC, a.session_id LIMIT 1`,
     args,

@@ -99,8 +99,9 @@ function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   // repaired: the turn started on the days (or minutes), as the repair alerts count its tokens.
   for (const d of repaired ?? []) conditions.push(onDay(sql`m.started_at`, d.op, d.day));
   if (classes.length > 0) conditions.push(sql`AND ${classOf} = ANY(${classes}::text[])`);
-  // unfixed: and repaired: name their own kind of failure (as their alerts count it); otherwise any failed attempt.
-  else if (f.unfixed === undefined && repaired === undefined) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success'`);
+  // unfixed:, repaired: and budget: name their own kind of failure (as their alerts and analytics
+  // count it: an attempt that names the budget that ran out, whatever its outcome); otherwise any failed attempt.
+  else if (f.unfixed === undefined && repaired === undefined && !f.budgets?.length) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success'`);
   for (const d of days) conditions.push(onDay(sql`a.started_at`, d.op, d.day));
   // unfixed: a rejection whose correction failed, on the days (or minutes) it did: the minute the
   // Rejections not fixed next alert counts it at (attempts.alert_unfixed_at, kept by its rollup).
@@ -110,7 +111,7 @@ function failureFilter(f: Partial<SessionQueryFilters>): Sql[] {
   }
   // decision: a failed attempt whose policy decision is one of them (as the Escalations alert counts).
   if (f.decisions?.length) conditions.push(sql`AND a.outcome IS DISTINCT FROM 'success' AND a.decision = ANY(${f.decisions}::text[])`);
-  // budget: a failed attempt that names the budget that ran out (as the exhaustion alert and analytics' retry exhaustion count).
+  // budget: an attempt that names the budget that ran out (as the exhaustion alert and analytics' retry exhaustion count).
   if (f.budgets?.length) {
     const named = f.budgets.filter((b) => b !== 'any');
     conditions.push(

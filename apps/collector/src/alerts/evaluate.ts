@@ -181,7 +181,10 @@ async function sendHeldFiring(c: pg.ClientBase, r: RuleRow, subject: string, m: 
     await c.query(`UPDATE alert_deliveries SET status = 'pending', next_attempt_at = $2 WHERE id = $1`, [f.delivery, opts.now]);
     return;
   }
-  const facts = alertFacts(r, { eventId: f.id, type: 'firing', at: f.at, webUrl: opts.webUrl }, subject, await withWorst(c, r, subject, m, opts.now));
+  // The event as it was when it fired (its time, window, value and worst session), not as now.
+  const rows: QueryRows = async <T>(text: string, values: unknown[]) => (await c.query(text, values)).rows as T[];
+  const then = (await measure(rows, r, f.at)).get(subject) ?? m;
+  const facts = alertFacts(r, { eventId: f.id, type: 'firing', at: f.at, webUrl: opts.webUrl }, subject, await withWorst(c, r, subject, then, f.at));
   await c.query(
     `INSERT INTO alert_deliveries (id, event_id, project_id, url, body, status, attempts, created_at, next_attempt_at)
      VALUES ($1, $2, $3, $4, $5, 'pending', 0, $6, $6)`,
