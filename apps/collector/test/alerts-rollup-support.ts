@@ -123,17 +123,11 @@ export function rollupHarness() {
     return byKey(rows);
   }
 
-  /** The rollup equals its rebuild, and every example session it names is still stored. */
+  /** The rollup equals its rebuild. */
   async function expectExact(projectId: string, step: string): Promise<void> {
     const built = await rebuild(projectId);
     expect(Object.keys(built).length, `${step}: the rebuild has rows`).toBeGreaterThan(0);
     expect(await rollup(projectId), step).toEqual(built);
-    const { rows } = await env.sql.query<{ id: string }>(
-      `SELECT DISTINCT a.worst_session_id AS id FROM alert_minutes a WHERE a.project_id = $1 AND a.worst_session_id IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.project_id = a.project_id AND s.id = a.worst_session_id)`,
-      [projectId],
-    );
-    expect(rows, `${step}: example sessions that are not stored`).toEqual([]);
   }
 
   return {

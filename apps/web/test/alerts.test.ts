@@ -166,7 +166,7 @@ describe('alert rules', () => {
     // attempts it counts (the example session is the one with the most of them in the window).
     const row = async (minute: string, failed: number, worst: string) => {
       await prisma.alertMinute.create({
-        data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: 'transient', model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed, worstSessionId: worst, worstFailures: failed },
+        data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: 'transient', model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed },
       });
       await failedAttempts(prisma, p.id, worst, minute, 'transient', failed);
     };
@@ -198,7 +198,7 @@ describe('alert rules', () => {
     const made = await createAlertRule(prisma, p.id, input({ name: 'new classes', kind: 'new_failure_class', failureClass: null, toolName: null, threshold: 0 }), actor);
     const row = async (minute: string, cls: string, failed: number, worst: string) => {
       await prisma.alertMinute.create({
-        data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: cls, model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed, worstSessionId: worst, worstFailures: failed },
+        data: { projectId: p.id, minute: new Date(minute), toolName: 'search', failureClass: cls, model: '', attempts: failed, weightedAttempts: failed, failedAttempts: failed },
       });
       await failedAttempts(prisma, p.id, worst, minute, cls, failed);
     };
