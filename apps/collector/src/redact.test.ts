@@ -111,6 +111,29 @@ describe('damage around a secret (a sixth held-out set)', () => {
   });
 });
 
+describe('damage around a secret (a seventh held-out set)', () => {
+  const r = new Redactor();
+  it.each([
+    // Another rule's marker is no name: the host and path after a token it took stay.
+    [
+      'git config --global url."https://github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ab:x-oauth-basic@github.com/acme/".insteadOf "https://github.com/acme/"',
+      'git config --global url."https://[REDACTED:api_key]:x-oauth-basic@github.com/acme/".insteadOf "https://github.com/acme/"',
+    ],
+    // A URL password holding an unencoded `@`: all of it, not the part before the first `@`.
+    ['index-url = https://builder:Mq7@v2x9@pypi.internal.example/simple', 'index-url = https://builder:[REDACTED:url_password]@pypi.internal.example/simple'],
+    // A verb at the start of a word is no verb (`Je…` is not Czech's `je`): the password after `ist`, not `nkins-Server`.
+    ['Das Passwort für den Jenkins-Server ist Qw7!rT2#kLp9, Benutzer ist deploy.', 'Das Passwort für den Jenkins-Server ist [REDACTED:log_password], Benutzer ist deploy.'],
+    // SASL's mechanism names are no passwords; a log line's next pair is no password.
+    ['250-AUTH PLAIN LOGIN\nAUTH LOGIN\n334 VXNlcm5hbWU6', '250-AUTH PLAIN LOGIN\nAUTH LOGIN\n334 VXNlcm5hbWU6'],
+    ['* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN] ready', '* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN] ready'],
+    ['WARN login failed user=dana reason=bad_password attempts=3 ip=203.0.113.7', 'WARN login failed user=dana reason=bad_password attempts=3 ip=203.0.113.7'],
+    // A card's magnetic track: the holder, the expiry and the discretionary data go with the number.
+    ['%B4539899720743225^DOE/JANE^2908101547472148000165000000?', '%B[REDACTED:card_number]?'],
+  ])('%s', (input, expected) => {
+    expect(r.text(input)).toBe(expected);
+  });
+});
+
 describe('Redactor configuration', () => {
   it('adds key and value patterns, and can drop the defaults', () => {
     const custom = new Redactor({ defaults: false, keyPatterns: [/^customer\.email$/i], valueRules: [{ name: 'ssn', pattern: /\b\d{3}-\d{2}-\d{4}\b/g }] });
@@ -215,11 +238,11 @@ describe('issue 13, item 4', () => {
     expect(JSON.parse(JSON.parse(r.text(nested)).body)).toEqual({ apiToken: '[REDACTED:sensitive_key]' });
   });
 
-  it('card numbers that pass the Luhn check, plain, spaced or dashed; others are kept', () => {
-    for (const card of ['4111111111111111', '4111 1111 1111 1111', '5555-5555-5555-4444', '3782 822463 10005']) {
+  it('card numbers that pass the Luhn check, plain, spaced or dashed; others are kept, and the published test numbers', () => {
+    for (const card of ['4539899720743225', '4539 8997 2074 3225', '5425-4994-5206-7838', '3714 825396 72858']) {
       expect(r.text(`paid with ${card}.`)).toBe('paid with [REDACTED:card_number].');
     }
-    for (const other of ['4111111111111112', '4111 1111 1111 1112', 'order 1764504000123456789']) {
+    for (const other of ['4539899720743226', '4539 8997 2074 3226', 'order 1764504000123456789', 'test card 4242 4242 4242 4242', '4111111111111111', '5555-5555-5555-4444', '3782 822463 10005']) {
       expect(r.text(other)).toBe(other);
     }
   });

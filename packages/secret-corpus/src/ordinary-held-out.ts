@@ -1,7 +1,7 @@
 /**
- * The near-misses written for the held-out sets' kinds (the fourth, fifth and sixth sets; their
- * secrets are in siblings-fourth.ts, siblings-fifth.ts, siblings-sixth.ts): ordinary payloads a
- * redactor must leave as they are. ordinary.ts adds them as the families "fourth", "fifth", "sixth".
+ * The near-misses written for the held-out sets' kinds (the fourth to seventh sets; their secrets
+ * are in siblings-fourth.ts … siblings-seventh.ts): ordinary payloads a redactor must leave as they
+ * are. ordinary.ts adds them as the families "fourth", "fifth", "sixth", "seventh".
  */
 // Near-misses of the fourth held-out set's kinds (siblings-fourth.ts): a working directory, a
 // secret's size, code that reads a constant, placeholders with a vendor's prefix, documentation's
@@ -95,4 +95,30 @@ export const SIXTH_NEAR_MISSES: readonly string[] = [
   'A key file starts with -----BEGIN RSA PRIVATE KEY----- and ends with -----END RSA PRIVATE KEY----- lines.',
   'https://admin.shopify.com/store/acme/orders/5311999101239 and gid://shopify/Order/5311999101239',
   'DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.org; s=sel1; h=from:to:subject',
+];
+
+// Near-misses of the seventh held-out set's kinds (siblings-seventh.ts): a log line's next pair after
+// a password word, Rust's NotPresent, files that hold a credential (a path, systemd's LoadCredential,
+// git's signing key id), Terraform references, masked values, placeholders, SASL mechanism names,
+// Mapbox's public token, published test cards, a verb at the start of a word in German prose, an
+// environment table's ordinary variables.
+export const SEVENTH_NEAR_MISSES: readonly string[] = [
+  '2026-03-02T08:15:44Z WARN auth rejected user=mika reason=expired_password retries=4 src=198.51.100.23',
+  'level=info msg="login" reason=wrong_password attempt_no=2',
+  "thread 'main' panicked at src/config.rs:18:9:\nenv var STRIPE_SECRET_KEY: NotPresent",
+  'GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/service-account.json\nTLS_KEY=/etc/ssl/private/api.key',
+  '[Service]\nLoadCredential=api-token:/etc/credstore/api-token\nLoadCredentialEncrypted=db-pass:/etc/credstore.encrypted/db-pass',
+  '[user]\n\tname = Ops Bot\n\tsigningkey = 3AA5C34371567BD2\n[gpg]\n\tformat = openpgp',
+  'git config user.signingkey ~/.ssh/id_ed25519.pub',
+  'master_password = data.aws_secretsmanager_secret_version.rds.secret_string\nroot_token = module.vault_init.root_token',
+  'client_secret: "●●●●●●●●●●●●"\napi_token: "•••••••••"',
+  'SESSION_SECRET=change-me\nADMIN_PASSWORD=change_me\nKEYSTORE_PASS=changeit',
+  '250-AUTH PLAIN LOGIN CRAM-MD5 XOAUTH2\n250 SMTPUTF8\nAUTH LOGIN\n334 VXNlcm5hbWU6',
+  '* OK [CAPABILITY IMAP4rev1 SASL-IR AUTH=PLAIN AUTH=XOAUTH2 AUTH=SCRAM-SHA-256] ready',
+  "new mapboxgl.Map({ container: 'map', accessToken: 'pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJjbHh5ejEyMzQifQ.Qm9uam91ci1tYXBib3g' });",
+  'Stripe test cards: 4242 4242 4242 4242 (succeeds), 4000 0566 5566 5556 (debit), 5555 5555 5555 4444 (Mastercard)',
+  'curl https://api.example.com/pay -d card=4111111111111111 -d exp=12/30',
+  'Das Passwort für den Jenkins-Agenten ist abgelaufen, bitte neu setzen.',
+  'Name                           Value\n----                           -----\nMAX_TOKENS                     4096\nTOKEN_ENDPOINT                 https://login.example.com/oauth2/token',
+  'API_TOKEN_HEADER X-Api-Token\nSECRET_KEY_FILE /run/secrets/app-key',
 ];

@@ -14,7 +14,9 @@ describe('checks', () => {
   });
 
   it('Luhn and Basic credentials', () => {
-    expect(luhn('4111 1111 1111 1111')).toBe(true);
+    expect(luhn('4539 8997 2074 3225')).toBe(true);
+    // A published test number (Visa's classic) passes the check but is no card.
+    expect(luhn('4111 1111 1111 1111')).toBe(false);
     expect(luhn('4111 1111 1111 1112')).toBe(false);
     expect(basicCredential(`Basic ${btoa('admin:hunter2')}`)).toBe(true);
     expect(basicCredential('Basic informationx')).toBe(false);
@@ -40,7 +42,7 @@ describe('names and shapes (the corpus tests of both consumers cover the rest)',
     const maybe = shapePrecheck(SHAPE_RULES);
     // Raw JSON text cut inside a literal: `\n` is two characters, and `nAKIA…` or `npassword`
     // has no word boundary; the rules match there, so the pre-check must pass it.
-    for (const raw of [String.raw`{"log":"ok\nAKIAIOSFODNN7EXAMPLE`, String.raw`{"log":"x\tpassword 'Hunter2-x'`, String.raw`{"n":"\r4111 1111 1111 1111`]) {
+    for (const raw of [String.raw`{"log":"ok\nAKIAIOSFODNN7EXAMPLE`, String.raw`{"log":"x\tpassword 'Hunter2-x'`, String.raw`{"n":"\r4539 8997 2074 3225`]) {
       expect(replaceShapes(raw, SHAPE_RULES, () => '<x>'), raw).toContain('<x>');
       expect(maybe(raw), raw).toBe(true);
     }

@@ -29,10 +29,10 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   {
     name: 'cli_password',
     pattern: re(
-      String.raw`${AT}(?:(?:(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login|helm\s+registry\s+login|mongo(?:sh|dump|restore|import|export)?)\b${SAME_COMMAND}\s-p|sqlcmd\b${SAME_COMMAND}\s-P|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b${SAME_COMMAND}\s-w|7za?\b${SAME_COMMAND}\s-p)(?:\s+|=)?${CLI_VALUE}`,
+      String.raw`${AT}(?:(?:(?:docker|podman|nerdctl|buildah|skopeo|oras)\s+login|helm\s+registry\s+login|mongo(?:sh|dump|restore|import|export)?)\b${SAME_COMMAND}\s-p|(?:sqlcmd|ipmitool)\b${SAME_COMMAND}\s-P|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)\b${SAME_COMMAND}\s-w|7za?\b${SAME_COMMAND}\s-p)(?:\s+|=)?${CLI_VALUE}`,
     ),
     check: notPlaceholder,
-    gate: ['docker', 'podman', 'nerdctl', 'buildah', 'skopeo', 'oras', 'helm', 'mongo', 'sqlcmd', 'ldap', '7z'],
+    gate: ['docker', 'podman', 'nerdctl', 'buildah', 'skopeo', 'oras', 'helm', 'mongo', 'sqlcmd', 'ipmitool', 'ldap', '7z'],
   },
   {
     name: 'cli_password',
@@ -144,7 +144,7 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   {
     name: 'cli_password',
     pattern: re(
-      String.raw`${AT}echo\s+(?:-n\s+)?\\?(?<q>['"]?)(?:[^'"\s:|\\[]+:)?(?<secret>[^'"\s|\\[]+)\\?\k<q>\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|(?:sudo\s+)?chpasswd\b)`,
+      String.raw`${AT}echo\s+(?:-n\s+)?\\?(?<q>['"]?)(?:[^'"\s:|\\[]+:)?(?<secret>[^'"\s|\\[]+)\\?\k<q>\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|(?:sudo\s+)?chpasswd\b|kinit\b|az\s+devops\s+login\b)`,
     ),
     check: notPlaceholder,
     gate: ['echo'],

@@ -250,10 +250,11 @@ export const CONFIG_RULES: readonly ShapeRule[] = [
     pattern: re(String.raw`\bSecret Access Key \[[^\]\n]{0,40}\]:[ \t]*(?<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])`, 'gi'),
     gate: ['secret access key'],
   },
-  // Go's MySQL DSN: `user:password@tcp(host:3306)/db` (no scheme, so not the URL rule's).
+  // Go's MySQL DSN: `user:password@tcp(host:3306)/db` (no scheme, so not the URL rule's); the
+  // password up to the last `@` before the protocol (it may hold one).
   {
     name: 'url_password',
-    pattern: re(String.raw`(?<![\w/:])[\w.-]{1,64}:(?<secret>[^\s@/"'()]{1,200})@(?:tcp|unix|udp)\(`),
+    pattern: re(String.raw`(?<![\w/:])[\w.-]{1,64}:(?<secret>[^\s/"'()]{1,200})@(?:tcp|unix|udp)\(`),
     check: notPlaceholder,
     gate: ['@tcp(', '@unix(', '@udp('],
   },

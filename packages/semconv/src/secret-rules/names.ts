@@ -26,6 +26,8 @@ const SECRET_NAME = new RegExp(
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode|' +
+    // OAuth PKCE's verifier (`code_verifier=`): it redeems the authorization code.
+    'codeverifier|' +
     // The word in other languages, as a key (`"mot_de_passe"`, `contrasena`, `Passwort`, `senha`, `wachtwoord`, `haslo`, `sifre`).
     // (Lower-cased to a-z and digits first: `contraseña` reads `contrasea`, `hasło` `haso`.)
     'motdepasse|contrase?n?a|passwort|kennwort|senha|wachtwoord|hasl?o|sifre|losenord|adgangskode|passord|salasana|' +
@@ -51,7 +53,7 @@ export function isSecretName(name: string): boolean {
   return hit;
 }
 
-const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin|[_.-]pat\b|sonar.login/;
+const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin|verifier|[_.-]pat\b|sonar.login/;
 
 /**
  * Whether `s` holds any of the words a secret name ends in: strings without one skip the
@@ -75,7 +77,7 @@ export function hasSecretWord(s: string): boolean {
  * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|(?<=sonar[_.])login)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|verifier|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|(?<=sonar[_.])login)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
   String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:[A-Z][\w.]*|str|string|number|bigint|any|unknown|bytes|int|float|bool|boolean|char|usize|[iu](?:8|16|32|64|128)|object)(?:<[^<>\n]{0,80}>)?(?:\[\])?(?:[ \t]+=(?![=>])|=(?=[ \t]*\\?["'\x60]))|[?:+]=|=>|[:=])[ \t]*)` +
   String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
@@ -86,9 +88,10 @@ const NAMED_VALUE_SOURCE =
  * name of the pattern is such a run, and a separator starts with none of them: the same matches.)
  */
 const FOLLOWED_BY_SEPARATOR = String.raw`(?=[A-Za-z0-9_.-]+\*{0,2}\\?["']?\]?\s*(?:[?:+]=|=>|[:=]))`;
-const NAMED_VALUE = new RegExp(`(?<![A-Za-z0-9_.-])${FOLLOWED_BY_SEPARATOR}${NAMED_VALUE_SOURCE}`, 'gi');
+// (Not the rule's name in another rule's marker: `[REDACTED:api_key]:x-oauth-basic@…` names nothing.)
+const NAMED_VALUE = new RegExp(`(?<![A-Za-z0-9_.-])(?<!\\[REDACTED:)${FOLLOWED_BY_SEPARATOR}${NAMED_VALUE_SOURCE}`, 'gi');
 /** The same, also right after a JSON escape (`\npassword=…` in raw JSON text): slower, so only for text with a backslash. */
-const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?<=\\[nrtbf]))${FOLLOWED_BY_SEPARATOR}${NAMED_VALUE_SOURCE}`, 'gi');
+const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])(?<!\[REDACTED:)|(?<=\\[nrtbf]))${FOLLOWED_BY_SEPARATOR}${NAMED_VALUE_SOURCE}`, 'gi');
 
 /**
  * Values that are not secrets where a secret could stand: literals, a state (`auth: ok`,
@@ -100,10 +103,12 @@ const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])|(?
  * (`!ENV X`, `!vault`), Terraform's `var.x`, SQL parameters `?`, `$1`, `:name`), types, and the
  * scheme word of an `Authorization` value whose credential another rule took; and what
  * examples write (`your_api_key_here`, `REPLACE_ME`, `changeme`, `sk-...`, `user:password@`, a
- * vendor's prefix with a filler: `sk_live_xxxxxxxx`, `ghp_XXXXXXXX`, `gho_********`).
+ * vendor's prefix with a filler: `sk_live_xxxxxxxx`, `ghp_XXXXXXXX`, `gho_********`); Rust's
+ * `NotPresent`, SASL's mechanism names (`AUTH LOGIN`, `AUTH=PLAIN`), masked characters (`••••`),
+ * Terraform's `data.x.y.z` and `module.x.y`, Mapbox's public `pk.eyJ…` token.
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|[<>|~]|%[A-Za-z_][A-Za-z0-9_]*%|include|omit|same-origin|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|op:\/\/\S+|vault:[\w/.-]+(?:#\w+)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|changeme|changeit|example|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|[<>|~]|%[A-Za-z_][A-Za-z0-9_]*%|include|omit|same-origin|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|op:\/\/\S+|vault:[\w/.-]+(?:#\w+)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|change[_-]?me|change[_-]?it|example|notpresent|notunicode|plain|login|cram-md5|digest-md5|scram-sha-(?:1|256|512)(?:-plus)?|xoauth2?|oauthbearer|gssapi|external|anonymous|ntlm|[\u2022\u25CF\u2219\u00B7*]+|(?:data|module)\.[a-z_][\w-]*(?:\.[\w\[\]"-]+)+|pk\.eyJ[\w-]+\.[\w-]+|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
@@ -152,6 +157,10 @@ const CONSTANT = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\.[A-Z][A-Z0-9]*(?:_[A
 /** The shell's working directory (`PWD=/app`, `OLDPWD=~/src`), not ODBC's `PWD=<password>`. */
 const WORKING_DIRECTORY = /^(?:old)?pwd$/i;
 const PATH = /^(?:\/|~(?:\/|$)|[A-Za-z]:[\\/])/;
+/** A path to a key, certificate or config file (directories, then a file with such an extension), or any absolute path three deep. */
+const CREDENTIAL_FILE = /^(?:~|\.{1,2})?\/(?:[\w.-]+\/)+[\w.-]+\.(?:json|pem|key|crt|cer|p12|pfx|jks|keystore|env|txt|ya?ml|toml|conf|cfg|ini|gpg|asc|der|pub)$|^\/(?:[\w.-]+\/){2,}[\w.-]+$/i;
+/** An OpenPGP key's id or fingerprint (git's `user.signingkey=3AA5C34371567BD2`). */
+const KEY_ID = /^(?:0x)?(?:[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40})!?$/i;
 /** What `kubectl describe secret` prints for each key: its size (`password:  24 bytes`), not its value. */
 const SIZE_ONLY = /^\d+$/;
 const BYTES_AFTER = /^[ \t]+bytes\b/;
@@ -239,6 +248,11 @@ export function replaceNamedValues(s: string, marker: string): string {
       const inner = replaceNamedValues(match.slice(head), marker);
       return match.slice(0, head) + inner;
     }
+    // A path to the file that holds the credential (`GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/sa.json`),
+    // systemd's `LoadCredential=<id>:<path>`, git's `user.signingkey` (a key's id or its file): where it is, not what.
+    if (bare && CREDENTIAL_FILE.test(value)) return match;
+    const ownName = whole[at - 1] === '\\' ? name.slice(1) : name;
+    if (/^LoadCredential(?:Encrypted)?$/i.test(ownName) || (/signingkey$/i.test(ownName) && (KEY_ID.test(value) || PATH.test(value)))) return match;
     // (In raw JSON text the name may start at the letter of the escape before it: `\nPWD=/app`.)
     if (WORKING_DIRECTORY.test(whole[at - 1] === '\\' ? name.slice(1) : name) && PATH.test(value)) return match;
     if (/f/i.test(g.pre ?? g.epre ?? '') && FORMAT_FIELD.test(value)) return match;

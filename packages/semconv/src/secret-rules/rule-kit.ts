@@ -55,8 +55,8 @@ export const START_CONDITIONS: readonly (readonly [string, string])[] = [
 ];
 /** The start of a line: of the string, after a newline, or in raw JSON text after a quote or a `\n` escape. */
 export const LINE_START = String.raw`(?<=^|[\n"]|\\n)`;
-/** The end of a line, the same way. */
-export const LINE_END = String.raw`(?=[ \t]*(?:\r?\n|$|\\?"|\\[rn]))`;
+/** The end of a line, the same way (in raw JSON text escaped once or more: `\n`, `\\n`, `\"`). */
+export const LINE_END = String.raw`(?=[ \t]*(?:\r?\n|$|\\*"|\\+[rn]))`;
 /**
  * A quoted value after a keyword: the quote is consumed, the group `secret` is what it encloses.
  * SQL's forms too: `N'…'` and `E'…'`, a quote doubled inside (`'it''s'`), Postgres' `$$…$$`.

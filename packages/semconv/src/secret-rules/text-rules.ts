@@ -61,7 +61,7 @@ const PASSWORD_WORD_LIST = [
 const PASSWORD_WORDS = PASSWORD_WORD_LIST.join('|');
 
 /** After the word: a few words, then a colon or a verb, then the value (group `secret`). */
-const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|är|er|on|это|是|为|為)[ \t]*[:：]?[ \t]*)[«"'“„]?(?<secret>[^\s'"«»“”„,;，。、）)&<>[\]\\]{6,}(?<![.!?:]))`;
+const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|är|er|on|это)(?![\p{L}\p{N}])[ \t]*[:：]?[ \t]*|[ \t]*(?:是|为|為|は)[ \t]*[:：]?[ \t]*)[«"'“„]?(?<secret>[^\s'"«»“”„,;，。、）)&<>[\]\\]{6,}(?<![.!?:]))`;
 /** A value in prose that reads as a password: letters with a digit or a symbol, not a placeholder or a URL. */
 const prosePassword = (_: string, secret: string | undefined) =>
   secret !== undefined && /\p{L}/u.test(secret) && /[\d!#$%&*+@^~_-]/.test(secret) && !isPlaceholder(secret) && !/^(?:https?|file):/i.test(secret);
@@ -73,7 +73,7 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   {
     name: 'quoted_password',
     pattern: re(
-      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase|code)|pwd|(?<=\b(?:with|using)\s+)pass)\s+(?:(?:for\s+(?:user\s+)?\S{1,64}\s+)?(?:is|was|of|to|set\s+to|changed\s+to|reset\s+to)\s+|=\s*)?${QUOTED}`,
+      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase|code)|pwd|(?<=\b(?:with|using)\s+)pass)\s+(?:(?:for\s+(?:the\s+)?(?:user\s+)?(?:\S{1,64}\s+){1,4})?(?:is|was|of|to|set\s+to|changed\s+to|reset\s+to)\s+|=\s*)?${QUOTED}`,
       'gi',
     ),
     check: notPlaceholder,
@@ -90,7 +90,8 @@ export const TEXT_RULES: readonly ShapeRule[] = [
       String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)|pwd)[ \t]+(?:(?:(?:for|on|in|of|at)[ \t]+(?:the[ \t]+)?(?:user[ \t]+)?(?:[^\s:]{1,64}[ \t]+){1,4})?(?:is|was|to|set[ \t]+to|changed[ \t]+to|reset[ \t]+to)[ \t]*:?[ \t]+)?(?<secret>[^\s'"\\,;)]{6,})`,
       'gi',
     ),
-    check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
+    // (Not the log line's next pair: `reason=bad_password attempts=3`.)
+    check: (_, secret) => secret !== undefined && looksGenerated(secret, 6) && !/^[A-Za-z_][\w.-]*=/.test(secret),
     gate: ['pass', 'Pass', 'PASS', 'pwd', 'PWD'],
   },
   // The same in other languages (a chat message or a ticket an agent reads): the word for password or
@@ -316,9 +317,32 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   },
   {
     name: 'config_secret',
-    pattern: re(String.raw`${LINE_START}[ \t]*AUTH\s+(?:[^\s'"\\]+\s+)?(?<secret>[^\s'"\\]+)${LINE_END}`),
+    // (Also after redis-cli's prompt: `cache.internal:6379> AUTH default …`.)
+    pattern: re(String.raw`${LINE_START}[ \t]*(?:[\w.-]+:\d+(?:\[\d+\])?>[ \t]*)?AUTH[ \t]+(?:[^\s'"\\]+[ \t]+)?(?<secret>[^\s'"\\]+)${LINE_END}`),
     check: notPlaceholder,
     gate: ['AUTH '],
+  },
+  // IMAP's `LOGIN <user> <password>` in a transcript (`a1 LOGIN ops@example.org "…"`): after its tag.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`${LINE_START}[ \t]*[A-Za-z0-9.]{1,10}[ \t]+LOGIN[ \t]+(?:"[^"\n\\]*"|[^\s"\\]+)[ \t]+"?(?<secret>[^\s"\\]+)"?${LINE_END}`),
+    check: notPlaceholder,
+    gate: ['LOGIN '],
+  },
+  // A Wi-Fi network's QR code payload (`WIFI:T:WPA;S:<ssid>;P:<password>;;`): its `P:` field.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`WIFI:(?:[^;\n]*;)*?P:(?<secret>(?:\\[;,:"\\]|[^;\n\\])+)`),
+    check: notPlaceholder,
+    gate: ['WIFI:'],
+  },
+  // An environment listed as a table or by fish's `set -x` (`AUTH0_CLIENT_SECRET    P7tn…`,
+  // `SNYK_TOKEN 0012…`): a variable named for a secret, spaces, then its value alone on the line.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`${LINE_START}(?<name>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)[ \t]+(?<secret>[^\s'"\\]{8,})${LINE_END}`),
+    check: (match, secret) => secret !== undefined && isSecretName(match.trim().split(/[ \t]/)[0] ?? '') && !isPlaceholder(secret),
+    gate: ['token', 'secret', 'key', 'pass', 'pwd', 'auth', 'cred'],
   },
   // A .pgpass line: `host:port:database:user:password` (also quoted in a message: after a space).
   {

@@ -221,8 +221,14 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
     gate: ['Bearer', 'bearer', 'Token'],
   },
   { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential, gate: ['Basic'] },
-  // (The user may be an email address, `@` unencoded: `smtps://alerts@acme.example:<password>@smtp…`.)
-  { name: 'url_password', pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*(?:@[^\s:/@"']*)?:(?<secret>[^\s@/"']+)@`), check: notPlaceholder, gate: ['://'] },
+  // (The user may be an email address, `@` unencoded: `smtps://alerts@acme.example:<password>@smtp…`; the
+  // password too, `builder:Pa55@word@host`: it ends at the last `@` before the host.)
+  {
+    name: 'url_password',
+    pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*(?:@[^\s:/@"']*)?:(?<secret>[^\s@/"']+(?:@[^\s@/"']+)*?)@(?=[^\s@/"']*(?:[/?#\s"'\\]|$))`),
+    check: notPlaceholder,
+    gate: ['://'],
+  },
   // A token alone as a URL's user (`https://<token>@gem.fury.io/…`, a git remote's `https://<token>@…`):
   // 20 characters or more with letters and digits (a user name is shorter, or a word).
   {
@@ -261,6 +267,12 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
       return head + authorizationValue(match.slice(head.length), marker);
     },
   },
+  // An Azure Functions key in the function's URL (`https://<app>.azurewebsites.net/api/<fn>?code=…`).
+  {
+    name: 'api_key',
+    pattern: re(String.raw`\.azurewebsites\.net\/[^\s"'?#]*\?(?:[^\s"'#]*?&)?code=(?<secret>[A-Za-z0-9_\-/+%]{20,}(?:=|%3D){0,2})`),
+    gate: ['azurewebsites.net'],
+  },
   {
     name: 'card_number',
     pattern: re(
@@ -273,9 +285,10 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'card_number',
     pattern: re(
-      String.raw`%B(?<secret>(?:4\d{3}|5[0-8]\d{2}|2[2-7]\d{2}|3[47]\d{2}|3[068]\d{2}|35\d{2}|6\d{3})(?:(?:[ -]?\d){9,15}|(?:\.\d{4}){3}(?:\.\d{1,3})?))(?!\w|\.\d)`,
+      String.raw`%B(?<secret>(?:4\d{3}|5[0-8]\d{2}|2[2-7]\d{2}|3[47]\d{2}|3[068]\d{2}|35\d{2}|6\d{3})(?:(?:[ -]?\d){9,15}|(?:\.\d{4}){3}(?:\.\d{1,3})?)(?:\^[^^?\n]{0,26}\^\d{4}[0-9 ]*)?)(?!\w|\.\d)`,
     ),
-    check: (_, secret) => secret !== undefined && luhn(secret),
+    // The whole track after the number: the holder's name, the expiry and the discretionary data (its check value).
+    check: (_, secret) => secret !== undefined && luhn(secret.split('^')[0] as string),
     gate: ['%B'],
   },
   // Printed in groups of four (the last one shorter) or written compact; the country's length

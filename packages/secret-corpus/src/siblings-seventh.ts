@@ -1,0 +1,78 @@
+/**
+ * The siblings of the kinds a seventh held-out set (2026-12-07: 411 secrets and 304 near-misses
+ * weighted to agent tool output of 2026: MCP and package-manager configs, CI logs, `printenv` and
+ * `docker inspect`, devtools exports, OAuth flows, protocol transcripts, wallets and prose in
+ * several languages, written without reading this corpus or the rules) found kept or damaged:
+ * passwords in prose after a verb (German's `ist` no longer read inside `Jenkins`; Chinese and
+ * Japanese with no space before `是` or `は`), a passphrase "for the <words> key", a password at
+ * redis-cli's prompt and in IMAP's `LOGIN`, echoed into `kinit` or `az devops login`, ipmitool's
+ * `-P`, Go's MySQL DSN, a Wi-Fi QR payload, an Azure Functions key in its URL, PKCE's
+ * `code_verifier`, an environment printed as a table or by fish, and a card's whole magnetic track.
+ * Generated as secrets.ts generates its own (fake.ts). Their near-misses are in
+ * ordinary-held-out.ts ("seventh").
+ */
+import { ALNUM, BASE64, fake, LOWER_HEX } from './fake.ts';
+import type { SecretKind, SecretShape } from './shape.ts';
+
+const f = fake;
+const shapes: SecretShape[] = [];
+const inText = (id: string, kind: SecretKind, secret: string, text: string) => shapes.push({ id, kind, secret, text });
+/** A password as people write them: a word, digits and a symbol. */
+const pw = (seed: string) => `${f(seed, 1, 'BCDFGHKLMNPRST')}${f(`${seed}-w`, 6, 'abcdefghiklmnoprstuvw')}${f(`${seed}-d`, 3, '0123456789')}${f(`${seed}-s`, 1, '!#*+%')}`;
+
+// Passwords in chat, after the verb that says what it is.
+inText('prose-de-verb-inside-word', 'log-password', pw('prose-de-jenkins'), `Das Passwort für den Jenkins-Agenten ist ${pw('prose-de-jenkins')}, der Benutzer ist build.`);
+inText('prose-de-estate', 'log-password', pw('prose-de-est'), `Kennwort für Estland-VPN ist ${pw('prose-de-est')}`);
+inText('prose-zh-no-space', 'log-password', pw('prose-zh'), `测试环境的数据库密码是${pw('prose-zh')}，用完请改`);
+inText('prose-zh-space', 'log-password', pw('prose-zh-2'), `跳板机密码为 ${pw('prose-zh-2')} ，不要外传`);
+inText('prose-ja-wa', 'log-password', pw('prose-ja'), `ステージングのパスワードは ${pw('prose-ja')} です。`);
+inText('prose-passphrase-for-words', 'log-password', f('passphrase-words', 14), `The passphrase for the release signing key is "${f('passphrase-words', 14)}".`);
+inText('prose-password-for-the-words', 'log-password', pw('prose-en-words'), `password for the staging admin account is '${pw('prose-en-words')}'`);
+
+// Protocol transcripts and commands.
+inText('redis-prompt-auth', 'cli-password', pw('redis-prompt'), `$ redis-cli -h redis.internal\nredis.internal:6379> AUTH app ${pw('redis-prompt')}\nOK\nredis.internal:6379> KEYS session:*`);
+inText('redis-prompt-auth-db', 'cli-password', pw('redis-prompt-db'), `127.0.0.1:6379> SELECT 2\nOK\n127.0.0.1:6379[2]> AUTH ${pw('redis-prompt-db')}\nOK`);
+inText('imap-login-quoted', 'cli-password', pw('imap-login'), `* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] ready\na001 LOGIN ops@example.org "${pw('imap-login')}"\na001 OK LOGIN completed`);
+inText('imap-login-atom', 'cli-password', `${f('imap-atom', 12)}9`, `A1 CAPABILITY\nA2 LOGIN mailer ${f('imap-atom', 12)}9\nA2 OK [CAPABILITY IMAP4rev1] Logged in`);
+inText('echo-kinit', 'cli-password', pw('echo-kinit'), `echo "${pw('echo-kinit')}" | kinit etl@EXAMPLE.ORG && klist`);
+const pat = f('az-pat', 52, 'abcdefghijklmnopqrstuvwxyz234567');
+inText('echo-az-devops-login', 'cli-password', pat, `echo ${pat} | az devops login --organization https://dev.azure.com/example`);
+inText('ipmitool-password', 'cli-password', pw('ipmitool'), `ipmitool -I lanplus -H 10.20.0.7 -U root -P ${pw('ipmitool')} sol activate`);
+
+// Connection strings and URLs.
+const dsnPw = `${pw('go-dsn')}@${f('go-dsn-2', 5)}`;
+inText('go-mysql-dsn-at-in-password', 'connection-string', dsnPw, `sql.Open("mysql", "billing:${dsnPw}@tcp(db.internal:3306)/billing?parseTime=true")`);
+inText('go-mysql-dsn-unix', 'connection-string', pw('go-dsn-unix'), `dsn: reporter:${pw('go-dsn-unix')}@unix(/var/run/mysqld/mysqld.sock)/reports`);
+inText('wifi-qr', 'config-file', pw('wifi-qr'), `WIFI:S:Office-5G;T:WPA;P:${pw('wifi-qr')};H:false;;`);
+const fnKey = `${f('azure-fn', 54, `${ALNUM}_-`)}==`;
+inText('azure-functions-key-url', 'query-string', fnKey, `POST https://billing-fn.azurewebsites.net/api/charge?code=${fnKey}`);
+const verifier = f('pkce-verifier', 43, `${ALNUM}-._~`);
+inText('pkce-code-verifier', 'query-string', verifier, `grant_type=authorization_code&client_id=desktop&redirect_uri=http%3A%2F%2F127.0.0.1%3A8400&code_verifier=${verifier}`);
+
+// An environment printed as a table (PowerShell's `gci env:`) or by fish (`set -x`).
+const clientSecret = f('env-table-secret', 48, `${ALNUM}_-`);
+inText('env-table-powershell', 'env', clientSecret, `Name                           Value\n----                           -----\nOKTA_CLIENT_SECRET             ${clientSecret}\nOS                             Windows_NT`);
+const fishToken = `${f('fish-token', 8, LOWER_HEX)}-${f('fish-token-2', 4, LOWER_HEX)}-${f('fish-token-3', 4, LOWER_HEX)}-${f('fish-token-4', 4, LOWER_HEX)}-${f('fish-token-5', 12, LOWER_HEX)}`;
+inText('env-fish-set', 'env', fishToken, `PATH /usr/local/bin /usr/bin\nDATADOG_API_TOKEN ${fishToken}\nTERM xterm-256color`);
+const fishKey = f('fish-key', 40, BASE64.replace(/[+/]/g, ''));
+inText('env-fish-set-key', 'env', fishKey, `LANG en_US.UTF-8\nSENDGRID_API_KEY ${fishKey}`);
+
+// A card's magnetic track: the number with the holder, the expiry and the discretionary data.
+{
+  const digits = '4916' + f('track-pan', 11, '0123456789');
+  // Luhn's check digit for the 15 digits above.
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  const pan = digits + String((10 - (sum % 10)) % 10);
+  const discretionary = f('track-dd', 20, '0123456789');
+  inText('card-track-whole', 'card', `^2711101${discretionary}`, `swipe: %B${pan}^NGUYEN/ANH T^2711101${discretionary}?`);
+}
+
+export const SEVENTH_SIBLING_SHAPES: readonly SecretShape[] = shapes;
