@@ -127,6 +127,11 @@ describe('damage around a secret (a seventh held-out set)', () => {
     ['250-AUTH PLAIN LOGIN\nAUTH LOGIN\n334 VXNlcm5hbWU6', '250-AUTH PLAIN LOGIN\nAUTH LOGIN\n334 VXNlcm5hbWU6'],
     ['* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN] ready', '* OK [CAPABILITY IMAP4rev1 AUTH=PLAIN AUTH=LOGIN] ready'],
     ['WARN login failed user=dana reason=bad_password attempts=3 ip=203.0.113.7', 'WARN login failed user=dana reason=bad_password attempts=3 ip=203.0.113.7'],
+    // A cookie header as a JSON member (a devtools "Copy as fetch"): cookie by cookie, as a header line is.
+    [
+      '"headers": {"cookie": "_ga=GA1.1.1234567890.1735689600; sb-access-token=zYEqVw8jIcTOtHf7i6S9WLmgUeA11VQ; theme=dark"}',
+      '"headers": {"cookie": "_ga=GA1.1.1234567890.1735689600; sb-access-token=[REDACTED:credential_header]; theme=dark"}',
+    ],
     // A card's magnetic track: the holder, the expiry and the discretionary data go with the number.
     ['%B4539899720743225^DOE/JANE^2908101547472148000165000000?', '%B[REDACTED:card_number]?'],
   ])('%s', (input, expected) => {

@@ -150,6 +150,7 @@ const CLOSES_ARGUMENT = /^[ \t]*[),}]/;
 const CREDENTIAL_SCOPE = /^(\[REDACTED[^\]\n]*\]|(?:[^/%\s]|%40)+)(?:\/|%2F)\d{8}(?:\/|%2F)/i;
 /** Headers whose values the shape rules take apart (token-rules.ts: cookies one by one, an Authorization's scheme kept). */
 const HEADER_NAME = /^(?:set-)?cookie$|^(?:proxy-)?authorization$/i;
+const COOKIE_NAME = /^(?:set-)?cookie$/i;
 /** A PowerShell cmdlet (`$secpasswd = ConvertTo-SecureString "…" -AsPlainText`): a command, its argument looked at by other rules. */
 const CMDLET = /^(?:Get|Set|New|Remove|Add|ConvertTo|ConvertFrom|Read|Write|Invoke|Import|Export|Select|Out|Start|Stop|Test|Join|Split|Format|Protect|Unprotect)-[A-Z][A-Za-z]+$/;
 /** A constant read from a class or module (`BuildConfig.MAPS_API_KEY`, `Secrets.Stripe.SECRET_KEY`): code, not a secret. */
@@ -220,8 +221,10 @@ export function replaceNamedValues(s: string, marker: string): string {
       const start = head + match.slice(head).indexOf(value);
       return match.slice(0, start) + marker + match.slice(start + (scoped[1] as string).length);
     }
-    // A Cookie or Authorization header (`Cookie: theme=dark; sid=…`): its shape rules replace what in it is a secret.
+    // A Cookie or Authorization header (`Cookie: theme=dark; sid=…`): its shape rules replace what in it is a
+    // secret; a cookie as a JSON member too (`"cookie": "_ga=…; sid=…"`: the cookie rule reads that form).
     if (bare && HEADER_NAME.test(whole[at - 1] === '\\' ? name.slice(1) : name) && sep.trimEnd().endsWith(':')) return match;
+    if (!bare && COOKIE_NAME.test(whole[at - 1] === '\\' ? name.slice(1) : name) && sep.includes(':') && !sep.includes('=')) return match;
     // Ruby's and C++'s scope operator (`ShopifyAPI::Auth::Session.new(`): no separator.
     if (value.startsWith(':') && sep.trimEnd().endsWith(':')) return match;
     // A URL whose user or password another rule took (`SENTRY_DSN=https://[REDACTED…]@…`): taken

@@ -242,12 +242,13 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   // that can sign someone in (cookieValues), its name and the cookie's attributes kept.
   {
     name: 'credential_header',
-    pattern: re(String.raw`${AT}(?:set-)?cookie\s*:\s*'?(?!\[REDACTED)(?<secret>${HEADER_VALUE})`, 'gi'),
+    // (Also a JSON member, as a devtools "Copy as fetch" writes the headers: `"cookie": "…"`.)
+    pattern: re(String.raw`${AT}(?:set-)?cookie(?:\\?")?\s*:\s*(?:'|\\?")?(?!\[REDACTED)(?<secret>${HEADER_VALUE})`, 'gi'),
     check: (_, secret) => secret !== undefined && !isPlaceholder(secret.trim()) && !ONLY_MARKERS.test(secret),
     gate: ['cookie'],
     rewrite: (match, marker) => {
       const at = match.search(/:\s*'?/);
-      const head = (/^[^:]*:\s*'?/.exec(match) as RegExpExecArray)[0];
+      const head = (/^[^:]*:\s*(?:'|\\?")?/.exec(match) as RegExpExecArray)[0];
       return at < 0 ? match : head + cookieValues(match.slice(head.length), marker);
     },
   },
