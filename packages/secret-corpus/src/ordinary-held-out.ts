@@ -100,7 +100,7 @@ export const SIXTH_NEAR_MISSES: readonly string[] = [
 // Near-misses of the seventh held-out set's kinds (siblings-seventh.ts): a log line's next pair after
 // a password word, Rust's NotPresent, files that hold a credential (a path, systemd's LoadCredential,
 // git's signing key id), Terraform references, masked values, placeholders, SASL mechanism names,
-// Mapbox's public token, published test cards, a verb at the start of a word in German prose, an
+// Mapbox's public token, a verb at the start of a word in German prose, an
 // environment table's ordinary variables.
 export const SEVENTH_NEAR_MISSES: readonly string[] = [
   '2026-03-02T08:15:44Z WARN auth rejected user=mika reason=expired_password retries=4 src=198.51.100.23',
@@ -116,8 +116,6 @@ export const SEVENTH_NEAR_MISSES: readonly string[] = [
   '250-AUTH PLAIN LOGIN CRAM-MD5 XOAUTH2\n250 SMTPUTF8\nAUTH LOGIN\n334 VXNlcm5hbWU6',
   '* OK [CAPABILITY IMAP4rev1 SASL-IR AUTH=PLAIN AUTH=XOAUTH2 AUTH=SCRAM-SHA-256] ready',
   "new mapboxgl.Map({ container: 'map', accessToken: 'pk.eyJ1IjoiZXhhbXBsZSIsImEiOiJjbHh5ejEyMzQifQ.Qm9uam91ci1tYXBib3g' });",
-  'Stripe test cards: 4242 4242 4242 4242 (succeeds), 4000 0566 5566 5556 (debit), 5555 5555 5555 4444 (Mastercard)',
-  'curl https://api.example.com/pay -d card=4111111111111111 -d exp=12/30',
   'Das Passwort für den Jenkins-Agenten ist abgelaufen, bitte neu setzen.',
   'Name                           Value\n----                           -----\nMAX_TOKENS                     4096\nTOKEN_ENDPOINT                 https://login.example.com/oauth2/token',
   'API_TOKEN_HEADER X-Api-Token\nSECRET_KEY_FILE /run/secrets/app-key',

@@ -5,34 +5,9 @@
  */
 
 /** The Luhn check of the digits of `s` (spaces, dashes and dots ignored), 13 to 19 digits. */
-/**
- * Card numbers the networks and payment providers publish for tests (Stripe's, Adyen's and
- * Braintree's documentation, the classic `4111 1111 1111 1111`): no account behind them.
- */
-const TEST_CARDS = new Set([
-  '4242424242424242',
-  '4000056655665556',
-  '4111111111111111',
-  '4012888888881881',
-  '4000000000000002',
-  '5555555555554444',
-  '2223003122003222',
-  '5200828282828210',
-  '5105105105105100',
-  '378282246310005',
-  '371449635398431',
-  '6011111111111117',
-  '6011000990139424',
-  '3056930009020004',
-  '36227206271667',
-  '3566002020360505',
-  '6200000000000005',
-]);
-
-/** A card number's check digit holds (Luhn), and it is not a published test number. */
 export function luhn(s: string): boolean {
   const digits = s.replace(/[ .-]/g, '');
-  if (digits.length < 13 || digits.length > 19 || TEST_CARDS.has(digits)) return false;
+  if (digits.length < 13 || digits.length > 19) return false;
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = digits.charCodeAt(digits.length - 1 - i) - 48;
