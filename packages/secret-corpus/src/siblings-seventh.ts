@@ -57,6 +57,15 @@ inText('env-fish-set', 'env', fishToken, `PATH /usr/local/bin /usr/bin\nDATADOG_
 const fishKey = f('fish-key', 40, BASE64.replace(/[+/]/g, ''));
 inText('env-fish-set-key', 'env', fishKey, `LANG en_US.UTF-8\nSENDGRID_API_KEY ${fishKey}`);
 
+// Wallet keys: an extended private key, a key passed to a command, a key printed after its label.
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const xprv = `xprv9s21ZrQH143K${f('xprv', 95, BASE58)}`;
+inText('wallet-xprv-json', 'private-key', xprv, `{"wallet_type": "standard", "keystore": {"type": "bip32", "xprv": "${xprv}"}}`);
+const hexKey = f('cast-key', 64, LOWER_HEX);
+inText('wallet-private-key-flag', 'private-key', hexKey, `cast send 0xA0b8…eB48 "transfer(address,uint256)" 0xdead 1 --private-key ${hexKey} --rpc-url $RPC`);
+const b58 = f('solana-b58', 88, BASE58);
+inText('wallet-private-key-label', 'private-key', b58, `Exported account\nPublic key: ${f('solana-pub', 44, BASE58)}\nPrivate key (base58): ${b58}`);
+
 // A card's magnetic track: the number with the holder, the expiry and the discretionary data.
 {
   const pan = luhnNumber('track-pan', '4916', 16);

@@ -100,6 +100,21 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
     pattern: re(String.raw`minisign (?:encrypted )?secret key[ \t]*(?:\r?\n|(?:\\+r)?\\+n)(?<secret>[A-Za-z0-9+/]{40,}={0,2})`, 'gi'),
     gate: ['minisign'],
   },
+  // Wallet keys: a BIP32 extended private key (`xprv…`, testnet `tprv…`), a private key given to a
+  // command (`cast wallet import … --private-key <64 hex>`, `--private-key=0x…`), and a key printed
+  // after its label (`Private key (base58): …`, `private_key: 0x…`). (A Solana keypair file, 64 numbers
+  // in a JSON array, is left: any array of 64 small numbers has that form.)
+  { name: 'private_key', pattern: re(String.raw`${AT_ALNUM}[xt]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])`), gate: ['xprv', 'tprv'] },
+  {
+    name: 'private_key',
+    pattern: re(String.raw`--private-?key(?:[ \t]+|=)\\?['"]?(?<secret>(?:0x)?[0-9a-fA-F]{64})(?![0-9a-fA-F])`, 'gi'),
+    gate: ['--private-key', '--privatekey'],
+  },
+  {
+    name: 'private_key',
+    pattern: re(String.raw`\bprivate[ \t_-]?key[ \t]*(?:\((?:base58|hex|wif)\))?[ \t]*:[ \t]*\\?['"]?(?<secret>(?:0x)?[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{50,90})(?![A-Za-z0-9])`, 'gi'),
+    gate: ['private key', 'private_key', 'private-key', 'privatekey'],
+  },
   // Before `Token <value>` (below), which would take the digits before the colon and leave the rest.
   // Also in the Bot API's URLs (`/bot<token>/sendMessage`).
   { name: 'telegram_bot_token', pattern: re(String.raw`(?:${AT}|(?<=bot))\d{8,10}:AA[A-Za-z0-9_-]{33}`), gate: [':AA'] },
