@@ -121,4 +121,6 @@ export const SEVENTH_NEAR_MISSES: readonly string[] = [
   'API_TOKEN_HEADER X-Api-Token\nSECRET_KEY_FILE /run/secrets/app-key',
   'Never paste your private key: the wallet signs locally.\ncommit 7d0a1c9e5b3f2a8d4c6e0b9a7f1d3c5e8b2a4f6d0c9e7b1a3d5f8c2e4a6b0d9f rotate private key loader',
   'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
+  'Le mot de passe est trop court & doit contenir 12 caractères.',
+  'mc alias set local http://127.0.0.1:9000 minioadmin $MINIO_ROOT_PASSWORD',
 ];

@@ -26,6 +26,7 @@ inText('prose-de-estate', 'log-password', pw('prose-de-est'), `Kennwort für Est
 inText('prose-zh-no-space', 'log-password', pw('prose-zh'), `测试环境的数据库密码是${pw('prose-zh')}，用完请改`);
 inText('prose-zh-space', 'log-password', pw('prose-zh-2'), `跳板机密码为 ${pw('prose-zh-2')} ，不要外传`);
 inText('prose-ja-wa', 'log-password', pw('prose-ja'), `ステージングのパスワードは ${pw('prose-ja')} です。`);
+inText('prose-fr-ampersand', 'log-password', `${f('prose-fr-amp', 6, 'abcdefghiklmnoprstuvw')}&${f('prose-fr-amp-d', 3, '0123456789')}`, `Le mot de passe de la borne est ${f('prose-fr-amp', 6, 'abcdefghiklmnoprstuvw')}&${f('prose-fr-amp-d', 3, '0123456789')} jusqu'à lundi.`);
 inText('prose-passphrase-for-words', 'log-password', f('passphrase-words', 14), `The passphrase for the release signing key is "${f('passphrase-words', 14)}".`);
 inText('prose-password-for-the-words', 'log-password', pw('prose-en-words'), `password for the staging admin account is '${pw('prose-en-words')}'`);
 
@@ -38,6 +39,9 @@ inText('echo-kinit', 'cli-password', pw('echo-kinit'), `echo "${pw('echo-kinit')
 const pat = f('az-pat', 52, 'abcdefghijklmnopqrstuvwxyz234567');
 inText('echo-az-devops-login', 'cli-password', pat, `echo ${pat} | az devops login --organization https://dev.azure.com/example`);
 inText('ipmitool-password', 'cli-password', pw('ipmitool'), `ipmitool -I lanplus -H 10.20.0.7 -U root -P ${pw('ipmitool')} sol activate`);
+
+const mcSecret = f('mc-secret', 40, `${ALNUM}_`);
+inText('minio-alias-secret', 'cli-password', mcSecret, `mc alias set backup https://minio.internal:9000 ${f('mc-access', 20, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')} ${mcSecret} --api S3v4`);
 
 // Connection strings and URLs.
 const dsnPw = `${pw('go-dsn')}@${f('go-dsn-2', 5)}`;

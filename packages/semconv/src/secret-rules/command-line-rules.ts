@@ -149,6 +149,13 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
     check: notPlaceholder,
     gate: ['echo'],
   },
+  // MinIO's client: `mc alias set <name> <url> <access key> <secret key>` (and the older `mc config host add`).
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}mc\s+(?:alias\s+set|config\s+host\s+add)\s+\S+\s+\S+\s+\S+\s+${CLI_VALUE}`),
+    check: notPlaceholder,
+    gate: ['mc alias', 'mc config'],
+  },
   {
     name: 'cli_password',
     pattern: re(String.raw`--password-file=<\(\s*echo\s+(?<secret>[^)\s]+)`),

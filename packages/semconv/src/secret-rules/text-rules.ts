@@ -61,7 +61,7 @@ const PASSWORD_WORD_LIST = [
 const PASSWORD_WORDS = PASSWORD_WORD_LIST.join('|');
 
 /** After the word: a few words, then a colon or a verb, then the value (group `secret`). */
-const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|är|er|on|это)(?![\p{L}\p{N}])[ \t]*[:：]?[ \t]*|[ \t]*(?:是|为|為|は)[ \t]*[:：]?[ \t]*)[«"'“„]?(?<secret>[^\s'"«»“”„,;，。、）)&<>[\]\\]{6,}(?<![.!?:]))`;
+const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|är|er|on|это)(?![\p{L}\p{N}])[ \t]*[:：]?[ \t]*|[ \t]*(?:是|为|為|は)[ \t]*[:：]?[ \t]*)[«"'“„]?(?<secret>(?:[^\s'"«»“”„,;，。、）)&<>[\]\\]|&(?![\w.-]*=)){6,}(?<![.!?:]))`;
 /** A value in prose that reads as a password: letters with a digit or a symbol, not a placeholder or a URL. */
 const prosePassword = (_: string, secret: string | undefined) =>
   secret !== undefined && /\p{L}/u.test(secret) && /[\d!#$%&*+@^~_-]/.test(secret) && !isPlaceholder(secret) && !/^(?:https?|file):/i.test(secret);
