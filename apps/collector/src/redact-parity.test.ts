@@ -3,8 +3,8 @@
  * SDK's sanitizer (before a model or a span sees a value) both apply
  * `@guardtrace/semconv/secret-rules`. Here they read the same corpus and must agree exactly:
  * with each consumer's marker written as one token, their outputs are the same text, so a
- * rule cannot drift in one of them without failing this test. (Base64 of text, how OTLP
- * carries `bytesValue`, is the collector's alone: the SDK never sees OTLP bytes.)
+ * rule cannot drift in one of them without failing this test. Base64 of text too (a whole
+ * string, a JSON value, a data URI, a `base64 -d` pipe): one reading, in the same module.
  */
 import { redactSecrets } from '@guardtrace/sdk';
 import { replaceShapes, SHAPE_RULES, shapeRedactor } from '@guardtrace/semconv/secret-rules';
@@ -17,13 +17,20 @@ const collector = new Redactor();
 const MARK = /\[REDACTED(?::[a-z0-9_]+| [A-Z ]+)?\]/g;
 const norm = (s: string) => s.replace(MARK, '[R]');
 
-/** The string forms both consumers read: the text, JSON of it, JSON in a JSON string. */
+const b64 = (t: string) => btoa(String.fromCharCode(...new TextEncoder().encode(t)));
+
+/** The string forms both consumers read: the text, JSON of it, JSON in a JSON string, and its base64 (whole, in JSON, piped, as a data URI). */
 function forms(s: SecretShape): [string, string][] {
   const json = JSON.stringify(s.key ? { [s.key]: s.secret } : { note: asText(s) });
+  const encoded = b64(asText(s));
   return [
     ['text', asText(s)],
     ['json', json],
     ['json-in-json', JSON.stringify({ args: JSON.stringify({ request: json }) })],
+    ['base64', encoded],
+    ['base64-in-json', JSON.stringify({ file: '.env', content: encoded })],
+    ['base64-piped', `echo ${encoded} | base64 -d > .env`],
+    ['data-uri', `data:text/plain;base64,${encoded}`],
   ];
 }
 
@@ -34,7 +41,7 @@ describe('the collector and the SDK redact the same secrets', () => {
     expect(SHAPE_RULES.map((r) => r.name)).toContain('iban');
   });
 
-  it(`the ${SECRET_SHAPES.length} secret shapes, as text, JSON and JSON in JSON: the same output`, () => {
+  it(`the ${SECRET_SHAPES.length} secret shapes, as text, JSON, JSON in JSON and base64: the same output`, () => {
     const differ: string[] = [];
     const leaks: string[] = [];
     for (const shape of SECRET_SHAPES) {

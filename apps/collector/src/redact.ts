@@ -9,7 +9,7 @@
  * replaced by a visible marker, `[REDACTED:<rule>]`, never dropped silently. The names and
  * shapes are `@guardtrace/semconv/secret-rules`, the same rules the SDK's sanitizer applies.
  */
-import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, SHAPE_RULES, type ShapeRule, shapeRedactor } from '@guardtrace/semconv/secret-rules';
+import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceBase64, replaceNamedValues, SHAPE_RULES, type ShapeRule, shapeRedactor } from '@guardtrace/semconv/secret-rules';
 import type { AttrValue, Attributes, NormSpan } from './span.ts';
 
 /** A value rule: the built-in shapes, and those `GUARDTRACE_REDACT_VALUES` adds. */
@@ -48,24 +48,6 @@ function replaceJsonLiterals(s: string, fn: (literal: string) => string): string
   }
   return from === 0 ? s : out + s.slice(from);
 }
-/** A whole string that may be base64 (bytesValue arrives as base64 in both encodings). */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4}){4,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const MAX_BASE64_CHARS = 1 << 20;
-/**
- * Base64 inside a longer string: a JSON string literal that is all base64 (24+ characters), a data
- * URI's payload, and what a command pipes to `base64 -d`. Up to 64 KB each (an image is not text).
- */
-const QUOTED_BASE64 = /"((?:[A-Za-z0-9+/]{4}){6,16384}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)"/g;
-const PIPED_BASE64 = /(?<=;base64,)(?:[A-Za-z0-9+/]{4}){4,16384}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?|(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{4}){4,16384}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?=['"]?\s*\|\s*base64\s+(?:-d|-D|--decode)\b)/g;
-/** Decoded bytes that are not text: control characters, or bytes that are not UTF-8. */
-function isText(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 127 || c === 0xfffd) return false;
-  }
-  return true;
-}
-
 /**
  * What one request's spans share while they are redacted: the resources already done, and the
  * answers for strings already redacted. Within a request the same values recur in every span (a
@@ -196,25 +178,8 @@ export class Redactor {
     out = this.plain(out);
     // Behind `\u0022`, `\'`, `&quot;` or `%3D`: looked at decoded (returned decoded when it held one).
     if (encoded) out = passDecoded(out, (decoded) => this.plain(decoded));
-    if (depth < MAX_DEPTH && out.length <= MAX_BASE64_CHARS && BASE64.test(out)) out = this.base64(out, depth);
-    else if (depth < MAX_DEPTH) out = this.embeddedBase64(out, depth);
-    return out;
-  }
-
-  /** Base64 inside a longer string (QUOTED_BASE64, PIPED_BASE64): replaced when its text holds a secret. */
-  private embeddedBase64(s: string, depth: number): string {
-    let out = s;
-    if (out.includes('"')) {
-      QUOTED_BASE64.lastIndex = 0;
-      out = out.replace(QUOTED_BASE64, (lit, b64: string) => {
-        const r = this.base64(b64, depth);
-        return r === b64 ? lit : `"${r}"`;
-      });
-    }
-    if (out.includes('base64')) {
-      PIPED_BASE64.lastIndex = 0;
-      out = out.replace(PIPED_BASE64, (b64) => this.base64(b64, depth));
-    }
+    // Base64 (bytesValue, an encoded file, a data URI, a `base64 -d` pipe) whose text holds a secret: replaced whole.
+    if (depth < MAX_DEPTH) out = replaceBase64(out, (decoded) => this.text(decoded, depth + 1), '[REDACTED:encoded_secret]');
     return out;
   }
 
@@ -238,12 +203,5 @@ export class Redactor {
       const cleaned = this.text(decoded, depth + 1);
       return cleaned === decoded ? lit : JSON.stringify(cleaned);
     });
-  }
-
-  /** Base64 of text that holds a secret is replaced whole (binary data is left alone). */
-  private base64(s: string, depth: number): string {
-    const decoded = Buffer.from(s, 'base64').toString('utf8');
-    if (!isText(decoded)) return s;
-    return this.text(decoded, depth + 1) === decoded ? s : '[REDACTED:encoded_secret]';
   }
 }

@@ -115,6 +115,23 @@ describe('sanitizeFeedback on JSON text', () => {
   });
 });
 
+describe('base64 (as the collector reads it)', () => {
+  const b64 = (t: string) => btoa(String.fromCharCode(...new TextEncoder().encode(t)));
+  const env = 'NODE_ENV=production\nOPENAI_API_KEY=sk-proj-Qw8nR2tY6uI0oP4aS8dF2gH6jK1lZ3xC5vB7nM9qW1eR3tY5\nPORT=3000\n';
+  it('replaces base64 whose text holds a secret: whole, in a JSON value, piped to base64 -d, as a data URI', () => {
+    const e = b64(env);
+    expect(redactSecrets(e)).toBe('[REDACTED]');
+    expect(JSON.parse(redactSecrets(JSON.stringify({ file: '.env', content: e })))).toEqual({ file: '.env', content: '[REDACTED]' });
+    expect(redactSecrets(`echo ${e} | base64 -d > .env`)).toBe('echo [REDACTED] | base64 -d > .env');
+    expect(sanitizeFeedback(`data:text/plain;base64,${e}`)).toBe('data:text/plain;base64,[REDACTED]');
+  });
+  it('keeps base64 of ordinary text and of binary data', () => {
+    const plain = b64('{"name":"report.csv","rows":1200,"columns":["date","amount"]}');
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    for (const v of [plain, png, JSON.stringify({ image: png }), `data:image/png;base64,${png}`]) expect(redactSecrets(v)).toBe(v);
+  });
+});
+
 describe('the secret corpus (@guardtrace/secret-corpus)', () => {
   it.each(SECRET_SHAPES.map((s) => [s.id, s] as const))('%s: redacted from results and feedback, as text, object and JSON', (_, s) => {
     const obj = s.key ? { [s.key]: s.secret } : { note: asText(s) };

@@ -4,7 +4,19 @@
  * secret is (names and shapes) is `@guardtrace/semconv/secret-rules`, shared with the collector.
  */
 
-import { hasEncoding, hasSecretWord, isSecretName, passDecoded, replaceNamedValues, SHAPE_RULES, type ShapeRule, shapePrecheck, shapeRedactor } from '@guardtrace/semconv/secret-rules';
+import {
+  hasEncoding,
+  hasSecretWord,
+  isSecretName,
+  mayHoldBase64,
+  passDecoded,
+  replaceBase64,
+  replaceNamedValues,
+  SHAPE_RULES,
+  type ShapeRule,
+  shapePrecheck,
+  shapeRedactor,
+} from '@guardtrace/semconv/secret-rules';
 
 export interface SanitizeOptions {
   /** Extra hostname suffixes that count as internal (default: .internal .local .lan .corp .intranet .svc .cluster.local). */
@@ -69,12 +81,15 @@ function internalHostRe(extra: string[] | undefined): RegExp {
 
 /**
  * Cheap passes before the full one: a secret needs a shape, or a secret name meeting its value
- * at `:` or `=`; a `\uXXXX` escape, `\'`, an HTML entity or URL encoding may spell either. The
+ * at `:` or `=`; a `\uXXXX` escape, `\'`, an HTML entity, URL encoding or base64 may spell either. The
  * rest of what feedback loses (internal hosts and addresses, stack traces, instruction-like text)
  * has its own fragments.
  */
 const mayHoldSecret = (text: string) =>
-  mayHoldShape(text) || ((text.includes(':') || text.includes('=')) && hasSecretWord(text)) || /\\u[0-9a-f]{4}|\\'|&[#a-z0-9]{2,8};|%[0-9a-f]{2}/i.test(text);
+  mayHoldShape(text) ||
+  ((text.includes(':') || text.includes('=')) && hasSecretWord(text)) ||
+  /\\u[0-9a-f]{4}|\\'|&[#a-z0-9]{2,8};|%[0-9a-f]{2}/i.test(text) ||
+  mayHoldBase64(text);
 const MAYBE_OTHER =
   /\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model/i;
 
@@ -133,7 +148,15 @@ function plainSecretPass(text: string): string {
 }
 
 function redactText(text: string, depth: number): string {
-  return secretPass(sanitizeJsonStrings(text, depth, redactText));
+  return base64Pass(secretPass(sanitizeJsonStrings(text, depth, redactText)), depth);
+}
+
+/**
+ * Base64 whose text holds a secret (a whole string, a JSON value, a data URI, a `base64 -d` pipe),
+ * replaced whole, as the collector does: the same reading (@guardtrace/semconv/secret-rules).
+ */
+function base64Pass(text: string, depth: number): string {
+  return depth < MAX_JSON_DEPTH ? replaceBase64(text, (decoded) => redactText(decoded, depth + 1), '[REDACTED]') : text;
 }
 
 /**
@@ -166,7 +189,7 @@ function redactValue(v: unknown, depth: number): unknown {
 
 function sanitizeText(text: string, options: SanitizeOptions, depth: number): string {
   const internalHost = internalHostRe(options.internalSuffixes);
-  let out = secretPass(sanitizeJsonStrings(text, depth, (t, d) => sanitizeText(t, options, d)));
+  let out = base64Pass(secretPass(sanitizeJsonStrings(text, depth, (t, d) => sanitizeText(t, options, d))), depth);
   out = out.replace(PRIVATE_IPV4, '[internal-address]').replace(PRIVATE_IPV6, '[internal-address]');
   out = out.replace(internalHost, '[internal-host]');
   const lines: string[] = [];

@@ -8,6 +8,7 @@
  */
 import { type ShapeRule, START_CONDITIONS } from './shapes.ts';
 
+export { base64Text, mayHoldBase64, replaceBase64 } from './base64.ts';
 export { basicCredential, iban, luhn } from './checks.ts';
 export { hasSecretWord, isPlaceholder, isSecretName, replaceNamedValues } from './names.ts';
 export { SHAPE_RULES, type ShapeRule } from './shapes.ts';
