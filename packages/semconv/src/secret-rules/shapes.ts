@@ -7,9 +7,10 @@
 import { COMMAND_LINE_RULES } from './command-line-rules.ts';
 import { CONFIG_RULES } from './config-rules.ts';
 import type { ShapeRule } from './rule-kit.ts';
+import { SERVER_RULES } from './server-rules.ts';
 import { TEXT_RULES } from './text-rules.ts';
 import { TOKEN_RULES } from './token-rules.ts';
 
 export { type ShapeRule, START_CONDITIONS } from './rule-kit.ts';
 
-export const SHAPE_RULES: readonly ShapeRule[] = [...TOKEN_RULES, ...TEXT_RULES, ...COMMAND_LINE_RULES, ...CONFIG_RULES];
+export const SHAPE_RULES: readonly ShapeRule[] = [...TOKEN_RULES, ...TEXT_RULES, ...SERVER_RULES, ...COMMAND_LINE_RULES, ...CONFIG_RULES];

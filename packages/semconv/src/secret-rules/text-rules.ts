@@ -1,9 +1,10 @@
 /**
  * Secrets in prose and statements: a password in a log line or SQL, a token in an error
- * message, names and values apart, SQL INSERT values, Redis and .pgpass lines, password hashes.
+ * message, names and values apart, SQL INSERT values. (Redis, protocol transcripts, .pgpass lines
+ * and password hashes: server-rules.ts.)
  */
 import { isPlaceholder, isSecretName } from './names.ts';
-import { AT, AT_ALNUM, CLI_VALUE, LINE_END, LINE_START, looksGenerated, notPlaceholder, QUOTED, re, type ShapeRule } from './rule-kit.ts';
+import { AT, AT_ALNUM, LINE_START, looksGenerated, notPlaceholder, QUOTED, re, type ShapeRule } from './rule-kit.ts';
 
 /**
  * Password and API key in other languages (French, German, Spanish, Portuguese, Italian, Dutch,
@@ -266,99 +267,6 @@ export const TEXT_RULES: readonly ShapeRule[] = [
     ),
     gate: ['insert'],
     rewrite: insertValues,
-  },
-  // Redis: `requirepass` / `masterauth` in redis.conf or `CONFIG SET`, and `AUTH [user] <password>` as a line.
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`${AT}(?:requirepass|masterauth)[ \t]+${CLI_VALUE}`, 'gi'),
-    check: notPlaceholder,
-    gate: ['requirepass', 'masterauth', 'REQUIREPASS', 'MASTERAUTH'],
-  },
-  // A mail or file server's login in a protocol transcript: FTP's and POP3's `PASS <password>` after a
-  // client marker (`> `, `C: `, `-->`; Jest's `PASS  src/…` has none), SMTP's `AUTH PLAIN <base64 of
-  // \0user\0password>`.
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`(?<=^|\n|\\n)[ \t]*(?:>|C:|-->)[ \t]*PASS[ \t]+(?<secret>[^\s\\'"]+)`),
-    check: notPlaceholder,
-    gate: ['PASS '],
-  },
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`\bAUTH[ \t]+PLAIN[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`),
-    gate: ['AUTH PLAIN'],
-  },
-  // redis-cli's answer to `CONFIG GET requirepass`: the name, then the value on the next line (`1) "requirepass"`, `2) "…"`).
-  {
-    name: 'config_secret',
-    // (In JSON, at any depth: `\"`, `\\n`.)
-    pattern: re(String.raw`\\*"(?:requirepass|masterauth)\\*"[ \t]*(?:\r?\n|\\+n)(?:[ \t]*\d+\)[ \t]+)?\\*"(?<secret>[^"\n\\]+)\\*"`, 'gi'),
-    check: notPlaceholder,
-    gate: ['requirepass', 'masterauth', 'REQUIREPASS', 'MASTERAUTH'],
-  },
-  // Redis MONITOR's lines (`<time> [0 <addr>] "AUTH" "default" "…"`): AUTH's last argument, and the
-  // value after a field named for a secret (`"HSET" "integration:42" "api_key" "…"`).
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`"AUTH"(?:[ \t]+"[^"\n]*")?[ \t]+"(?<secret>[^"\n]+)"(?![ \t]+")`, 'gi'),
-    check: notPlaceholder,
-    gate: ['"AUTH"', '"auth"'],
-  },
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`(?<=[ \t])"(?<name>[^"\n]{1,60})"[ \t]+"(?<secret>[^"\n]+)"`),
-    // (AUTH is the command, not a field: its own rule above.)
-    check: (match, secret) => {
-      const name = match.slice(1, match.indexOf('"', 1));
-      return secret !== undefined && !/^auth$/i.test(name) && isSecretName(name) && !isPlaceholder(secret);
-    },
-    gate: ['" "'],
-    when: (s) => /\[\d+ [^\]\n]{1,60}\] "[A-Za-z]+"/.test(s),
-  },
-  {
-    name: 'config_secret',
-    // (Also after redis-cli's prompt: `cache.internal:6379> AUTH default …`.)
-    pattern: re(String.raw`${LINE_START}[ \t]*(?:[\w.-]+:\d+(?:\[\d+\])?>[ \t]*)?AUTH[ \t]+(?:[^\s'"\\]+[ \t]+)?(?<secret>[^\s'"\\]+)${LINE_END}`),
-    check: notPlaceholder,
-    gate: ['AUTH '],
-  },
-  // IMAP's `LOGIN <user> <password>` in a transcript (`a1 LOGIN ops@example.org "…"`): after its tag.
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`${LINE_START}[ \t]*[A-Za-z0-9.]{1,10}[ \t]+LOGIN[ \t]+(?:"[^"\n\\]*"|[^\s"\\]+)[ \t]+"?(?<secret>[^\s"\\]+)"?${LINE_END}`),
-    check: notPlaceholder,
-    gate: ['LOGIN '],
-  },
-  // A Wi-Fi network's QR code payload (`WIFI:T:WPA;S:<ssid>;P:<password>;;`): its `P:` field.
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`WIFI:(?:[^;\n]*;)*?P:(?<secret>(?:\\[;,:"\\]|[^;\n\\])+)`),
-    check: notPlaceholder,
-    gate: ['WIFI:'],
-  },
-  // An environment listed as a table or by fish's `set -x` (`AUTH0_CLIENT_SECRET    P7tn…`,
-  // `SNYK_TOKEN 0012…`): a variable named for a secret, spaces, then its value alone on the line.
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`${LINE_START}(?<name>[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)[ \t]+(?<secret>[^\s'"\\]{8,})${LINE_END}`),
-    check: (match, secret) => secret !== undefined && isSecretName(match.trim().split(/[ \t]/)[0] ?? '') && !isPlaceholder(secret),
-    gate: ['token', 'secret', 'key', 'pass', 'pwd', 'auth', 'cred'],
-  },
-  // A .pgpass line: `host:port:database:user:password` (also quoted in a message: after a space).
-  {
-    name: 'config_secret',
-    pattern: re(String.raw`(?<=^|[\s"]|\\n)(?=[^\s:]*[A-Za-z*])[^\s:#"\\]+:(?:5432|5433|6432|\*):[^\s:"\\]+:(?=[^\s:]*[A-Za-z*])[^\s:"\\]+:(?<secret>[^\s"\\]+)`),
-    check: notPlaceholder,
-    // Postgres' usual ports and the wildcard: a one-character gate (`:`) would slow every string's pre-check.
-    gate: [':5432:', ':5433:', ':6432:', ':*:'],
-  },
-  // Password hashes (htpasswd, /etc/shadow, a users table): crackable offline, so kept out like the password.
-  {
-    name: 'password_hash',
-    pattern: re(
-      String.raw`\$(?:(?:apr1|1|5|6)\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{20,}|2[abxy]\$\d\d\$[./A-Za-z0-9]{53}|argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]{20,}|y\$[./A-Za-z0-9]+\$[./A-Za-z0-9]+\$[./A-Za-z0-9]{20,})`,
-    ),
-    gate: ['$apr1$', '$1$', '$5$', '$6$', '$2a$', '$2b$', '$2x$', '$2y$', '$argon2', '$y$'],
   },
 ];
 
