@@ -6,6 +6,7 @@
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import { measure, type QueryRows, type RuleRow, worstSession } from '@guardtrace/db/alerts';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
@@ -259,4 +260,27 @@ export function useAlertFixture(secret: string): AlertFixture {
       return { projectId, key: (await ready(env).newKey(projectId)).key };
     },
   };
+}
+
+/** A rule as the evaluator reads it (its row), for measure() and worstSession() called directly. */
+export const ruleRow = (projectId: string, kind: string, webhookUrl: string, over: Partial<RuleRow> = {}): RuleRow => ({
+  id: '00000000-0000-4000-8000-000000000000',
+  project_id: projectId,
+  name: kind,
+  kind: kind as RuleRow['kind'],
+  failure_class: null,
+  tool_name: null,
+  window_minutes: 5,
+  comparison: 'gte',
+  threshold: 0,
+  webhook_url: webhookUrl,
+  format: 'generic',
+  muted: false,
+  ...over,
+});
+
+/** What a rule measures at `now`, with the session an event sent now would link to. */
+export async function measuredWithWorst(q: QueryRows, r: RuleRow, now: Date, subject = ''): Promise<{ value: number | undefined; worst: string | null }> {
+  const m = (await measure(q, r, now)).get(subject);
+  return { value: m?.value, worst: m && m.value > 0 ? await worstSession(q, r, subject, now) : null };
 }
