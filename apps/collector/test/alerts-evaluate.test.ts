@@ -6,16 +6,16 @@
  * "now" is passed in: nothing here depends on the day the test runs.
  */
 
-import { measure, type QueryRows, type RuleRow } from '@guardtrace/db/alerts';
+import { measure, type RuleRow } from '@guardtrace/db/alerts';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
-import { at, createRule, eventsOf, failingSession, measuredWithWorst, type Receiver, ruleRow, T0, useAlertFixture, WEB } from './alerts-support.ts';
+import { at, createRule, eventsOf, failingSession, type Receiver, T0, useAlertFixture, WEB } from './alerts-support.ts';
 import { type Env, hex, jsonSpan } from './helpers.ts';
 
 const SECRET = 'whsec_test_secret';
 const fixture = useAlertFixture(SECRET);
-const { send, newProjectKey } = fixture;
+const { send, newProjectKey, rule, measured } = fixture;
 let env: Env;
 let receiver: Receiver;
 beforeAll(() => {
@@ -23,9 +23,6 @@ beforeAll(() => {
   receiver = fixture.receiver;
 });
 
-const q: QueryRows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
-const measured = (r: RuleRow, now: Date, subject = '') => measuredWithWorst(q, r, now, subject);
-const rule = (projectId: string, kind: string, over: Partial<RuleRow> = {}) => ruleRow(projectId, kind, receiver.url, over);
 
 describe('each rule kind measures the rollup', () => {
   let projectId: string;

@@ -211,6 +211,10 @@ export interface AlertFixture {
   send(spans: Record<string, unknown>[], key?: string): Promise<void>;
   /** A new project and a key of it. */
   newProjectKey(): Promise<{ projectId: string; key: string }>;
+  /** A rule as the evaluator reads it (its row; its webhook the receiver), for measure() and worstSession() called directly. */
+  rule(projectId: string, kind: string, over?: Partial<RuleRow>): RuleRow;
+  /** What a rule measures at `now`, with the session an event sent now would link to. */
+  measured(r: RuleRow, now: Date, subject?: string): Promise<{ value: number | undefined; worst: string | null }>;
 }
 
 /**
@@ -240,6 +244,7 @@ export function useAlertFixture(secret: string): AlertFixture {
     if (v === undefined) throw new Error('the alerts fixture is not started (used outside a test?)');
     return v;
   };
+  const q: QueryRows = async <T>(text: string, values: unknown[]) => (await ready(env).sql.query(text, values)).rows as T[];
   return {
     get env() {
       return ready(env);
@@ -259,28 +264,25 @@ export function useAlertFixture(secret: string): AlertFixture {
       const projectId = await ready(env).newProject();
       return { projectId, key: (await ready(env).newKey(projectId)).key };
     },
+    rule: (projectId, kind, over = {}) => ({
+      id: '00000000-0000-4000-8000-000000000000',
+      project_id: projectId,
+      name: kind,
+      kind: kind as RuleRow['kind'],
+      failure_class: null,
+      tool_name: null,
+      window_minutes: 5,
+      comparison: 'gte',
+      threshold: 0,
+      webhook_url: ready(receiver).url,
+      format: 'generic',
+      muted: false,
+      ...over,
+    }),
+    async measured(r, now, subject = '') {
+      const m = (await measure(q, r, now)).get(subject);
+      return { value: m?.value, worst: m && m.value > 0 ? await worstSession(q, r, subject, now) : null };
+    },
   };
 }
 
-/** A rule as the evaluator reads it (its row), for measure() and worstSession() called directly. */
-export const ruleRow = (projectId: string, kind: string, webhookUrl: string, over: Partial<RuleRow> = {}): RuleRow => ({
-  id: '00000000-0000-4000-8000-000000000000',
-  project_id: projectId,
-  name: kind,
-  kind: kind as RuleRow['kind'],
-  failure_class: null,
-  tool_name: null,
-  window_minutes: 5,
-  comparison: 'gte',
-  threshold: 0,
-  webhook_url: webhookUrl,
-  format: 'generic',
-  muted: false,
-  ...over,
-});
-
-/** What a rule measures at `now`, with the session an event sent now would link to. */
-export async function measuredWithWorst(q: QueryRows, r: RuleRow, now: Date, subject = ''): Promise<{ value: number | undefined; worst: string | null }> {
-  const m = (await measure(q, r, now)).get(subject);
-  return { value: m?.value, worst: m && m.value > 0 ? await worstSession(q, r, subject, now) : null };
-}

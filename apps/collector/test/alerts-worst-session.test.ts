@@ -4,24 +4,20 @@
  * an event is sent. Sessions sent over real HTTP at fixed times. That it is always one the explorer
  * link lists, in the edge cases: alerts-links.test.ts.
  */
-import type { QueryRows, RuleRow } from '@guardtrace/db/alerts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runAlertTick } from '../src/alerts/evaluate.ts';
-import { at, createRule, failingSession, measuredWithWorst, type Receiver, ruleRow, T0, useAlertFixture, WEB } from './alerts-support.ts';
+import { at, createRule, failingSession, type Receiver, T0, useAlertFixture, WEB } from './alerts-support.ts';
 import type { Env } from './helpers.ts';
 
 const SECRET = 'whsec_test_secret';
 const fixture = useAlertFixture(SECRET);
-const { send, newProjectKey } = fixture;
+const { send, newProjectKey, rule, measured } = fixture;
 let env: Env;
 let receiver: Receiver;
 beforeAll(() => {
   env = fixture.env;
   receiver = fixture.receiver;
 });
-const q: QueryRows = async <T>(text: string, values: unknown[]) => (await env.sql.query(text, values)).rows as T[];
-const measured = (r: RuleRow, now: Date, subject = '') => measuredWithWorst(q, r, now, subject);
-const rule = (projectId: string, kind: string, over: Partial<RuleRow> = {}) => ruleRow(projectId, kind, receiver.url, over);
 
 describe("an alert's example session: the one with the most of what the rule counts", () => {
   it('adds up failures over minutes and repair tokens over models (one batch)', async () => {
