@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// `npm test` once pnpm and the dependencies are there (`pnpm test:all`): the builds, then every
-// package's lint, typecheck, tests and knip through turbo, two at a time; on a failure, the failed tests named
-// last (scripts/failed-tests.mjs), since a long interleaved log scrolls them away; else the
-// tests that passed only on CI's retry, then the date-sensitive tests under fixed clocks
-// (scripts/date-matrix.mjs).
-import { spawnSync } from 'node:child_process';
+// `npm test` once pnpm and the dependencies are there (`pnpm test:all`): the builds, then the
+// browser tests beside every other package's lint, typecheck, tests and knip (turbo, one task at
+// a time) followed by the date-sensitive tests under fixed clocks (scripts/date-matrix.mjs); on a
+// failure, the failed tests named last (scripts/failed-tests.mjs), since a long interleaved log
+// scrolls them away; else the tests that passed only on CI's retry.
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,18 +16,35 @@ const run = (cmd, args) => {
 };
 
 const started = Date.now();
-// The builds first: the browser tests (13-15 minutes on 2 cores, the longest task by far) wait
-// for the collector's and the web app's builds, and turbo starts tasks in the order they become
-// ready, so with the builds still to do they started after every other test and ran alone at the
-// end (a clean-clone run of 2026-12-07: 21.8 minutes in turbo, the last 14 of them with one slot
-// idle). Built here, they are cache hits below and the browser tests start among the first tasks.
+/** A command run beside others; resolves with its exit status. */
+const runBeside = (cmd, args) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: 'inherit', cwd: root });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve(code ?? 1));
+  });
+const turboRun = (...args) => ['run', ...args, '--continue', '--output-logs=new-only'];
+
+// The browser tests (13-15 minutes on 2 cores, the longest task by far, much of it waiting on
+// real time: an alert's backoff and window) run beside everything else rather than in turbo's
+// queue: turbo started them after every other task, so they ran alone at the end with one of its
+// two slots idle (a clean-clone run on 2026-12-07: 21.8 minutes in turbo, the last 14 of them
+// the browser tests alone). The builds they and the packed-SDK check need come first, so the two
+// turbo runs below never build the same package at once.
 const built = run('turbo', ['run', 'build', '--concurrency=2', '--output-logs=new-only']);
 if (built !== 0) process.exit(built);
-const turbo = run('turbo', ['run', 'lint', 'typecheck', 'test', 'knip', '--concurrency=2', '--continue', '--output-logs=new-only']);
-if (turbo !== 0) {
+const [browser, rest] = await Promise.all([
+  runBeside('turbo', turboRun('test', '--filter=@guardtrace/e2e')),
+  runBeside('turbo', turboRun('lint', 'typecheck', 'test', 'knip', '--filter=!@guardtrace/e2e', '--concurrency=1')).then(async (code) => {
+    const own = await runBeside('turbo', turboRun('lint', 'typecheck', '--filter=@guardtrace/e2e'));
+    // The date-sensitive tests under fixed clocks, once the suites they repeat have passed.
+    return code || own || (await runBeside(process.execPath, [path.join(root, 'scripts', 'date-matrix.mjs')]));
+  }),
+]);
+const failed = browser || rest;
+if (failed !== 0) {
   run(process.execPath, [path.join(root, 'scripts', 'failed-tests.mjs'), '--since', String(started)]);
-  process.exit(turbo);
+  process.exit(failed);
 }
 // The tests that needed CI's retry, named even when everything passed.
 run(process.execPath, [path.join(root, 'scripts', 'failed-tests.mjs'), '--since', String(started), '--flaky']);
-process.exit(run(process.execPath, [path.join(root, 'scripts', 'date-matrix.mjs')]));
