@@ -40,5 +40,6 @@ describe('no secret reaches the model or a span', () => {
       }
     }
     expect(leaks).toEqual([]);
-  });
+    // Every shape through a real tool call twice: ~2 s alone, over vitest's 5 s default on a busy machine.
+  }, 60_000);
 });

@@ -123,4 +123,6 @@ export const SEVENTH_NEAR_MISSES: readonly string[] = [
   'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
   'Le mot de passe est trop court & doit contenir 12 caractères.',
   'mc alias set local http://127.0.0.1:9000 minioadmin $MINIO_ROOT_PASSWORD',
+  'relayhost = [email-smtp.us-east-1.amazonaws.com]:587\nsmtp_sasl_auth_enable = yes\nsmtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd',
+  'redirect_uri: https://app.example.com/callback?state=af0ifjsldkj&lang=en\nscope: openid email',
 ];

@@ -77,4 +77,18 @@ inText('wallet-private-key-label', 'private-key', b58, `Exported account\nPublic
   inText('card-track-whole', 'card', `^2711101${discretionary}`, `swipe: %B${pan}^NGUYEN/ANH T^2711101${discretionary}?`);
 }
 
+// Kept at the first look (2026-12-07): a YAML value holding `&name=` (read as a query string's next
+// pair), SMTP's AUTH LOGIN password line, Postfix's sasl_passwd.
+{
+  const composePw = `${f('compose-amp', 4)}&${f('compose-amp-2', 2, '0123456789')}=${f('compose-amp-3', 6)}=${f('compose-amp-4', 7)}+`;
+  inText('compose-password-ampersand', 'config-file', composePw, `services:\n  db:\n    image: postgres:17\n    environment:\n      POSTGRES_PASSWORD: ${composePw}\n  api:\n    image: acme/api`);
+  const headerKey = `${f('header-amp', 12)}&k=${f('header-amp-2', 12)}`;
+  inText('yaml-api-key-ampersand', 'config-file', headerKey, `upstream:\n  url: https://api.example.com/v2\n  api_key: ${headerKey}\n  timeout: 30`);
+  const smtpPw = Buffer.from(pw('smtp-login')).toString('base64');
+  inText('smtp-auth-login', 'cli-password', smtpPw, `$ openssl s_client -starttls smtp -connect smtp.example.org:587 -quiet\nAUTH LOGIN\n334 VXNlcm5hbWU6\nbWFpbGVyQGV4YW1wbGUub3Jn\n334 UGFzc3dvcmQ6\n${smtpPw}\n235 2.7.0 Authentication successful`);
+  const sesPw = f('ses-smtp', 44, `${ALNUM}+/`);
+  inText('postfix-sasl-passwd-ses', 'config-file', sesPw, `# /etc/postfix/sasl_passwd\n[email-smtp.eu-west-1.amazonaws.com]:587 AKIA${f('ses-akia', 16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}:${sesPw}`);
+  inText('postfix-sasl-passwd', 'config-file', pw('sasl-passwd'), `$ sudo cat /etc/postfix/sasl_passwd\n[smtp.gmail.com]:587 alerts@example.org:${pw('sasl-passwd')}`);
+}
+
 export const SEVENTH_SIBLING_SHAPES: readonly SecretShape[] = shapes;

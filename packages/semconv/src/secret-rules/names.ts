@@ -72,7 +72,9 @@ export function hasSecretWord(s: string): boolean {
  * an object or array is left to the pass over its own parts. Groups: `name`, `sep`, and the value
  * as `edq` (escaped double quotes), `dq`, `sq` (also SQL's `N'…'`, `E'…'` and `''` inside), `br`
  * (ODBC's `PWD={…}`), `block` (a YAML block scalar: `key: |` and its indented lines) or `bare`
- * (a `${VAR}` in it stays whole: a placeholder, not a secret; not a comparison's second `=` or a
+ * (a `${VAR}` in it stays whole: a placeholder, not a secret; after `: ` an `&name=` in it is the
+ * value's, as in YAML's `POSTGRES_PASSWORD: xgJz&37=s_Ao`, when what comes before it in the value
+ * has no `=` or `?` (`url: https://…?token=…&next=1`, `body: a=b&password=…&c=d` are query strings); not a comparison's second `=` or a
  * template literal's backquote: code; it ends at a JSON escape, `\n`, `\t`, `\r`, `\"`, `\\`, as a line of
  * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
@@ -81,7 +83,7 @@ const NAMED_VALUE_SOURCE =
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
   String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:[A-Z][\w.]*|str|string|number|bigint|any|unknown|bytes|int|float|bool|boolean|char|usize|[iu](?:8|16|32|64|128)|object)(?:<[^<>\n]{0,80}>)?(?:\[\])?(?:[ \t]+=(?![=>])|=(?=[ \t]*\\?["'\x60]))|[?:+]=|=>|[:=])[ \t]*)` +
   String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
-  String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|\[REDACTED[^\]\n]*\]|[^\s&;,"'<>)}\]\\]|&(?![\w.[\]-]+=|[a-z]+;|#)|\\(?![nrt"\\]))+))`;
+  String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|\[REDACTED[^\]\n]*\]|[^\s&;,"'<>)}\]\\]|&(?![\w.[\]-]+=|[a-z]+;|#)|(?<=:[ \t]+[^\s?=&]+(?:&[^\s?&]*)*)&(?![a-z]+;|#)|\\(?![nrt"\\]))+))`;
 /**
  * A name is a run of these characters followed by its separator: a word with none after it is
  * passed over at once, instead of each secret word being tried at each of its positions. (Every

@@ -29,6 +29,20 @@ export const SERVER_RULES: readonly ShapeRule[] = [
     pattern: re(String.raw`\bAUTH[ \t]+PLAIN[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`),
     gate: ['AUTH PLAIN'],
   },
+  // SMTP's `AUTH LOGIN`: the line after the server's `334 UGFzc3dvcmQ6` (base64 of `Password:`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\b334[ \t]+UGFzc3dvcmQ6[ \t]*(?:\r?\n|(?:\\r)?\\n)(?:C:[ \t]*)?(?<secret>[A-Za-z0-9+/]{4,}={0,2})`),
+    gate: ['UGFzc3dvcmQ6'],
+  },
+  // Postfix's sasl_passwd: `[smtp.example.com]:587 user:password`, the relay in brackets (the user
+  // may be a key id another rule took: `[REDACTED:aws_access_key_id]`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`${LINE_START}[ \t]*\[[\w.-]+\]:\d{2,5}[ \t]+(?:\[REDACTED[^\]\n]*\]|[^\s:"\\]+):(?<secret>[^\s"\\]{4,})${LINE_END}`),
+    check: notPlaceholder,
+    gate: [']:25 ', ']:465 ', ']:587 ', ']:2525 ', ']:25\t', ']:465\t', ']:587\t', ']:2525\t'],
+  },
   // redis-cli's answer to `CONFIG GET requirepass`: the name, then the value on the next line (`1) "requirepass"`, `2) "…"`).
   {
     name: 'config_secret',
