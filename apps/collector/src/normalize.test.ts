@@ -85,6 +85,43 @@ describe('Normalizer (JSON rules)', () => {
     expect(msg).toContain('and 3 more');
   });
 
+  it('says out of range, not "no integer", for an integer too long for int64 (a time in year 9999, a 23-digit value)', () => {
+    const { rejected } = json.normalize(
+      req([
+        good({ spanId: 'eee19b7ec3c1b175', startTimeUnixNano: '253402300799000000000', endTimeUnixNano: '253402300799000000000' }),
+        good({ spanId: 'eee19b7ec3c1b176', attributes: [{ key: 'n', value: { intValue: '99999999999999999999999' } }] }),
+      ]),
+    );
+    expect(rejected.map((r) => r.reason)).toEqual(['startTimeUnixNano is out of range', 'attributes["n"].intValue is out of int64 range']);
+  });
+
+  it('rejects a sampling weight that is no weight (below 0, between 0 and 1, over a million, not a number), keeping its neighbours', () => {
+    const weighted = (id: string, value: Record<string, unknown>) =>
+      good({ spanId: `eee19b7ec3c1b1${id}`, attributes: [{ key: 'guardtrace.sampling.weight', value }] });
+    const { spans, rejected } = json.normalize(
+      req([
+        weighted('70', { intValue: 0 }),
+        weighted('71', { intValue: 1 }),
+        weighted('72', { doubleValue: 2.5 }),
+        weighted('73', { intValue: 1_000_000 }),
+        weighted('74', { intValue: -5 }),
+        weighted('75', { doubleValue: 0.001 }),
+        weighted('76', { doubleValue: 1e9 }),
+        weighted('77', { stringValue: '4' }),
+        weighted('78', { doubleValue: 'NaN' }),
+      ]),
+    );
+    expect(spans.map((s) => s.attributes['guardtrace.sampling.weight'])).toEqual([0, 1, 2.5, 1_000_000]);
+    const why = 'a sampling weight is a number, 0 (the session is dropped) or 1/rate from 1 to 1000000';
+    expect(rejected.map((r) => r.reason)).toEqual([
+      `attributes["guardtrace.sampling.weight"] is -5: ${why}`,
+      `attributes["guardtrace.sampling.weight"] is 0.001: ${why}`,
+      `attributes["guardtrace.sampling.weight"] is 1000000000: ${why}`,
+      `attributes["guardtrace.sampling.weight"] is "4": ${why}`,
+      `attributes["guardtrace.sampling.weight"] is "NaN": ${why}`,
+    ]);
+  });
+
   it('rejects values nested too deep, truncates huge strings with a marker, cleans NUL and lone surrogates', () => {
     let deep: Record<string, unknown> = { stringValue: 'leaf' };
     for (let i = 0; i < 40; i++) deep = { arrayValue: { values: [deep] } };

@@ -8,7 +8,7 @@
 
 import { CollectorError } from './errors.ts';
 import { type Attributes, type AttrValue, type NormSpan, REJECTIONS_PER_PAUSE, type Rejection, Rejections, type SpanOrPause } from './span.ts';
-import { checkEnum, checkIdHex, checkIndexedText, checkNs, checkTimes, int64Value, SpanError, SpanRules, serviceNameOf } from './span-rules.ts';
+import { checkEnum, checkIdHex, checkIndexedText, checkNs, checkSamplingWeight, checkTimes, int64Value, SpanError, SpanRules, serviceNameOf } from './span-rules.ts';
 
 interface LongLike {
   low: number;
@@ -213,6 +213,7 @@ export class Normalizer extends SpanRules {
     if (links.length > this.limits.maxItemsPerSpan) throw new SpanError(`more than ${this.limits.maxItemsPerSpan} links`);
     const attributes = this.attributes(sp.attributes, 'attributes');
     checkIndexedText(attributes, resource);
+    checkSamplingWeight(attributes);
     return {
       traceId,
       spanId,
@@ -275,7 +276,9 @@ export class Normalizer extends SpanRules {
       if (!Number.isInteger(v)) throw new SpanError(`${field} must be an integer`);
       n = BigInt(v);
     } else if (typeof v === 'string') {
-      if (!/^-?\d{1,20}$/.test(v)) throw new SpanError(`${field} must be an integer`);
+      if (!/^-?\d+$/.test(v)) throw new SpanError(`${field} must be an integer`);
+      // (A number of nanoseconds past int64, year 9999's say, is out of range, not "no integer".)
+      if (v.length > 21) throw new SpanError(`${field} is out of range`);
       n = BigInt(v);
     } else if (typeof v === 'object' && typeof (v as { low?: unknown }).low === 'number') {
       n = longToBigInt(v as LongLike);
@@ -374,7 +377,8 @@ export class Normalizer extends SpanRules {
       return v;
     }
     if (typeof v === 'string') {
-      if (!/^-?\d{1,20}$/.test(v)) throw new SpanError(`${field}.intValue must be an integer`);
+      if (!/^-?\d+$/.test(v)) throw new SpanError(`${field}.intValue must be an integer`);
+      if (v.length > 21) throw new SpanError(`${field}.intValue is out of int64 range`);
       n = BigInt(v);
     } else if (typeof v === 'object' && v !== null && typeof (v as { low?: unknown }).low === 'number') {
       const long = v as LongLike;

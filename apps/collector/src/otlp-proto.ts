@@ -22,7 +22,7 @@ import {
   type SpanLink,
   type SpanOrPause,
 } from './span.ts';
-import { checkEnum, checkIndexedText, checkNs, checkTimes, SpanError, type SpanRules, serviceNameOf } from './span-rules.ts';
+import { checkEnum, checkIndexedText, checkNs, checkSamplingWeight, checkTimes, SpanError, type SpanRules, serviceNameOf } from './span-rules.ts';
 
 const F1_LEN = tag(1, LEN);
 const F2_LEN = tag(2, LEN);
@@ -254,6 +254,7 @@ function readSpan(
   if (!spanId) throw new SpanError('spanId is missing');
   checkTimes(startNs, endNs);
   checkIndexedText(attributes, resource);
+  checkSamplingWeight(attributes);
   return {
     traceId,
     spanId,

@@ -8,6 +8,7 @@ import {
   ATTR_GUARDTRACE_FAILURE_CLASS,
   ATTR_GUARDTRACE_GUARD_POINTERS,
   ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
+  ATTR_GUARDTRACE_SAMPLING_WEIGHT,
 } from '@guardtrace/semconv';
 import { SESSION_ID_KEYS } from './conventions/index.ts';
 import type { Attributes, Rejection } from './span.ts';
@@ -116,6 +117,23 @@ export function checkIndexedText(attributes: Attributes, resource: Attributes): 
       checkText(p, `attributes[${JSON.stringify(ATTR_GUARDTRACE_GUARD_POINTERS)}][${i}]`, MAX_POINTER_BYTES, 'a JSON pointer');
     }
   }
+}
+
+// A session's sampling weight: 0 (its process would drop it) or 1/rate for a rate of at most 1 and
+// at least one in a million (the web's settings go down to 0.01%, a weight of 10,000). A weight
+// outside that is a bug, not a rate: below 0 it read as "drop" (the sweep deleted an acknowledged
+// session), between 0 and 1 or huge it scaled every estimate and alert (1e9 made a failure rate read 0%).
+const MAX_SAMPLING_WEIGHT = 1_000_000;
+
+/** `guardtrace.sampling.weight`, when present: a number, 0 or from 1 to MAX_SAMPLING_WEIGHT; else the span is rejected, naming it. */
+export function checkSamplingWeight(attributes: Attributes): void {
+  const w = attributes[ATTR_GUARDTRACE_SAMPLING_WEIGHT];
+  if (w === undefined) return;
+  if (typeof w === 'number' && (w === 0 || (w >= 1 && w <= MAX_SAMPLING_WEIGHT))) return;
+  const shown = typeof w === 'string' ? JSON.stringify(w.slice(0, 40)) : (JSON.stringify(w)?.slice(0, 40) ?? String(w));
+  throw new SpanError(
+    `attributes[${JSON.stringify(ATTR_GUARDTRACE_SAMPLING_WEIGHT)}] is ${shown}: a sampling weight is a number, 0 (the session is dropped) or 1/rate from 1 to ${MAX_SAMPLING_WEIGHT}`,
+  );
 }
 
 function checkBytes(attrs: Attributes, key: string, field: string, max: number, what: string): void {

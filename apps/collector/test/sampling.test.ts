@@ -12,7 +12,7 @@ import { sessionHash } from '@guardtrace/sdk';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepHeldSessions } from '../src/sampling-sweep.ts';
-import { type Env, setupApp, setupDatabase } from './helpers.ts';
+import { type Env, hex, jsonRequest, jsonSpan, setupApp, setupDatabase } from './helpers.ts';
 
 const RATE = 0.25;
 const fixture = fileURLToPath(new URL('./fixtures/sampling-process.ts', import.meta.url));
@@ -144,5 +144,35 @@ describe('sampling across processes', () => {
     expect(weighted([...cleanKept, ...cleanDropped])).toBe(cleanKept.length + cleanDropped.length);
     expect(weighted([...failDropHash, ...failKeepHash])).toBe(failing.size);
   }, 120_000);
-});
 
+  it('refuses a weight that is no weight with its span alone: a negative one never reads as "drop" (swept), a huge one never scales the session', async () => {
+    const send = async (weight: number) => {
+      const sessionId = `bad-weight-${hex(4)}`;
+      const traceId = hex(16);
+      const root = jsonSpan({ traceId, name: 'invoke_agent', attrs: { 'gen_ai.conversation.id': sessionId, 'guardtrace.sampling.weight': weight } });
+      const turn = jsonSpan({ traceId, parentSpanId: root.spanId as string, name: 'chat', attrs: { 'gen_ai.conversation.id': sessionId, 'gen_ai.operation.name': 'chat' } });
+      const res = await fetch(`${endpoint}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${env.key}` },
+        body: JSON.stringify(jsonRequest([root, turn])),
+      });
+      expect(res.status).toBe(200);
+      const out = (await res.json()) as { partialSuccess?: { rejectedSpans: string; errorMessage: string } };
+      return { sessionId, out };
+    };
+    const negative = await send(-5);
+    const huge = await send(1e9);
+    for (const { out } of [negative, huge]) {
+      expect(out.partialSuccess?.rejectedSpans).toBe('1');
+      expect(out.partialSuccess?.errorMessage).toContain('attributes["guardtrace.sampling.weight"] is');
+      expect(out.partialSuccess?.errorMessage).toContain('a sampling weight is a number, 0 (the session is dropped) or 1/rate from 1 to 1000000');
+    }
+    // The sweep deletes sessions held at weight 0 once their decision wait is over (0 here).
+    await sweepHeldSessions(env.sql, { decisionWaitMs: 0 });
+    const { rows } = await env.sql.query<{ id: string; sampling_weight: number; span_count: number }>(
+      'SELECT id, sampling_weight, span_count FROM sessions WHERE project_id = $1 AND id = ANY($2) ORDER BY id',
+      [env.projectId, [negative.sessionId, huge.sessionId]],
+    );
+    expect(rows.map((r) => [r.id, r.sampling_weight, r.span_count]).sort()).toEqual([[huge.sessionId, 1, 1], [negative.sessionId, 1, 1]].sort());
+  });
+});

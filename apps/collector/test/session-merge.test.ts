@@ -62,7 +62,7 @@ it('keeps every total equal to a recomputation when a session arrives span by sp
           }),
         );
       }
-      if (i % 6 === 5) spans.push(jsonSpan({ traceId: s.traceId, name: 'weight', startMs, attrs: { ...c, 'guardtrace.sampling.weight': t === 0 ? 0.5 : 2 } }));
+      if (i % 6 === 5) spans.push(jsonSpan({ traceId: s.traceId, name: 'weight', startMs, attrs: { ...c, 'guardtrace.sampling.weight': t === 0 ? 1.5 : 2 } }));
       // A root span that failed, in some sessions only.
       if (i % 4 === 3 && t === 0) spans.push(jsonSpan({ traceId: s.traceId, name: 'root failed', startMs, status: 2, attrs: c }));
     }

@@ -298,7 +298,7 @@ describe('Writer', () => {
       if (i % 4 === 1) {
         extra.push(jsonSpan({ traceId: s.traceId, name: 'root two', status: 2, attrs: { 'guardtrace.user.id': `u${i}`, 'gen_ai.agent.name': `late${i}` } }));
       }
-      if (i % 5 === 2) extra.push(jsonSpan({ traceId: s.traceId, name: 'odd', attrs: { 'guardtrace.session.outcome': 'escalated', 'guardtrace.sampling.weight': 0.25 } }));
+      if (i % 5 === 2) extra.push(jsonSpan({ traceId: s.traceId, name: 'odd', attrs: { 'guardtrace.session.outcome': 'escalated', 'guardtrace.sampling.weight': 1.25 } }));
       // OpenTelemetry's user.id: the user unless a span names a Guardtrace one (i = 9 has both).
       if (i % 6 === 3) extra.push(jsonSpan({ traceId: s.traceId, name: 'otel user', attrs: { 'user.id': `oi${i}` } }));
       return { s, spans: [...s.spans, ...extra].reverse() };
