@@ -160,7 +160,7 @@ export function batchRows(
           const rows = derived.get(x.target) as CopyBuffer;
           rows.writeBytes(x.buf, x.start, x.end);
           rows.write(tail);
-          if (session.listed) totals.addDerived(sessionKey, x.target, p.startTime, p.traceId, x.spanId);
+          if (session.listed) totals.addDerived(sessionKey, x.target, x.startedAt, p.traceId, x.spanId);
           analytics.add(x.target, false, job.projectId, p.traceId, x.spanId);
         }
       }

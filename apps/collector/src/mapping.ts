@@ -121,7 +121,10 @@ function impliedAttemptRow(span: NormSpan, r: ImpliedAttempt, projectId: string,
     trace_id: span.traceId,
     span_id: r.spanId,
     session_id: sessionId,
-    started_at: startTime(span),
+    // A refused call (no tool span: the model turn after it reports it) happened before that turn:
+    // a microsecond (the column's precision) before it, so the turn that read the refusal comes
+    // after it in the replay, and the tool call that corrects a failure is never this refusal.
+    started_at: r.toolCallSpanId === null && span.startNs > 1_000n ? timestamp(span.startNs - 1_000n) : startTime(span),
     tool_call_span_id: r.toolCallSpanId,
     tool_name: keyText(r.toolName),
     number: 1,
@@ -263,7 +266,7 @@ export interface DerivedRows {
 }
 
 /** One derived row, with the table it goes to. */
-export type Derived = [keyof DerivedRows, { session_id: string; span_id: string }];
+export type Derived = [keyof DerivedRows, { session_id: string; span_id: string; started_at: string }];
 
 /** The derived row of what a span means, with the table it goes to. */
 export function deriveOne(span: NormSpan, m: Meaning, projectId: string, sessionId: string): Derived {

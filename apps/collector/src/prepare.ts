@@ -77,6 +77,8 @@ interface ExtraRow {
   target: Target;
   /** The row's span id (the refused call's own, not the span's). */
   spanId: string;
+  /** The row's start (a refused call's is just before the span that reports it). */
+  startedAt: string;
   buf: Buffer;
   start: number;
   end: number;
@@ -159,7 +161,7 @@ function extraRows(span: NormSpan, m: ReturnType<typeof interpret>, projectId: s
   return rows.map(([table, row]) => {
     const target = DERIVED_TARGET[table];
     const start = arena.put(copyLine(row, target.head));
-    return { target, spanId: row.span_id, buf: arena.buf, start, end: arena.end };
+    return { target, spanId: row.span_id, startedAt: row.started_at, buf: arena.buf, start, end: arena.end };
   });
 }
 

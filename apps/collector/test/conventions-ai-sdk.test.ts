@@ -117,6 +117,60 @@ describe('Vercel AI SDK (ai 6, real generateText with a mock model)', () => {
     expect(totals).toMatchObject({ user_id: userId, span_count: 4, error_span_count: 1, tool_call_count: 3, attempt_count: 3, failed_attempt_count: 3, model_call_count: 2, input_tokens: '400' });
   });
 
+  it('places a refused call before the model turn that reads its refusal, so a failure fixed in the next step is fixed (not "corrected" by the refusal)', async () => {
+    const sessionId = `chat_${hex(6)}`;
+    const call = (toolCallId: string, toolName: string, input: string) => ({ type: 'tool-call' as const, toolCallId, toolName, input });
+    const script: Gen[] = [
+      // Step 1: a call that fails (no such file) and one the SDK refuses (its input fails the schema).
+      { content: [call('c1', 'read_config', '{"path":"conf.yml"}'), call('c2', 'list_dir', '{"dir":1}')], finishReason: { unified: 'tool-calls', raw: undefined }, usage: usage(500, 20), warnings: [] },
+      // Step 2: the model reads both errors and calls read_config again, rightly.
+      { content: [call('c3', 'read_config', '{"path":"config.yml"}')], finishReason: { unified: 'tool-calls', raw: undefined }, usage: usage(700, 20), warnings: [] },
+      { content: [{ type: 'text', text: 'The port is 80.' }], finishReason: { unified: 'stop', raw: undefined }, usage: usage(800, 10), warnings: [] },
+    ];
+    let step = 0;
+    const model = new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: async () => script[step++] as Gen });
+    const { tracer, done } = exportingTracer('vercel-agent');
+    await generateText({
+      model,
+      prompt: 'Which port?',
+      stopWhen: stepCountIs(4),
+      tools: {
+        read_config: tool({
+          inputSchema: z.object({ path: z.string() }),
+          execute: async ({ path }) => {
+            if (path !== 'config.yml') throw new Error(`ENOENT: no such file ${path}`);
+            return 'port: 80';
+          },
+        }),
+        list_dir: tool({ inputSchema: z.object({ dir: z.string() }), execute: async () => [] }),
+      },
+      experimental_telemetry: { isEnabled: true, tracer, metadata: { sessionId } },
+    });
+    await done();
+    const rows = (
+      await env.sql.query(
+        `SELECT kind, tool_name, outcome, call_span_id, correction_span_id FROM (
+           SELECT 'attempt' AS kind, tool_name, outcome, tool_call_span_id AS call_span_id, correction_span_id, started_at FROM attempts WHERE project_id = $1 AND session_id = $2
+           UNION ALL SELECT 'model', NULL, NULL, NULL, NULL, started_at FROM model_calls WHERE project_id = $1 AND session_id = $2) x
+         ORDER BY started_at`,
+        [env.projectId, sessionId],
+      )
+    ).rows;
+    // In time order: step 1's turn, its failed call, the refusal, then step 2's turn that read both.
+    expect(rows.map((r) => [r.kind, r.tool_name, r.outcome])).toEqual([
+      ['model', null, null],
+      ['attempt', 'read_config', 'failed'],
+      ['attempt', 'list_dir', 'rejected'],
+      ['model', null, null],
+      ['attempt', 'read_config', 'success'],
+      ['model', null, null],
+    ]);
+    // The failed read_config is corrected by step 2's read_config call (it succeeded: fixed next), and so is the refusal.
+    const fixed = rows[4].call_span_id;
+    expect(rows[1].correction_span_id).toBe(fixed);
+    expect(rows[2].correction_span_id).toBe(fixed);
+  });
+
   it('reads the refused calls of streamText too (ai.streamText.doStream)', async () => {
     const sessionId = `chat_${hex(6)}`;
     const finish = (unified: 'tool-calls' | 'stop'): StreamPart => ({ type: 'finish', finishReason: { unified, raw: undefined }, usage: usage(50, 5) });
