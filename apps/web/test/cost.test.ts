@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { formatCost, formatCostShort, formatUsd } from '@/lib/cost';
 
 describe('formatUsd', () => {
-  it('shows cents from a cent up and two significant digits below', () => {
+  it('shows cents from a dollar up and two significant digits below', () => {
     expect(formatUsd(0.42)).toBe('$0.42');
+    // A few cents keep their third digit: $0.0144 is not "$0.01" (31% low), $0.0116 not "$0.01".
+    expect(formatUsd(0.0144)).toBe('$0.014');
+    expect(formatUsd(0.0116)).toBe('$0.012');
+    expect(formatUsd(0.106)).toBe('$0.11');
+    expect(formatUsd(0.5)).toBe('$0.50');
+    expect(formatUsd(0.996)).toBe('$1.00');
+    expect(formatUsd(1.156)).toBe('$1.16');
     expect(formatUsd(1234.5)).toBe('$1,234.50');
     expect(formatUsd(0.0042)).toBe('$0.0042');
     expect(formatUsd(0.000123)).toBe('$0.00012');

@@ -2,10 +2,14 @@ import type { CostEstimate } from '@guardtrace/db';
 
 const cents = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-/** Dollars: cents from one cent up ($1,234.56, $0.42), two significant digits below ($0.0042). */
+/**
+ * Dollars: cents from a dollar up ($1,234.56), two significant digits below ($0.42, $0.014,
+ * $0.0042). (Cents from one cent up showed $0.0144 as $0.01, 31% low: a session's cost is often
+ * a few cents.)
+ */
 export function formatUsd(usd: number): string {
   if (usd === 0) return '$0.00';
-  if (Math.abs(usd) >= 0.01) return cents.format(usd);
+  if (Math.abs(usd) >= 1) return cents.format(usd);
   return `$${Number(usd.toPrecision(2)).toFixed(Math.max(2, 1 - Math.floor(Math.log10(Math.abs(usd)))))}`;
 }
 
