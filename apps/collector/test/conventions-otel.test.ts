@@ -126,3 +126,33 @@ describe('error status and exception events (OpenTelemetry general conventions)'
     expect(await expectTotalsAgree(sessionId)).toMatchObject({ attempt_count: 2, failed_attempt_count: 1 });
   });
 });
+
+describe("LangSmith's OpenTelemetry export (langsmith 0.12, experimental/otel/translator)", () => {
+  it('takes the session from the run metadata thread_id, a tool run inputs as its arguments (gen_ai.prompt)', async () => {
+    const thread = `thread_${hex(6)}`;
+    const { tracer, done } = exportingTracer('langsmith-agent');
+    // The translator writes metadata as langsmith.metadata.<key>, inputs and outputs as JSON in gen_ai.prompt / gen_ai.completion.
+    const root = tracer.startSpan('AgentExecutor', {
+      attributes: { 'langsmith.span.kind': 'chain', 'gen_ai.operation.name': 'chain', 'langsmith.metadata.thread_id': thread, 'gen_ai.prompt': '{"input":"port?"}' },
+    });
+    const under = trace.setSpan(context.active(), root);
+    const chat = tracer.startSpan('ChatOpenAI', {
+      attributes: {
+        'langsmith.span.kind': 'llm', 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.system': 'openai',
+        'gen_ai.usage.input_tokens': 120, 'gen_ai.usage.output_tokens': 15,
+        'gen_ai.prompt': '{"messages":[[{"type":"human","content":"port?"}]]}', 'gen_ai.completion': '{"generations":[[{"text":""}]]}',
+      },
+    }, under);
+    chat.end();
+    const tool = tracer.startSpan('read_config', {
+      attributes: { 'langsmith.span.kind': 'tool', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_config', 'gen_ai.tool.call.id': 'call_1', 'gen_ai.prompt': '{"input":"{\\"path\\":\\"config.yml\\"}"}', 'gen_ai.completion': '{"output":"port: 80"}' },
+    }, under);
+    tool.end();
+    root.end();
+    await done();
+    const call = (await env.sql.query('SELECT session_id, tool_name, call_id, arguments, outcome FROM tool_calls WHERE project_id = $1 AND session_id = $2', [env.projectId, thread])).rows;
+    expect(call).toEqual([{ session_id: thread, tool_name: 'read_config', call_id: 'call_1', arguments: '{"input":"{\\"path\\":\\"config.yml\\"}"}', outcome: 'success' }]);
+    const totals = await expectTotalsAgree(thread);
+    expect(totals).toMatchObject({ span_count: 3, tool_call_count: 1, model_call_count: 1, input_tokens: '120' });
+  });
+});

@@ -22,6 +22,8 @@ describe("replay: other instrumentations' content", () => {
       ['openinference', { 'input.value': '{"messages":[]}', 'output.value': '{"generations":[]}' }],
       ['traceloop', { 'traceloop.entity.output': '{"station":"LYN-01"}' }],
       ['genai', { 'gen_ai.input.messages': '[1]', 'input.value': 'no', 'gen_ai.output.messages': '[2]', 'gen_ai.tool.call.result': 'r' }],
+      // LangSmith's OpenTelemetry export: a run's inputs and outputs as JSON, whatever its type.
+      ['langsmith', { 'gen_ai.prompt': '{"messages":[[{"type":"human","content":"port?"}]]}', 'gen_ai.completion': '{"generations":[[{"text":"80"}]]}' }],
     ];
     const ids = new Map(spans.map(([k]) => [k, spanId()]));
     for (const [i, [k, attrs]] of spans.entries()) await rawSpan(prisma, project.id, s.id, trace, ids.get(k) as string, 100 + i, attrs);
@@ -31,6 +33,11 @@ describe("replay: other instrumentations' content", () => {
     expect(of('openinference')).toMatchObject({ input: { text: '{"messages":[]}' }, output: { text: '{"generations":[]}' }, result: { text: '{"generations":[]}' } });
     expect(of('traceloop')).toMatchObject({ input: null, output: null, result: { text: '{"station":"LYN-01"}' } });
     expect(of('genai')).toMatchObject({ input: { text: '[1]' }, output: { text: '[2]' }, result: { text: 'r' } });
+    expect(of('langsmith')).toMatchObject({
+      input: { text: '{"messages":[[{"type":"human","content":"port?"}]]}' },
+      output: { text: '{"generations":[[{"text":"80"}]]}' },
+      result: { text: '{"generations":[[{"text":"80"}]]}' },
+    });
     const payload = (kind: 'input' | 'output' | 'result', k: string) => getPayload(prisma, project.id, s.id, { kind, traceId: trace, spanId: ids.get(k) as string, full: true });
     expect((await payload('output', 'vercel'))?.value).toBe('[{"toolName":"t"}]');
     expect((await payload('result', 'traceloop'))?.value).toBe('{"station":"LYN-01"}');

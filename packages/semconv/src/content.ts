@@ -5,21 +5,25 @@
  * this package (docs/semantic-conventions.md, "Content of other instrumentations").
  */
 
-/** A model call's prompt: GenAI (and Traceloop 0.27), the Vercel AI SDK's `ai.prompt.messages`, OpenInference's `input.value`. */
-export const MODEL_INPUT_KEYS = ['gen_ai.input.messages', 'ai.prompt.messages', 'input.value'] as const;
+/**
+ * A model call's prompt: GenAI (and Traceloop 0.27), the Vercel AI SDK's `ai.prompt.messages`,
+ * OpenInference's `input.value`, LangSmith's OpenTelemetry export (`gen_ai.prompt` as a span
+ * attribute: the run's inputs as JSON, on every run type).
+ */
+export const MODEL_INPUT_KEYS = ['gen_ai.input.messages', 'ai.prompt.messages', 'input.value', 'gen_ai.prompt'] as const;
 
 /**
  * A model call's output: GenAI's, the Vercel AI SDK's text (else its tool calls, on a step that
- * only called tools), OpenInference's `output.value`.
+ * only called tools), OpenInference's `output.value`, LangSmith's `gen_ai.completion` (the run's outputs).
  */
-export const MODEL_OUTPUT_KEYS = ['gen_ai.output.messages', 'ai.response.text', 'ai.response.toolCalls', 'output.value'] as const;
+export const MODEL_OUTPUT_KEYS = ['gen_ai.output.messages', 'ai.response.text', 'ai.response.toolCalls', 'output.value', 'gen_ai.completion'] as const;
 
 /**
  * A tool call's result: GenAI's `gen_ai.tool.call.result` (the SDK's too), the Vercel AI SDK's
  * `ai.toolCall.result` (ai 6; `ai.toolCall.output` where a release names it so), OpenInference's
- * `output.value`, Traceloop's `traceloop.entity.output`.
+ * `output.value`, Traceloop's `traceloop.entity.output`, LangSmith's `gen_ai.completion`.
  */
-export const TOOL_RESULT_KEYS = ['gen_ai.tool.call.result', 'ai.toolCall.result', 'ai.toolCall.output', 'output.value', 'traceloop.entity.output'] as const;
+export const TOOL_RESULT_KEYS = ['gen_ai.tool.call.result', 'ai.toolCall.result', 'ai.toolCall.output', 'output.value', 'traceloop.entity.output', 'gen_ai.completion'] as const;
 
 /**
  * Older GenAI conventions' content, read where no key above is set. Semantic conventions

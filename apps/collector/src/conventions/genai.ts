@@ -83,13 +83,17 @@ export function hasUsage(a: Attributes): boolean {
   );
 }
 
+/** LangSmith's OpenTelemetry export: a run's inputs as JSON, on every run type. */
+const LANGSMITH_INPUTS = 'gen_ai.prompt';
+
 export function read(span: NormSpan, m: Meaning): void {
   const a = span.attributes;
   switch (m.role) {
     case 'tool_call':
       m.toolName = text(a, ATTR_GEN_AI_TOOL_NAME) ?? suffix(span.name, OP_EXECUTE_TOOL);
       m.callId = text(a, ATTR_GEN_AI_TOOL_CALL_ID);
-      m.arguments = text(a, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS);
+      // (LangSmith's export has no arguments attribute: a tool run's inputs are its `gen_ai.prompt`.)
+      m.arguments = text(a, ATTR_GEN_AI_TOOL_CALL_ARGUMENTS) ?? text(a, LANGSMITH_INPUTS);
       return;
     case 'attempt':
       m.toolName = text(a, ATTR_GEN_AI_TOOL_NAME);

@@ -22,6 +22,11 @@ export type { ImpliedAttempt, Meaning, SpanRole } from './meaning.ts';
 
 /** Langfuse's OpenTelemetry session attribute (it reads `session.id` too). */
 const LANGFUSE_SESSION_ID = 'langfuse.session.id';
+/**
+ * LangSmith's threads: a run's metadata `thread_id`, `session_id` or `conversation_id` (its
+ * OpenTelemetry export writes metadata as `langsmith.metadata.<key>`).
+ */
+const LANGSMITH_THREAD_KEYS = ['langsmith.metadata.thread_id', 'langsmith.metadata.session_id', 'langsmith.metadata.conversation_id'] as const;
 /** Every attribute sessionId() may take a session id from (span-rules.ts bounds their length). */
 export const SESSION_ID_KEYS = [
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -29,6 +34,7 @@ export const SESSION_ID_KEYS = [
   LANGFUSE_SESSION_ID,
   vercel.SESSION_ID_KEY,
   openllmetry.SESSION_ID_KEY,
+  ...LANGSMITH_THREAD_KEYS,
 ] as const;
 /**
  * Where a session's user comes from, first found first: Guardtrace's, OpenTelemetry's (and
@@ -40,7 +46,8 @@ export const USER_ID_KEYS = [guardtrace.USER_ID_KEY, ATTR_USER_ID, vercel.USER_I
 /**
  * Session id carried by the span itself (span attribute, else its resource): the GenAI
  * conversation id, else OpenInference's and Langfuse's session id, else the Vercel AI SDK's
- * `telemetry.metadata.sessionId`, else OpenLLMetry's `session_id` association property.
+ * `telemetry.metadata.sessionId`, else OpenLLMetry's `session_id` association property, else
+ * LangSmith's thread (its metadata's `thread_id`, `session_id`, `conversation_id`).
  */
 export function sessionId(span: NormSpan): string | null {
   const a = span.attributes;
@@ -50,7 +57,10 @@ export function sessionId(span: NormSpan): string | null {
     text(a, openinference.SESSION_ID_KEY) ??
     text(a, LANGFUSE_SESSION_ID) ??
     text(a, vercel.SESSION_ID_KEY) ??
-    text(a, openllmetry.SESSION_ID_KEY)
+    text(a, openllmetry.SESSION_ID_KEY) ??
+    text(a, LANGSMITH_THREAD_KEYS[0]) ??
+    text(a, LANGSMITH_THREAD_KEYS[1]) ??
+    text(a, LANGSMITH_THREAD_KEYS[2])
   );
 }
 
