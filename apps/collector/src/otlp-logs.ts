@@ -12,6 +12,7 @@
  * normalizer's value rules (normalize.ts): both hold a record to the same limits as a span.
  */
 import { createHash } from 'node:crypto';
+import { MODEL_DETAILS_LOG_EVENT } from '@guardtrace/semconv';
 import { CollectorError } from './errors.ts';
 import { isObj, list, Normalizer } from './normalize.ts';
 import type { Encoding } from './otlp-decode.ts';
@@ -97,7 +98,7 @@ class Keeper {
       eventName: r.eventName,
       timeNs,
       body: r.body,
-      attributes: r.attributes,
+      attributes: r.eventName === MODEL_DETAILS_LOG_EVENT.name ? withParsedMessages(r.attributes) : r.attributes,
       scopeName: r.scopeName,
       recordKey,
     });
@@ -107,6 +108,32 @@ class Keeper {
     if (!(err instanceof SpanError || err instanceof RangeError)) throw err;
     this.rejected.add(path, err.message, times);
   }
+}
+
+const DETAILS_MESSAGE_KEYS = [MODEL_DETAILS_LOG_EVENT.input, MODEL_DETAILS_LOG_EVENT.output, MODEL_DETAILS_LOG_EVENT.instructions] as const;
+
+/**
+ * An operation-details event's messages and system instructions as arrays, when they came as
+ * JSON text (an SDK that writes structured attributes as strings): the replay puts the
+ * instructions before the messages only when both are arrays (else the instructions were lost).
+ * The record's key is taken from what was sent, so a retry still matches it.
+ */
+function withParsedMessages(attributes: Attributes): Attributes {
+  let out: Attributes | null = null;
+  for (const k of DETAILS_MESSAGE_KEYS) {
+    const v = attributes[k];
+    if (typeof v !== 'string' || !v.trimStart().startsWith('[')) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v);
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(parsed)) continue;
+    out ??= { ...attributes };
+    out[k] = parsed;
+  }
+  return out ?? attributes;
 }
 
 /** The event name: the LogRecord's field, else its `event.name` attribute. */

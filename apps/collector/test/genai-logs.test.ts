@@ -285,6 +285,29 @@ describe('the semconv 1.37 operation-details event', () => {
   });
 });
 
+describe('the operation-details event with its messages as JSON text', () => {
+  it('stores the messages and system instructions as arrays (the replay prepends instructions to arrays only), its key from what was sent', async () => {
+    const f = load('details');
+    const instructions = [{ type: 'text', content: 'You are a weather assistant. Answer in one sentence.' }];
+    const input = [{ role: 'user', parts: [{ type: 'text', content: 'Will it rain in Nantes tomorrow?' }] }];
+    const [record] = records(f.logs);
+    const attributes = (record as { attributes: { key: string; value: Json }[] }).attributes;
+    for (const a of attributes) {
+      if (a.key === 'gen_ai.system_instructions') a.value = { stringValue: JSON.stringify(instructions) };
+      if (a.key === 'gen_ai.input.messages') a.value = { stringValue: ` ${JSON.stringify(input)}` };
+    }
+    attributes.push({ key: 'gen_ai.output.messages', value: { stringValue: '[not json' } });
+    expect((await postLogs(f.logs)).statusCode).toBe(200);
+    expect((await postLogs(f.logs)).statusCode).toBe(200);
+    const [row, ...rest] = await events(f.traceIds);
+    expect(rest).toEqual([]);
+    expect(row?.attributes['gen_ai.system_instructions']).toEqual(instructions);
+    expect(row?.attributes['gen_ai.input.messages']).toEqual(input);
+    // Text that is no JSON array stays as it was sent.
+    expect(row?.attributes['gen_ai.output.messages']).toBe('[not json');
+  });
+});
+
 describe('lifecycle', () => {
   const count = async (traceIds: string[], projectId = env.projectId) =>
     (await env.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM genai_events WHERE project_id = $1 AND trace_id = ANY($2)', [projectId, traceIds]))
