@@ -30,7 +30,7 @@ async function firingRule(windowMinutes = 1440): Promise<{ ruleId: string; fireA
 const deliveryOf = async (ruleId: string) =>
   (
     await env.sql.query(
-      `SELECT d.id, d.status, d.attempts, d.last_status_code, d.last_error, d.next_attempt_at, d.delivered_at
+      `SELECT d.id, d.status, d.attempts, d.last_status_code, d.last_error, d.last_attempt_at, d.next_attempt_at, d.delivered_at
        FROM alert_deliveries d JOIN alert_events e ON e.id = d.event_id WHERE e.rule_id = $1`,
       [ruleId],
     )
@@ -42,35 +42,55 @@ describe('retries', () => {
     receiver.failNext(2);
     const before = receiver.got.length;
     const tick = (ms: number) => runAlertTick(env.sql, { now: new Date(ms), webUrl: WEB });
+    // Each attempt is logged at its own moments on the run's clock: sent a few milliseconds after
+    // the run began, the next attempt due its backoff after the answer.
+    const near = (t: Date | null, ms: number) => {
+      expect(t?.getTime()).toBeGreaterThanOrEqual(ms);
+      expect(t?.getTime()).toBeLessThan(ms + 2_000);
+    };
     await tick(fireAt);
     let [d] = await deliveryOf(ruleId);
     expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status_code: 500, last_error: 'HTTP 500' });
-    expect(d.next_attempt_at.getTime()).toBe(fireAt + RETRY_BASE_MS);
+    near(d.last_attempt_at, fireAt);
+    near(d.next_attempt_at, fireAt + RETRY_BASE_MS);
     // Not due yet one second before: nothing is sent.
     await tick(fireAt + RETRY_BASE_MS - 1000);
     expect(receiver.got.length - before).toBe(1);
-    await tick(fireAt + RETRY_BASE_MS);
+    const second = d.next_attempt_at.getTime();
+    await tick(second);
     [d] = await deliveryOf(ruleId);
     expect(d).toMatchObject({ status: 'pending', attempts: 2, last_status_code: 500 });
     // Doubled: 60 s after the second attempt.
-    expect(d.next_attempt_at.getTime()).toBe(fireAt + RETRY_BASE_MS + 2 * RETRY_BASE_MS);
-    const third = fireAt + 3 * RETRY_BASE_MS;
+    near(d.next_attempt_at, second + 2 * RETRY_BASE_MS);
+    const third = d.next_attempt_at.getTime();
     await tick(third);
     [d] = await deliveryOf(ruleId);
     expect(d).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, last_error: null, next_attempt_at: null });
-    expect(d.delivered_at.getTime()).toBe(third);
+    near(d.delivered_at, third);
     const got = receiver.got.slice(before);
     expect(got.map((g) => g.status)).toEqual([500, 500, 200]);
     // The same delivery each time (a receiver dedupes on it), signed with each attempt's timestamp.
     expect(new Set(got.map((g) => g.headers['x-guardtrace-delivery']))).toEqual(new Set([d.id]));
     expect(new Set(got.map((g) => g.body)).size).toBe(1);
-    expect(got.map((g) => g.headers['x-guardtrace-timestamp'])).toEqual(
-      [fireAt, fireAt + RETRY_BASE_MS, third].map((t) => String(t / 1000)),
-    );
+    const sent = got.map((g) => Number(g.headers['x-guardtrace-timestamp']) * 1000);
+    for (const [i, t] of [fireAt, second, third].entries()) {
+      expect(sent[i]).toBeGreaterThanOrEqual(Math.floor(t / 1000) * 1000);
+      expect(sent[i]).toBeLessThan(t + 2_000);
+    }
     expect(got.every((g) => g.verified)).toBe(true);
     // Delivered: later runs send nothing more.
     await tick(third + 3_600_000);
     expect(receiver.got.length - before).toBe(3);
+  });
+
+  it('logs a slow answer when it came, not when the run began', async () => {
+    const { ruleId, fireAt } = await firingRule();
+    receiver.delayNext(1_500);
+    await runAlertTick(env.sql, { now: new Date(fireAt), webUrl: WEB });
+    const [d] = await deliveryOf(ruleId);
+    expect(d).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(d.last_attempt_at.getTime()).toBeLessThan(fireAt + 1_000);
+    expect(d.delivered_at.getTime() - d.last_attempt_at.getTime()).toBeGreaterThanOrEqual(1_400);
   });
 
   it('gives up after the last attempt and says why in the log', async () => {
@@ -79,7 +99,13 @@ describe('retries', () => {
     let t = fireAt;
     for (let i = 1; i <= MAX_ATTEMPTS; i++) {
       await runAlertTick(env.sql, { now: new Date(t), webUrl: WEB });
-      t += backoffMs(i);
+      const [pending] = await deliveryOf(ruleId);
+      if (i < MAX_ATTEMPTS) {
+        // Due its backoff after this attempt's answer (a few milliseconds into the run).
+        expect(pending.next_attempt_at.getTime() - t).toBeGreaterThanOrEqual(backoffMs(i));
+        expect(pending.next_attempt_at.getTime() - t).toBeLessThan(backoffMs(i) + 2_000);
+        t = pending.next_attempt_at.getTime();
+      }
     }
     const [d] = await deliveryOf(ruleId);
     expect(d).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS, last_status_code: 500, next_attempt_at: null, delivered_at: null });
@@ -129,6 +155,7 @@ describe('retries', () => {
     expect(events).toEqual(['firing', 'resolved']);
     const deliveries = await deliveryOf(ruleId);
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ status: 'cancelled', attempts: 1, last_error: RESOLVED_FIRST });
+    // The reason, with what its last attempt got (the receiver's error is not lost).
+    expect(deliveries[0]).toMatchObject({ status: 'cancelled', attempts: 1, last_error: `${RESOLVED_FIRST} (last attempt: HTTP 500)` });
   });
 });

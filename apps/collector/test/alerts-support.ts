@@ -26,6 +26,8 @@ export interface Receiver {
   got: Received[];
   /** Answer 500 to the next n requests. */
   failNext(n: number): void;
+  /** Answer the next request `ms` late. */
+  delayNext(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export interface Receiver {
 export async function startReceiver(secret: string): Promise<Receiver> {
   const got: Received[] = [];
   let failing = 0;
+  let delay = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -45,7 +48,9 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       const status = failing > 0 ? 500 : 200;
       if (failing > 0) failing--;
       got.push({ headers: req.headers, body, json: JSON.parse(body) as Record<string, unknown>, verified, status });
-      res.writeHead(status).end(status === 200 ? 'ok' : 'receiver down');
+      const wait = delay;
+      delay = 0;
+      setTimeout(() => res.writeHead(status).end(status === 200 ? 'ok' : 'receiver down'), wait);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -55,6 +60,9 @@ export async function startReceiver(secret: string): Promise<Receiver> {
     got,
     failNext: (n) => {
       failing = n;
+    },
+    delayNext: (ms) => {
+      delay = ms;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -45,28 +45,37 @@ export async function deliverDue(c: pg.ClientBase, now: Date): Promise<{ deliver
   );
   let delivered = 0;
   let failed = 0;
-  await Promise.all(
+  // `now` is the run's clock (a test's may be fixed); each attempt is logged at its own moments on
+  // it: when it was sent (its signature's timestamp) and when it was answered, not at the run's start.
+  const started = Date.now();
+  const at = () => new Date(now.getTime() + (Date.now() - started));
+  // The posts run at once; their results are written one by one (one client runs one query at a time).
+  const results = await Promise.all(
     rows.map(async (d) => {
-      const res = await postWebhook(d.url, d.secret, d.body, { event: d.kind, delivery: d.id, nowMs: now.getTime() });
-      const attempts = d.attempts + 1;
-      const giveUp = !res.ok && attempts >= MAX_ATTEMPTS;
-      if (res.ok) delivered++;
-      else failed++;
-      await c.query(
-        `UPDATE alert_deliveries SET attempts = $2, last_status_code = $3, last_error = $4, last_attempt_at = $5,
-           status = $6, next_attempt_at = $7, delivered_at = $8 WHERE id = $1`,
-        [
-          d.id,
-          attempts,
-          res.status,
-          res.error,
-          now,
-          res.ok ? 'delivered' : giveUp ? 'failed' : 'pending',
-          res.ok || giveUp ? null : new Date(now.getTime() + backoffMs(attempts)),
-          res.ok ? now : null,
-        ],
-      );
+      const sentAt = at();
+      const res = await postWebhook(d.url, d.secret, d.body, { event: d.kind, delivery: d.id, nowMs: sentAt.getTime() });
+      return { d, res, sentAt, answeredAt: at() };
     }),
   );
+  for (const { d, res, sentAt, answeredAt } of results) {
+    const attempts = d.attempts + 1;
+    const giveUp = !res.ok && attempts >= MAX_ATTEMPTS;
+    if (res.ok) delivered++;
+    else failed++;
+    await c.query(
+      `UPDATE alert_deliveries SET attempts = $2, last_status_code = $3, last_error = $4, last_attempt_at = $5,
+         status = $6, next_attempt_at = $7, delivered_at = $8 WHERE id = $1`,
+      [
+        d.id,
+        attempts,
+        res.status,
+        res.error,
+        sentAt,
+        res.ok ? 'delivered' : giveUp ? 'failed' : 'pending',
+        res.ok || giveUp ? null : new Date(answeredAt.getTime() + backoffMs(attempts)),
+        res.ok ? answeredAt : null,
+      ],
+    );
+  }
   return { delivered, failed };
 }

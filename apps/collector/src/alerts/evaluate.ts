@@ -206,7 +206,8 @@ async function record(c: pg.ClientBase, r: RuleRow, subject: string, to: 'firing
     // An earlier resolution still being retried is not sent now: the receiver would hear "resolved"
     // while the alert fires. (It still has the alert open: this firing tells it more of it.)
     await c.query(
-      `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $3
+      `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL,
+         last_error = $3 || coalesce(' (last attempt: ' || d.last_error || ')', '')
        FROM alert_events e WHERE e.id = d.event_id AND e.rule_id = $1 AND e.subject = $2 AND e.kind = 'resolved' AND d.status = 'pending'`,
       [r.id, subject, FIRED_AGAIN],
     );
@@ -219,7 +220,8 @@ async function record(c: pg.ClientBase, r: RuleRow, subject: string, to: 'firing
     // the receiver would get a firing after the alert ended, or the end of one it never heard of.
     if (firing === 'pending') {
       await c.query(
-        `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL, last_error = $3
+        `UPDATE alert_deliveries d SET status = 'cancelled', next_attempt_at = NULL,
+         last_error = $3 || coalesce(' (last attempt: ' || d.last_error || ')', '')
          FROM alert_events e WHERE e.id = d.event_id AND e.rule_id = $1 AND e.subject = $2 AND e.kind = 'firing' AND d.status = 'pending'`,
         [r.id, subject, RESOLVED_FIRST],
       );
