@@ -9,10 +9,11 @@ import { createTestDatabase, type RunningReplica, startStreamingReplica, type Te
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lagText } from '../src/components/replica-lag.tsx';
 import { db, heavyRead, heavyReadFrom, replicaLagNotice } from '../src/server/db.ts';
+import { sameFailureNav } from '../src/server/queries/same-failure.ts';
 import { getSessionHeader } from '../src/server/queries/session.ts';
 import { listSessions } from '../src/server/queries/sessions.ts';
 import { getProjectSettings, setCleanSampleRate } from '../src/server/queries/settings.ts';
-import { seedProject, seedSessionRow } from './factories.ts';
+import { seedProject, seedSession, seedSessionRow } from './factories.ts';
 
 let server: TestDatabase;
 let replica: RunningReplica | undefined;
@@ -24,6 +25,11 @@ beforeAll(async () => {
   primary = createPrisma(server.url, { max: 2 });
   project = (await seedProject(primary)).id;
   await seedSessionRow(primary, project, 'replayed-session');
+  await seedSession(primary, project, {
+    id: 'failed-while-paused',
+    startedAt: new Date(),
+    toolCalls: [{ toolName: 'lookup_order', atMs: 5, attempts: [{ outcome: 'success' }] }],
+  });
   replica = await startStreamingReplica(server.server?.url as string);
   // What the web server reads at its first query (env.ts), as a deployment would set it.
   process.env.DATABASE_URL = server.url;
@@ -48,7 +54,7 @@ const CHECK_MS = 1100;
 it('reads the explorer from the replica while it is caught up, with no lag notice', async () => {
   const { value, choice } = await heavyReadFrom((d) => listSessions(d, project));
   expect(choice.source).toBe('replica');
-  expect(value.rows.map((r) => r.id)).toEqual(['replayed-session']);
+  expect(value.rows.map((r) => r.id)).toEqual(['failed-while-paused', 'replayed-session']);
   expect(await replicaLagNotice()).toBeNull();
 });
 
@@ -63,7 +69,7 @@ it('shows the replica’s data and its lag while replay is paused; a new session
     await sleep(CHECK_MS);
 
     // The explorer: the replica's sessions, and the notice saying how old they may be.
-    expect(await listed()).toEqual(['replayed-session']);
+    expect(await listed()).toEqual(['failed-while-paused', 'replayed-session']);
     const notice = await replicaLagNotice();
     expect(notice?.lagMs).toBeGreaterThanOrEqual(performance.now() - written - CHECK_MS);
     expect(notice?.lagMs).toBeGreaterThan(300);
@@ -76,6 +82,31 @@ it('shows the replica’s data and its lag while replay is paused; a new session
     expect(header.choice.source).toBe('primary');
     expect(await replicaLagNotice(header.choice)).toBeNull();
 
+    // A session the replica has, whose failure came in a later batch it has not replayed: its
+    // "same failure" navigation is the primary's answer, not "session 1 of 0" from the replica.
+    const failing = { toolName: 'lookup_order', failureClass: 'invalid_arguments' };
+    const first = await primary.attempt.findFirstOrThrow({ where: { projectId: project, sessionId: 'failed-while-paused' } });
+    await primary.attempt.create({
+      data: {
+        projectId: project,
+        traceId: first.traceId,
+        spanId: 'a'.repeat(16),
+        sessionId: first.sessionId,
+        toolCallSpanId: first.toolCallSpanId,
+        toolName: failing.toolName,
+        number: 2,
+        startedAt: new Date(first.startedAt.getTime() + 100),
+        durationMs: 30,
+        arguments: '{}',
+        outcome: 'rejected',
+        failureClass: failing.failureClass,
+        decision: 'reject_with_feedback',
+      },
+    });
+    const nav = await heavyReadFrom((d) => sameFailureNav(d, project, 'failed-while-paused', { ...failing, pointer: null }), { orPrimaryWhen: (n) => !n });
+    expect(nav.choice.source).toBe('primary');
+    expect(nav.value).toMatchObject({ position: 1, total: 1 });
+
     // Settings read the primary: the rate just set, which the replica does not have yet.
     expect((await getProjectSettings(db(), project))?.cleanSampleRate).toBe(0.25);
     expect((await heavyRead((d) => getProjectSettings(d, project)))?.cleanSampleRate).toBe(1);
@@ -85,7 +116,7 @@ it('shows the replica’s data and its lag while replay is paused; a new session
   }
   await replica?.caughtUp();
   await sleep(CHECK_MS);
-  expect(await listed()).toEqual(['replayed-session', 'written-while-paused']);
+  expect(await listed()).toEqual(['failed-while-paused', 'replayed-session', 'written-while-paused']);
   expect(await replicaLagNotice()).toBeNull();
 });
 
@@ -93,7 +124,7 @@ it('reads everything from the primary once the replica is stopped', async () => 
   await replica?.stop();
   replica = undefined;
   await seedSessionRow(primary, project, 'after-the-replica-stopped');
-  expect(await listed()).toEqual(['after-the-replica-stopped', 'replayed-session', 'written-while-paused']);
+  expect(await listed()).toEqual(['after-the-replica-stopped', 'failed-while-paused', 'replayed-session', 'written-while-paused']);
   const { choice } = await heavyReadFrom((d) => listSessions(d, project));
   expect(choice).toMatchObject({ source: 'primary', fallback: 'unreachable' });
   expect(await replicaLagNotice()).toBeNull();

@@ -29,13 +29,14 @@ interface Row {
   next_at: Date | null;
   before: bigint;
   total: bigint;
+  own: boolean;
 }
 
 /**
  * The sessions before and after `sessionId` (by start time, then id: a keyset, no offsets) of
  * one project that have an attempt of the same tool failing with the same class, and when a
  * pointer is given, a failed check of that attempt pointing at the same field. Null when the
- * session has no derived row (nothing to order it by).
+ * session has no such failure stored (or no row to order it by).
  */
 export async function sameFailureNav(db: PrismaClient, projectId: string, sessionId: string, sig: FailureSignature): Promise<SameFailureNav | null> {
   const { toolName, failureClass, pointer } = sig;
@@ -66,10 +67,13 @@ export async function sameFailureNav(db: PrismaClient, projectId: string, sessio
       (SELECT m.id FROM matching m, cur WHERE (m.started_at, m.id) > (cur.started_at, cur.id) ORDER BY m.started_at, m.id LIMIT 1) AS next_id,
       (SELECT m.started_at FROM matching m, cur WHERE (m.started_at, m.id) > (cur.started_at, cur.id) ORDER BY m.started_at, m.id LIMIT 1) AS next_at,
       (SELECT count(*) FROM matching m, cur WHERE (m.started_at, m.id) < (cur.started_at, cur.id))::bigint AS before,
-      (SELECT count(*) FROM matching)::bigint AS total
+      (SELECT count(*) FROM matching)::bigint AS total,
+      EXISTS (SELECT 1 FROM matching m WHERE m.id = cur.id) AS own
     FROM cur`;
   const r = rows[0];
-  if (!r) return null;
+  // Not the session's own failure here: a read replica behind the replay's read (it has the
+  // session's row, not yet the attempt) answered "session 1 of 0"; the route then asks the primary.
+  if (!r?.own) return null;
   return {
     position: Number(r.before) + 1,
     total: Number(r.total),
