@@ -1,9 +1,11 @@
 import Link from 'next/link';
+import { CheckAgain } from './check-again';
 
 /**
  * A session link that finds nothing: often one that was right when it was made (a dataset's step,
  * an alert, a shared link) and whose session is no longer stored, so the page says what removes
- * sessions rather than only that this one does not exist.
+ * sessions rather than only that this one does not exist; and one opened before its spans
+ * arrived, so the page tries again for a minute (check-again.tsx).
  */
 export default function SessionNotFound() {
   return (
@@ -16,6 +18,7 @@ export default function SessionNotFound() {
         <li>a clean session the project&apos;s sampling did not keep is not stored;</li>
         <li>or it belongs to another project, or was never recorded.</li>
       </ul>
+      <CheckAgain />
       <Link href="/sessions" className="mt-6 inline-block text-sm font-medium text-indigo-700 hover:underline">
         Back to sessions
       </Link>

@@ -2,7 +2,7 @@ import { allows } from '@guardtrace/db';
 import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import Link from 'next/link';
-import { notFound } from 'next/navigation';
+import { notFound, redirect } from 'next/navigation';
 import { ReplicaLagNotice } from '@/components/replica-lag';
 import { Shell } from '@/components/shell';
 import { earlyFetchScript } from '@/lib/early-fetch';
@@ -12,7 +12,7 @@ import { selectProject } from '@/server/context';
 import { db, heavyReadFrom } from '@/server/db';
 import { nonceOfPolicy } from '@/server/http-security';
 import { priceBookOf } from '@/server/queries/costs';
-import { getSessionHeader } from '@/server/queries/session';
+import { getSessionHeader, sessionOfTrace } from '@/server/queries/session';
 import { SaveDatasetForm } from '../../datasets/save-form';
 import { SessionHeader } from './header';
 import { Replay } from './replay';
@@ -41,7 +41,16 @@ export default async function SessionPage({ params, searchParams }: Props) {
   const book = project ? await priceBookOf(db(), project) : null;
   const read = project && book ? await heavyReadFrom((d) => getSessionHeader(d, project, id, book), { orPrimaryWhen: (h) => h === null }) : null;
   const header = read?.value ?? null;
-  if (project && !header) notFound();
+  if (project && !header) {
+    // A session listed under its trace id until the span naming its conversation arrived: the
+    // trace's spans moved to that session, and so does the link (the trace index says where).
+    const moved = /^[0-9a-f]{32}$/.test(id) ? await sessionOfTrace(db(), project, id) : null;
+    if (moved !== null && moved !== id) {
+      const rest = Object.fromEntries(Object.entries(sp).flatMap(([k, v]) => (k === 'project' ? [] : [[k, first(v)]])));
+      redirect(hrefWith(`/sessions/${encodeURIComponent(moved)}`, { project, ...rest }));
+    }
+    notFound();
+  }
   const basePath = `/sessions/${encodeURIComponent(id)}`;
   const nonce = nonceOfPolicy((await headers()).get('content-security-policy'));
   const int = (k: string) => (first(sp[k]) === undefined ? null : parsePositiveInt(sp, k, 1));
