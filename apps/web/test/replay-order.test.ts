@@ -23,6 +23,7 @@ const model = (spanId: string, repairs: string | null = null): StepDraft => ({
   repairFailureClass: repairs ? 'unknown_tool' : null,
   repairAttemptSpanId: repairs,
   repairs: null,
+  repairsInferred: false,
   corrected: null,
   input: null,
   output: null,

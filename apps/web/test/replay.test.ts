@@ -55,6 +55,33 @@ describe('replay: cause and effect', () => {
     expect((steps[3] as ToolCallStepDto).part).toBeNull();
   });
 
+  it("says a link the collector inferred (another instrumentation's failure, the first model call after it) is no counted repair", async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      toolCalls: [
+        { toolName: 'read_config', atMs: 1000, attempts: [{ outcome: 'failed', failureClass: 'missing_resource', decision: undefined }] },
+        { toolName: 'read_config', atMs: 3000, attempts: [{ outcome: 'success' }] },
+      ],
+      // A model turn after the failure that names no attempt (no guardtrace.repair.* attribute).
+      modelCalls: [{ atMs: 2000, inputTokens: 700, outputTokens: 20 }],
+    });
+    const turn = await prisma.modelCall.findFirstOrThrow({ where: { projectId: project.id, sessionId: s.id } });
+    // What the collector's link of corrections stores for such a failure.
+    await prisma.attempt.update({
+      where: { projectId_traceId_spanId: { projectId: project.id, traceId: s.traceId, spanId: s.attemptSpanIds[0]![0]! } },
+      data: { repairSpanId: turn.spanId, correctionSpanId: s.toolSpanIds[1]!, correctionAttempt: 1, fixed: true },
+    });
+    const detail = await getSessionDetail(prisma, project.id, s.id);
+    const model = detail!.steps.find((x) => x.kind === 'model') as ModelCallStepDto;
+    expect(model.repairs).toEqual({ step: 1, attempt: 1, toolName: 'read_config' });
+    expect(model.repairsInferred).toBe(true);
+    expect(model.repairFailureClass).toBeNull();
+    // Its tokens are no repair tokens: the session's count has none.
+    expect(detail!.session.repairTokens).toBe(0);
+  });
+
   it('links a repair turn to the next call when the correction is a new call, and orders same-millisecond ties by the chain', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -97,7 +97,7 @@ export async function RepairCostPanel({ project, window }: PanelProps) {
         ) : null}
       </p>
       {costs.byClass.size === 0 ? (
-        <Empty>No repair turns in this range.</Empty>
+        <Empty>No repair turns in this range (turns that name the failure they repair: Guardtrace&apos;s SDK marks them, other instrumentations do not).</Empty>
       ) : (
         <>
           <p className="mb-4 text-sm text-slate-700">

@@ -191,7 +191,10 @@ export function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string,
     if (tool.kind !== 'tool') continue;
     tool.attempts.forEach((a, i) => {
       const m = a.repairedByStep === null ? modelOfSpan.get(links.get(a.spanId)?.repairSpanId ?? '') : undefined;
-      if (m && !m.repairs) link(m, tool, i);
+      if (m && !m.repairs) {
+        link(m, tool, i);
+        m.repairsInferred = true;
+      }
     });
   }
 }

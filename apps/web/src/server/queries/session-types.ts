@@ -188,6 +188,12 @@ export interface ModelCallStepDto {
   repairAttemptSpanId: string | null;
   /** The failed attempt this turn repairs. */
   repairs: StepRefDto | null;
+  /**
+   * The link is the collector's inference (the first model call after a failure of an
+   * instrumentation that records no repair), not recorded: the turn's tokens are not counted as
+   * repair tokens (only turns naming the attempt or class they repair are).
+   */
+  repairsInferred: boolean;
   /** The call the model made after this repair turn (the same logical call's next attempt, or the next call). */
   corrected: StepRefDto | null;
   /** Prompt and output, when the agent opted in to content capture. */

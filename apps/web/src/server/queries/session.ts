@@ -218,6 +218,7 @@ export async function getSessionDetail(
       repairFailureClass: m.repairFailureClass,
       repairAttemptSpanId: m.repairAttemptSpanId,
       repairs: null,
+      repairsInferred: false,
       corrected: null,
       input: f?.input ?? null,
       output: f?.output ?? null,

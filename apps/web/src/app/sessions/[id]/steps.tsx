@@ -33,8 +33,13 @@ export function ModelCallRow({ call }: { call: ModelCallStepDto }) {
       </div>
       {call.repairs || call.corrected ? (
         <p data-testid="repair-chain" className="mt-2 flex flex-wrap gap-x-3 text-xs text-slate-600">
-          {call.repairs ? <StepLink r={call.repairs} label="Repairs the failed" /> : null}
+          {call.repairs ? <StepLink r={call.repairs} label={call.repairsInferred ? 'Answers the failed' : 'Repairs the failed'} /> : null}
           {call.corrected ? <StepLink r={call.corrected} label="→ corrected call:" /> : null}
+          {call.repairs && call.repairsInferred ? (
+            <span data-testid="repair-inferred" className="text-slate-500">
+              (the first model turn after it: its instrumentation marks no repair turn, so its tokens are not counted as repair tokens)
+            </span>
+          ) : null}
         </p>
       ) : null}
       <div className="mt-3 grid gap-3 lg:grid-cols-2">
