@@ -9,6 +9,9 @@ describe('formatUsd', () => {
     expect(formatUsd(0.0116)).toBe('$0.012');
     expect(formatUsd(0.106)).toBe('$0.11');
     expect(formatUsd(0.5)).toBe('$0.50');
+    expect(formatUsd(0.08)).toBe('$0.08');
+    expect(formatUsd(0.004)).toBe('$0.004');
+    expect(formatUsd(0.0999)).toBe('$0.10');
     expect(formatUsd(0.996)).toBe('$1.00');
     expect(formatUsd(1.156)).toBe('$1.16');
     expect(formatUsd(1234.5)).toBe('$1,234.50');

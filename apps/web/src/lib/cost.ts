@@ -10,7 +10,10 @@ const cents = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD
 export function formatUsd(usd: number): string {
   if (usd === 0) return '$0.00';
   if (Math.abs(usd) >= 1) return cents.format(usd);
-  return `$${Number(usd.toPrecision(2)).toFixed(Math.max(2, 1 - Math.floor(Math.log10(Math.abs(usd)))))}`;
+  const rounded = Number(usd.toPrecision(2));
+  // Two significant digits, at least two decimals, no zero past those ($0.08, not $0.080).
+  const text = rounded.toFixed(Math.max(2, 1 - Math.floor(Math.log10(Math.abs(rounded)))));
+  return `$${text.replace(/(\.\d\d\d*?)0+$/, '$1')}`;
 }
 
 const modelList = (models: string[]) => `${models.length === 1 ? 'model' : 'models'} ${models.join(', ')}`;
