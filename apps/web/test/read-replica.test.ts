@@ -27,7 +27,7 @@ beforeAll(async () => {
   await seedSessionRow(primary, project, 'replayed-session');
   await seedSession(primary, project, {
     id: 'failed-while-paused',
-    startedAt: new Date(),
+    startedAt: new Date('2026-11-21T09:00:00.000Z'),
     toolCalls: [{ toolName: 'lookup_order', atMs: 5, attempts: [{ outcome: 'success' }] }],
   });
   replica = await startStreamingReplica(server.server?.url as string);

@@ -301,12 +301,6 @@ function headerOf(session: SessionRow, traceIds: string[], cost: CostDto, genAiE
   };
 }
 
-/** The session a trace's spans are stored under now (the trace index), or null when the trace is not stored. */
-export async function sessionOfTrace(db: PrismaClient, projectId: string, traceId: string): Promise<string | null> {
-  const row = await db.trace.findUnique({ where: { projectId_traceId: { projectId, traceId } }, select: { sessionId: true } });
-  return row?.sessionId ?? null;
-}
-
 /**
  * The session's header alone (its row and its trace ids), for the page's first paint: the
  * steps come separately (the replay route), so a 5,000-span session's page is as light as any.
