@@ -126,3 +126,32 @@ export const SEVENTH_NEAR_MISSES: readonly string[] = [
   'relayhost = [email-smtp.us-east-1.amazonaws.com]:587\nsmtp_sasl_auth_enable = yes\nsmtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd',
   'redirect_uri: https://app.example.com/callback?state=af0ifjsldkj&lang=en\nscope: openid email',
 ];
+
+// Near-misses of the eighth held-out set's kinds (siblings-eighth.ts): the set's four false
+// positives (a PowerShell variable after `-P`, a credentials file's path, an ODBC DSN's name, a
+// CLI's prompt), prose about a password without one, options named without a value, wallet
+// addresses, transaction ids and signatures, and masks of variables.
+export const EIGHTH_NEAR_MISSES: readonly string[] = [
+  'sqlcmd -S sql01 -U sa -P "$env:SA_PASSWORD" -Q "SELECT 1"',
+  'mount -t cifs //nas/share /mnt -o credentials=/root/.smbcred,uid=1000',
+  'DSN=Warehouse;Trusted_Connection=Yes;',
+  '$ databricks configure --token\nDatabricks Host (should begin with https://): https://adb-123.azuredatabricks.net',
+  'Parola este greșită, încearcă din nou.',
+  'Hasło do serwera to tajemnica, zapytaj admina.',
+  'The pass is valid until Friday 2026-12-11.',
+  'pw for prod is in the vault under ops/prod',
+  'password for the staging db: see 1Password',
+  'Sunucunun şifresi değiştirildi.',
+  'plink.exe -ssh admin@10.0.0.7 -pw %PLINK_PW% uptime',
+  'evil-winrm -i 10.10.11.5 -u svc_sql -H $NTHASH',
+  'snmpwalk -v2c -c public 10.20.0.1 system',
+  'unrar x -p- archive.rar',
+  'tx 5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW confirmed; from 7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV',
+  'pixels = [0,0,0,255,255,255,12,34,56,78]',
+  'echo "::add-mask::$API_TOKEN"',
+  'vault login -method=oidc role=dev',
+  'Enter this code in the app: 482 913',
+  'The seed phrase is the 12 or 24 words your wallet showed when you made it; never share it.',
+  'db_password: ENC[AES256_GCM,data:c0Wl25rSpwYgWnJy,iv:xzFWODti+Tdtd60ogmg53z0G4kqUlnAR,tag:Jkbl5HXGlkDNWzuHkCZTpQ==,type:str]',
+  'TX_HASH=0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 block 19000000',
+];

@@ -6,6 +6,7 @@
 import { ALNUM, BASE64, b64, b64url, fake, grouped, ibanNumber, ibanPrinted, LOWER_HEX, luhnNumber, UPPER_DIGITS, URLSAFE } from './fake.ts';
 import type { SecretKind, SecretShape } from './shape.ts';
 import { SIBLING_SHAPES } from './siblings.ts';
+import { EIGHTH_SIBLING_SHAPES } from './siblings-eighth.ts';
 import { FIFTH_SIBLING_SHAPES } from './siblings-fifth.ts';
 import { FOURTH_SIBLING_SHAPES } from './siblings-fourth.ts';
 import { SEVENTH_SIBLING_SHAPES } from './siblings-seventh.ts';
@@ -365,6 +366,6 @@ for (const [id, template] of [
 }
 
 // --- Siblings of the kinds above that a second held-out set found (2026-12-06): siblings.ts ----
-shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES, ...SIXTH_SIBLING_SHAPES, ...SEVENTH_SIBLING_SHAPES);
+shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES, ...SIXTH_SIBLING_SHAPES, ...SEVENTH_SIBLING_SHAPES, ...EIGHTH_SIBLING_SHAPES);
 
 export const SECRET_SHAPES: readonly SecretShape[] = shapes;

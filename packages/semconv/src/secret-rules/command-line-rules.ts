@@ -22,7 +22,7 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   // `--token <v>`, `--api-key=<v>`, `--client-secret <v>` (not `--token-file`, not a number: `--max-token 100`).
   {
     name: 'cli_password',
-    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z0-9]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:\s+|=)${CLI_VALUE}`),
+    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z0-9]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:[ \t]+|=)${CLI_VALUE}`),
     check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^\d+$/.test(secret),
     gate: ['--'],
   },
@@ -144,10 +144,45 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   {
     name: 'cli_password',
     pattern: re(
-      String.raw`${AT}echo\s+(?:-n\s+)?\\?(?<q>['"]?)(?:[^'"\s:|\\[]+:)?(?<secret>[^'"\s|\\[]+)\\?\k<q>\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|(?:sudo\s+)?chpasswd\b|kinit\b|az\s+devops\s+login\b)`,
+      String.raw`${AT}echo\s+(?:-n\s+)?\\?(?<q>['"]?)(?:[^'"\s:|\\[]+:)?(?<secret>[^'"\s|\\[]+)\\?\k<q>\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|(?:sudo\s+)?chpasswd\b|(?:sudo\s+)?passwd\s+--stdin\b|kinit\b|az\s+devops\s+login\b)`,
     ),
     check: notPlaceholder,
     gate: ['echo'],
+  },
+  // Remote-admin, database and broker clients' password options (the eighth held-out set): PuTTY's
+  // `-pw`, PsExec's, evil-winrm's, racadm's, rdesktop's, SAP HANA's `hdbsql` and `crane auth login`'s
+  // `-p`, Vertica's `vsql -w`, Mosquitto's `-P`, SNMP's community `-c` and v3 `-A`/`-X`, `unrar -p<v>`.
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:(?:plink|pscp|psftp)(?:\.exe)?\b${SAME_COMMAND}\s-pw|(?:[Pp]s[Ee]xec(?:64)?(?:\.exe)?|evil-winrm|racadm|rdesktop|hdbsql|crane\s+auth\s+login)\b${SAME_COMMAND}\s-p|vsql\b${SAME_COMMAND}\s-w|mosquitto_(?:pub|sub|rr)\b${SAME_COMMAND}\s-P|snmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|delta|df|netstat|status)\b${SAME_COMMAND}\s-[cAX])[ \t]+${CLI_VALUE}`,
+    ),
+    // (Not a variable the shell expands: `-pw %PLINK_PW%`, `-p $PW`; nor SNMP's well-known `public`.)
+    check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^(?:%\w+%|\$)/.test(secret) && !/^(?:public|private)$/.test(secret),
+    gate: ['plink', 'pscp', 'psftp', 'psexec', 'evil-winrm', 'racadm', 'rdesktop', 'hdbsql', 'crane', 'vsql', 'mosquitto_', 'snmp'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}unrar\b${SAME_COMMAND}\s-p(?<secret>(?![-\s])${BARE}+)`),
+    check: notPlaceholder,
+    gate: ['unrar'],
+  },
+  // `user:password` after an option: etcd's `--user`, curl's `--proxy-user`/`-U`, skopeo's
+  // `--creds`/`--src-creds`/`--dest-creds`, Jenkins CLI's `-auth`; DB2's `connect … using <v>`;
+  // Impacket's `domain/user:'<v>'@host`.
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:(?:etcdctl|curl|skopeo|java|jenkins-cli)\b${SAME_COMMAND}\s(?:--user|--proxy-user|-U|--(?:src-|dest-)?creds|-auth)(?:[ \t]+|=)(?:\\?['"])?[^\s:'"\\@]+:|db2\s+connect\b${SAME_COMMAND}\susing[ \t]+)${CLI_VALUE}`,
+    ),
+    check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^(?:%\w+%|\$)/.test(secret),
+    gate: ['etcdctl', 'curl', 'skopeo', '-auth', 'db2'],
+  },
+  {
+    name: 'cli_password',
+    pattern: re(String.raw`${AT}(?:impacket-\w+|\w+\.py)\s+(?:-\S+\s+)*[\w.-]+\/[^\s:/]+:(?:\\?(?<q>['"]))?(?<secret>[^'"\s@]+)\\?\k<q>@`),
+    check: notPlaceholder,
+    gate: ['impacket', '.py'],
   },
   // MinIO's client: `mc alias set <name> <url> <access key> <secret key>` (and the older `mc config host add`).
   {

@@ -5,7 +5,7 @@
  * codes, database and Windows hashes, SQL UPDATE of a password column, .netrc.
  */
 import { isPlaceholder, isSecretName } from './names.ts';
-import { AT, BARE, CLI_VALUE, notPlaceholder, re, type ShapeRule } from './rule-kit.ts';
+import { AT, BARE, CLI_VALUE, LINE_START, notPlaceholder, re, type ShapeRule } from './rule-kit.ts';
 
 /** A JSON Web Key (`"kty": …`), whose private members are secrets. */
 const JWK = /\\*"kty\\*"\s*:/;
@@ -13,6 +13,14 @@ const JWK = /\\*"kty\\*"\s*:/;
 const K8S_SECRET = /\bkind:[ \t]*["']?Secret\b|"kind"\s*:\s*"Secret"/;
 
 export const CONFIG_RULES: readonly ShapeRule[] = [
+  // An LDAP client's or server's bind password, a space after its name (nslcd.conf's `bindpw`,
+  // slapd.conf's `rootpw`, pam_ldap's `bindpw`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`${LINE_START}[ \t]*(?:bindpw|rootpw)[ \t]+(?<secret>[^\s"'\\]+)`),
+    check: notPlaceholder,
+    gate: ['bindpw', 'rootpw'],
+  },
   // Config setters: `aws configure set aws_secret_access_key <v>`, `git config --global github.token <v>`,
   // `npm config set //registry/:_authToken <v>`, `yarn config set npmAuthToken <v>`.
   {

@@ -9,7 +9,7 @@
  * `password_confirmation`, `password_new`, `password1`. (`password_hash`, `password_policy`,
  * `secret_name`, `token_count` are not among them: they name something else.)
  */
-const QUALIFIERS = 'value|val|base|b64|base64|hex|raw|plain|plaintext|str|string|text|data|bytes|confirm|confirmation|again|repeat|retype|verify|new|old|current|\\d{1,2}';
+const QUALIFIERS = 'value|val|base|b64|base64|b32|base32|hex|raw|plain|plaintext|str|string|text|data|bytes|confirm|confirmation|again|repeat|retype|verify|new|old|current|\\d{1,2}';
 
 /**
  * A name whose value is a secret, tested on the name lower-cased with everything but letters
@@ -22,7 +22,7 @@ const SECRET_NAME = new RegExp(
   '(?:password|passwd|passphrase|passcode|passkey|pwd|(?<!by|com|sur|tres|under|over)pass|(?:^|db|bind|user|admin|root|mail|smtp|ftp)pw|' +
     '(?<!existing)secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
-    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write)key|psk|tempauth|' +
+    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write)key|psk|tempauth|authtok|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode|' +
@@ -79,7 +79,7 @@ export function hasSecretWord(s: string): boolean {
  * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|verifier|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|(?<=sonar[_.])login)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization|tok)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|verifier|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|(?<=sonar[_.])login)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
   String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:[A-Z][\w.]*|str|string|number|bigint|any|unknown|bytes|int|float|bool|boolean|char|usize|[iu](?:8|16|32|64|128)|object)(?:<[^<>\n]{0,80}>)?(?:\[\])?(?:[ \t]+=(?![=>])|=(?=[ \t]*\\?["'\x60]))|[?:+]=|=>|[:=])[ \t]*)` +
   String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
@@ -110,7 +110,7 @@ const NAMED_VALUE_AFTER_ESCAPE = new RegExp(String.raw`(?:(?<![A-Za-z0-9_.-])(?<
  * Terraform's `data.x.y.z` and `module.x.y`, Mapbox's public `pk.eyJ…` token.
  */
 const PLACEHOLDER =
-  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|[<>|~]|%[A-Za-z_][A-Za-z0-9_]*%|include|omit|same-origin|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|op:\/\/\S+|vault:[\w/.-]+(?:#\w+)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|change[_-]?me|change[_-]?it|example|notpresent|notunicode|plain|login|cram-md5|digest-md5|scram-sha-(?:1|256|512)(?:-plus)?|xoauth2?|oauthbearer|gssapi|external|anonymous|ntlm|[\u2022\u25CF\u2219\u00B7*]+|(?:data|module)\.[a-z_][\w-]*(?:\.[\w\[\]"-]+)+|pk\.eyJ[\w-]+\.[\w-]+|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
+  /^(?:true|false|null|none|nil|undefined|ok|yes|no|on|off|enabled|disabled|valid|invalid|missing|expired|unset|empty|hidden|n\/a|read|write|read-all|write-all|await|new|this|self|string|number|boolean|required|optional|bearer|basic|token|digest|bot|negotiate|apikey|\*+|x{3,}|\.{3}|\?|\$\d+|:[A-Za-z_]\w*|<[^>]*>|[<>|~]|%[A-Za-z_][A-Za-z0-9_]*%|\$env:[A-Za-z_][A-Za-z0-9_]*|include|omit|same-origin|\$(?:\{[A-Za-z_][\w.:-]*\}|[A-Za-z_][A-Za-z0-9_]*)|%[sd]|%\([\w.]+\)[sdr]|\{\{.*\}\}|\$\{\{.*\}\}|\$\(.*|![A-Za-z][\w-]*(?:[ \t].*)?|op:\/\/\S+|vault:[\w/.-]+(?:#\w+)?|str|int|bytes|float|bool|any|unknown|object|char|password|passwd|pass|secret|change[_-]?me|change[_-]?it|example|notpresent|notunicode|plain|login|cram-md5|digest-md5|scram-sha-(?:1|256|512)(?:-plus)?|xoauth2?|oauthbearer|gssapi|external|anonymous|ntlm|[\u2022\u25CF\u2219\u00B7*]+|(?:data|module)\.[a-z_][\w-]*(?:\.[\w[\]"-]+)+|pk\.eyJ[\w-]+\.[\w-]+|sample|dummy|redacted|placeholder|todo|tbd|your[_-].+|.+[_-]here|replace[_-]?me|.*\.\.\.|[A-Za-z0-9]{1,12}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-](?:x{6,}|X{6,}|\*{6,})|(?:process\.env|os\.environ|env|config|settings|req|request|input|args|params|options|opts|var|vars|local|secrets|inputs|steps|needs)\b.*)$/i;
 
 /** True when `value` (after a secret name or keyword) is a placeholder, a literal or code, not a secret. */
 export function isPlaceholder(value: string): boolean {
@@ -256,6 +256,9 @@ export function replaceNamedValues(s: string, marker: string): string {
     // A path to the file that holds the credential (`GOOGLE_APPLICATION_CREDENTIALS=/etc/gcp/sa.json`),
     // systemd's `LoadCredential=<id>:<path>`, git's `user.signingkey` (a key's id or its file): where it is, not what.
     if (bare && CREDENTIAL_FILE.test(value)) return match;
+    // A credentials file named by its path (`mount -o credentials=/root/.smbcred`), and an ODBC data
+    // source's name (`DSN=Warehouse;`: a name, where a URL or a `key=value` string would carry a secret).
+    if (bare && ((/cred/i.test(name) && /^(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)*$/.test(value)) || (/dsn$/i.test(name) && /^[A-Za-z][\w .-]*$/.test(value)))) return match;
     const ownName = whole[at - 1] === '\\' ? name.slice(1) : name;
     if (/^LoadCredential(?:Encrypted)?$/i.test(ownName) || (/signingkey$/i.test(ownName) && (KEY_ID.test(value) || PATH.test(value)))) return match;
     // (In raw JSON text the name may start at the letter of the escape before it: `\nPWD=/app`.)

@@ -58,11 +58,19 @@ const PASSWORD_WORD_LIST = [
   'ключ api',
   'api-ключ',
   'पासवर्ड',
+  'kata sandi',
+  'kata laluan',
+  'κωδικός πρόσβασης',
+  'κωδικός',
+  'رمز عبور',
+  'nenosiri',
+  'পাসওয়ার্ড',
+  'كلمة السر',
 ];
 const PASSWORD_WORDS = PASSWORD_WORD_LIST.join('|');
 
 /** After the word: a few words, then a colon or a verb, then the value (group `secret`). */
-const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|är|er|on|это)(?![\p{L}\p{N}])[ \t]*[:：]?[ \t]*|[ \t]*(?:是|为|為|は)[ \t]*[:：]?[ \t]*)[«"'“„]?(?<secret>(?:[^\s'"«»“”„,;，。、）)&<>[\]\\]|&(?![\w.-]*=)){6,}(?<![.!?:]))`;
+const WORDS_THEN_VALUE = String.raw`(?:[^\n:：=[]{0,40}?)(?:[ \t]*[:：=][ \t]*|[ \t]+(?:lautet|ist|est|es|é|è|is|wynosi|jest|je|to|är|er|on|это|este|là|adalah|ialah|είναι|هي|היא|ay|ni|হল|है)(?![\p{L}\p{N}])[ \t]*[:：]?[ \t]*|[ \t]*(?:是|为|為|は|는|은|คือ)[ \t]*[:：]?[ \t]*|(?<=(?:ş|s)ifresi|パスワード|पासवर्ड|비밀번호)[ \t]+)[«"'“„]?(?<secret>(?:[^\s'"«»“”„,;，。、）)&<>[\]\\]|&(?![\w.-]*=)){6,}(?<![.!?:]))`;
 /** A value in prose that reads as a password: letters with a digit or a symbol, not a placeholder or a URL. */
 const prosePassword = (_: string, secret: string | undefined) =>
   secret !== undefined && /\p{L}/u.test(secret) && /[\d!#$%&*+@^~_-]/.test(secret) && !isPlaceholder(secret) && !/^(?:https?|file):/i.test(secret);
@@ -92,8 +100,20 @@ export const TEXT_RULES: readonly ShapeRule[] = [
       'gi',
     ),
     // (Not the log line's next pair: `reason=bad_password attempts=3`.)
-    check: (_, secret) => secret !== undefined && looksGenerated(secret, 6) && !/^[A-Za-z_][\w.-]*=/.test(secret),
+    check: (_, secret) => secret !== undefined && looksGenerated(secret, 6) && !/^[A-Za-z_][\w.-]*=./.test(secret),
     gate: ['pass', 'Pass', 'PASS', 'pwd', 'PWD'],
+  },
+  // English phrasings with a separator after a few words (`password for the staging db: …`, `pw for
+  // prod is …`, `the pass is …`, `admin password -> …`, `password was changed to '…'`, `my password's
+  // …`, Italian's `Password di accesso: …`): a value with letters and digits, 6 characters or more.
+  {
+    name: 'log_password',
+    pattern: re(
+      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase)?|pwd|pw)(?:[ \t]+(?:the[ \t]+)?[^\s:>'"]{1,40}(?:[ \t]+[^\s:>'"]{1,40}){0,4})?(?:[ \t]*(?::|->|=>|→)[ \t]*|[ \t]+(?:is|(?:was|were|got|has[ \t]+been)[ \t]+(?:changed|set|reset|updated)[ \t]+to)[ \t]+|'s[ \t]+)(?:\\?['"])?(?<secret>[^\s'"\\,;)[\]]{6,})(?![[])`,
+      'gi',
+    ),
+    check: (_, secret) => secret !== undefined && looksGenerated(secret, 6),
+    gate: ['pass', 'pw'],
   },
   // The same in other languages (a chat message or a ticket an agent reads): the word for password or
   // API key, a few words (`für die Datenbank`, `do konta`), then a colon or the verb (`lautet`, `est`,
@@ -109,7 +129,7 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   // its own, which starts with the literal (the scan looks for it alone), as the word is common.
   {
     name: 'log_password',
-    pattern: re(String.raw`(?<![A-Za-z0-9_\\])password(?=[^\n:：=[]{0,40}?[ \t](?:è|é|es|est|ist|lautet|wynosi|jest)[ \t:])${WORDS_THEN_VALUE}`, 'giu'),
+    pattern: re(String.raw`(?<![A-Za-z0-9_\\])password(?=[^\n:：=[]{0,40}?[ \t](?:è|é|es|est|ist|lautet|wynosi|jest|ay|este|adalah|là)[ \t:])${WORDS_THEN_VALUE}`, 'giu'),
     check: prosePassword,
     gate: ['password'],
   },

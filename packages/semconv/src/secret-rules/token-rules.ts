@@ -4,7 +4,7 @@
  */
 import { basicCredential, iban, luhn } from './checks.ts';
 import { isPlaceholder } from './names.ts';
-import { AT, AT_ALNUM, AT_NUMBER, notPlaceholder, re, type ShapeRule } from './rule-kit.ts';
+import { AT, AT_ALNUM, AT_NUMBER, notPlaceholder, re, SAME_COMMAND, type ShapeRule } from './rule-kit.ts';
 import { GATED_VENDOR_TOKENS, VENDOR_TOKENS } from './vendor-tokens.ts';
 
 /** Between a key id and its secret: a separator (a CSV's comma, a table's bar, spaces), or the end of one quoted argument and the start of the next. */
@@ -102,8 +102,11 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   },
   // Wallet keys: a BIP32 extended private key (`xprv…`, testnet `tprv…`), a private key given to a
   // command (`cast wallet import … --private-key <64 hex>`, `--private-key=0x…`), and a key printed
-  // after its label (`Private key (base58): …`, `private_key: 0x…`). (A Solana keypair file, 64 numbers
-  // in a JSON array, is left: any array of 64 small numbers has that form.)
+  // after its label (`Private key (base58): …`, `private_key: 0x…`). A Solana keypair file, 64 numbers
+  // in a JSON array, only in a text that speaks of Solana or a keypair (any array of 64 small numbers
+  // has that form). A Bitcoin WIF key by its shape (52 base58 characters from `K`/`L`, 51 from `5H`-`5K`)
+  // in a text that names a key, a wallet, WIF or Bitcoin (by shape alone, in the scan every string
+  // passes, it cost plain agent strings 1.77x).
   { name: 'private_key', pattern: re(String.raw`${AT_ALNUM}[xt]prv[1-9A-HJ-NP-Za-km-z]{100,112}(?![A-Za-z0-9])`), gate: ['xprv', 'tprv'] },
   {
     name: 'private_key',
@@ -114,6 +117,66 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
     name: 'private_key',
     pattern: re(String.raw`\bprivate[ \t_-]?key[ \t]*(?:\((?:base58|hex|wif)\))?[ \t]*:[ \t]*\\?['"]?(?<secret>(?:0x)?[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{50,90})(?![A-Za-z0-9])`, 'gi'),
     gate: ['private key', 'private_key', 'private-key', 'privatekey'],
+  },
+  {
+    name: 'private_key',
+    pattern: re(String.raw`\[[ \t]*(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)[ \t]*,[ \t]*){63}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)[ \t]*\]`),
+    when: (s) => /solana|keypair|id\.json|secret_?key|fromSecretKey|Uint8Array/i.test(s),
+    gate: ['['],
+  },
+  {
+    name: 'private_key',
+    pattern: re(String.raw`${AT_ALNUM}(?:[KL][1-9A-HJ-NP-Za-km-z]{51}|5[HJK][1-9A-HJ-NP-Za-km-z]{49})(?![A-Za-z0-9])`),
+    check: (match) => /\d/.test(match) && /[a-z]/.test(match) && /[A-Z].*[A-Z]/.test(match.slice(1)),
+    when: (s) => /privkey|wif|wallet|key|bitcoin/i.test(s),
+    gate: ['privkey', 'wif', 'wallet', 'key', 'bitcoin'],
+  },
+  // An Ethereum key (64 hex digits after `0x`) under a name that ends in KEY or PK (`DEPLOYER_KEY=0x…`),
+  // or in Hardhat's `accounts: ["0x…"]`: a transaction hash has the same form, so not alone.
+  {
+    name: 'private_key',
+    pattern: re(String.raw`(?:${AT_ALNUM}[A-Z][A-Z0-9_]*(?:KEY|PK)[ \t]*[=:][ \t]*\\?["']?|\baccounts:[ \t]*\[[ \t]*\\?["'])(?<secret>0x[0-9a-fA-F]{64})(?![0-9a-fA-F])`),
+    gate: ['key=', 'key:', 'key =', 'pk=', 'pk:', 'accounts:'],
+  },
+  // A wallet's recovery words after the words that name them (`my seed phrase is …`, `--mnemonic "…"`,
+  // `Save this seed phrase…` then the words): 12 to 24 lower-case words, no other word after them.
+  {
+    name: 'private_key',
+    pattern: re(
+      String.raw`(?:(?:[Ss]eed|[Rr]ecovery|[Ss]ecret|[Bb]ackup|[Mm]nemonic)[ _-]?(?:[Pp]hrase|[Ww]ords)|[Mm]nemonic|MNEMONIC|SEED_(?:PHRASE|WORDS))`
+        + String.raw`(?:[^a-z\n]{0,6}?(?:(?:is|was|are)[ \t]+|[:=][ \t]*)?(?:\\?["'])?|[^\n]{0,80}?:[ \t]*)(?:[ \t]*(?:\r?\n|\\n))?(?<secret>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])`,
+    ),
+    gate: ['seed', 'recovery', 'secret', 'backup', 'mnemonic'],
+  },
+  // A one-time-password seed: shown for manual entry (`Enter this key manually: JBSW…`), given to
+  // pyotp or to oathtool.
+  {
+    name: 'private_key',
+    pattern: re(
+      String.raw`(?:(?:enter|type)\s+(?:this|the\s+following|the)\s+(?:key|code|secret)(?:\s+manually)?|(?:setup|secret|manual(?:\s+entry)?)\s+key|key\s+manually)[^:\n]{0,20}:[ \t]*(?<secret>[A-Z2-7]{16,}(?:[ \t][A-Z2-7]{4,})*)`,
+      'gi',
+    ),
+    check: (_, secret) => secret !== undefined && /[2-7]/.test(secret) && /[A-Z]/i.test(secret),
+    gate: ['manual', 'setup key', 'secret key', 'enter this', 'the following'],
+  },
+  {
+    name: 'private_key',
+    pattern: re(String.raw`(?:pyotp\.(?:TOTP|HOTP)\(\s*\\?["']|oathtool\b${SAME_COMMAND}\s)(?<secret>[A-Za-z2-7]{16,}=*)(?![\w])`),
+    gate: ['pyotp', 'oathtool'],
+  },
+  // A value a GitHub Actions step masks (`::add-mask::<v>`): the workflow says it is a secret.
+  {
+    name: 'private_key',
+    pattern: re(String.raw`::add-mask::(?<secret>(?![$%])[^\s"'\\]{6,})`),
+    gate: ['::add-mask::'],
+  },
+  // A HashiCorp Vault token of the old form (`s.` and 24 characters) where Vault is named.
+  {
+    name: 'api_key',
+    pattern: re(String.raw`${AT_ALNUM}[sbr]\.[A-Za-z0-9]{24}(?![A-Za-z0-9.])`),
+    when: (s) => /vault/i.test(s),
+    check: (match) => /\d/.test(match) && /[A-Z]/.test(match),
+    gate: ['s.', 'b.', 'r.'],
   },
   // Before `Token <value>` (below), which would take the digits before the colon and leave the rest.
   // Also in the Bot API's URLs (`/bot<token>/sendMessage`).
@@ -241,7 +304,8 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'url_password',
     pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*(?:@[^\s:/@"']*)?:(?<secret>[^\s@/"']+(?:@[^\s@/"']+)*?)@(?=[^\s@/"']*(?:[/?#\s"'\\]|$))`),
-    check: notPlaceholder,
+    // (Not a JDBC URL's properties before a password holding `@`: `sqlserver://h:1433;user=app;password=…@…`.)
+    check: (_, secret) => notPlaceholder(_, secret) && !/;[\w.-]+=/.test(secret ?? ''),
     gate: ['://'],
   },
   // A token alone as a URL's user (`https://<token>@gem.fury.io/…`, a git remote's `https://<token>@…`):

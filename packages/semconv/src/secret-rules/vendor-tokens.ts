@@ -8,7 +8,7 @@ export const VENDOR_TOKENS: readonly string[] = [
   'github_pat_[A-Za-z0-9_]{40,}',
   'gl(?:pat|dt|rt|ptt|ft|cbt|oas)-[A-Za-z0-9_-]{20,}',
   'GR1348941[A-Za-z0-9_-]{20,}',
-  'xox[abposre]-[A-Za-z0-9-]{10,}',
+  'xox[abposre]-[A-Za-z0-9_-]{10,}',
   'xapp-\\d-[A-Za-z0-9-]{20,}',
   '(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}',
   'whsec_[A-Za-z0-9+/=]{24,}',
