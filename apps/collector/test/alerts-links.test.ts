@@ -279,4 +279,16 @@ describe("the worst session: one the explorer link lists, with the most of what 
     expect(link.value).toBe(3);
     expect(link.worst).toBe(a.sessionId);
   });
+  it('a new failing tool whose name is longer than an index holds links to an explorer query that runs and lists its session', async () => {
+    const p = await newProjectKey();
+    // Stored shortened (key-text.ts): 150 T's and as many euro signs are 600 bytes sent.
+    const tool = `${'T'.repeat(150)}${'€'.repeat(150)}`;
+    const a = failingSession({ startMs: T0 + 160 * 60_000, tool, failures: [{ cls: 'transient' }] });
+    await send(a.spans, p.key);
+    const ruleId = await createRule(env.sql, { projectId: p.projectId, kind: 'new_failing_tool', url: receiver.url, secret: SECRET, windowMinutes: 10 });
+    const link = await fire(ruleId, p.projectId, at(161));
+    expect(link.query).toContain('…[SHORTENED:600 bytes sha256:');
+    expect(link.sessions).toEqual([a.sessionId]);
+    expect(link.worst).toBe(a.sessionId);
+  });
 });

@@ -1,10 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { listAudit } from '@guardtrace/db';
-import { type AlertRuleInput, alertRuleProblem } from '@guardtrace/db/alerts';
+import { type AlertRuleInput, alertRuleProblem, alertSummary } from '@guardtrace/db/alerts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAlertRule, deleteAlertRule, listAlertDeliveries, listAlertRules, sendTestAlert, setAlertMuted } from '../src/server/queries/alerts.ts';
 import { ruleInput } from '../src/app/settings/alerts/rule-input.ts';
+import { createAlertRule, deleteAlertRule, listAlertDeliveries, listAlertRules, sendTestAlert, setAlertMuted } from '../src/server/queries/alerts.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject } from './factories.ts';
 
@@ -85,6 +85,38 @@ describe('alert rules', () => {
     expect(form({ windowMinutes: '0x10' })).toMatch(/^Window: a whole number of minutes/);
     expect(form({ webhookUrl: 'https://bot:s3cret@hooks.example.test/alerts' })).toMatch(/^Webhook URL: without a user name or password/);
     expect(form({ webhookUrl: 'https://token@hooks.example.test/alerts' })).toMatch(/^Webhook URL: without a user name or password/);
+  });
+
+  it('keeps a tool name as typed (the collector stores it as spans send it), takes any stored name, and refuses a threshold every window or none meets', () => {
+    const parse = (over: Record<string, string>) =>
+      ruleInput.parse({ project: '00000000-0000-4000-8000-000000000000', name: 'r', kind: 'failure_count', failureClass: '', toolName: '', windowMinutes: '5', comparison: 'gte', threshold: '3', webhookUrl: hook, format: 'generic', ...over });
+    const problem = (over: Record<string, string>) => {
+      const { project: _, ...rest } = parse(over);
+      return alertRuleProblem(rest as AlertRuleInput);
+    };
+    // A tool sent as "  padded tool  " is stored so: a rule trimmed to "padded tool" never fired.
+    expect(parse({ toolName: '  padded tool  ' }).toolName).toBe('  padded tool  ');
+    expect(parse({ toolName: '   ' }).toolName).toBeNull();
+    // A tool name longer than an index holds is stored shortened to 256 bytes: a rule can name it.
+    const stored = `${'T'.repeat(150)}${'€'.repeat(19)}…[SHORTENED:600 bytes sha256:42fdc149326b09f3]`;
+    expect(Buffer.byteLength(stored)).toBeLessThanOrEqual(256);
+    expect(problem({ toolName: stored })).toBeNull();
+    expect(problem({ toolName: 'x'.repeat(257) })).toBe('Tool: at most 256 characters');
+    expect(problem({ threshold: '0' })).toMatch(/^Threshold: “≥ 0” holds in every window/);
+    expect(problem({ threshold: '0', comparison: 'lt' })).toMatch(/^Threshold: “< 0” holds in no window/);
+    expect(problem({ threshold: '0', comparison: 'gt' })).toBeNull();
+    expect(problem({ threshold: '0', comparison: 'lte' })).toBeNull();
+    expect(problem({ threshold: '0', kind: 'new_failing_tool' })).toBeNull();
+  });
+
+  it("states a small repair cost with its significant digits (four decimals read $0.00003 as 0.0000)", () => {
+    const facts = (value: number, threshold: number) => ({
+      eventId: 'e', type: 'firing' as const, at: NOW, projectId: 'p', subject: null, windowStart: NOW, worstSessionId: null, webUrl: null, value,
+      rule: { id: 'r', name: 'tiny', kind: 'repair_dollars' as const, failureClass: null, toolName: null, windowMinutes: 5, comparison: 'gt' as const, threshold },
+    });
+    expect(alertSummary(facts(0.00003, 0.00001))).toBe('FIRING: tiny — Repair cost: 0.00003 USD > 0.00001 USD over 5 min');
+    expect(alertSummary(facts(0.01925, 0.01))).toBe('FIRING: tiny — Repair cost: 0.01925 USD > 0.01 USD over 5 min');
+    expect(alertSummary(facts(12.345, 10))).toBe('FIRING: tiny — Repair cost: 12.35 USD > 10 USD over 5 min');
   });
 
   it('creates a rule whose secret is returned once and never listed, audited without the webhook path', async () => {

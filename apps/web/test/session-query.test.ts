@@ -232,7 +232,7 @@ describe('parseSessionQuery', () => {
     expect(bad('user:a user:b')[0]).toMatch(/“user:” is given twice/);
     expect(bad('status:failed status:success')[0]).toMatch(/“status:” is given twice/);
     expect(bad('tool:"read')[0]).toMatch(/Unclosed quote at column 6/);
-    expect(bad(`tool:${'x'.repeat(201)}`)[0]).toMatch(/longer than 200 characters/);
+    expect(bad(`tool:${'x'.repeat(257)}`)[0]).toMatch(/longer than 256 characters/);
     expect(bad('x'.repeat(SESSION_QUERY_MAX + 1))[0]).toMatch(/at most 500 are accepted/);
   });
 

@@ -82,7 +82,9 @@ export function alertLinks(f: AlertFacts): { explorer: string; worstSession: str
   };
 }
 
-const num = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(v < 1 ? 4 : 2));
+// Below 1, four significant digits (a repair cost of $0.00003 read "0.0000 USD" with four decimals).
+const SMALL = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 4, useGrouping: false });
+const num = (v: number) => (Number.isInteger(v) ? String(v) : v < 1 ? SMALL.format(v) : v.toFixed(2));
 
 /** The comparison that holds when a value does not cross: a resolution reads "0 < 5", not "0 ≥ 5". */
 const NOT_CROSSING = { gt: '≤', gte: '<', lt: '≥', lte: '>' } as const satisfies Record<keyof typeof ALERT_COMPARISONS, string>;

@@ -75,6 +75,14 @@ export function alertRuleProblem(r: AlertRuleInput): string | null {
   // A threshold no window can reach makes a rule that never fires, which reads as "all is well".
   if (r.threshold > MAX_THRESHOLD) return 'Threshold: at most 1,000,000,000,000';
   if (r.kind === 'failure_rate' && r.threshold > 100) return 'Threshold: a failure rate is a percentage, at most 100';
+  // Every window's value is 0 or more: "≥ 0" holds in every window (a rule that always fires, even
+  // for a tool that never ran) and "< 0" in none (one that never fires). Not for the new_* kinds,
+  // which have no threshold.
+  if (!r.kind.startsWith('new_') && r.threshold === 0 && (r.comparison === 'gte' || r.comparison === 'lt')) {
+    return r.comparison === 'gte'
+      ? 'Threshold: “≥ 0” holds in every window, so the rule would always fire; use “> 0” to fire on any'
+      : 'Threshold: “< 0” holds in no window (a value is 0 or more), so the rule would never fire';
+  }
   if (!(ALERT_FORMATS as readonly string[]).includes(r.format)) return `Unknown format "${r.format}"`;
   let url: URL;
   try {
@@ -92,7 +100,9 @@ export function alertRuleProblem(r: AlertRuleInput): string | null {
     ['Failure class', r.failureClass],
     ['Tool', r.toolName],
   ] as const) {
-    if (v !== null && (v.length === 0 || v.length > 200)) return `${label}: at most 200 characters`;
+    // 256: the longest name a tool's indexed column holds (a longer one is stored shortened to 256
+    // bytes with a marker, apps/collector/src/key-text.ts), so a rule can name any stored tool.
+    if (v !== null && (v.trim().length === 0 || v.length > 256)) return `${label}: at most 256 characters`;
   }
   // A class the stored attempts cannot have would measure 0 for ever (and its link find nothing).
   if (r.failureClass !== null && !(FAILURE_CLASSES as readonly string[]).includes(r.failureClass)) {

@@ -15,11 +15,12 @@ import {
   startEmbeddedPostgres,
   startThrowawayPostgres,
 } from '@guardtrace/dev-postgres';
+import { keptAuthSecret } from './auth-secret.ts';
+import { prepareDatabase } from './database.ts';
 import { migrate, readMigrations } from './migrate.ts';
 import { maintainSpanPartitions } from './partitions.ts';
-import { prepareDatabase } from './database.ts';
-import { keptAuthSecret } from './auth-secret.ts';
 
+export type { EmbeddedOptions, RunningPostgres, RunningReplica } from '@guardtrace/dev-postgres';
 export {
   collationClause,
   connectionUrl,
@@ -30,7 +31,6 @@ export {
   sweepThrowaways,
   withDatabase,
 } from '@guardtrace/dev-postgres';
-export type { EmbeddedOptions, RunningPostgres, RunningReplica } from '@guardtrace/dev-postgres';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** Default data folder of the embedded database (git-ignored). */

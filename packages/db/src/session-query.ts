@@ -117,7 +117,9 @@ export interface ParsedSessionQuery {
 
 // Longer than any filter a person types; keeps URLs and SQL parameters bounded.
 export const SESSION_QUERY_MAX = 500;
-const VALUE_MAX = 200;
+// 256: the longest tool name or model an indexed column holds (longer ones are stored shortened to
+// 256 bytes with a marker, apps/collector/src/key-text.ts): an alert's link to such a tool must run.
+const VALUE_MAX = 256;
 
 interface Token {
   key?: string;

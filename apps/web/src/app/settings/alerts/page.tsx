@@ -27,7 +27,9 @@ const origin = (url: string) => {
 
 function condition(r: AlertRuleDto): string {
   const k = ALERT_KINDS[r.kind];
-  const scope = [r.failureClass && `class ${r.failureClass}`, r.toolName && `tool ${r.toolName}`].filter(Boolean).join(', ');
+  // A tool name with spaces around it (stored as its spans sent it) is shown quoted: HTML would fold them away.
+  const tool = r.toolName && (r.toolName.trim() === r.toolName ? r.toolName : JSON.stringify(r.toolName));
+  const scope = [r.failureClass && `class ${r.failureClass}`, tool && `tool ${tool}`].filter(Boolean).join(', ');
   const what = `${k.label}${scope ? ` (${scope})` : ''}`;
   if (isNewKind(r.kind)) return `${what} within ${r.windowMinutes} min`;
   const unit = k.unit === '%' ? '%' : k.unit === 'USD' ? ' USD' : '';
@@ -71,7 +73,7 @@ export default async function AlertsPage({ searchParams }: { searchParams: Promi
     <Shell selection={selection} section="settings">
       <PageTitle
         title="Alerts"
-        subtitle="Rules on failures, escalations, exhaustion, unfixed rejections and repair cost, evaluated every minute by the collector; each firing and resolution is POSTed to a webhook, signed (X-Guardtrace-Signature)."
+        subtitle="Rules on failures, escalations, exhaustion, unfixed rejections and repair cost, evaluated by the collector once a minute (GUARDTRACE_ALERTS_INTERVAL_SECONDS); each firing and resolution is POSTed to a webhook, signed (X-Guardtrace-Signature)."
       />
       <p className="mb-4 text-sm">
         <Link href={`/settings?project=${project}`} className="text-indigo-700 hover:underline">

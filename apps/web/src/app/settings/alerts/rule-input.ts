@@ -6,13 +6,19 @@ const optional = z
   .string()
   .trim()
   .transform((v) => (v === '' ? null : v));
+/**
+ * A tool name as typed, spaces around it included: the collector stores a tool's name as its spans
+ * send it, so a rule on `"  padded tool  "` trimmed to `padded tool` matched nothing and never fired.
+ * Only spaces alone mean "any tool".
+ */
+const toolName = z.string().transform((v) => (v.trim() === '' ? null : v));
 
 export const ruleInput = z.object({
   project: z.uuid(),
   name: z.string().trim().min(1, 'Name the rule').max(120, 'Name: at most 120 characters'),
   kind: z.enum(ALERT_KIND_NAMES as [string, ...string[]], { error: 'Choose what the rule measures' }),
   failureClass: optional,
-  toolName: optional,
+  toolName,
   windowMinutes: z
     .string()
     .trim()
