@@ -121,4 +121,62 @@ inText('slack-refresh-underscore', 'vendor-token', xoxe, `token ${xoxe}`);
 const jdbcPw = `${pw('eighth-jdbc')}@${f('eighth-jdbc-2', 6, ALNUM)}`;
 inText('jdbc-sqlserver-at', 'connection-string', jdbcPw, `jdbc:sqlserver://sql01:1433;databaseName=erp;user=app;password=${jdbcPw};encrypt=true`);
 
+// A seed phrase under other words: a numbered list, `fromPhrase("…")`, Spanish, a JSON `words`
+// member, "the 12 words from …", "the following 24 words:".
+const numbered = phrase.split(' ').map((w, i) => `${i + 1}. ${w}`).join('\n');
+inText('seed-phrase-numbered', 'private-key', numbered, `Backup words (write these down!):\n${numbered}`);
+inText('seed-phrase-from-phrase', 'private-key', phrase, `const wallet = ethers.Wallet.fromPhrase("${phrase}");`);
+inText('seed-phrase-es', 'private-key', phrase, `Mi frase semilla es: ${phrase}`);
+inText('seed-phrase-json-words', 'private-key', phrase, `{"wallet":{"words":"${phrase}","path":"m/44'/60'/0'/0/0"}}`);
+inText('seed-phrase-n-words', 'private-key', phrase, `ok here are the 12 words from metamask: ${phrase}. can you derive the address?`);
+
+// Second-factor recovery codes and account keys.
+const gh = Array.from({ length: 6 }, (_, i) => `${f(`eighth-gh-rc-${i}`, 5, '0123456789abcdef')}-${f(`eighth-gh-rc2-${i}`, 5, '0123456789abcdef')}`);
+for (const [i, code] of gh.entries()) if (i < 2) inText(`recovery-codes-github-${i}`, 'log-password', code, `Your recovery codes:\n${gh.join('\n')}`);
+const google = Array.from({ length: 4 }, (_, i) => `${f(`eighth-g-rc-${i}`, 4, '0123456789')} ${f(`eighth-g-rc2-${i}`, 4, '0123456789')}`);
+inText('recovery-codes-google', 'log-password', google[0] as string, `Backup codes\n${google.map((c, i) => `${i + 1}. ${c}`).join('\n')}`);
+const appCodes = Array.from({ length: 4 }, (_, i) => f(`eighth-app-rc-${i}`, 10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'));
+inText('recovery-codes-json', 'log-password', appCodes[1] as string, `{"recovery_codes":[${appCodes.map((c) => `"${c}"`).join(',')}]}`);
+const onePassword = `A3-${f('eighth-1p-a', 6, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-b', 6, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-c', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-d', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-e', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-f', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}`;
+inText('onepassword-secret-key', 'vendor-token', onePassword, `Emergency Kit\nSecret Key: ${onePassword}`);
+const cerebras = `csk-${f('eighth-csk', 48, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
+inText('cerebras-key', 'vendor-token', cerebras, `CEREBRAS: ${cerebras}`);
+const jfrog = `AKCp${f('eighth-akcp', 69, ALNUM)}`;
+inText('jfrog-art-api', 'vendor-token', jfrog, `curl -H "X-JFrog-Art-Api: ${jfrog}" https://example.jfrog.io/artifactory/api/repositories`);
+const fnKey = f('eighth-fn-key', 40, ALNUM);
+inText('azure-functions-key-header', 'header', fnKey, `> POST /api/ingest HTTP/1.1\n> x-functions-key: ${fnKey}`);
+
+// Admin tools' output and config lines.
+const out: [string, (v: string) => string][] = [
+  ['wpa-passphrase', (v) => `wpa_passphrase "HomeNet" '${v}' >> /etc/wpa_supplicant.conf`],
+  ['netsh-key-content', (v) => `    Authentication         : WPA2-Personal\n    Key Content            : ${v}`],
+  ['vault-unseal-key', (v) => `Unseal Key 1: ${v}x/Qm+Zr\nUnseal Key 2: ${v}y/Qn+Ab`],
+  ['vault-operator-unseal', (v) => `vault operator unseal ${v}x/Qm+Zr`],
+  ['crackmapexec-pwned', (v) => `SMB  10.0.0.5  445  DC01  [+] CORP\\Administrator:${v} (Pwn3d!)`],
+  ['snmpd-rocommunity', (v) => `# /etc/snmp/snmpd.conf\nrocommunity ${v} 10.0.0.0/8`],
+  ['sendmail-authinfo', (v) => `AuthInfo:smtp.gmail.com "U:root" "I:alerts@example.org" "P:${v}" "M:PLAIN"`],
+  ['ps-cookie', (v) => `$c = New-Object System.Net.Cookie("JSESSIONID", "${v}", "/", "portal.example.org")`],
+  ['selenium-cookie', (v) => `driver.add_cookie({"name": "session", "value": "${v}"})`],
+];
+for (const [id, text] of out) inText(`out-${id}`, 'log-password', pw(`eighth-${id}`), text(pw(`eighth-${id}`)));
+// A name and its value in fields apart: CloudFormation's parameters, a 1Password item's fields,
+// KeePass' XML export, a variable set by name on Windows.
+const apart: [string, (v: string) => string][] = [
+  ['cfn-parameters', (v) => `[{"ParameterKey":"DBPassword","ParameterValue":"${v}"},{"ParameterKey":"Env","ParameterValue":"prod"}]`],
+  ['op-item-fields', (v) => `{"fields":[{"id":"username","type":"STRING","value":"admin"},{"id":"password","type":"CONCEALED","purpose":"PASSWORD","label":"password","value":"${v}"}]}`],
+  ['keepass-xml', (v) => `<String><Key>Title</Key><Value>Prod DB</Value></String><String><Key>Password</Key><Value ProtectInMemory="True">${v}</Value></String>`],
+  ['ps-set-environment-variable', (v) => `[Environment]::SetEnvironmentVariable("DB_PASSWORD", "${v}", "User")`],
+  ['setx', (v) => `setx DB_PASS "${v}"`],
+];
+for (const [id, text] of apart) inText(`apart-${id}`, 'config-file', pw(`eighth-${id}`), text(pw(`eighth-${id}`)));
+const mcpKey = f('eighth-mcp-args', 40, ALNUM);
+inText('mcp-args-api-key', 'cli-password', mcpKey, `{"mcpServers":{"acme":{"command":"npx","args":["-y","@acme/mcp-server","--api-key","${mcpKey}"]}}}`);
+inText('mcp-args-password', 'cli-password', pw('eighth-mcp-pw'), `{"command":"uvx","args":["mcp-server-postgres","--password","${pw('eighth-mcp-pw')}"]}`);
+inText('redis-acl-user', 'config-file', pw('eighth-redis-acl'), `# users.acl\nuser app on >${pw('eighth-redis-acl')} ~app:* +@read +@write`);
+inText('redis-acl-setuser', 'cli-password', pw('eighth-redis-setuser'), `127.0.0.1:6379> ACL SETUSER alice on >${pw('eighth-redis-setuser')} ~cached:* +get`);
+inText('neo4j-set-password', 'sql-password', pw('eighth-neo4j'), `ALTER CURRENT USER SET PASSWORD FROM 'neo4j' TO '${pw('eighth-neo4j')}'`);
+const consul = `${f('eighth-consul-a', 8, '0123456789abcdef')}-${f('eighth-consul-b', 4, '0123456789abcdef')}-4${f('eighth-consul-c', 3, '0123456789abcdef')}-a${f('eighth-consul-d', 3, '0123456789abcdef')}-${f('eighth-consul-e', 12, '0123456789abcdef')}`;
+inText('consul-acl-bootstrap', 'config-file', consul, `AccessorID:       4d123dff-f460-73c3-02c4-8dd64d136e01\nSecretID:         ${consul}\nDescription:      Bootstrap Token (Global Management)`);
+inText('nomad-acl-bootstrap', 'config-file', consul, `Accessor ID  = 5b7fd453-d3f7-6814-81dc-fcfe6daedea5\nSecret ID    = ${consul}\nName         = Bootstrap Token`);
+
 export const EIGHTH_SIBLING_SHAPES: readonly SecretShape[] = shapes;

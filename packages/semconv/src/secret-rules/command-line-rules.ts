@@ -14,7 +14,7 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   // `az login … -p <v>`, `redis-cli … -a <v>`, the MySQL clients' attached `-p<v>` (`-p` alone prompts).
   {
     name: 'cli_password',
-    pattern: re(String.raw`${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)(?:\s+|=)${CLI_VALUE}`),
+    pattern: re(String.raw`${AT_OPTION}(?:--(?:[A-Za-z]+-)*pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)(?:\s+|=|\\?["']\s*,\s*(?=\\?["']))${CLI_VALUE}`),
     // Not prose about the option (docker's "Using --password via the CLI is insecure").
     check: (match, secret) => secret !== undefined && !isPlaceholder(secret) && !(/\s/.test(match) && PROSE_AFTER_OPTION.test(secret)),
     gate: ['pass'],
@@ -22,7 +22,7 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   // `--token <v>`, `--api-key=<v>`, `--client-secret <v>` (not `--token-file`, not a number: `--max-token 100`).
   {
     name: 'cli_password',
-    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z0-9]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:[ \t]+|=)${CLI_VALUE}`),
+    pattern: re(String.raw`${AT_OPTION}--(?:[A-Za-z0-9]+-)*(?:token|api-?key|secret|secret-key|access-key|auth|account-key|storage-key|sas-token)(?:[ \t]+|=|\\?["']\s*,\s*(?=\\?["']))${CLI_VALUE}`),
     check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^\d+$/.test(secret),
     gate: ['--'],
   },

@@ -8,6 +8,34 @@ import { isPlaceholder, isSecretName } from './names.ts';
 import { AT, CLI_VALUE, LINE_END, LINE_START, notPlaceholder, re, type ShapeRule } from './rule-kit.ts';
 
 export const SERVER_RULES: readonly ShapeRule[] = [
+  // A Redis ACL user's password (`user app on >…` in users.acl, `ACL SETUSER app on >…`), and Neo4j's
+  // `ALTER CURRENT USER SET PASSWORD FROM '…' TO '…'` / `ALTER USER … SET PASSWORD '…'` (both quoted values).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`\b(?:ACL\s+SETUSER|user)\s+[\w.@-]+\s+(?:(?:on|off|nopass|resetpass|reset|allkeys|allchannels|allcommands|[~&%]\S*|[+-]@?\S*)\s+)*>(?<secret>[^\s"'\\]+)`, 'gi'),
+    check: notPlaceholder,
+    gate: [' on >', 'setuser'],
+  },
+  {
+    name: 'sql_password',
+    pattern: re(String.raw`\bSET\s+PASSWORD\s+(?:FROM\s+'(?<old>(?:[^'\n]|'')*)'\s+TO\s+)?'(?<secret>(?:[^'\n]|'')+)'`, 'gi'),
+    check: notPlaceholder,
+    rewrite: (match, marker) => match.replace(/'(?:[^'\n]|'')+'/g, `'${marker}'`),
+    gate: ['set password'],
+  },
+  // Secrets printed after their label by admin tools: Windows' `netsh wlan show profile … key=clear`
+  // (`Key Content : …`), Vault's `vault operator init` (`Unseal Key 1: …`) and `vault operator unseal
+  // <key>`, Consul's and Nomad's ACL bootstrap (`SecretID: <uuid>`, `Secret ID = <uuid>`), crackmapexec's
+  // `[+] DOMAIN\user:password`, net-snmp's `rocommunity`/`rwcommunity` lines, sendmail's
+  // `AuthInfo:… "P:…"`, wpa_passphrase's second argument.
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`(?:Key Content[ \t]*:|Unseal Key \d+:|vault[ \t]+operator[ \t]+unseal(?:[ \t]+-\S+)*|Secret[ \t]?ID[ \t]*[:=]|\[\+\][ \t]+[\w.-]+\\[\w.$-]+:|(?:^|\n|\\n)[ \t]*r[ow]community6?|"P:|wpa_passphrase[ \t]+(?:"[^"\n]*"|'[^'\n]*'|[^\s"']+)[ \t])[ \t]*\\?["']?(?<secret>[^\s"'\\]{6,})`,
+    ),
+    check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && !/^(?:public|private)$/.test(secret) && !/^\(Pwn3d!?\)$/.test(secret),
+    gate: ['key content', 'unseal', 'secret id', 'secretid', '[+]', 'community', '"p:', 'wpa_passphrase'],
+  },
   // Redis: `requirepass` / `masterauth` in redis.conf or `CONFIG SET`, and `AUTH [user] <password>` as a line.
   {
     name: 'config_secret',

@@ -82,7 +82,7 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   {
     name: 'quoted_password',
     pattern: re(
-      String.raw`${AT_ALNUM}(?:pass(?:word|wd|phrase|code)|pwd|(?<=\b(?:with|using)\s+)pass)\s+(?:(?:for\s+(?:the\s+)?(?:user\s+)?(?:\S{1,64}\s+){1,4})?(?:is|was|of|to|set\s+to|changed\s+to|reset\s+to)\s+|=\s*)?${QUOTED}`,
+      String.raw`${AT_ALNUM}(?<!wpa_)(?:pass(?:word|wd|phrase|code)|pwd|(?<=\b(?:with|using)\s+)pass)\s+(?:(?:for\s+(?:the\s+)?(?:user\s+)?(?:\S{1,64}\s+){1,4})?(?:is|was|of|to|set\s+to|changed\s+to|reset\s+to)\s+|=\s*)?${QUOTED}`,
       'gi',
     ),
     check: notPlaceholder,
@@ -258,7 +258,7 @@ export const TEXT_RULES: readonly ShapeRule[] = [
   {
     name: 'config_secret',
     pattern: re(
-      String.raw`\\?"(?:name|key|Name|Key)\\?"\s*:\s*\\?"[^"\\\n]{1,100}\\?"\s*,\s*\\?"(?:value|Value)\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"`,
+      String.raw`\\?"(?:name|key|Name|Key|ParameterKey|id|label)\\?"\s*:\s*\\?"[^"\\\n]{1,100}\\?"\s*,(?:\s*\\?"[A-Za-z_]{1,20}\\?"\s*:\s*\\?"[^"\\\n]{0,100}\\?"\s*,){0,3}\s*\\?"(?:value|Value|ParameterValue)\\?"\s*:\s*\\?"(?<secret>(?:[^"\\\n]|\\[^"])+)\\?"`,
     ),
     check: (match, secret) => secret !== undefined && isSecretName(pairName(match)) && !isPlaceholder(secret),
     gate: ['value"', 'Value"', 'value\\"', 'Value\\"'],
@@ -270,6 +270,20 @@ export const TEXT_RULES: readonly ShapeRule[] = [
     ),
     check: (match, secret) => secret !== undefined && isSecretName(pairName(match)) && !isPlaceholder(secret),
     gate: ['value"', 'Value"', 'value\\"', 'Value\\"'],
+  },
+  // KeePass' XML export (`<Key>Password</Key><Value ProtectInMemory="True">…</Value>`), and a variable set
+  // by name (`[Environment]::SetEnvironmentVariable("DB_PASSWORD", "…")`, `setx DB_PASS "…"`).
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`<Key>(?<name>[^<\n]{1,100})<\/Key>\s*<Value\b[^>]{0,100}>(?<secret>[^<\n]+)<\/Value>`),
+    check: (match, secret) => secret !== undefined && isSecretName(/<Key>([^<]+)</.exec(match)?.[1] ?? '') && !isPlaceholder(secret),
+    gate: ['</key>'],
+  },
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?:SetEnvironmentVariable\(\s*|\bsetx\s+(?:\/[mM]\s+)?)\\?["']?(?<name>[\w.-]{1,100})\\?["']?\s*,?\s*\\?["'](?<secret>[^"'\\\n]+)`, 'gi'),
+    check: (match, secret) => secret !== undefined && isSecretName(/(?:\(\s*|setx\s+(?:\/m\s+)?)\\?["']?([\w.-]+)/i.exec(match)?.[1] ?? '') && !isPlaceholder(secret),
+    gate: ['setenvironmentvariable', 'setx'],
   },
   {
     name: 'config_secret',
@@ -337,5 +351,5 @@ function printedName(match: string): boolean {
 
 /** The name of a match of a name and its value apart (`"name": "…"`, `name: …`). */
 function pairName(match: string): string {
-  return /\b(?:name|key)\\?["']?\s*:\s*\\?["']?([^"'\\\r\n,]+)/i.exec(match)?.[1] ?? '';
+  return /\b(?:name|key|parameterkey|id|label)\\?["']?\s*:\s*\\?["']?([^"'\\\r\n,]+)/i.exec(match)?.[1] ?? '';
 }

@@ -80,6 +80,9 @@ function authorizationValue(value: string, marker: string): string {
   return changed ? `${scheme}${space}${out}` : `${scheme}${space}${marker}`;
 }
 
+/** One recovery code (GitHub's, Discord's, Google's, an app's), as the recovery-code rule lists them. */
+const RECOVERY_CODE = /(?<![A-Za-z0-9])(?:[a-z0-9]{4,5}-[a-z0-9]{4,5}|\d{4}[ \t]\d{4}|[A-Z0-9]{8,12})(?![A-Za-z0-9])/gi;
+
 export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'private_key',
@@ -143,10 +146,18 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'private_key',
     pattern: re(
-      String.raw`(?:(?:[Ss]eed|[Rr]ecovery|[Ss]ecret|[Bb]ackup|[Mm]nemonic)[ _-]?(?:[Pp]hrase|[Ww]ords)|[Mm]nemonic|MNEMONIC|SEED_(?:PHRASE|WORDS))`
+      String.raw`(?:(?:[Ss]eed|[Rr]ecovery|[Ss]ecret|[Bb]ackup|[Mm]nemonic)[ _-]?(?:[Pp]hrase|[Ww]ords|[Ss]heet)|[Mm]nemonic|MNEMONIC|SEED_(?:PHRASE|WORDS)|\b(?:12|15|18|21|24|twelve|twenty-four)[ \t]+words|[Ff]rase[ \t]+semilla|[Ff]rase[ \t]+de[ \t]+recupera(?:ción|cion|ção|cao)|from(?:Phrase|Mnemonic)\(|\\?"words\\?")`
         + String.raw`(?:[^a-z\n]{0,6}?(?:(?:is|was|are)[ \t]+|[:=][ \t]*)?(?:\\?["'])?|[^\n]{0,80}?:[ \t]*)(?:[ \t]*(?:\r?\n|\\n))?(?<secret>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])`,
     ),
-    gate: ['seed', 'recovery', 'secret', 'backup', 'mnemonic'],
+    gate: ['seed', 'recovery', 'secret', 'backup', 'mnemonic', 'words', 'semilla', 'frase', 'fromphrase'],
+  },
+  // The same words as a numbered list (`Backup words (write these down!):` then `1. weasel` …).
+  {
+    name: 'private_key',
+    pattern: re(
+      String.raw`(?:[Ss]eed|[Rr]ecovery|[Bb]ackup|[Mm]nemonic|[Ss]ecret)[ _-]?(?:[Pp]hrase|[Ww]ords)?[^\n]{0,60}(?:\r?\n|\\+n)(?<secret>(?:[ \t]*\d{1,2}[.)][ \t]*[a-z]{3,8}[ \t]*(?:\r?\n|\\+n|$|(?=\\*"))){12,24})`,
+    ),
+    gate: ['seed', 'recovery', 'backup', 'mnemonic', 'secret'],
   },
   // A one-time-password seed: shown for manual entry (`Enter this key manually: JBSW…`), given to
   // pyotp or to oathtool.
@@ -163,6 +174,33 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
     name: 'private_key',
     pattern: re(String.raw`(?:pyotp\.(?:TOTP|HOTP)\(\s*\\?["']|oathtool\b${SAME_COMMAND}\s)(?<secret>[A-Za-z2-7]{16,}=*)(?![\w])`),
     gate: ['pyotp', 'oathtool'],
+  },
+  // Second-factor recovery codes under the words that name them (GitHub's `xxxxx-xxxxx`, Google's
+  // `1. 9201 7272`, Discord's `xxxx-xxxx`): each code on its line, or a JSON array of them.
+  {
+    name: 'private_key',
+    pattern: re(
+      String.raw`(?:recovery|backup)[ _-]?codes?\\?["']?[^\n\[]{0,60}?(?:\[|(?:\r?\n|\\n))(?<secret>(?:[ \t]*(?:\d{1,2}[.)][ \t]*)?\\?["']?(?:[a-z0-9]{4,5}-[a-z0-9]{4,5}|\d{4}[ \t]\d{4}|[A-Z0-9]{8,12})\\?["']?[ \t]*,?[ \t]*(?:\r?\n|\\n)?){4,16})`,
+      'gi',
+    ),
+    check: (_, secret) => secret !== undefined && /\d/.test(secret),
+    // Each code replaced, its quotes and commas kept (a JSON array stays JSON).
+    rewrite: (match, marker) => {
+      const at = match.search(/\[|\r?\n|\\n/);
+      return match.slice(0, at + 1) + match.slice(at + 1).replace(RECOVERY_CODE, marker);
+    },
+    gate: ['recovery', 'backup'],
+  },
+  // A session cookie set by code, name and value as two arguments (PowerShell's `New-Object
+  // System.Net.Cookie("JSESSIONID", "…", …)`, Selenium's `add_cookie({"name": "session", "value": "…"})`).
+  {
+    name: 'credential_header',
+    pattern: re(
+      String.raw`(?:Cookie\(\s*\\?["'](?:[\w.-]*sess[\w.-]*|sid|connect\.sid|[\w.-]*token[\w.-]*|[\w.-]*auth[\w.-]*)\\?["']\s*,\s*|\\?["']name\\?["']\s*:\s*\\?["'](?:[\w.-]*sess[\w.-]*|sid|connect\.sid|[\w.-]*token[\w.-]*|[\w.-]*auth[\w.-]*)\\?["']\s*,\s*\\?["']value\\?["']\s*:\s*)\\?["'](?<secret>[^"'\\\s]{8,})`,
+      'gi',
+    ),
+    check: notPlaceholder,
+    gate: ['cookie(', '"name"', "'name'", '\\"name\\"'],
   },
   // A value a GitHub Actions step masks (`::add-mask::<v>`): the workflow says it is a secret.
   {

@@ -17,6 +17,10 @@ export const VENDOR_TOKENS: readonly string[] = [
   'ya29\\.[A-Za-z0-9_.-]{20,}',
   'hf_[A-Za-z0-9]{30,}',
   'gsk_[A-Za-z0-9]{40,}',
+  // Cerebras; JFrog Artifactory's API key; 1Password's account Secret Key.
+  'csk-[a-z0-9]{40,}',
+  'AKCp[A-Za-z0-9]{60,80}(?![A-Za-z0-9])',
+  'A3-[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}',
   // Resend, Mandrill (with a digit and a capital: CSS classes also start `md-`), Dropbox, Adafruit IO,
   // SonarQube, Prefect Cloud.
   're_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}(?![A-Za-z0-9_])',
