@@ -165,4 +165,7 @@ export const EIGHTH_NEAR_MISSES: readonly string[] = [
   '<String><Key>UserName</Key><Value>admin</Value></String><String><Key>URL</Key><Value>https://db.example.org</Value></String>',
   '{"mcpServers":{"acme":{"command":"npx","args":["-y","@acme/mcp-server","--api-key","${ACME_API_KEY}"]}}}',
   'user default on nopass ~* &* +@all',
+  '$ pwgen --help\nUsage: pwgen [ OPTIONS ] [ pw_length ] [ num_pw ]',
+  '$ pass show servers/\nservers\n├── prod-db',
+  "$ kubectl get secret db-creds -o jsonpath='{.data}'\nmap[password:...]",
 ];

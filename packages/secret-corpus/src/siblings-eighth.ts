@@ -175,6 +175,27 @@ inText('mcp-args-password', 'cli-password', pw('eighth-mcp-pw'), `{"command":"uv
 inText('redis-acl-user', 'config-file', pw('eighth-redis-acl'), `# users.acl\nuser app on >${pw('eighth-redis-acl')} ~app:* +@read +@write`);
 inText('redis-acl-setuser', 'cli-password', pw('eighth-redis-setuser'), `127.0.0.1:6379> ACL SETUSER alice on >${pw('eighth-redis-setuser')} ~cached:* +get`);
 inText('neo4j-set-password', 'sql-password', pw('eighth-neo4j'), `ALTER CURRENT USER SET PASSWORD FROM 'neo4j' TO '${pw('eighth-neo4j')}'`);
+// A secret printed on the line after the command that makes or reads it, or after a tool's label.
+const b64 = (seed: string, n: number) => `${f(seed, n, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')}=`;
+const after: [string, string, (v: string) => string][] = [
+  ['elastic-reset', pw('eighth-elastic'), (v) => `$ bin/elasticsearch-reset-password -u elastic\nPassword for the [elastic] user successfully reset.\nNew value: ${v}`],
+  ['jenkins-initial', f('eighth-jenkins', 32, '0123456789abcdef'), (v) => `Jenkins initial setup is required.\nPlease use the following password to proceed to installation:\n\n${v}\n\nThis may also be found at: /var/jenkins_home/secrets/initialAdminPassword`],
+  ['argocd-initial', pw('eighth-argocd'), (v) => `$ argocd admin initial-password -n argocd\n${v}\n\n This password must be only used for first time login.`],
+  ['python-token-urlsafe', f('eighth-urlsafe', 43, `${ALNUM}_-`), (v) => `$ python -c "import secrets; print(secrets.token_urlsafe(32))"\n${v}`],
+  ['pwgen', pw('eighth-pwgen'), (v) => `$ pwgen -s 20 1\n${v}`],
+  ['urandom-base64', b64('eighth-urandom', 43), (v) => `$ head -c 32 /dev/urandom | base64\n${v}`],
+  ['wg-genkey-cat', b64('eighth-wg', 43), (v) => `$ wg genkey | tee privatekey | wg pubkey > publickey\n$ cat privatekey\n${v}`],
+  ['kubectl-jsonpath', b64('eighth-kubectl', 27), (v) => `$ kubectl get secret db-creds -o jsonpath='{.data.password}'\n${v}`],
+  ['security-find-password', pw('eighth-keychain'), (v) => `$ security find-generic-password -a deploy -s prod-db -w\n${v}`],
+  ['pass-show', pw('eighth-pass-show'), (v) => `$ pass show servers/prod-db\n${v}\nuser: postgres`],
+  ['secret-tool', pw('eighth-secret-tool'), (v) => `$ secret-tool lookup service smtp user alerts\n${v}`],
+  ['vercel-env-add', f('eighth-vercel', 32, ALNUM), (v) => `$ vercel env add STRIPE_SECRET production\n? What's the value of STRIPE_SECRET? ${v}\n✅  Added Environment Variable STRIPE_SECRET`],
+  ['wrangler-secret', f('eighth-wrangler', 32, ALNUM), (v) => `$ npx wrangler secret put API_KEY\n✔ Enter a secret value: … ${v}\n🌀 Creating the secret for the Worker "api"`],
+  ['wireguard-psk', b64('eighth-psk', 43), (v) => `[Peer]\nPublicKey = Jv6jS2Uqc6dvmA+2zE2K9B+4sjqR3UfigR2fm4vR4eI=\nPresharedKey = ${v}\nAllowedIPs = 10.8.0.3/32`],
+];
+for (const [id, secret, text] of after) inText(`after-${id}`, 'config-file', secret, text(secret));
+const ovpn = Array.from({ length: 4 }, (_, i) => f(`eighth-ovpn-${i}`, 32, '0123456789abcdef')).join('\n');
+inText('openvpn-static-key', 'private-key', ovpn, `#\n# 2048 bit OpenVPN static key\n#\n-----BEGIN OpenVPN Static key V1-----\n${ovpn}\n-----END OpenVPN Static key V1-----`);
 const consul = `${f('eighth-consul-a', 8, '0123456789abcdef')}-${f('eighth-consul-b', 4, '0123456789abcdef')}-4${f('eighth-consul-c', 3, '0123456789abcdef')}-a${f('eighth-consul-d', 3, '0123456789abcdef')}-${f('eighth-consul-e', 12, '0123456789abcdef')}`;
 inText('consul-acl-bootstrap', 'config-file', consul, `AccessorID:       4d123dff-f460-73c3-02c4-8dd64d136e01\nSecretID:         ${consul}\nDescription:      Bootstrap Token (Global Management)`);
 inText('nomad-acl-bootstrap', 'config-file', consul, `Accessor ID  = 5b7fd453-d3f7-6814-81dc-fcfe6daedea5\nSecret ID    = ${consul}\nName         = Bootstrap Token`);

@@ -22,7 +22,7 @@ const SECRET_NAME = new RegExp(
   '(?:password|passwd|passphrase|passcode|passkey|pwd|(?<!by|com|sur|tres|under|over)pass|(?:^|db|bind|user|admin|root|mail|smtp|ftp)pw|' +
     '(?<!existing)secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
-    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write|functions|master|host)key|psk|tempauth|authtok|' +
+    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write|functions|master|host|preshared|network)key|psk|tempauth|authtok|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode|' +

@@ -172,6 +172,29 @@ export const TEXT_RULES: readonly ShapeRule[] = [
     check: notPlaceholder,
     gate: ['cat '],
   },
+  // A secret printed on the line after the command that makes or reads it: a generator (`pwgen`,
+  // `openssl rand`, `head -c … /dev/urandom | base64`, `secrets.token_…`, `wg genkey`), a store
+  // (`pass show`, `security find-generic-password -w`, `secret-tool lookup`, `argocd admin
+  // initial-password`, `kubectl get secret … {.data.…}`), also `cat privatekey`.
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`(?:\bpwgen\b|\bopenssl\s+rand\b|\/dev\/u?random\b[^\n]{0,40}\|\s*(?:base64|xxd|od)\b|\bsecrets\.token_\w+\(|\bwg\s+genkey\b|\bpass\s+show\b|\bfind-(?:generic|internet)-password\b[^\n]{0,200}\s-w\b|\bsecret-tool\s+lookup\b|\bargocd\s+admin\s+initial-password\b|\bkubectl\b[^\n]{0,200}\{\.data\.[^}\n]*\}|\bcat\s+[^\s|;&\\]*private[_-]?key\b)(?:[^\n\\]|\\+[^\\nr\n]){0,200}(?:\r?\n|(?:\\+r)?\\+n)(?<secret>[^\s\\"'<>]{8,})(?=[ \t]*(?:\r?\n|$|\\+[rn]|\\?"))`,
+    ),
+    check: (_, secret) => secret !== undefined && !isPlaceholder(secret) && /\d|[+/=]/.test(secret) && /[A-Za-z]/.test(secret) && !/^\$\s/.test(secret),
+    gate: ['pwgen', 'openssl rand', '/dev/urandom', '/dev/random', 'secrets.token_', 'genkey', 'pass show', 'find-generic-password', 'find-internet-password', 'secret-tool', 'initial-password', '{.data.', 'privatekey', 'private_key', 'private-key'],
+  },
+  // A secret a tool prints after its label: Elasticsearch's `New value: …` after a password reset, a
+  // CLI's prompt for a secret's value with the value typed after it (`? What's the value of
+  // STRIPE_SECRET? …`, `Enter a secret value: … …`), Jenkins' initial password after its sentence.
+  {
+    name: 'config_secret',
+    pattern: re(
+      String.raw`(?:reset-password\b[\s\S]{0,200}?New value:|What's the value of [A-Z0-9_]*(?:SECRET|TOKEN|KEY|PASSWORD|PASS)[A-Z0-9_]*\?|Enter a secret value:(?:[ \t]*…)?|use the following password to proceed to installation:\s*)[ \t]*(?<secret>[^\s\\"'<>]{8,})`,
+    ),
+    check: notPlaceholder,
+    gate: ['new value:', "what's the value of", 'enter a secret value', 'following password'],
+  },
   // An email address and a token (`"ops@acme.example:<token>"`, as Atlassian's APIs take them):
   // not a path (`git@github.com:acme/api.git`), a port, or a word.
   {

@@ -87,13 +87,13 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'private_key',
     pattern:
-      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=")|$)|PuTTY-User-Key-File-\d:[\s\S]*?(?:Private-MAC: [0-9a-f]+|(?=")|$)/g,
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=")|$)|-----BEGIN OpenVPN Static key V\d-----[\s\S]*?(?:-----END OpenVPN Static key V\d-----|(?=")|$)|PuTTY-User-Key-File-\d:[\s\S]*?(?:Private-MAC: [0-9a-f]+|(?=")|$)/g,
     gate: ['-----BEGIN ', 'PuTTY-User-Key-File-'],
     // A documentation's block with an elided body (`...`, `…`) holds no key, nor a sentence that names
     // the armor lines (`begin with -----BEGIN … KEY----- and end with …`): a body is base64 lines
     // (and an encrypted key's headers), not words with spaces between them.
     check: (match) => {
-      const body = match.replace(/-----(?:BEGIN|END) [A-Z0-9 ]*-----/g, '').replace(/\\[nrt]/g, '\n');
+      const body = match.replace(/-----(?:BEGIN|END) [A-Za-z0-9 ]*-----/g, '').replace(/\\[nrt]/g, '\n');
       return /[A-Za-z0-9+/=]{40,}/.test(body) || (/[A-Za-z0-9+/=]{4,}/.test(body) && !/\S[ \t]+\S/.test(body.trim()));
     },
   },
