@@ -168,4 +168,6 @@ export const EIGHTH_NEAR_MISSES: readonly string[] = [
   '$ pwgen --help\nUsage: pwgen [ OPTIONS ] [ pw_length ] [ num_pw ]',
   '$ pass show servers/\nservers\n├── prod-db',
   "$ kubectl get secret db-creds -o jsonpath='{.data}'\nmap[password:...]",
+  'VALIDATOR_PUBKEY=0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
+  'Phrase: hello world (the greeting the bot answers with)',
 ];

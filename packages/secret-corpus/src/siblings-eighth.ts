@@ -137,6 +137,9 @@ const google = Array.from({ length: 4 }, (_, i) => `${f(`eighth-g-rc-${i}`, 4, '
 inText('recovery-codes-google', 'log-password', google[0] as string, `Backup codes\n${google.map((c, i) => `${i + 1}. ${c}`).join('\n')}`);
 const appCodes = Array.from({ length: 4 }, (_, i) => f(`eighth-app-rc-${i}`, 10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'));
 inText('recovery-codes-json', 'log-password', appCodes[1] as string, `{"recovery_codes":[${appCodes.map((c) => `"${c}"`).join(',')}]}`);
+const discord = Array.from({ length: 6 }, (_, i) => f(`eighth-discord-rc-${i}`, 8, 'abcdefghijklmnopqrstuvwxyz0123456789'));
+inText('recovery-codes-inline', 'log-password', discord[2] as string, `Discord backup codes: ${discord.join(', ')}`);
+inText('seed-phrase-cast-new', 'private-key', phrase, `Successfully generated a new mnemonic.\nPhrase:\n${phrase}\n\nAccounts:\n- Account 0:`);
 const onePassword = `A3-${f('eighth-1p-a', 6, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-b', 6, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-c', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-d', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-e', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}-${f('eighth-1p-f', 5, 'ABCDEFGHJKLMNPQRSTVWXYZ23456789')}`;
 inText('onepassword-secret-key', 'vendor-token', onePassword, `Emergency Kit\nSecret Key: ${onePassword}`);
 const cerebras = `csk-${f('eighth-csk', 48, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;

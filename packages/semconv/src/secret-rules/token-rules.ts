@@ -138,7 +138,7 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   // or in Hardhat's `accounts: ["0x…"]`: a transaction hash has the same form, so not alone.
   {
     name: 'private_key',
-    pattern: re(String.raw`(?:${AT_ALNUM}[A-Z][A-Z0-9_]*(?:KEY|PK)[ \t]*[=:][ \t]*\\?["']?|\baccounts:[ \t]*\[[ \t]*\\?["'])(?<secret>0x[0-9a-fA-F]{64})(?![0-9a-fA-F])`),
+    pattern: re(String.raw`(?:${AT_ALNUM}(?![A-Z0-9_]*PUB)[A-Z][A-Z0-9_]*(?:KEY|PK)[ \t]*[=:][ \t]*\\?["']?|\baccounts:[ \t]*\[[ \t]*\\?["'])(?<secret>0x[0-9a-fA-F]{64})(?![0-9a-fA-F])`),
     gate: ['key=', 'key:', 'key =', 'pk=', 'pk:', 'accounts:'],
   },
   // A wallet's recovery words after the words that name them (`my seed phrase is …`, `--mnemonic "…"`,
@@ -146,10 +146,10 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'private_key',
     pattern: re(
-      String.raw`(?:(?:[Ss]eed|[Rr]ecovery|[Ss]ecret|[Bb]ackup|[Mm]nemonic)[ _-]?(?:[Pp]hrase|[Ww]ords|[Ss]heet)|[Mm]nemonic|MNEMONIC|SEED_(?:PHRASE|WORDS)|\b(?:12|15|18|21|24|twelve|twenty-four)[ \t]+words|[Ff]rase[ \t]+semilla|[Ff]rase[ \t]+de[ \t]+recupera(?:ción|cion|ção|cao)|from(?:Phrase|Mnemonic)\(|\\?"words\\?")`
+      String.raw`(?:(?:[Ss]eed|[Rr]ecovery|[Ss]ecret|[Bb]ackup|[Mm]nemonic)[ _-]?(?:[Pp]hrase|[Ww]ords|[Ss]heet)|[Mm]nemonic|MNEMONIC|SEED_(?:PHRASE|WORDS)|\b(?:12|15|18|21|24|twelve|twenty-four)[ \t]+words|[Ff]rase[ \t]+semilla|[Ff]rase[ \t]+de[ \t]+recupera(?:ción|cion|ção|cao)|from(?:Phrase|Mnemonic)\(|\\?"words\\?"|\b[Pp]hrase:)`
         + String.raw`(?:[^a-z\n]{0,6}?(?:(?:is|was|are)[ \t]+|[:=][ \t]*)?(?:\\?["'])?|[^\n]{0,80}?:[ \t]*)(?:[ \t]*(?:\r?\n|\\n))?(?<secret>[a-z]{3,8}(?:[ \t]+[a-z]{3,8}){11,23})(?![ \t]*[a-z])`,
     ),
-    gate: ['seed', 'recovery', 'secret', 'backup', 'mnemonic', 'words', 'semilla', 'frase', 'fromphrase'],
+    gate: ['seed', 'recovery', 'secret', 'backup', 'mnemonic', 'words', 'semilla', 'frase', 'fromphrase', 'phrase:'],
   },
   // The same words as a numbered list (`Backup words (write these down!):` then `1. weasel` …).
   {
@@ -180,13 +180,13 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   {
     name: 'private_key',
     pattern: re(
-      String.raw`(?:recovery|backup)[ _-]?codes?\\?["']?[^\n\[]{0,60}?(?:\[|(?:\r?\n|\\n))(?<secret>(?:[ \t]*(?:\d{1,2}[.)][ \t]*)?\\?["']?(?:[a-z0-9]{4,5}-[a-z0-9]{4,5}|\d{4}[ \t]\d{4}|[A-Z0-9]{8,12})\\?["']?[ \t]*,?[ \t]*(?:\r?\n|\\n)?){4,16})`,
+      String.raw`(?:recovery|backup)[ _-]?codes?\\?["']?[^\n\[]{0,60}?(?:\[|(?:\r?\n|\\+n)|:[ \t]*)(?<secret>(?:[ \t]*(?:\d{1,2}[.)][ \t]*)?\\?["']?(?:[a-z0-9]{4,5}-[a-z0-9]{4,5}|\d{4}[ \t]\d{4}|[A-Z0-9]{8,12})\\?["']?[ \t]*,?[ \t]*(?:\r?\n|\\n)?){4,16})`,
       'gi',
     ),
     check: (_, secret) => secret !== undefined && /\d/.test(secret),
     // Each code replaced, its quotes and commas kept (a JSON array stays JSON).
     rewrite: (match, marker) => {
-      const at = match.search(/\[|\r?\n|\\n/);
+      const at = match.search(/\[|\r?\n|\\+n|:/);
       return match.slice(0, at + 1) + match.slice(at + 1).replace(RECOVERY_CODE, marker);
     },
     gate: ['recovery', 'backup'],
