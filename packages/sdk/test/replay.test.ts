@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Guardtrace, predicate, TransientFailure, type DatasetItem } from '../src/index.ts';
 import { fileExists, insideWorkspace } from '../src/guards/files.ts';
 import { sqlHeuristics } from '../src/guards/sql.ts';
-import { expectNoGuardRegressions, readDatasetFile, replayDataset, replayItem } from '../src/replay/index.ts';
+import { type DatasetItem, Guardtrace, predicate, TransientFailure } from '../src/index.ts';
+import { expectNoGuardRegressions, failedBy, readDatasetFile, replayDataset, replayItem } from '../src/replay/index.ts';
 import { itemsFromSpans } from './dataset-items.ts';
 import { traced } from './helpers.ts';
 
@@ -283,11 +283,17 @@ describe('calls of several attempts', () => {
     const unchanged = await replayDataset(same, items);
     expect(unchanged.summary).toMatchObject({ calls: 2, attempts: 4, unchanged: 4 });
 
-    // auto-repair switched off: the misspelt call is now rejected for the model to fix, its repaired attempt replays on its own
+    // auto-repair switched off: the call the model got through (repaired in code) is now rejected for
+    // it to fix; the corrected attempt the runtime made then is not made now, and not the model's to replay
     const strict = new Guardtrace({ tracing: false, autoRepair: false });
     registerTools(strict, V1);
     const r = await replayItem(strict, items[1]!);
-    expect(r.map((x) => [x.attempt, x.change, x.now?.decision])).toEqual([[1, 'feedback_changed', 'reject_with_feedback'], [2, 'unchanged', 'proceed']]);
+    expect(r.map((x) => [x.attempt, x.change, x.now?.decision ?? null])).toEqual([[1, 'newly_rejected', 'reject_with_feedback'], [2, 'not_replayed', null]]);
+    expect(r[0]!.recorded).toMatchObject({ allowed: true, decision: 'auto_repair' });
+    expect(r[1]!.error).toBe('a call the runtime made by itself after it repaired attempt 1 in code (auto_repair); attempt 1 is now rejected, not repaired, so this call is not made');
+    const run = await replayDataset(strict, items, { failOn: ['newly_rejected'] });
+    expect(run.summary).toMatchObject({ newly_rejected: 1, not_replayed: 1, unchanged: 2 });
+    expect(failedBy(run)).toHaveLength(1);
   });
 
   it('a call the current tools repair in code is judged by what the repaired call then gets: through (with a note for the model), or rejected', async () => {
@@ -387,6 +393,34 @@ describe('calls of several attempts', () => {
     const loose = registerTools(new Guardtrace({ tracing: false }), V1);
     loose.tool({ name: 'invoice', description: 'i', schema: z.strictObject({ customer: z.string(), amount: z.number() }), execute: () => 'ok' });
     expect((await replayDataset(loose, items.filter((x) => x.tool === 'invoice'))).summary).toMatchObject({ newly_allowed: 1 });
+  });
+
+  it('a call escalated because an identical call was rejected earlier in the session, which the dataset leaves out, is not reported as changed feedback', async () => {
+    const { gt, spans } = traced();
+    registerTools(gt, V1, true);
+    const s = gt.session({ id: 'repeated', agentName: 'agent' });
+    // the model sends the same rejected call again, as new calls: the runtime does not send it twice
+    const first = await s.callTool('read_file', { path: '../etc/passwd' }, { callId: 'r1' });
+    const again = await s.callTool('read_file', { path: '../etc/passwd' }, { callId: 'r2' });
+    const firstDecision = first.ok ? 'proceed' : first.decision;
+    expect(firstDecision).not.toBe('escalate_human');
+    expect(again).toMatchObject({ ok: false, decision: 'escalate_human', escalation: { reason: 'repeated_rejection' } });
+    await s.end();
+    const items = itemsFromSpans(spans()).sort((x, y) => x.spanId.localeCompare(y.spanId));
+    const byCall = (id: string) => items.filter((x) => x.attempts.some((a) => a.decision === (id === 'r1' ? firstDecision : 'escalate_human')));
+    const same = registerTools(new Guardtrace({ tracing: false }), V1);
+    // both calls, in the order they were made: the second escalates again
+    const ordered = [...byCall('r1'), ...byCall('r2')];
+    expect((await replayDataset(same, ordered)).summary).toMatchObject({ calls: 2, unchanged: 2 });
+    // only the escalated call (a `decision:escalate_human` dataset, or its fixture): the earlier rejection is not in the replay
+    const alone = await replayDataset(same, byCall('r2'));
+    expect(alone.results.map((r) => [r.change, r.error])).toEqual([
+      ['not_replayed', "escalated when recorded because an identical call was rejected earlier in the session with the same feedback (repeated_rejection), a call this replay does not hold; the guards decide it as recorded (guard_violation, the same feedback), but whether that earlier rejection happens again depends on the session's other calls"],
+    ]);
+    // a guard change underneath is still reported: read_file without its path guards lets it through
+    const loose = new Guardtrace({ tracing: false });
+    loose.tool({ name: 'read_file', description: 'Reads a file', flags: { readOnly: true }, schema: z.object({ path: z.string() }), execute: () => 'x' });
+    expect((await replayDataset(loose, byCall('r2'))).summary).toMatchObject({ newly_allowed: 1, not_replayed: 0 });
   });
 
   it('execute read-only runs read-only tools only', async () => {

@@ -14,14 +14,14 @@ import {
   type ReplayRunReport,
 } from '@guardtrace/semconv';
 import type { CheckExecute } from '../check.ts';
-import { diffDefinitions } from '../definition-diff.ts';
 import { toolDefinition } from '../definition.ts';
+import { diffDefinitions } from '../definition-diff.ts';
 import type { Guardtrace } from '../guardtrace.ts';
 import type { Session } from '../session.ts';
+import { clip } from '../span-text.ts';
 import type { ToolCall } from '../tool-call.ts';
 import type { AttemptRecord } from '../types.ts';
 import { changeOf, nowDecision, recordedDecision } from './compare.ts';
-import { clip } from '../span-text.ts';
 import { itemProblem } from './item.ts';
 
 export interface ReplayOptions {
@@ -140,21 +140,34 @@ class Replayer {
     // attempts the runtime made in the current batch, matched to recorded runtime-made attempts
     let pending: AttemptRecord[] = [];
     let prev: DatasetItemAttempt | undefined;
-    // what the previous recorded attempt is now: rejected before it runs, or not made at all
-    let prevNow: 'rejected' | 'not made' | undefined;
-    for (const a of [...item.attempts].sort((x, y) => x.number - y.number)) {
-      const recorded = recordedDecision(a);
+    // what the previous recorded attempt is now: rejected before it runs, let through, or not made at all
+    let prevNow: 'rejected' | 'allowed' | 'not made' | undefined;
+    const attempts = [...item.attempts].sort((x, y) => x.number - y.number);
+    for (const [i, a] of attempts.entries()) {
+      let recorded = recordedDecision(a);
       const base = {
         itemId: String(item.id ?? ''), attempt: a.number, tool: item.tool, sessionId: String(item.sessionId ?? ''),
         stepPath: String(item.stepPath ?? ''), arguments: a.arguments ?? null, recorded, definition,
       };
       const runtimeMade = prev !== undefined && RUNTIME_MADE.has(prev.decision ?? '');
       const retried = runtimeMade && prev?.decision === 'retry_backoff' ? prev : undefined;
+      const repairedThen = runtimeMade && prev?.decision === 'auto_repair' ? prev : undefined;
       prev = a;
       // the name this attempt called: an unknown one the call was later corrected from, or the call's
       const tool = typeof a.tool === 'string' && a.tool !== '' ? a.tool : item.tool;
       let now: AttemptRecord | undefined = runtimeMade ? pending.shift() : undefined;
-      if (!now && retried && prevNow) {
+      if (!now && repairedThen && prevNow) {
+        // The runtime ran this corrected call by itself after repairing the previous attempt in
+        // code; now that attempt is not repaired, so this call is never made: not the model's to replay.
+        const then = prevNow === 'rejected' ? 'rejected, not repaired' : prevNow === 'allowed' ? 'let through as sent' : 'not made';
+        out.push({
+          ...base, change: REPLAY_CHANGE.NOT_REPLAYED, now: null,
+          error: `a call the runtime made by itself after it repaired attempt ${repairedThen.number} in code (auto_repair); attempt ${repairedThen.number} is now ${then}, so this call is not made`,
+        });
+        prevNow = 'not made';
+        continue;
+      }
+      if (!now && retried && (prevNow === 'rejected' || prevNow === 'not made')) {
         // The runtime retried the previous attempt by itself (same arguments, no model turn) after
         // it failed while running; now that attempt never runs, so no retry is made: not the model's call to replay.
         out.push({
@@ -196,7 +209,13 @@ class Replayer {
       const last = chain.at(-1) as AttemptRecord;
       const d = chain.length > 1 ? repairedDecision(chain) : nowDecision(now);
       const ranNow = d.allowed && Boolean(this.gt.getTool(last.tool)?.flags?.readOnly) && this.execute === 'read-only';
-      if (!d.allowed) prevNow = 'rejected';
+      prevNow = d.allowed ? 'allowed' : 'rejected';
+      // Repaired in code when recorded but not now: the model's call went through (as corrected)
+      // then; compare what it gets now with that, not with the repaired attempt's own rejection.
+      if (a.decision === 'auto_repair' && now.decision !== 'auto_repair') {
+        recorded = recordedRepair(attempts, i) ?? recorded;
+        base.recorded = recorded;
+      }
       const change = changeOf(recorded, d, ranNow, chain.length > 1);
       const budget = sessionBudgetOnly(a, recorded, last, d, change);
       if (budget) {
@@ -212,6 +231,8 @@ class Replayer {
 /** Budgets of the session (or the user) that other calls spend: a dataset may hold only some of those calls. */
 const SESSION_BUDGETS: ReadonlySet<string> = new Set(['session_retries', 'rejections_per_task', 'added_latency', 'repair_tokens']);
 const BUDGET_FEEDBACK = /^Retry budget exhausted \(([a-z_]+)\)\. Escalating with the attempt history\.\n\n/;
+/** The preface of an escalation because an identical call was already rejected in the session (sdk failure.ts). */
+const REPEATED_REJECTION_FEEDBACK = /^The same call was already rejected with this feedback; it is not being sent again\. Escalating\.\n\n/;
 
 /** The session budget a recorded attempt ran out of: its `budgetExhausted`, or (older items) its feedback's preface. */
 function recordedBudget(a: DatasetItemAttempt): string | null {
@@ -229,6 +250,14 @@ function recordedBudget(a: DatasetItemAttempt): string | null {
  */
 function sessionBudgetOnly(a: DatasetItemAttempt, recorded: ReplayDecision, last: AttemptRecord, now: ReplayDecision, change: ReplayChange): string | undefined {
   if (change !== REPLAY_CHANGE.FEEDBACK_CHANGED || recorded.allowed || now.allowed || recorded.failureClass !== now.failureClass) return undefined;
+  const repeatedThen = REPEATED_REJECTION_FEEDBACK.test(recorded.feedback ?? '');
+  const repeatedNow = last.escalationReason === 'repeated_rejection';
+  if (repeatedThen !== repeatedNow) {
+    const strip = (f: string | null) => (f ?? '').replace(REPEATED_REJECTION_FEEDBACK, '');
+    if (strip(recorded.feedback) !== strip(now.feedback)) return undefined;
+    const what = repeatedThen ? 'escalated when recorded' : 'escalates now';
+    return `${what} because an identical call was rejected earlier in the session with the same feedback (repeated_rejection), a call ${repeatedThen ? 'this replay does not hold' : 'this replay holds'}; the guards decide it as recorded (${now.failureClass ?? 'rejected'}, the same feedback), but whether that earlier rejection happens again depends on the session's other calls`;
+  }
   const then = recordedBudget(a);
   const nowBudget = last.escalationReason ?? null;
   const sessionThen = then !== null && SESSION_BUDGETS.has(then);
@@ -251,6 +280,22 @@ function repairedDecision(chain: AttemptRecord[]): ReplayDecision {
   const final = nowDecision(chain.at(-1) as AttemptRecord);
   const text = [...chain.slice(0, -1).map((r) => r.feedback), final.feedback].filter((f): f is string => typeof f === 'string' && f !== '').join('\n\n');
   return { ...final, decision: final.allowed ? 'auto_repair' : final.decision, feedback: text === '' ? null : clip(text) };
+}
+
+/**
+ * What the call whose recorded attempt `i` was repaired in code got, as the model saw it: the
+ * runtime-made attempts that followed (the corrected call), decided `auto_repair` when it got
+ * through, with the correction's note and the corrected call's feedback. Undefined when the item
+ * does not hold the corrected attempt.
+ */
+function recordedRepair(attempts: DatasetItemAttempt[], i: number): ReplayDecision | undefined {
+  let j = i;
+  while (attempts[j]?.decision === 'auto_repair') j += 1;
+  const final = attempts[j];
+  if (final === undefined || j === i) return undefined;
+  const d = recordedDecision(final);
+  const text = [...attempts.slice(i, j).map((x) => x.feedback), d.feedback].filter((f): f is string => typeof f === 'string' && f !== '').join('\n\n');
+  return { ...d, decision: d.allowed ? 'auto_repair' : d.decision, feedback: text === '' ? null : clip(text) };
 }
 
 /** The attempt's argument text as recorded: exact when the item has it, else the parsed arguments' JSON; null when not captured. */
