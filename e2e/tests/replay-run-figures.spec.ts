@@ -29,6 +29,14 @@ test('a run with attempts that could not be replayed says how many were replayed
   await expect(page.getByRole('heading', { name: 'Replay run: renamed tool' })).toBeVisible();
   // 6 attempts, 2 of which could not be replayed: 4 were
   await expect(page.getByText(/attempts replayed/)).toHaveText(/ · 5 calls, 4 of 6 attempts replayed \(guards only\)$/);
+  // a call not replayed has no decision now: its box never says the call went through
+  const notReplayed = page.locator('[data-testid="run-group"][data-change="not_replayed"]').getByTestId('run-result');
+  await expect(notReplayed).toHaveCount(2);
+  for (const r of await notReplayed.all()) {
+    await expect(r.getByTestId('recorded')).toContainText('went through to the tool');
+    await expect(r.getByTestId('now')).not.toContainText('went through to the tool');
+    await expect(r.getByTestId('now')).toContainText('Not replayed: no decision is made now');
+  }
 });
 
 test('a call let through then and now, repaired in code now, is not described as rejected then and now', async ({ page }) => {

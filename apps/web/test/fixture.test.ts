@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { callFixture, fixtureText, vitestSnippet } from '../src/lib/fixture.ts';
+import { callFixture, fixtureCaveat, fixtureText, vitestSnippet } from '../src/lib/fixture.ts';
 import { getSessionDetail } from '../src/server/queries/session.ts';
 import type { ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
@@ -152,6 +152,9 @@ describe('copy as test fixture', () => {
     expect(f.tool).toBe('create_file');
     expect(f.attempts.map((a) => [a.tool, a.argumentsInexact])).toEqual([['create_fil', false], ['create_file', true]]);
     expect(f.attempts[0]?.argumentsText).toBe('{"path":"a.py","content":"x"}');
+    // said beside the copy button: the copied test cannot replay attempt 2 as recorded
+    expect(fixtureCaveat(call)).toBe('Attempt #2 has arguments shortened or redacted when recorded: its test reports that attempt as not replayed, whatever the guards decide.');
+    expect(fixtureCaveat({ ...call, attempts: call.attempts.slice(0, 1) })).toBeNull();
   });
 
   it('writes a vitest file that passes against the real tool and the real SDK, and fails against guards that let all through', { timeout: 240_000 }, async () => {

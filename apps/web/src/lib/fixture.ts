@@ -87,6 +87,18 @@ export function vitestSnippet(item: DatasetItem, toolsImport = './agent-tools'):
   ].join('\n');
 }
 
+/**
+ * Why a fixture of this call cannot be replayed as it stands, or null: an attempt whose arguments
+ * were shortened or redacted when recorded (a replay reports it `not_replayed`, so the copied test
+ * fails whatever the guards do). Said beside the copy button, before anyone commits such a test.
+ */
+export function fixtureCaveat(call: ToolCallStepDto): string | null {
+  const inexact = call.attempts.map(attemptOf).filter((a) => a.argumentsInexact);
+  if (inexact.length === 0) return null;
+  const which = inexact.map((a) => `#${a.number}`).join(', ');
+  return `Attempt ${which} has arguments shortened or redacted when recorded: its test reports that attempt as not replayed, whatever the guards decide.`;
+}
+
 /** What the copy button puts on the clipboard: the dataset item JSON, then the vitest file. */
 export function fixtureText(projectId: string, sessionId: string, call: ToolCallStepDto, summary: ToolDefinitionSummary | null = null): string {
   const item = callFixture(projectId, sessionId, call, summary);

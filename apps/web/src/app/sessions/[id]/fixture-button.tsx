@@ -5,10 +5,12 @@ import { useState } from 'react';
 export interface FixtureButtonProps {
   /** Makes the text to copy (the call's fixture JSON and its vitest file, lib/fixture.ts `fixtureText`): on click, not on every step. */
   text: () => string;
+  /** Why the copied test cannot replay the call as recorded (lib/fixture.ts `fixtureCaveat`), said once it is copied. */
+  caveat?: string | null;
 }
 
 /** "Copy as test fixture": puts the fixture on the clipboard and says so (or why not). */
-export function FixtureButton({ text }: FixtureButtonProps) {
+export function FixtureButton({ text, caveat }: FixtureButtonProps) {
   const [status, setStatus] = useState<'idle' | 'copied' | 'failed'>('idle');
   const [made, setMade] = useState('');
   const copy = async () => {
@@ -33,6 +35,7 @@ export function FixtureButton({ text }: FixtureButtonProps) {
       </button>
       <span role="status" aria-live="polite" className="text-xs text-slate-700">
         {status === 'copied' ? 'Copied: fixture JSON and a vitest file' : status === 'failed' ? 'The clipboard refused: select the text below instead' : ''}
+        {status !== 'idle' && caveat ? <span data-testid="fixture-caveat"> {caveat}</span> : null}
       </span>
       {status === 'failed' ? (
         <textarea readOnly aria-label="Test fixture" value={made} className="mt-1 h-40 w-full font-mono text-xs" />

@@ -2,7 +2,7 @@ import type { ToolDefinitionSummary } from '@guardtrace/semconv';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
 import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failures';
-import { fixtureText } from '@/lib/fixture';
+import { fixtureCaveat, fixtureText } from '@/lib/fixture';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
 import { SaveDatasetForm } from '../../datasets/save-form';
@@ -331,7 +331,7 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
           {loading ? (
             <span className="text-xs text-slate-500">{argumentsLoading ? 'loading the whole arguments…' : 'loading the tool definition…'}</span>
           ) : (
-            <FixtureButton text={() => fixtureText(project, sessionId, whole, definition.summary)} />
+            <FixtureButton text={() => fixtureText(project, sessionId, whole, definition.summary)} caveat={fixtureCaveat(whole)} />
           )}
           <SaveDatasetForm project={project} kind="step" session={sessionId} call={call.spanId} defaultName={`${call.toolName} call`} />
           {signature && nav ? <SameFailureLinks project={project} signature={signature} nav={nav} /> : null}

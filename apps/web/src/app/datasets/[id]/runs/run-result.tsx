@@ -1,8 +1,14 @@
 import type { ReplayDecision, ReplayResult } from '@guardtrace/semconv';
 import Link from 'next/link';
-import { FailureClassBadge } from '@/components/badges';
 import { AttemptDiff } from '@/app/sessions/[id]/attempt-diff';
+import { FailureClassBadge } from '@/components/badges';
 import { decisionLine, diffAttempts, flaggedFields, type RecordedAttempt, stepHref } from '@/lib/replay-run';
+
+/** What a decision without feedback text means: not made (not replayed), let through, or rejected with none. */
+function noFeedback(d: ReplayDecision | null): string {
+  if (!d) return 'Not replayed: no decision is made now (the reason is above).';
+  return d.allowed ? 'No feedback: the call went through to the tool.' : 'No feedback text recorded for this rejection.';
+}
 
 function Decision({ title, d, testId }: { title: string; d: ReplayDecision | null; testId: string }) {
   return (
@@ -17,7 +23,7 @@ function Decision({ title, d, testId }: { title: string; d: ReplayDecision | nul
           {d.feedback}
         </pre>
       ) : (
-        <p className="mt-2 text-xs text-slate-600">No feedback: the call went through to the tool.</p>
+        <p className="mt-2 text-xs text-slate-600">{noFeedback(d)}</p>
       )}
     </div>
   );
