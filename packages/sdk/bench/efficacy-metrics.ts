@@ -12,18 +12,20 @@ export interface SeedRun {
   blind?: ArmStats;
   framework: ArmStats;
   careful: ArmStats;
+  /** The careful author who also writes Guardtrace's repairs in code (sim-framework.ts). */
+  carefulRepair: ArmStats;
   guardtrace: ArmStats;
 }
 
-export type ContenderName = 'framework' | 'careful' | 'guardtrace';
-export const CONTENDERS: ContenderName[] = ['framework', 'careful', 'guardtrace'];
+export type ContenderName = 'framework' | 'careful' | 'carefulRepair' | 'guardtrace';
+export const CONTENDERS: ContenderName[] = ['framework', 'careful', 'carefulRepair', 'guardtrace'];
 
 export const success = (s: ArmStats): number => s.completed / s.tasks;
 export const perCompletedTask = (s: ArmStats): number => s.tokens / Math.max(1, s.completed);
 
 /**
- * Indexes of the tasks that framework defaults, the careful tool author and Guardtrace all
- * complete. Blind is left out: it is the floor, not a contender, and it fails a quarter of the
+ * Indexes of the tasks that framework defaults, the careful tool author (with and without
+ * repairs in code) and Guardtrace all complete. Blind is left out: it is the floor, not a contender, and it fails a quarter of the
  * tasks (raw errors, no code retries), so intersecting with it would keep only the tasks easy
  * enough for raw-error retries and drop most of the mistakes the comparison is about.
  */
@@ -57,6 +59,7 @@ export interface SeedMetrics {
   /** 1 - guardtrace / arm, on the common tasks. */
   reductionVsFramework: number;
   reductionVsCareful: number;
+  reductionVsCarefulRepair: number;
   /** Guardtrace's success is not lower than framework's and careful's. */
   successNotLower: boolean;
 }
@@ -70,13 +73,14 @@ export function seedMetrics(r: SeedRun): SeedMetrics {
     repairCommon,
     reductionVsFramework: 1 - repairCommon.guardtrace / repairCommon.framework,
     reductionVsCareful: 1 - repairCommon.guardtrace / repairCommon.careful,
+    reductionVsCarefulRepair: 1 - repairCommon.guardtrace / repairCommon.carefulRepair,
     successNotLower: success(r.guardtrace) >= success(r.framework) && success(r.guardtrace) >= success(r.careful),
   };
 }
 
 /** Repair tokens on the common tasks by mistake kind, summed over seeds, per contender. */
 export function repairByKindAllSeeds(runs: SeedRun[]): Record<ContenderName, Partial<Record<Mistake, number>>> {
-  const out = { framework: {}, careful: {}, guardtrace: {} } as Record<ContenderName, Partial<Record<Mistake, number>>>;
+  const out = { framework: {}, careful: {}, carefulRepair: {}, guardtrace: {} } as Record<ContenderName, Partial<Record<Mistake, number>>>;
   for (const r of runs) {
     const common = commonTasks(r);
     for (const a of CONTENDERS) {

@@ -1,8 +1,9 @@
 /**
- * Efficacy over seeds 1-10: four arms on the same seeded tasks and fault stream (blind 3x
- * retry, framework defaults, the careful tool author, Guardtrace), the issue-25 metrics per seed,
- * the targets with their verdicts, the saving by mistake kind, and a sensitivity table that
- * scales the fix odds, the mistake rates and the structured-vs-raw fix-odds gap.
+ * Efficacy over seeds 1-10: five arms on the same seeded tasks and fault stream (blind 3x
+ * retry, framework defaults, the careful tool author, that author with repairs in code,
+ * Guardtrace), the issue-25 metrics per seed, the targets with their verdicts, the saving by
+ * mistake kind, and a sensitivity table that scales the fix odds, the mistake rates and the
+ * structured-vs-raw fix-odds gap, and runs seed 000's own workspace.
  */
 import {
   CONTENDERS,
@@ -17,7 +18,7 @@ import {
 import { runBlind, runGuardtrace } from './sim.ts';
 import { runFramework } from './sim-framework.ts';
 import type { ArmStats } from './sim-model.ts';
-import { BASE_SCENARIO, type Mistake, planTasks, type Scenario, scaleScenario } from './sim-world.ts';
+import { BASE_SCENARIO, type Mistake, planTasks, type Scenario, SEED_WORKSPACE_FILES, scaleScenario } from './sim-world.ts';
 
 export const EFFICACY_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 export const EFFICACY_TASKS = 2_000;
@@ -41,10 +42,11 @@ async function runSeeds(scenario: Scenario, n: number, withBlind: boolean): Prom
     const tasks = planTasks(n, seed, scenario.rates);
     out.push({
       seed,
-      blind: withBlind ? runBlind(tasks, seed, scenario.odds, scenario.repeatedText) : undefined,
-      framework: await runFramework(tasks, seed, scenario.odds, false, scenario.repeatedText),
-      careful: await runFramework(tasks, seed, scenario.odds, true, scenario.repeatedText),
-      guardtrace: await runGuardtrace(tasks, seed, scenario.odds, scenario.repeatedText),
+      blind: withBlind ? runBlind(tasks, seed, scenario) : undefined,
+      framework: await runFramework(tasks, seed, 'defaults', scenario),
+      careful: await runFramework(tasks, seed, 'careful', scenario),
+      carefulRepair: await runFramework(tasks, seed, 'carefulRepair', scenario),
+      guardtrace: await runGuardtrace(tasks, seed, scenario),
     });
   }
   return out;
@@ -57,11 +59,14 @@ const millions = (n: number): string => `${(n / 1e6).toFixed(2)}M`;
 const thousands = (n: number): string => Math.round(n).toLocaleString('en');
 const count = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(1));
 const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
+/** A reduction as a change: -41.5% (Guardtrace spends less), +3.0% (it spends more). */
+const signed = (reduction: number): string => `${reduction >= 0 ? '-' : '+'}${pct(Math.abs(reduction))}`;
 
 const ARMS: [string, (r: SeedRun) => ArmStats | undefined][] = [
   ['blind 3x', (r) => r.blind],
   ['framework defaults', (r) => r.framework],
   ['careful tool author', (r) => r.careful],
+  ['careful author with repairs in code', (r) => r.carefulRepair],
   ['guardtrace', (r) => r.guardtrace],
 ];
 
@@ -74,7 +79,7 @@ function armRows(runs: SeedRun[]): Row[] {
     ['escalations to a human (never completed, never a saving)', (s) => s.escalated, count],
   ];
   return metrics.map(([metric, get, fmt]) => ({
-    benchmark: 'efficacy, four arms, seeds 1-10',
+    benchmark: 'efficacy, five arms, seeds 1-10',
     metric: `${metric} per seed (min / mean / max)`,
     value: ARMS.map(([name, arm]) => `${name} ${mmm(runs.map(arm).filter((s): s is ArmStats => !!s).map(get), fmt)}`).join('; '),
     target: 'reference',
@@ -91,9 +96,9 @@ function perSeedRows(runs: SeedRun[], ms: SeedMetrics[]): Row[] {
       benchmark: 'efficacy per seed',
       metric: `seed ${r.seed}`,
       value:
-        `success (blind / framework / careful / guardtrace) ${s}; tokens per completed task ${t}; ` +
-        `common tasks ${m.common}: repair tokens framework ${millions(m.repairCommon.framework)}, careful ${millions(m.repairCommon.careful)}, guardtrace ${millions(m.repairCommon.guardtrace)} ` +
-        `(-${pct(m.reductionVsFramework)} vs framework, -${pct(m.reductionVsCareful)} vs careful); ` +
+        `success (blind / framework / careful / careful+repair / guardtrace) ${s}; tokens per completed task ${t}; ` +
+        `common tasks ${m.common}: repair tokens framework ${millions(m.repairCommon.framework)}, careful ${millions(m.repairCommon.careful)}, careful+repair ${millions(m.repairCommon.carefulRepair)}, guardtrace ${millions(m.repairCommon.guardtrace)} ` +
+        `(${signed(m.reductionVsFramework)} vs framework, ${signed(m.reductionVsCareful)} vs careful, ${signed(m.reductionVsCarefulRepair)} vs careful+repair); ` +
         `duplicates ${CONTENDERS.map((a) => r[a].duplicateCharges).join(' / ')}; escalations ${CONTENDERS.map((a) => r[a].escalated).join(' / ')}`,
       target: 'reference',
       pass: true,
@@ -125,7 +130,20 @@ function targetRows(runs: SeedRun[], ms: SeedMetrics[], sensitivityMisses: strin
       target: 'not lower anywhere',
       pass: okS,
     },
-    { benchmark: b, metric: `${verdict(dups === 0)}: duplicate side effects, guardtrace, all seeds`, value: `${dups} (framework ${runs.reduce((a, r) => a + r.framework.duplicateCharges, 0)}, careful ${runs.reduce((a, r) => a + r.careful.duplicateCharges, 0)})`, target: '0', pass: dups === 0 },
+    {
+      benchmark: b,
+      metric: `${verdict(dups === 0)}: duplicate side effects, guardtrace, all seeds (a tie with the careful author's idempotency key when both are 0)`,
+      value: `${dups} (framework ${runs.reduce((a, r) => a + r.framework.duplicateCharges, 0)}, careful ${runs.reduce((a, r) => a + r.careful.duplicateCharges, 0)})`,
+      target: '0',
+      pass: dups === 0,
+    },
+    {
+      benchmark: 'efficacy against the careful author who also writes the repairs (reference, no target)',
+      metric: 'repair tokens on tasks all contending arms complete, guardtrace vs the careful author with repairToolCall and a one-candidate path lookup (change: worst seed / mean / best)',
+      value: `${mmm(ms.map((m) => m.reductionVsCarefulRepair), signed)}; success careful+repair ${mmm(runs.map((r) => success(r.carefulRepair)), pct)} against guardtrace ${mmm(runs.map((r) => success(r.guardtrace)), pct)}`,
+      target: 'reference',
+      pass: true,
+    },
   ];
 }
 
@@ -138,20 +156,20 @@ function kindRows(runs: SeedRun[]): Row[] {
   const savF = total('framework') - total('guardtrace');
   const savC = total('careful') - total('guardtrace');
   return KINDS.filter((k) => CONTENDERS.some((a) => (by[a][k] ?? 0) > 0)).map((k) => {
-    const [f, c, g] = CONTENDERS.map((a) => by[a][k] ?? 0) as [number, number, number];
+    const [f, c, cr, g] = CONTENDERS.map((a) => by[a][k] ?? 0) as [number, number, number, number];
     return {
       benchmark: 'efficacy saving by mistake kind (common tasks, seeds 1-10 summed)',
       metric: k,
       value:
-        `repair tokens framework ${millions(f)}, careful ${millions(c)}, guardtrace ${millions(g)}; ` +
-        `saving vs framework ${millions(f - g)} (${pct(savF ? (f - g) / savF : 0)} of the total saving), vs careful ${millions(c - g)} (${pct(savC ? (c - g) / savC : 0)} of the total saving)`,
+        `repair tokens framework ${millions(f)}, careful ${millions(c)}, careful+repair ${millions(cr)}, guardtrace ${millions(g)}; ` +
+        `saving vs framework ${millions(f - g)} (${pct(savF ? (f - g) / savF : 0)} of the total saving), vs careful ${millions(c - g)} (${pct(savC ? (c - g) / savC : 0)} of the total saving), vs careful+repair ${millions(cr - g)}`,
       target: 'reference',
       pass: true,
     };
   });
 }
 
-export const SENSITIVITY: { name: string; factors: { odds?: number; rates?: number; gap?: number; repeatedText?: number } }[] = [
+export const SENSITIVITY: { name: string; factors: Parameters<typeof scaleScenario>[0] }[] = [
   { name: 'x1 (as measured, fewer tasks)', factors: {} },
   { name: 'fix odds x0.5', factors: { odds: 0.5 } },
   { name: 'fix odds x2 (capped at 1)', factors: { odds: 2 } },
@@ -161,6 +179,7 @@ export const SENSITIVITY: { name: string; factors: { odds?: number; rates?: numb
   { name: 'structured-raw fix-odds gap x0.5', factors: { gap: 0.5 } },
   { name: 'a text shown again for the identical call keeps half its odds', factors: { repeatedText: 0.5 } },
   { name: 'a text shown again for the identical call keeps all its odds (no memory)', factors: { repeatedText: 1 } },
+  { name: "the seed's own workspace (src/ui/Button.tsx too: a misspelled Button path has two candidates, no repair in code)", factors: { files: SEED_WORKSPACE_FILES } },
 ];
 
 function sensitivityRow(name: string, runs: SeedRun[]): { row: Row; successOk: boolean } {
@@ -177,9 +196,9 @@ function sensitivityRow(name: string, runs: SeedRun[]): { row: Row; successOk: b
       benchmark: 'efficacy sensitivity',
       metric: name,
       value:
-        `${verdict(successOk)} success (framework / careful / guardtrace, mean) ${s}, guardtrace lower on ${lower}/10 seeds; ` +
-        `repair tokens on common tasks, worst seed: -${pct(Math.min(...vsF))} vs framework (${verdict(Math.min(...vsF) >= TARGET_VS_FRAMEWORK)}), ` +
-        `-${pct(Math.min(...vsC))} vs careful (${verdict(Math.min(...vsC) >= TARGET_VS_CAREFUL)}); guardtrace duplicates ${dups}; escalations ${runs.reduce((a, r) => a + r.guardtrace.escalated, 0)}`,
+        `${verdict(successOk)} success (framework / careful / careful+repair / guardtrace, mean) ${s}, guardtrace lower on ${lower}/10 seeds; ` +
+        `repair tokens on common tasks, worst seed: ${signed(Math.min(...vsF))} vs framework (${verdict(Math.min(...vsF) >= TARGET_VS_FRAMEWORK)}), ` +
+        `${signed(Math.min(...vsC))} vs careful (${verdict(Math.min(...vsC) >= TARGET_VS_CAREFUL)}), ${signed(Math.min(...ms.map((m) => m.reductionVsCarefulRepair)))} vs careful+repair; guardtrace duplicates ${dups}; escalations ${runs.reduce((a, r) => a + r.guardtrace.escalated, 0)}`,
       target: 'success not lower than either arm on any seed',
       pass: successOk,
     },
@@ -187,8 +206,8 @@ function sensitivityRow(name: string, runs: SeedRun[]): { row: Row; successOk: b
 }
 
 function printTable(runs: SeedRun[], ms: SeedMetrics[], targets: Row[]): void {
-  const lines = ['', 'Efficacy, four arms on the same tasks and fault stream (seeds 1-10)', ''];
-  lines.push(['seed', 'success b/f/c/g', 'common', 'repair f/c/g (M)', 'vs f', 'vs c', 'dups f/c/g', 'esc g'].join('\t'));
+  const lines = ['', 'Efficacy, five arms on the same tasks and fault stream (seeds 1-10)', ''];
+  lines.push(['seed', 'success b/f/c/cr/g', 'common', 'repair f/c/cr/g (M)', 'vs f', 'vs c', 'vs cr', 'dups f/c/cr/g', 'esc g'].join('\t'));
   runs.forEach((r, i) => {
     const m = ms[i]!;
     lines.push(
@@ -197,8 +216,9 @@ function printTable(runs: SeedRun[], ms: SeedMetrics[], targets: Row[]): void {
         ARMS.map(([, arm]) => (arm(r) ? pct(success(arm(r)!)) : '-')).join(' '),
         m.common,
         CONTENDERS.map((a) => (m.repairCommon[a] / 1e6).toFixed(2)).join(' '),
-        `-${pct(m.reductionVsFramework)}`,
-        `-${pct(m.reductionVsCareful)}`,
+        signed(m.reductionVsFramework),
+        signed(m.reductionVsCareful),
+        signed(m.reductionVsCarefulRepair),
         CONTENDERS.map((a) => r[a].duplicateCharges).join(' '),
         r.guardtrace.escalated,
       ].join('\t'),

@@ -1,19 +1,22 @@
 /**
  * `pnpm --filter @guardtrace/sdk bench`: overhead per guarded call vs the floor (in memory and
- * with OTLP export), heap over 1M calls, the retry-storm efficacy of four arms (blind retries,
- * framework defaults, the careful tool author, Guardtrace) over seeds 1-10 with a sensitivity table, and the package's size and
+ * with OTLP export), heap over 1M calls, the retry-storm efficacy of five arms (blind retries,
+ * framework defaults, the careful tool author with and without repairs in code, Guardtrace) over
+ * seeds 1-10 with a sensitivity table, and the package's size and
  * import time; writes bench/results.json for docs/benchmarks.md.
  */
+
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runOverhead } from './overhead.ts';
-import { PACKAGE_METHOD, packageRows, runPackageBench } from './package.ts';
-import { spawnSync } from 'node:child_process';
-import { EFFICACY_TASKS, SENSITIVITY_TASKS, runEfficacy } from './efficacy.ts';
+import { EFFICACY_TASKS, runEfficacy, SENSITIVITY_TASKS } from './efficacy.ts';
 import type { MemoryResult } from './memory.ts';
+import { runOverhead } from './overhead.ts';
 import { CAPTURE_MODES, runExportOverhead } from './overhead-export.ts';
+import { PACKAGE_METHOD, packageRows, runPackageBench } from './package.ts';
+import { CAREFUL_TOOL_RETRIES } from './sim-framework.ts';
 import { TURN_CAP_PER_STEP } from './sim-model.ts';
 import { FIX_ODDS, IDENTICAL_REPEAT, RATES, REPEATED_TEXT_FIX } from './sim-world.ts';
 
@@ -114,7 +117,7 @@ const result = {
     "Arm a runs once per content capture mode (capture 'all' | 'failures' | 'none', one Guardtrace each on the same tracer, in turn within each round): 'failures' is a clean session not sampled in for content (cleanSessionRate 0, and setupGuardtrace without sampling has no tail sampler, so its spans are exported all the same); request bytes per arm are those the server received while the arm ran and flushed, scaled up by the share of its spans dropped from the full export queue (the guarded arms' spans are larger and the queue of 8192 overflows; the floor's plain BatchSpanProcessor does not count drops: its bytes are as received).",
     'Memory: bench/memory.ts in its own node --expose-gc process: one session, 1,000,000 session.callTool calls on a read-only tool with a schema and a predicate guard, tracing on through a',
     'BatchSpanProcessor into an exporter that counts and drops spans; gc() twice before each heapUsed reading (after 1k, 100k and 1M calls).',
-    `Efficacy: ${EFFICACY_TASKS.toLocaleString('en')} seeded tasks per seed, seeds 1-10 (60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card), four arms on the same tasks and the same fault stream.`,
+    `Efficacy: ${EFFICACY_TASKS.toLocaleString('en')} seeded tasks per seed, seeds 1-10 (60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card), five arms on the same tasks and the same fault stream.`,
     `Mistake rates per step: hallucinated tool ${pct(RATES.hallucinatedTool)}, renamed parameter ${pct(RATES.renamedParameter)}, misspelled path ${pct(RATES.misspelledPath)} of file steps,`,
     `503 ${pct(RATES.transient503)} of lookups (outage of 1/2/5 attempts at 70/20/10%), charge_card timeout ${pct(RATES.chargeTimeout)} (committed ${pct(RATES.timeoutCommitted)}), 403 ${pct(RATES.forbidden403)} of report fetches.`,
     `Scripted model fix odds per turn, structured feedback vs raw error: ${Object.entries(FIX_ODDS).map(([k, v]) => `${k} ${v.structured}/${v.raw}`).join(', ')};`,
@@ -124,19 +127,23 @@ const result = {
     'Which odds apply depends only on the text shown: a text naming a field path or listing valid options (tool names, paths, discovered ids) gets the structured odds in every arm.',
     `Every arm has the same cap of ${TURN_CAP_PER_STEP} model turns per plan step (the first call and 3 repairs). Blind = any error goes back to the model as the raw error text.`,
     'Framework defaults (bench/sim-framework.ts) = the Vercel AI SDK 6 behaviour, built with its own classes: NoSuchToolError listing the available tools, InvalidToolInputError carrying',
-    "zod's issue list with field paths, a tool's thrown error forwarded as its message; retryable errors (503, timeouts) retried in code 2 times with 2 s / 4 s backoff (AI SDK maxRetries default),",
-    'no model turn, and no idempotency key (a timed-out charge that had committed is charged again).',
-    "Careful tool author = the same framework arm, but the tools throw errors as informative as Guardtrace's guards: a missing path lists the candidate paths (the files guard's own text),",
-    'a 403 lists the reports the caller may read (the text Guardtrace shows after discovery); so it gets the structured odds there. It has no idempotency key either.',
+    "zod's issue list with field paths, a tool's thrown error (503 and timeouts included) forwarded once as its message, the model deciding on its next turn (ai 6's executeToolCall returns the error",
+    "as a tool-error; its maxRetries retries only model calls), and no idempotency key (a timed-out charge that had committed and is sent again is charged again).",
+    "Careful tool author = the same framework, with what a careful engineer adds by hand: tools that throw errors as informative as Guardtrace's guards (a missing path lists the candidate paths,",
+    "the files guard's own text; a 403 lists the reports the caller may read, the text Guardtrace shows after discovery: the structured odds there), transient errors (408/429/5xx, timeouts)",
+    `retried in code ${CAREFUL_TOOL_RETRIES} times with 2 s / 4 s backoff (the AI SDK's figures for model calls), and the charge sent with an idempotency key (Stripe's Idempotency-Key: the same key returns the first result), so it is never made twice.`,
+    "Careful author with repairs in code (reference, no target) = that author plus the repairs Guardtrace makes in code, written by hand: an experimental_repairToolCall that corrects an unknown tool name or",
+    'argument name when exactly one close one fits and validates, and a read tool that opens the one file a missing path can have meant; for tools that only read, as Guardtrace by default.',
     'Guardtrace = the real runtime (src/, with its defaults: auto-repair in code of one-candidate mistakes on read-only/idempotent tools, progress-aware escalation; tracing off, simulated clock);',
     'the model reacts to its decisions (reject -> corrected call, replan -> new call; on a 403 the runtime runs the declared read-only discovery tool; fail_reconcile -> reconciled by idempotency key).',
     "Every model turn k of a task costs 4,000 + 2,000 x (k-1) input tokens (the seeds' context-replay model, src/cost.ts) plus every feedback text shown so far in the task (o200k tokens,",
     'gpt-tokenizer) plus 150 output tokens; repair tokens are the turns that follow a failed call.',
-    'The targets compare repair tokens on the tasks framework defaults, the careful tool author and Guardtrace all complete (blind is left out: it is the floor, not a contender, and',
+    "The targets compare repair tokens on the tasks framework defaults, the careful tool author (with and without repairs) and Guardtrace all complete (blind is left out: it is the floor, not a contender, and",
     'intersecting with it would keep only the tasks raw-error retries can finish). Escalated tasks are never completed, so they are never in that set and never count as a saving; they are reported apart,',
     "with the runtime's reason. The saving by mistake kind attributes each step's repair tokens to that step's mistake.",
-    `Sensitivity: ${SENSITIVITY_TASKS.toLocaleString('en')} tasks per seed, the same 10 seeds, three contending arms, as measured and with all fix odds x0.5 or x2 (capped at 1), all mistake rates x0.5 or x2`,
-    '(the committed-after-timeout share unchanged), or the gap between structured and raw odds x0 or x0.5 (structured = raw + gap x (structured - raw)); each row\'s verdict is the success target.',
+    `Sensitivity: ${SENSITIVITY_TASKS.toLocaleString('en')} tasks per seed, the same 10 seeds, four contending arms, as measured and with all fix odds x0.5 or x2 (capped at 1), all mistake rates x0.5 or x2`,
+    '(the committed-after-timeout share unchanged), the gap between structured and raw odds x0 or x0.5 (structured = raw + gap x (structured - raw)), the memory rows above, or the workspace of seed 000\'s',
+    "own example (src/components/Button.tsx and src/ui/Button.tsx: a misspelled Button path has two candidates, so neither Guardtrace nor the careful author repairs it in code); each row's verdict is the success target.",
     'Export overhead: Guardtrace spans carry the GenAI and guardtrace attributes (arguments, result, flags, decision, conversation id on each span), so its OTLP requests are several times',
     "the floor's bytes (row above); serializing and sending them is most of the gap to the floor.",
     PACKAGE_METHOD,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { frameworkAttempt, runFramework } from './sim-framework.ts';
-import { feedbackKind, nextCall, StepMemory, worldOf } from './sim-model.ts';
 import { runGuardtrace } from './sim.ts';
-import { prng, type Step, type TaskPlan } from './sim-world.ts';
+import { frameworkAttempt, repairToolCall, runFramework } from './sim-framework.ts';
+import { feedbackKind, nextCall, StepMemory, worldOf } from './sim-model.ts';
+import { BASE_SCENARIO, prng, type Step, type TaskPlan } from './sim-world.ts';
 
 const plan = (...steps: Step[]): TaskPlan[] => [{ id: 0, steps }];
 /** Tokens of a clean task of n steps: n + 1 turns at 4k + 2k x (k-1) input + 150 output. */
@@ -34,27 +34,48 @@ describe('framework-defaults arm', () => {
     expect(feedbackKind(text)).toBe('raw');
   });
 
-  it('retries a transient 503 in code, with no model turn', async () => {
-    const step: Step = { tool: 'lookup_customer', mistake: 'transient503', outage: 2 };
+  it("runs a tool once, as the AI SDK does: a transient 503 goes to the model, and the model's call again is a repair turn", async () => {
+    const step: Step = { tool: 'lookup_customer', mistake: 'transient503', outage: 1 };
     const direct = await frameworkAttempt({ tool: 'lookup_customer', args: { email: 'dana@acme.io' } }, worldOf(step));
-    expect(direct).toMatchObject({ ok: true, codeRetries: 2 });
+    expect(direct).toMatchObject({ ok: false, codeRetries: 0, feedback: '503 Service Unavailable' });
     const s = await runFramework(plan(step), 1);
-    expect(s.completed).toBe(1);
-    expect(s.repairTokens).toBe(0);
-    expect(s.tokens).toBe(cleanTokens(1));
-  });
-
-  it('sends an outage longer than its code retries to the model as a repair turn', async () => {
-    const s = await runFramework(plan({ tool: 'lookup_customer', mistake: 'transient503', outage: 5 }), 1);
     expect(s.completed).toBe(1);
     expect(s.repairTokens).toBeGreaterThan(0);
   });
 
-  it('charges twice when a timed-out charge had committed (no idempotency key); Guardtrace reconciles instead', async () => {
+  it('the careful author retries a transient 503 in code, with no model turn, and sends a longer outage to the model', async () => {
+    const step: Step = { tool: 'lookup_customer', mistake: 'transient503', outage: 2 };
+    const direct = await frameworkAttempt({ tool: 'lookup_customer', args: { email: 'dana@acme.io' } }, worldOf(step), 'careful');
+    expect(direct).toMatchObject({ ok: true, codeRetries: 2 });
+    const s = await runFramework(plan(step), 1, 'careful');
+    expect([s.completed, s.repairTokens, s.tokens]).toEqual([1, 0, cleanTokens(1)]);
+    const long = await runFramework(plan({ ...step, outage: 5 }), 1, 'careful');
+    expect(long.completed).toBe(1);
+    expect(long.repairTokens).toBeGreaterThan(0);
+  });
+
+  it('charges twice when the model sends a timed-out charge that had committed again (no idempotency key); the careful author\'s key and Guardtrace\'s reconciliation do not', async () => {
     const committed: Step = { tool: 'charge_card', mistake: 'chargeTimeout', committed: true };
     expect((await runFramework(plan(committed), 1)).duplicateCharges).toBe(1);
     expect((await runFramework(plan({ ...committed, committed: false }), 1)).duplicateCharges).toBe(0);
+    const careful = await runFramework(plan(committed), 1, 'careful');
+    expect([careful.completed, careful.duplicateCharges, careful.repairTokens]).toEqual([1, 0, 0]);
+    expect((await runFramework(plan({ ...committed, committed: false }), 1, 'careful')).duplicateCharges).toBe(0);
     expect((await runGuardtrace(plan(committed), 1)).duplicateCharges).toBe(0);
+  });
+
+  it("the careful author's repairToolCall corrects a close tool or argument name of a read-only tool, when exactly one fits", async () => {
+    expect(await repairToolCall({ tool: 'read_files', args: { path: 'a' } })).toEqual({ tool: 'read_file', args: { path: 'a' } });
+    // read_file and edit_file share "file"; only read_file validates these arguments and only reads
+    expect(await repairToolCall({ tool: 'open_file', args: { path: 'a' } })).toEqual({ tool: 'read_file', args: { path: 'a' } });
+    expect(await repairToolCall({ tool: 'read_file', args: { filepath: 'a' } })).toEqual({ tool: 'read_file', args: { path: 'a' } });
+    // edit_file and charge_card change something: reported to the model, never run with what it did not send
+    expect(await repairToolCall({ tool: 'edit_file', args: { filepath: 'a', content: 'x' } })).toBeNull();
+    expect(await repairToolCall({ tool: 'charge_customer', args: { customer_id: 'c', amount_cents: 1 } })).toBeNull();
+    // an edit's arguments under a made-up name fit edit_file alone (read_file has no `content`): no repair to a read
+    expect(await repairToolCall({ tool: 'open_file', args: { path: 'a', content: 'x' } })).toBeNull();
+    const s = await runFramework(plan({ tool: 'read_file', mistake: 'renamedParameter' }), 1, 'carefulRepair');
+    expect([s.completed, s.repairTokens]).toEqual([1, 0]);
   });
 });
 
@@ -87,8 +108,8 @@ describe("the scripted model's memory of what it was shown (seed 001: an identic
     // the model's wrong call on a 403 is always the same report id: once it repeats it, the text is spent
     const odds = { hallucinatedTool: { structured: 1, raw: 0 }, renamedParameter: { structured: 1, raw: 0 }, misspelledPath: { structured: 1, raw: 0 }, forbidden403: { structured: 0.5, raw: 0 } };
     const tasks: TaskPlan[] = Array.from({ length: 400 }, (_, id) => ({ id, steps: [{ tool: 'fetch_report', mistake: 'forbidden403' }] }));
-    const spent = await runFramework(tasks, 1, odds, true, 0);
-    const memoryless = await runFramework(tasks, 1, odds, true, 1);
+    const spent = await runFramework(tasks, 1, 'careful', { ...BASE_SCENARIO, odds, repeatedText: 0 });
+    const memoryless = await runFramework(tasks, 1, 'careful', { ...BASE_SCENARIO, odds, repeatedText: 1 });
     // the first text fixes half; every failed fix sends the same call back, which spends the text
     expect(spent.completed / tasks.length).toBeGreaterThan(0.4);
     expect(spent.completed / tasks.length).toBeLessThan(0.6);

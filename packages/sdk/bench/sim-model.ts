@@ -143,23 +143,28 @@ export interface World {
   outage: number;
   chargeTimeout: boolean;
   committed: boolean;
+  /** Charges the provider recorded in this step (more than one: a duplicate). */
   charges: string[];
+  /** The workspace's files. */
+  files: readonly string[];
+  /** Tools that ran to success in this step: a step is done only when its own tool ran (a repair to another tool is a wrong action). */
+  ran: string[];
 }
 
-export function worldOf(step: Step): World {
-  return { outage: step.outage ?? 0, chargeTimeout: step.mistake === 'chargeTimeout', committed: step.committed ?? false, charges: [] };
+export function worldOf(step: Step, files: readonly string[] = WORKSPACE_FILES): World {
+  return { outage: step.outage ?? 0, chargeTimeout: step.mistake === 'chargeTimeout', committed: step.committed ?? false, charges: [], files, ran: [] };
 }
 
 /** The workspace files that a missing path may have meant: the files guard's candidates, the same list in every arm that shows one. */
-export function pathCandidates(path: string): string[] {
+export function pathCandidates(path: string, files: readonly string[] = WORKSPACE_FILES): string[] {
   const base = path.split('/').pop() ?? path;
-  return WORKSPACE_FILES.filter((f) => f.endsWith(`/${base}`) || f.endsWith(base.replace(/[^A-Za-z.]/g, '')));
+  return files.filter((f) => f.endsWith(`/${base}`) || f.endsWith(base.replace(/[^A-Za-z.]/g, '')));
 }
 
 /** The text Guardtrace's files guard shows for a missing path (and the careful tool author's ENOENT). */
-export function missingPathText(path: string): string {
+export function missingPathText(path: string, files: readonly string[] = WORKSPACE_FILES): string {
   const base = path.split('/').pop() ?? path;
-  const candidates = pathCandidates(path);
+  const candidates = pathCandidates(path, files);
   return pathNotFoundFeedback(path, `**/${base}`, candidates.length ? candidates : ['src/components/Button.tsx']);
 }
 
@@ -171,13 +176,20 @@ export const READABLE_REPORTS = ['rep_own'];
  * informative as Guardtrace's guards. A missing path lists the candidate paths (the files
  * guard's text); a 403 lists the reports the caller may read, in the text Guardtrace's
  * discovery shows. Other errors (503, timeout) carry nothing a model could fix from.
+ * The charge sends an idempotency key made from the task's order (Stripe's `Idempotency-Key`,
+ * https://docs.stripe.com/api/idempotent_requests: a request again with the same key returns the
+ * first result), so a charge sent again after a timeout that had committed is not made twice.
  */
 export function execCareful(call: Call, w: World): void {
+  if (call.tool === 'charge_card' && typeof call.args.customer_id === 'string' && w.charges.length > 0) {
+    w.ran.push(call.tool); // the key's first result
+    return;
+  }
   try {
     execRaw(call, w);
   } catch (e) {
     const x = e as Error & { code?: string; status?: number };
-    if (x.code === 'ENOENT') throw err(missingPathText(String(call.args.path)), { code: 'ENOENT' });
+    if (x.code === 'ENOENT') throw err(missingPathText(String(call.args.path), w.files), { code: 'ENOENT' });
     if (x.status === 403) {
       throw err(`403 Forbidden: report '${String(call.args.report_id)}' is not readable with this credential.\nDiscovery (list_reports) found: ${JSON.stringify(READABLE_REPORTS)}\nChoose from these and call again.`, { status: 403 });
     }
@@ -189,12 +201,20 @@ const err = (message: string, props: Record<string, unknown>) => Object.assign(n
 
 /** Executes a call as a bare tool executor would: no validation, raw errors. */
 export function execRaw(call: Call, w: World): void {
+  run(call, w);
+  w.ran.push(call.tool);
+}
+
+/** Whether a step's work was done: its own tool ran to success (not another one a repair chose). */
+export const stepDone = (step: Step, w: World): boolean => w.ran.includes(step.tool);
+
+function run(call: Call, w: World): void {
   const a = call.args;
   switch (call.tool) {
     case 'read_file':
     case 'edit_file':
       if (typeof a.path !== 'string') throw new TypeError("Cannot read properties of undefined (reading 'length')");
-      if (!WORKSPACE_FILES.includes(a.path)) throw err(`ENOENT: no such file or directory, open '${a.path}'`, { code: 'ENOENT' });
+      if (!w.files.includes(a.path)) throw err(`ENOENT: no such file or directory, open '${a.path}'`, { code: 'ENOENT' });
       return;
     case 'lookup_customer':
       if (typeof a.email !== 'string') throw new TypeError('email is required');
@@ -211,7 +231,10 @@ export function execRaw(call: Call, w: World): void {
       if (typeof a.customer_id !== 'string') throw new TypeError('customer_id is required');
       if (w.chargeTimeout) {
         w.chargeTimeout = false;
-        if (w.committed) w.charges.push('charge');
+        if (w.committed) {
+          w.charges.push('charge');
+          w.ran.push(call.tool); // the work was done, though the caller never heard
+        }
         throw err('timeout awaiting provider', { code: 'ETIMEDOUT' });
       }
       w.charges.push('charge');

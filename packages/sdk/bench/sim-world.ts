@@ -129,22 +129,39 @@ export const IDENTICAL_REPEAT = 0.4;
  */
 export const REPEATED_TEXT_FIX = 0;
 
+/**
+ * The workspace: one file a misspelled path can have meant, so a sound correction is always
+ * unique here (Guardtrace's repair in code, and the careful author's, applies to every misspelled
+ * path of a read). ASSUMPTION: how often a real workspace offers one candidate is not measured by
+ * any source above; SEED_WORKSPACE_FILES is [S1]'s own example, run as a sensitivity row.
+ */
+export const WORKSPACE_FILES: readonly string[] = ['src/components/Button.tsx', 'src/ui/Card.tsx', 'src/api/routes.ts', 'src/utils/logger.ts', 'README.md'];
+
+/**
+ * [S1]'s example workspace: "Available paths matching **\/Button.tsx: src/components/Button.tsx,
+ * src/ui/Button.tsx", two candidates for every misspelled Button path, so no repair in code is
+ * sound and the model has to choose (with the structured odds, from the listed paths).
+ */
+export const SEED_WORKSPACE_FILES: readonly string[] = [...WORKSPACE_FILES, 'src/ui/Button.tsx'];
+
 /** The world a sensitivity row runs in: rates and odds scaled, odds capped at 1. */
 export interface Scenario {
   rates: Rates;
   odds: FixOdds;
   /** REPEATED_TEXT_FIX, or a sensitivity row's value. */
   repeatedText: number;
+  /** The workspace the file tools act on: WORKSPACE_FILES, or SEED_WORKSPACE_FILES in its sensitivity row. */
+  files: readonly string[];
 }
 
-export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS, repeatedText: REPEATED_TEXT_FIX };
+export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS, repeatedText: REPEATED_TEXT_FIX, files: WORKSPACE_FILES };
 
 /**
  * `odds` scales every fix odds (capped at 1); `gap` scales the gap between structured and raw
  * odds, keeping the raw odds: structured = raw + gap x (structured - raw). gap 0 = a structured
  * text helps no more than a raw error. `repeatedText` replaces REPEATED_TEXT_FIX.
  */
-export function scaleScenario(factors: { odds?: number; rates?: number; gap?: number; repeatedText?: number }): Scenario {
+export function scaleScenario(factors: { odds?: number; rates?: number; gap?: number; repeatedText?: number; files?: readonly string[] }): Scenario {
   const o = factors.odds ?? 1;
   const r = factors.rates ?? 1;
   const g = factors.gap ?? 1;
@@ -156,7 +173,7 @@ export function scaleScenario(factors: { odds?: number; rates?: number; gap?: nu
     }),
   ) as FixOdds;
   const rates = Object.fromEntries(Object.entries(RATES).map(([k, v]) => [k, k === 'timeoutCommitted' ? v : Math.min(1, v * r)])) as Rates;
-  return { rates, odds, repeatedText: factors.repeatedText ?? REPEATED_TEXT_FIX };
+  return { rates, odds, repeatedText: factors.repeatedText ?? REPEATED_TEXT_FIX, files: factors.files ?? WORKSPACE_FILES };
 }
 
 export type Mistake = keyof typeof FIX_ODDS | 'transient503' | 'chargeTimeout' | 'none';
@@ -235,5 +252,3 @@ export function wrongCall(step: Step, variant: number): { tool: string; args: Re
   if (step.mistake === 'forbidden403') return { tool: step.tool, args: { report_id: 'rep_other_tenant' } };
   return { tool: step.tool, args: good };
 }
-
-export const WORKSPACE_FILES = ['src/components/Button.tsx', 'src/ui/Card.tsx', 'src/api/routes.ts', 'src/utils/logger.ts', 'README.md'];

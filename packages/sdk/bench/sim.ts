@@ -17,20 +17,21 @@ import {
   Meter,
   missingPathText,
   nextCall,
-  StepMemory,
   pathCandidates,
   READABLE_REPORTS,
+  StepMemory,
   type TaskRecord,
   TURN_CAP_PER_STEP,
   type World,
   worldOf,
 } from './sim-model.ts';
-import { FIX_ODDS, type FixOdds, prng, REPEATED_TEXT_FIX, type TaskPlan, WORKSPACE_FILES } from './sim-world.ts';
+import { BASE_SCENARIO, prng, type Scenario, type TaskPlan } from './sim-world.ts';
 
 export type { ArmStats } from './sim-model.ts';
 
 /** Blind policy: any error -> re-prompt the model with the raw error and retry, up to the turn cap. */
-export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS, repeatedText = REPEATED_TEXT_FIX): ArmStats {
+export function runBlind(tasks: TaskPlan[], seed: number, scenario: Scenario = BASE_SCENARIO): ArmStats {
+  const { odds, repeatedText } = scenario;
   const stats = emptyStats();
   for (const task of tasks) {
     stats.tasks += 1;
@@ -39,7 +40,7 @@ export function runBlind(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_OD
     const rec: TaskRecord = { done: false, escalated: false, repairByKind: {} };
     let ok = true;
     for (const step of task.steps) {
-      const w = worldOf(step);
+      const w = worldOf(step, scenario.files);
       const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
@@ -85,15 +86,16 @@ function registerSimTools(gt: Guardtrace, world: { current: World }): void {
   const pathGuard: Guard<{ path: string }> = {
     name: 'file_exists',
     check: ({ path }) => {
-      if (WORKSPACE_FILES.includes(path)) return { pass: true };
-      const candidates = pathCandidates(path);
+      const { files } = world.current;
+      if (files.includes(path)) return { pass: true };
+      const candidates = pathCandidates(path, files);
       // as the SDK's files guard (src/guards/files.ts): a complete search (the whole workspace)
       // with exactly one candidate is the one sound correction, which the runtime may apply
       const only = candidates.length === 1 ? candidates[0] : undefined;
       return {
         pass: false,
         reason: `File not found: ${path}`,
-        feedback: missingPathText(path),
+        feedback: missingPathText(path, files),
         failureClass: 'missing_resource',
         candidates,
         pointers: ['/path'],
@@ -125,20 +127,21 @@ function registerSimTools(gt: Guardtrace, world: { current: World }): void {
 }
 
 /** Guardtrace policy: the real runtime decides; the scripted model reacts to its decisions. */
-export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOdds = FIX_ODDS, repeatedText = REPEATED_TEXT_FIX): Promise<ArmStats> {
+export async function runGuardtrace(tasks: TaskPlan[], seed: number, scenario: Scenario = BASE_SCENARIO): Promise<ArmStats> {
+  const { odds, repeatedText } = scenario;
   const stats = emptyStats();
   for (const task of tasks) {
     stats.tasks += 1;
     const rand = prng(seed ^ (task.id * 7919));
     const meter = new Meter(stats);
-    const world = { current: worldOf(task.steps[0]!) };
+    const world = { current: worldOf(task.steps[0]!, scenario.files) };
     const gt = new Guardtrace({ tracing: false, clock: simClock() });
     registerSimTools(gt, world);
     const s = gt.session({ agentName: 'sim', userId: `u${task.id}` });
     const rec: TaskRecord = { done: false, escalated: false, repairByKind: {} };
     let ok = true;
     for (const step of task.steps) {
-      world.current = worldOf(step);
+      world.current = worldOf(step, scenario.files);
       const before = stats.repairTokens;
       meter.modelTurn(false);
       let call = firstCall(step);
@@ -161,7 +164,9 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, odds: FixOd
       for (let turns = 1; !done; ) {
         const r = await run(call);
         if (r.ok) {
-          done = true;
+          // a repair in code that ran another tool did not do the step's work: a wrong action, the task fails
+          // (a read the runtime answered from its store of identical calls ran nothing, and is the step's own tool)
+          done = r.attempts.at(-1)?.tool === step.tool;
           break;
         }
         if (r.decision === 'fail_reconcile' && r.reconciliation?.status === 'committed') {
