@@ -117,6 +117,9 @@ describe('alert rules', () => {
     expect(alertSummary(facts(0.00003, 0.00001))).toBe('FIRING: tiny — Repair cost: 0.00003 USD > 0.00001 USD over 5 min');
     expect(alertSummary(facts(0.01925, 0.01))).toBe('FIRING: tiny — Repair cost: 0.01925 USD > 0.01 USD over 5 min');
     expect(alertSummary(facts(12.345, 10))).toBe('FIRING: tiny — Repair cost: 12.35 USD > 10 USD over 5 min');
+    // a tool stored with spaces around it reads quoted, as on the settings page (chat clients fold the spaces)
+    const padded = { ...facts(2, 1), rule: { ...facts(2, 1).rule, toolName: '  padded tool  ' } };
+    expect(alertSummary(padded)).toBe('FIRING: tiny — Repair cost (tool "  padded tool  "): 2 USD > 1 USD over 5 min');
   });
 
   it('creates a rule whose secret is returned once and never listed, audited without the webhook path', async () => {

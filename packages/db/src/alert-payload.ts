@@ -5,7 +5,7 @@
  * replay of the session that failed most in the window. Links are absolute under the web's
  * base URL (GUARDTRACE_BASE_URL, where browsers reach it), relative paths without one.
  */
-import { ALERT_COMPARISONS, ALERT_KINDS, type AlertComparison, type AlertFormat, type AlertKind, crosses } from './alert-rules.ts';
+import { ALERT_COMPARISONS, ALERT_KINDS, type AlertComparison, type AlertFormat, type AlertKind, crosses, isNewKind, shownToolName } from './alert-rules.ts';
 
 export type AlertEventType = 'firing' | 'resolved' | 'test';
 
@@ -95,13 +95,13 @@ const NOT_CROSSING = { gt: '≤', gte: '<', lt: '≥', lte: '>' } as const satis
  */
 export function alertSummary(f: AlertFacts): string {
   const k = ALERT_KINDS[f.rule.kind];
-  const scope = [f.rule.failureClass && `class ${f.rule.failureClass}`, f.rule.toolName && `tool ${f.rule.toolName}`].filter(Boolean).join(', ');
+  const scope = [f.rule.failureClass && `class ${f.rule.failureClass}`, f.rule.toolName && `tool ${shownToolName(f.rule.toolName)}`].filter(Boolean).join(', ');
   const what = `${k.label}${scope ? ` (${scope})` : ''}`;
   const head = f.type === 'test' ? 'TEST' : f.type === 'firing' ? 'FIRING' : 'RESOLVED';
   const unit = k.unit === '%' ? '%' : k.unit === 'USD' ? ' USD' : '';
   // The new_* kinds' label already says what is new: the measure names the subject and its count.
   const measure =
-    f.rule.kind === 'new_failure_class' || f.rule.kind === 'new_failing_tool'
+    isNewKind(f.rule.kind)
       ? `${f.subject ?? ''} (${num(f.value)} failed attempt${f.value === 1 ? '' : 's'})`
       : `${num(f.value)}${unit} ${(crosses(f.value, f.rule.comparison, f.rule.threshold) ? ALERT_COMPARISONS : NOT_CROSSING)[f.rule.comparison]} ${num(f.rule.threshold)}${unit}`;
   return `${head}: ${f.rule.name} — ${what}: ${measure} over ${f.rule.windowMinutes} min`;

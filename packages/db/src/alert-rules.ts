@@ -22,6 +22,12 @@ export const ALERT_KIND_NAMES = Object.keys(ALERT_KINDS) as AlertKind[];
 /** The kinds that fire per new failure class or tool (subject), with no threshold. */
 export const isNewKind = (k: AlertKind): boolean => k === 'new_failure_class' || k === 'new_failing_tool';
 
+/**
+ * A rule's tool as a person reads it: quoted when it has spaces around it (stored as its spans sent
+ * it), which HTML and chat clients would fold away. The settings page and the alert's summary alike.
+ */
+export const shownToolName = (name: string): string => (name.trim() === name ? name : JSON.stringify(name));
+
 export const ALERT_COMPARISONS = { gt: '>', gte: '≥', lt: '<', lte: '≤' } as const;
 export type AlertComparison = keyof typeof ALERT_COMPARISONS;
 
@@ -78,7 +84,7 @@ export function alertRuleProblem(r: AlertRuleInput): string | null {
   // Every window's value is 0 or more: "≥ 0" holds in every window (a rule that always fires, even
   // for a tool that never ran) and "< 0" in none (one that never fires). Not for the new_* kinds,
   // which have no threshold.
-  if (!r.kind.startsWith('new_') && r.threshold === 0 && (r.comparison === 'gte' || r.comparison === 'lt')) {
+  if (!isNewKind(r.kind) && r.threshold === 0 && (r.comparison === 'gte' || r.comparison === 'lt')) {
     return r.comparison === 'gte'
       ? 'Threshold: “≥ 0” holds in every window, so the rule would always fire; use “> 0” to fire on any'
       : 'Threshold: “< 0” holds in no window (a value is 0 or more), so the rule would never fire';

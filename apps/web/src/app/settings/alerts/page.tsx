@@ -1,5 +1,5 @@
 import { allows } from '@guardtrace/db';
-import { ALERT_COMPARISONS, ALERT_KINDS, isNewKind } from '@guardtrace/db/alerts';
+import { ALERT_COMPARISONS, ALERT_KINDS, isNewKind, shownToolName } from '@guardtrace/db/alerts';
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { PageTitle, Shell } from '@/components/shell';
@@ -27,8 +27,7 @@ const origin = (url: string) => {
 
 function condition(r: AlertRuleDto): string {
   const k = ALERT_KINDS[r.kind];
-  // A tool name with spaces around it (stored as its spans sent it) is shown quoted: HTML would fold them away.
-  const tool = r.toolName && (r.toolName.trim() === r.toolName ? r.toolName : JSON.stringify(r.toolName));
+  const tool = r.toolName && shownToolName(r.toolName);
   const scope = [r.failureClass && `class ${r.failureClass}`, tool && `tool ${tool}`].filter(Boolean).join(', ');
   const what = `${k.label}${scope ? ` (${scope})` : ''}`;
   if (isNewKind(r.kind)) return `${what} within ${r.windowMinutes} min`;
