@@ -39,7 +39,7 @@ interface Row {
 async function runSeeds(scenario: Scenario, n: number, withBlind: boolean): Promise<SeedRun[]> {
   const out: SeedRun[] = [];
   for (const seed of EFFICACY_SEEDS) {
-    const tasks = planTasks(n, seed, scenario.rates);
+    const tasks = planTasks(n, seed, scenario.rates, scenario.outages);
     out.push({
       seed,
       blind: withBlind ? runBlind(tasks, seed, scenario) : undefined,
@@ -180,6 +180,8 @@ export const SENSITIVITY: { name: string; factors: Parameters<typeof scaleScenar
   { name: 'a text shown again for the identical call keeps half its odds', factors: { repeatedText: 0.5 } },
   { name: 'a text shown again for the identical call keeps all its odds (no memory)', factors: { repeatedText: 1 } },
   { name: "the seed's own workspace (src/ui/Button.tsx too: a misspelled Button path has two candidates, no repair in code)", factors: { files: SEED_WORKSPACE_FILES } },
+  { name: 'outages twice as long (2 / 4 / 10 failed attempts)', factors: { outages: [2, 4, 10] } },
+  { name: 'after a 503 or a timeout the model sends the call again half the time (else it stops: not done)', factors: { resend: 0.5 } },
 ];
 
 function sensitivityRow(name: string, runs: SeedRun[]): { row: Row; successOk: boolean } {

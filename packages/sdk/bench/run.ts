@@ -18,7 +18,7 @@ import { CAPTURE_MODES, runExportOverhead } from './overhead-export.ts';
 import { PACKAGE_METHOD, packageRows, runPackageBench } from './package.ts';
 import { CAREFUL_TOOL_RETRIES } from './sim-framework.ts';
 import { TURN_CAP_PER_STEP } from './sim-model.ts';
-import { FIX_ODDS, IDENTICAL_REPEAT, RATES, REPEATED_TEXT_FIX } from './sim-world.ts';
+import { FIX_ODDS, IDENTICAL_REPEAT, OUTAGE_ATTEMPTS, OUTAGE_SHARES, RATES, REPEATED_TEXT_FIX, RESEND_AFTER_TRANSIENT } from './sim-world.ts';
 
 interface Row {
   benchmark: string;
@@ -119,7 +119,8 @@ const result = {
     'BatchSpanProcessor into an exporter that counts and drops spans; gc() twice before each heapUsed reading (after 1k, 100k and 1M calls).',
     `Efficacy: ${EFFICACY_TASKS.toLocaleString('en')} seeded tasks per seed, seeds 1-10 (60% file tasks of 3-4 steps, 40% invoice tasks lookup_customer -> fetch_report -> charge_card), five arms on the same tasks and the same fault stream.`,
     `Mistake rates per step: hallucinated tool ${pct(RATES.hallucinatedTool)}, renamed parameter ${pct(RATES.renamedParameter)}, misspelled path ${pct(RATES.misspelledPath)} of file steps,`,
-    `503 ${pct(RATES.transient503)} of lookups (outage of 1/2/5 attempts at 70/20/10%), charge_card timeout ${pct(RATES.chargeTimeout)} (committed ${pct(RATES.timeoutCommitted)}), 403 ${pct(RATES.forbidden403)} of report fetches.`,
+    `503 ${pct(RATES.transient503)} of lookups (an outage fails ${OUTAGE_ATTEMPTS.join(' / ')} attempts at ${OUTAGE_SHARES.map(pct).join(' / ')}), charge_card timeout ${pct(RATES.chargeTimeout)} (committed ${pct(RATES.timeoutCommitted)}), 403 ${pct(RATES.forbidden403)} of report fetches;`,
+    `after a 503 or a timeout the model sends the call again with odds ${RESEND_AFTER_TRANSIENT} (else it stops: the task is not done).`,
     `Scripted model fix odds per turn, structured feedback vs raw error: ${Object.entries(FIX_ODDS).map(([k, v]) => `${k} ${v.structured}/${v.raw}`).join(', ')};`,
     `a failed fix repeats the identical call ${pct(IDENTICAL_REPEAT)} of the time; a text the model answered with the identical call and is shown again keeps ${pct(REPEATED_TEXT_FIX)} of its odds for the rest of the step`,
     `(seed 001: "If the model returns the identical invalid argument after reading your first error, the error is not actually actionable"; sensitivity rows 50% and 100%, the latter a model with no memory). Every rate and odds is an ASSUMPTION (none of the published sources gives a per-step rate per mistake kind or fix odds per text;`,
@@ -127,7 +128,7 @@ const result = {
     'Which odds apply depends only on the text shown: a text naming a field path or listing valid options (tool names, paths, discovered ids) gets the structured odds in every arm.',
     `Every arm has the same cap of ${TURN_CAP_PER_STEP} model turns per plan step (the first call and 3 repairs). Blind = any error goes back to the model as the raw error text.`,
     'Framework defaults (bench/sim-framework.ts) = the Vercel AI SDK 6 behaviour, built with its own classes: NoSuchToolError listing the available tools, InvalidToolInputError carrying',
-    "zod's issue list with field paths, a tool's thrown error (503 and timeouts included) forwarded once as its message, the model deciding on its next turn (ai 6's executeToolCall returns the error",
+    "zod's issue list with field paths, a tool's thrown error (503 and timeouts included) forwarded once as its message, the model deciding on its next turn in a tool loop (ToolLoopAgent, or generateText with stopWhen set; ai 6's executeToolCall returns the error",
     "as a tool-error; its maxRetries retries only model calls), and no idempotency key (a timed-out charge that had committed and is sent again is charged again).",
     "Careful tool author = the same framework, with what a careful engineer adds by hand: tools that throw errors as informative as Guardtrace's guards (a missing path lists the candidate paths,",
     "the files guard's own text; a 403 lists the reports the caller may read, the text Guardtrace shows after discovery: the structured odds there), transient errors (408/429/5xx, timeouts)",
@@ -136,14 +137,15 @@ const result = {
     'argument name when exactly one close one fits and validates, and a read tool that opens the one file a missing path can have meant; for tools that only read, as Guardtrace by default.',
     'Guardtrace = the real runtime (src/, with its defaults: auto-repair in code of one-candidate mistakes on read-only/idempotent tools, progress-aware escalation; tracing off, simulated clock);',
     'the model reacts to its decisions (reject -> corrected call, replan -> new call; on a 403 the runtime runs the declared read-only discovery tool; fail_reconcile -> reconciled by idempotency key).',
-    "Every model turn k of a task costs 4,000 + 2,000 x (k-1) input tokens (the seeds' context-replay model, src/cost.ts) plus every feedback text shown so far in the task (o200k tokens,",
+    "Every model turn k of a task costs 4,000 + 2,000 x (k-1) input tokens (the seeds' context-replay model, src/cost.ts) plus every feedback text shown so far in the task (Guardtrace's note after a repair in code included; o200k tokens,",
     'gpt-tokenizer) plus 150 output tokens; repair tokens are the turns that follow a failed call.',
     "The targets compare repair tokens on the tasks framework defaults, the careful tool author (with and without repairs) and Guardtrace all complete (blind is left out: it is the floor, not a contender, and",
     'intersecting with it would keep only the tasks raw-error retries can finish). Escalated tasks are never completed, so they are never in that set and never count as a saving; they are reported apart,',
     "with the runtime's reason. The saving by mistake kind attributes each step's repair tokens to that step's mistake.",
     `Sensitivity: ${SENSITIVITY_TASKS.toLocaleString('en')} tasks per seed, the same 10 seeds, four contending arms, as measured and with all fix odds x0.5 or x2 (capped at 1), all mistake rates x0.5 or x2`,
     '(the committed-after-timeout share unchanged), the gap between structured and raw odds x0 or x0.5 (structured = raw + gap x (structured - raw)), the memory rows above, or the workspace of seed 000\'s',
-    "own example (src/components/Button.tsx and src/ui/Button.tsx: a misspelled Button path has two candidates, so neither Guardtrace nor the careful author repairs it in code); each row's verdict is the success target.",
+    "own example (src/components/Button.tsx and src/ui/Button.tsx: a misspelled Button path has two candidates, so neither Guardtrace nor the careful author repairs it in code), outages twice as long, or the model",
+    "resending after a 503 or a timeout half the time; each row's verdict is the success target. Tokens per completed task leave escalated tasks out, so they favour an arm that escalates its expensive tasks: the targets read the common tasks.",
     'Export overhead: Guardtrace spans carry the GenAI and guardtrace attributes (arguments, result, flags, decision, conversation id on each span), so its OTLP requests are several times',
     "the floor's bytes (row above); serializing and sending them is most of the gap to the floor.",
     PACKAGE_METHOD,

@@ -79,6 +79,26 @@ describe('framework-defaults arm', () => {
   });
 });
 
+describe('assumptions with sensitivity rows', () => {
+  it('after a 503 the model sends the call again with the odds `resend`, else it stops and the task is not done', async () => {
+    const tasks: TaskPlan[] = Array.from({ length: 400 }, (_, id) => ({ id, steps: [{ tool: 'lookup_customer', mistake: 'transient503', outage: 1 }] }));
+    expect((await runFramework(tasks, 1, 'defaults')).completed).toBe(400);
+    const half = await runFramework(tasks, 1, 'defaults', { ...BASE_SCENARIO, resend: 0.5 });
+    expect(half.completed).toBeGreaterThan(160);
+    expect(half.completed).toBeLessThan(240);
+    // the careful author retries a one-attempt outage in code: the model never sees it
+    expect((await runFramework(tasks, 1, 'careful', { ...BASE_SCENARIO, resend: 0.5 })).completed).toBe(400);
+  });
+
+  it('charges the note Guardtrace shows the model after a repair in code: it stays in the history', async () => {
+    const repaired = await runGuardtrace(plan({ tool: 'read_file', mistake: 'renamedParameter' }, { tool: 'read_file', mistake: 'none' }), 1);
+    const clean = await runGuardtrace(plan({ tool: 'read_file', mistake: 'none' }, { tool: 'read_file', mistake: 'none' }), 1);
+    expect(repaired.repairTokens).toBe(0);
+    expect(repaired.feedbackTokens).toBeGreaterThan(0);
+    expect(repaired.tokens - clean.tokens).toBe(2 * repaired.feedbackTokens);
+  });
+});
+
 describe("the scripted model's memory of what it was shown (seed 001: an identical call back means the text is not actionable)", () => {
   const step: Step = { tool: 'read_file', mistake: 'renamedParameter' };
   const wrong = { tool: 'read_file', args: { filepath: 'src/components/Button.tsx' } };
@@ -97,7 +117,7 @@ describe("the scripted model's memory of what it was shown (seed 001: an identic
     const rand = prng(3);
     const fixedWith = (keep: number): number => {
       let fixed = 0;
-      for (let i = 0; i < 1_000; i++) if ('path' in nextCall(step, wrong, 'structured', rand, 1, undefined, keep).args) fixed += 1;
+      for (let i = 0; i < 1_000; i++) if ('path' in (nextCall(step, wrong, 'structured', rand, 1, undefined, keep)?.args ?? {})) fixed += 1;
       return fixed;
     };
     expect(fixedWith(0)).toBe(0);

@@ -225,7 +225,9 @@ export async function runFramework(tasks: TaskPlan[], seed: number, arm: Framewo
         retries += 1;
         meter.show(r.feedback);
         meter.modelTurn(true);
-        call = nextCall(step, call, feedbackKind(r.feedback), rand, turns, odds, memory.keep(call, r.feedback, repeatedText));
+        const next = nextCall(step, call, feedbackKind(r.feedback), rand, turns, odds, memory.keep(call, r.feedback, repeatedText), scenario.resend);
+        if (next === null) break; // the model stopped and told the user
+        call = next;
       }
       stats.retries += retries;
       stats.wastedRetries += done ? Math.max(0, retries - 1) : retries;

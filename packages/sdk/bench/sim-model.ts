@@ -130,10 +130,17 @@ export class StepMemory {
 
 /**
  * The model's next call after seeing an error: fixed with the odds of what it was shown, scaled
- * by `keep` (REPEATED_TEXT_FIX when that text already failed to move it off this call).
+ * by `keep` (REPEATED_TEXT_FIX when that text already failed to move it off this call). After a
+ * 503 or a timeout (nothing to fix in the call) it sends the call again with odds `resend`
+ * (RESEND_AFTER_TRANSIENT), else it stops and reports to the user: null, the task is not done.
  */
-export function nextCall(step: Step, prev: Call, kind: FeedbackKind, rand: () => number, variant: number, odds: FixOdds = FIX_ODDS, keep = 1): Call {
-  const p = fixable(step.mistake) ? odds[step.mistake][kind] * keep : 1;
+export function nextCall(step: Step, prev: Call, kind: FeedbackKind, rand: () => number, variant: number, odds: FixOdds = FIX_ODDS, keep = 1, resend = 1): Call | null {
+  if (!fixable(step.mistake)) {
+    // drawn only below 1, so the base run's random stream is the one it always was
+    if (resend < 1 && rand() >= resend) return null;
+    return { tool: step.tool, args: { ...GOOD_ARGS[step.tool] } };
+  }
+  const p = odds[step.mistake][kind] * keep;
   if (rand() < p) return { tool: step.tool, args: { ...GOOD_ARGS[step.tool] } };
   return rand() < IDENTICAL_REPEAT ? prev : wrongCall(step, variant);
 }

@@ -115,6 +115,21 @@ export const FIX_ODDS = {
 
 export type FixOdds = Record<keyof typeof FIX_ODDS, { structured: number; raw: number }>;
 
+/**
+ * ASSUMPTION: how many attempts an outage of the CRM fails (OUTAGE_ATTEMPTS, at OUTAGE_SHARES of
+ * the outages): mostly a blip, sometimes longer. No source above measures outage lengths of a
+ * tool; [S1] only says transients get 3-5 retries with backoff. Sensitivity: twice as long.
+ */
+export const OUTAGE_ATTEMPTS: readonly [number, number, number] = [1, 2, 5];
+export const OUTAGE_SHARES: readonly [number, number, number] = [0.7, 0.2, 0.1];
+
+/**
+ * ASSUMPTION: after a 503 or a timeout shown to it, the model sends the same call again (the
+ * rest of the time it stops and reports to the user: the task is not done). 1 here: no source
+ * gives it; [S2] names the timed-out charge a model re-sends ("may have succeeded"). Sensitivity: 0.5.
+ */
+export const RESEND_AFTER_TRANSIENT = 1;
+
 /** ASSUMPTION: when a fix fails, how often the model repeats the identical call rather than a new variation ([S1]: it "cycles through minor variations"). */
 export const IDENTICAL_REPEAT = 0.4;
 
@@ -152,16 +167,35 @@ export interface Scenario {
   repeatedText: number;
   /** The workspace the file tools act on: WORKSPACE_FILES, or SEED_WORKSPACE_FILES in its sensitivity row. */
   files: readonly string[];
+  /** OUTAGE_ATTEMPTS, or a sensitivity row's lengths. */
+  outages: readonly [number, number, number];
+  /** RESEND_AFTER_TRANSIENT, or a sensitivity row's value. */
+  resend: number;
 }
 
-export const BASE_SCENARIO: Scenario = { rates: RATES, odds: FIX_ODDS, repeatedText: REPEATED_TEXT_FIX, files: WORKSPACE_FILES };
+export const BASE_SCENARIO: Scenario = {
+  rates: RATES,
+  odds: FIX_ODDS,
+  repeatedText: REPEATED_TEXT_FIX,
+  files: WORKSPACE_FILES,
+  outages: OUTAGE_ATTEMPTS,
+  resend: RESEND_AFTER_TRANSIENT,
+};
 
 /**
  * `odds` scales every fix odds (capped at 1); `gap` scales the gap between structured and raw
  * odds, keeping the raw odds: structured = raw + gap x (structured - raw). gap 0 = a structured
  * text helps no more than a raw error. `repeatedText` replaces REPEATED_TEXT_FIX.
  */
-export function scaleScenario(factors: { odds?: number; rates?: number; gap?: number; repeatedText?: number; files?: readonly string[] }): Scenario {
+export function scaleScenario(factors: {
+  odds?: number;
+  rates?: number;
+  gap?: number;
+  repeatedText?: number;
+  files?: readonly string[];
+  outages?: readonly [number, number, number];
+  resend?: number;
+}): Scenario {
   const o = factors.odds ?? 1;
   const r = factors.rates ?? 1;
   const g = factors.gap ?? 1;
@@ -173,7 +207,8 @@ export function scaleScenario(factors: { odds?: number; rates?: number; gap?: nu
     }),
   ) as FixOdds;
   const rates = Object.fromEntries(Object.entries(RATES).map(([k, v]) => [k, k === 'timeoutCommitted' ? v : Math.min(1, v * r)])) as Rates;
-  return { rates, odds, repeatedText: factors.repeatedText ?? REPEATED_TEXT_FIX, files: factors.files ?? WORKSPACE_FILES };
+  const outages = factors.outages ?? OUTAGE_ATTEMPTS;
+  return { rates, odds, repeatedText: factors.repeatedText ?? REPEATED_TEXT_FIX, files: factors.files ?? WORKSPACE_FILES, outages, resend: factors.resend ?? RESEND_AFTER_TRANSIENT };
 }
 
 export type Mistake = keyof typeof FIX_ODDS | 'transient503' | 'chargeTimeout' | 'none';
@@ -194,7 +229,7 @@ export interface TaskPlan {
 
 const FILE_TOOLS = ['read_file', 'edit_file', 'read_file', 'edit_file'] as const;
 
-export function planTasks(n: number, seed: number, rates: Rates = RATES): TaskPlan[] {
+export function planTasks(n: number, seed: number, rates: Rates = RATES, outages: readonly [number, number, number] = OUTAGE_ATTEMPTS): TaskPlan[] {
   const tasks: TaskPlan[] = [];
   for (let id = 0; id < n; id++) {
     const r = prng(seed * 1_000_003 + id);
@@ -215,7 +250,7 @@ export function planTasks(n: number, seed: number, rates: Rates = RATES): TaskPl
       const step: Step = { tool, mistake };
       if (mistake === 'transient503') {
         const z = r();
-        step.outage = z < 0.7 ? 1 : z < 0.9 ? 2 : 5;
+        step.outage = z < OUTAGE_SHARES[0] ? outages[0] : z < OUTAGE_SHARES[0] + OUTAGE_SHARES[1] ? outages[1] : outages[2];
       }
       if (mistake === 'chargeTimeout') step.committed = r() < rates.timeoutCommitted;
       return step;

@@ -5,7 +5,7 @@
  * sim-framework.ts.
  */
 import { z } from 'zod';
-import { type AttemptRecord, type CallResult, type Clock, type Guard, Guardtrace } from '../src/index.ts';
+import { type AttemptRecord, type CallResult, type Clock, correctionNote, type Guard, Guardtrace } from '../src/index.ts';
 import {
   type ArmStats,
   addStepRepair,
@@ -57,7 +57,9 @@ export function runBlind(tasks: TaskPlan[], seed: number, scenario: Scenario = B
           stats.retries += 1;
           meter.show(text);
           meter.modelTurn(true);
-          call = nextCall(step, call, feedbackKind(text), rand, turn, odds, memory.keep(call, text, repeatedText));
+          const next = nextCall(step, call, feedbackKind(text), rand, turn, odds, memory.keep(call, text, repeatedText), scenario.resend);
+          if (next === null) break; // the model stopped and told the user
+          call = next;
         }
       }
       stats.duplicateCharges += Math.max(0, w.charges.length - 1);
@@ -167,6 +169,10 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, scenario: S
           // a repair in code that ran another tool did not do the step's work: a wrong action, the task fails
           // (a read the runtime answered from its store of identical calls ran nothing, and is the step's own tool)
           done = r.attempts.at(-1)?.tool === step.tool;
+          // the note the model is shown with the result of a call repaired in code (the integrations
+          // add it to the tool's output): in the history from here on, as every feedback text
+          const note = correctionNote(r);
+          if (note) meter.show(note);
           break;
         }
         if (r.decision === 'fail_reconcile' && r.reconciliation?.status === 'committed') {
@@ -186,8 +192,15 @@ export async function runGuardtrace(tasks: TaskPlan[], seed: number, scenario: S
         meter.show(r.feedback);
         meter.modelTurn(true);
         turns += 1;
-        // after a not-committed charge the model sends the same call again
-        if (r.decision !== 'fail_reconcile') call = nextCall(step, call, feedbackKind(r.feedback), rand, turns - 1, odds, memory.keep(call, r.feedback, repeatedText));
+        // after a not-committed charge the model sends the same call again (with the same odds of resending as after any timeout)
+        const next =
+          r.decision === 'fail_reconcile'
+            ? scenario.resend < 1 && rand() >= scenario.resend
+              ? null
+              : call
+            : nextCall(step, call, feedbackKind(r.feedback), rand, turns - 1, odds, memory.keep(call, r.feedback, repeatedText), scenario.resend);
+        if (next === null) break; // the model stopped and told the user
+        call = next;
       }
       const retries = Math.max(0, attempts - 1);
       stats.retries += retries;
