@@ -275,6 +275,36 @@ describe('replay: what the runtime records', () => {
     ]);
   });
 
+  it('a charge the reconcile hook proved not made, sent again by the runtime, is no escalation and its error was not shown to the model', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: t0,
+      outcome: 'success',
+      toolCalls: [
+        {
+          toolName: 'charge_card',
+          atMs: 10,
+          idempotent: false,
+          attempts: [
+            { outcome: 'failed', failureClass: 'uncertain_side_effect', decision: 'fail_reconcile', feedback: 'charge_card failed: Tool call timed out after 150 ms' },
+            { outcome: 'success', decision: 'proceed' },
+          ],
+        },
+        // not proved: the runtime does not send it again, and it is an escalation as before
+        { toolName: 'charge_card', atMs: 500, idempotent: false, attempts: [{ outcome: 'failed', failureClass: 'uncertain_side_effect', decision: 'fail_reconcile' }] },
+      ],
+    });
+    const [resent, unknown] = s.toolSpanIds;
+    await rawSpan(prisma, project.id, s.id, s.traceId, resent!, 10, { 'guardtrace.reconcile.status': 'not_committed' });
+    await rawSpan(prisma, project.id, s.id, s.traceId, unknown!, 500, { 'guardtrace.reconcile.status': 'unknown' });
+    const detail = await getSessionDetail(prisma, project.id, s.id);
+    const [c, u] = detail!.steps as ToolCallStepDto[];
+    expect(c!.attempts.map((a) => a.resentAfterReconcile ?? false)).toEqual([true, false]);
+    expect(u!.attempts.map((a) => a.resentAfterReconcile ?? false)).toEqual([false]);
+    expect(detail!.escalations.map((e) => [e.step, e.why])).toEqual([[u!.step, 'side effect uncertain, not retried; reconcile answered unknown']]);
+  });
+
   it('says why every escalation happened: the recorded reason, the budget, the failed guard, the error, the feedback, else class and decision', async () => {
     const prisma = db.prisma();
     const project = await seedProject(prisma);

@@ -101,12 +101,25 @@ function escalation(step: ToolCallStepDto, a: AttemptDto | null): EscalationDto 
   };
 }
 
+/**
+ * Marks the attempts the runtime followed by sending the call again itself: `fail_reconcile` on a
+ * call whose reconcile hook answered `not_committed` (proven not to have happened), with a later
+ * attempt (README: sent again with the same key, within the attempt cap, no model turn).
+ */
+export function markReconcileResends(call: Pick<ToolCallStepDto, 'reconcileStatus' | 'attempts'>): void {
+  if (call.reconcileStatus !== 'not_committed') return;
+  for (const a of call.attempts) {
+    if (a.decision === 'fail_reconcile' && call.attempts.some((b) => b.number > a.number)) a.resentAfterReconcile = true;
+  }
+}
+
 /** Where and why the session escalated: each attempt or call whose decision handed it on, in step order. */
 export function escalationsOf(steps: TimelineStepDto[]): EscalationDto[] {
   const out: EscalationDto[] = [];
   for (const s of steps) {
     if (s.kind !== 'tool') continue;
-    const hits = s.attempts.filter((a) => (a.decision && ESCALATING.has(a.decision)) || a.escalationReason);
+    // an attempt the runtime sent again after a not-committed reconcile handed nothing on
+    const hits = s.attempts.filter((a) => !a.resentAfterReconcile && ((a.decision && ESCALATING.has(a.decision)) || a.escalationReason));
     for (const a of hits) out.push(escalation(s, a));
     // The call's own decision, on its last part (a call listed in parts escalates after its last attempt).
     const last = !s.part || s.part.index === s.part.count - 1;

@@ -49,6 +49,12 @@ export interface AttemptDto {
   feedback: PreviewDto | null;
   /** True when the SDK retried by itself (backoff): nothing was shown to the model. */
   internalRetry: boolean;
+  /**
+   * The runtime sent the call again by itself after this attempt: its side effect was uncertain
+   * (`fail_reconcile`) and the tool's reconcile hook answered `not_committed`. The error was not
+   * shown to the model, and this is no escalation.
+   */
+  resentAfterReconcile?: boolean;
   backoffMs: number | null;
   budgets: BudgetsDto;
   /** Why the call escalated after this attempt (`guardtrace.escalation.reason`). */

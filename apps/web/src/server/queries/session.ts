@@ -4,7 +4,7 @@ import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
 import { type AutoRepairRow, autoRepairOf } from './auto-repair.ts';
 import { numberParts, splitAtRepairs, stepKey } from './call-parts.ts';
 import { type CostDto, estimateSessionCosts, priceBookOf } from './costs.ts';
-import { escalationsOf } from './escalations.ts';
+import { escalationsOf, markReconcileResends } from './escalations.ts';
 import { linkRepairs, MAX_DEPTH, orderByChain, type RepairLink, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
 import { loadSessionRows } from './session-rows.ts';
 import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
@@ -197,6 +197,7 @@ export async function getSessionDetail(
   for (const [attempt, tool, row] of inCode) {
     attempt.autoRepair = autoRepairOf(attempt, row, tool.attempts.find((x) => x.number === attempt.number + 1));
   }
+  for (const t of tools.values()) markReconcileResends(t);
   for (const t of tools.values()) {
     if (!t.result) t.result = [...t.attempts].reverse().map((a) => facts.get(key(t.traceId, a.spanId))?.result).find(Boolean) ?? null;
   }

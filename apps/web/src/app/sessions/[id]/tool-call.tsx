@@ -206,6 +206,11 @@ function Attempt({
             internal retry (SDK backoff)
           </span>
         ) : null}
+        {a.resentAfterReconcile ? (
+          <span data-testid="reconcile-resend" className="rounded bg-sky-50 px-1.5 py-0.5 text-[11px] text-sky-800 ring-1 ring-sky-200">
+            sent again by the SDK (reconcile: not committed)
+          </span>
+        ) : null}
         {a.circuitState ? <FlagChip>circuit {a.circuitState}</FlagChip> : null}
         {a.fallbackTool ? <FlagChip>fallback → {a.fallbackTool}</FlagChip> : null}
         {a.escalationReason ? (
@@ -228,10 +233,17 @@ function Attempt({
         <Budgets a={a} />
       </div>
       <div className="mt-3 grid gap-3 lg:grid-cols-2">
-        <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={a.spanId} preview={a.arguments} />
+        {a.arguments ? (
+          <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={a.spanId} preview={a.arguments} />
+        ) : (
+          <p className="text-xs text-slate-600" data-testid="arguments-not-captured">
+            Arguments not recorded for this attempt: content capture left them out (the SDK's <code>capture</code>, or a
+            clean session not sampled in for content), or its instrumentation does not record them.
+          </p>
+        )}
         {a.feedback ? (
           <Payload
-            label={a.internalRetry ? 'Error kept by the SDK (not shown to the model)' : a.autoRepair ? 'Correction told to the model with the result' : 'Feedback shown to the model'}
+            label={a.internalRetry || a.resentAfterReconcile ? 'Error kept by the SDK (not shown to the model)' : a.autoRepair ? 'Correction told to the model with the result' : 'Feedback shown to the model'}
             kind="feedback"
             traceId={call.traceId}
             spanId={a.spanId}
