@@ -1,7 +1,7 @@
 /**
  * Retry exhaustion, from the real SDK through the collector to the pages: an outage whose call ran
  * out of attempts and was handed back to the model (the transient class's policy: `replan`) ran out
- * of a budget all the same. The replay says so on the attempt and in its escalation summary, and
+ * of a budget all the same. The replay says so on the attempt, without calling it an escalation, and
  * analytics' "Retry exhaustion by tool" counts it, by the class it kept (transient), beside a call
  * the session's retry budget ended (escalated to a human). (The SDK of 2026-12-06 named no budget on the handed-back call,
  * so the replay counted it and analytics did not.)
@@ -41,13 +41,17 @@ test('a call handed back to the model after its attempts ran out counts as retry
   await s.end();
   await otel.shutdown();
 
-  // The replay: the handed-back attempt names the budget that ran out; both calls are budget escalations.
+  // The replay: the handed-back attempt names the budget that ran out and says the call went back to
+  // the model (the SDK README: "the outage goes back to the model"); only the second call escalated.
   await expect(async () => {
     await page.goto(`/sessions/${id}?project=${project}`);
     await expect(page.getByTestId('escalation-summary')).toBeVisible({ timeout: 1000 });
   }).toPass({ timeout: 30_000 });
-  await expect(page.getByTestId('escalation-summary')).toContainText('2 escalations: 2 budget exhausted (transient)');
-  await expect(page.locator('[data-testid=tool-call]').first()).toContainText('budget exhausted: attempts_per_call');
+  await expect(page.getByTestId('escalation-summary')).toHaveText('1 escalation: 1 budget exhausted (transient)');
+  const handedBack = page.locator('[data-testid=tool-call]').first();
+  await expect(handedBack).toContainText('budget exhausted: attempts_per_call');
+  await expect(handedBack.getByTestId('handback-reason')).toHaveText('retries ran out (attempts_per_call): handed back to the model');
+  await expect(handedBack.getByTestId('escalation-reason')).toHaveCount(0);
 
   // Analytics: two exhausted calls of fetch_rate, both by the class of their last failure, transient.
   await page.goto(`/analytics?project=${project}`);

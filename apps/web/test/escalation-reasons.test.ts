@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { escalationsOf } from '../src/server/queries/escalations.ts';
 import type { TimelineStepDto } from '../src/server/queries/session-types.ts';
 
-function escalatedCall(reason: string, budgetExhausted: string | null = null): TimelineStepDto {
+function escalatedCall(reason: string | null, budgetExhausted: string | null = null, decision: string | null = 'escalate_human'): TimelineStepDto {
   const attempt = {
     number: 2,
     toolName: 'query_db',
-    decision: 'escalate_human',
+    decision,
     escalationReason: reason,
     failureClass: 'invalid_arguments',
     failureReason: null,
@@ -21,7 +21,7 @@ function escalatedCall(reason: string, budgetExhausted: string | null = null): T
     kind: 'tool',
     step: 3,
     toolName: 'query_db',
-    decision: 'escalate_human',
+    decision,
     escalationReason: reason,
     failureClass: 'invalid_arguments',
     failureReason: null,
@@ -48,5 +48,19 @@ describe('escalation reasons of progress-aware escalation', () => {
       expect(e?.why).toMatch(/^because [a-z]/);
       expect(e?.why).not.toContain('_');
     }
+  });
+});
+
+describe('a call handed back after its retries ran out', () => {
+  it('is no escalation: replan goes back to the model, fallback_tool to the declared fallback', () => {
+    // the SDK records the budget that ended the retries on the hand-back too (transient: attempts_per_call)
+    expect(escalationsOf([escalatedCall('attempts_per_call', 'attempts_per_call', 'replan')])).toEqual([]);
+    expect(escalationsOf([escalatedCall('class_retries', null, 'fallback_tool')])).toEqual([]);
+  });
+
+  it('still lists an escalating decision, and a reason recorded without a decision (another instrumentation)', () => {
+    expect(escalationsOf([escalatedCall('session_retries', 'session_retries')]).map((e) => e.kind)).toEqual(['budget']);
+    expect(escalationsOf([escalatedCall('attempts_per_call', null, null)]).map((e) => e.kind)).toEqual(['budget']);
+    expect(escalationsOf([escalatedCall(null, null, 'abort')]).map((e) => e.kind)).toEqual(['abort']);
   });
 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lagText } from '../src/components/replica-lag.tsx';
 import { db, heavyRead, heavyReadFrom, replicaLagNotice } from '../src/server/db.ts';
 import { sameFailureNav } from '../src/server/queries/same-failure.ts';
-import { getSessionHeader } from '../src/server/queries/session.ts';
+import { getSessionHeader } from '../src/server/queries/session-header.ts';
 import { listSessions } from '../src/server/queries/sessions.ts';
 import { getProjectSettings, setCleanSampleRate } from '../src/server/queries/settings.ts';
 import { seedProject, seedSession, seedSessionRow } from './factories.ts';

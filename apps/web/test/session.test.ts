@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getSessionDetail, getSessionHeader } from '../src/server/queries/session.ts';
+import { getSessionDetail } from '../src/server/queries/session.ts';
+import { getSessionHeader } from '../src/server/queries/session-header.ts';
 import type { ModelCallStepDto, ToolCallStepDto } from '../src/server/queries/session-types.ts';
 import { setupTestDatabase } from './db.ts';
 import { seedProject, seedRawSpans, seedSession, seedSessionRow, spanId } from './factories.ts';

@@ -1,10 +1,10 @@
+import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GUARDTRACE_DISCOVERY_FOR_CALL_ID, ATTR_GUARDTRACE_RECONCILE_STATUS, OP_EXECUTE_TOOL, SPAN_ATTEMPT } from '@guardtrace/semconv';
 import type { Attributes, Span } from '@opentelemetry/api';
-import { ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, ATTR_GUARDTRACE_RECONCILE_STATUS, OP_EXECUTE_TOOL, SPAN_ATTEMPT } from '@guardtrace/semconv';
 import { runAttempt } from './attempt.ts';
-import { correctionNote, planAutoRepair, recordAutoRepair } from './auto-repair.ts';
 import type { AttemptRun } from './attempt-state.ts';
-import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback, spendsRejection } from './failure.ts';
+import { correctionNote, planAutoRepair, recordAutoRepair } from './auto-repair.ts';
 import { attemptAttrs, type Content, definitionAttrs, finishedCallAttrs, openedCallAttrs, succeededAttemptAttrs, switchedCallAttrs } from './call-span.ts';
+import { escalation, failedAttemptAttrs, type Judgement, judge, reconcile, shownFeedback, spendsRejection } from './failure.ts';
 import { closeGuardSpan } from './guard-span.ts';
 import { CallProgress } from './progress.ts';
 import { type RecordedAttempt, recordAttemptSpan } from './record.ts';
@@ -72,6 +72,8 @@ export class ToolCall {
       span?: CallSpanOptions | undefined;
       meta?: unknown;
       autoRepair?: false | undefined;
+      /** The call id of the call this discovery call is run for: the runtime's call, not the model's. */
+      discoveryFor?: string | undefined;
     } = {},
   ) {
     this.#meta = opts.meta;
@@ -89,6 +91,7 @@ export class ToolCall {
       sessionId: scope.sessionId, toolName, callId: this.callId, intentId: this.intentId, description: opts.description ?? this.#tool?.description,
       step: scope.book.nextStep(), flags, definition: definitionAttrs(scope.definitionsSent, this.#tool),
     });
+    if (opts.discoveryFor !== undefined) attrs[ATTR_GUARDTRACE_DISCOVERY_FOR_CALL_ID] = opts.discoveryFor;
     this.#span = scope.rt.telemetry.start(so ? callSpanName(so, toolName) : `${OP_EXECUTE_TOOL} ${toolName}`, withExtra(so?.attributes, attrs), scope.span, undefined, so?.kind);
     scope.book.opened(this);
   }
@@ -278,7 +281,7 @@ export class ToolCall {
     } catch {
       return undefined;
     }
-    const r = await new ToolCall(this.#scope, spec.tool).attempt(args);
+    const r = await new ToolCall(this.#scope, spec.tool, { discoveryFor: this.callId }).attempt(args);
     if (!r.ok) return undefined;
     return sanitizeFeedback(`Discovery (${spec.tool}) found: ${jsonText(r.value)}\nChoose from these and call again.`, rt.sanitize);
   }

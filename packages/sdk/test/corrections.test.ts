@@ -1,7 +1,7 @@
-import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { traced } from './helpers.ts';
+import { z } from 'zod';
 import { httpError, registerSeedTools } from './fixtures.ts';
+import { traced } from './helpers.ts';
 
 // Rejections and the model's corrections: the corrected call continues the same logical call; replans and discovery.
 
@@ -213,6 +213,10 @@ describe('discovery before replanning', () => {
     expect(r).toMatchObject({ ok: false, failureClass: 'guard_violation', decision: 'replan' });
     if (!r.ok) expect(r.feedback).toContain('Discovery (list_reports) found: ["acme/rep_7"]');
     expect(named('execute_tool').map((t) => t.name)).toEqual(['execute_tool list_reports', 'execute_tool fetch_report']);
+    // the discovery call is the runtime's, not the model's: its span names the call it ran for
+    const [discovery, call] = named('execute_tool');
+    expect(discovery?.attributes['guardtrace.discovery.for_call_id']).toBe(call?.attributes['gen_ai.tool.call.id']);
+    expect(call?.attributes['guardtrace.discovery.for_call_id']).toBeUndefined();
     expect(String(named('guardtrace.attempt').find((a) => a.attributes['gen_ai.tool.name'] === 'fetch_report')?.attributes['guardtrace.feedback'])).toContain('acme/rep_7');
   });
 });

@@ -172,6 +172,13 @@ export const ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT = 'guardtrace.budget.repa
 export const ATTR_GUARDTRACE_ESCALATION_REASON = 'guardtrace.escalation.reason' as const;
 /** Tool proposed instead when the decision is `fallback_tool`. @example 'write_file' */
 export const ATTR_GUARDTRACE_FALLBACK_TOOL = 'guardtrace.fallback.tool' as const;
+/**
+ * On a tool call the runtime ran by itself, not the model: the discovery tool a tool declares
+ * (`discover`), run after a call of it was handed back (`replan`) so the model gets valid choices.
+ * The value is the call id of the call it ran for; its answer is part of that call's feedback.
+ * @example 'c3'
+ */
+export const ATTR_GUARDTRACE_DISCOVERY_FOR_CALL_ID = 'guardtrace.discovery.for_call_id' as const;
 /** Answer of the tool's reconcile hook after an uncertain side effect. See {@link RECONCILE_STATUSES}. @example 'committed' */
 export const ATTR_GUARDTRACE_RECONCILE_STATUS = 'guardtrace.reconcile.status' as const;
 /** Circuit-breaker state of the tool when the attempt started. See {@link CIRCUIT_STATES}. @example 'open' */

@@ -3,6 +3,19 @@ import type { EscalationDto, EscalationKind } from '@/server/queries/session-typ
 import { classStyle } from './failure-classes';
 import { formatInt } from './format';
 
+/**
+ * Decisions that end a call by handing its failure back to the model (`replan`) or to the tool's
+ * declared fallback (`fallback_tool`). The runtime records the budget that ended the call's
+ * retries on them too (`guardtrace.escalation.reason`, e.g. `attempts_per_call`), but the session
+ * goes on: they are not escalations (SDK README: "the outage goes back to the model").
+ */
+export const HANDED_BACK: ReadonlySet<string> = new Set(['replan', 'fallback_tool']);
+
+/** Whether an attempt or call with this decision and reason ran out of retries and was handed back, not escalated. */
+export function handedBack(decision: string | null, reason: string | null): boolean {
+  return reason !== null && decision !== null && HANDED_BACK.has(decision);
+}
+
 const KIND_TEXT: Record<EscalationKind, string> = {
   budget: 'budget exhausted',
   abort: 'aborted',

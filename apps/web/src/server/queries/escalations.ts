@@ -5,6 +5,7 @@
  * and when none of those was recorded, what is known (the failure class and the decision).
  */
 import { isBudgetReason } from '@guardtrace/semconv';
+import { HANDED_BACK } from '../../lib/escalation-summary.ts';
 import type { AttemptDto, EscalationDto, EscalationKind, TimelineStepDto, ToolCallStepDto } from './session-types.ts';
 
 const ESCALATING = new Set(['escalate_human', 'fail_reconcile', 'abort']);
@@ -113,17 +114,27 @@ export function markReconcileResends(call: Pick<ToolCallStepDto, 'reconcileStatu
   }
 }
 
+/**
+ * An escalating decision, or a recorded escalation reason on any decision but a hand-back (a
+ * reason without a decision: another instrumentation's, or an older SDK's, escalation).
+ */
+function escalates(decision: string | null, reason: string | null): boolean {
+  if (decision !== null && ESCALATING.has(decision)) return true;
+  return reason !== null && !(decision !== null && HANDED_BACK.has(decision));
+}
+
 /** Where and why the session escalated: each attempt or call whose decision handed it on, in step order. */
 export function escalationsOf(steps: TimelineStepDto[]): EscalationDto[] {
   const out: EscalationDto[] = [];
   for (const s of steps) {
     if (s.kind !== 'tool') continue;
     // an attempt the runtime sent again after a not-committed reconcile handed nothing on
-    const hits = s.attempts.filter((a) => !a.resentAfterReconcile && ((a.decision && ESCALATING.has(a.decision)) || a.escalationReason));
+    // a call handed back to the model or its fallback after its retries ran out is not one either
+    const hits = s.attempts.filter((a) => !a.resentAfterReconcile && escalates(a.decision, a.escalationReason));
     for (const a of hits) out.push(escalation(s, a));
     // The call's own decision, on its last part (a call listed in parts escalates after its last attempt).
     const last = !s.part || s.part.index === s.part.count - 1;
-    if (!hits.length && last && ((s.decision && ESCALATING.has(s.decision)) || s.escalationReason)) out.push(escalation(s, null));
+    if (!hits.length && last && escalates(s.decision, s.escalationReason)) out.push(escalation(s, null));
   }
   return out;
 }

@@ -8,6 +8,7 @@ import {
   ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT,
   ATTR_GUARDTRACE_CIRCUIT_STATE,
   ATTR_GUARDTRACE_DEDUPLICATED,
+  ATTR_GUARDTRACE_DISCOVERY_FOR_CALL_ID,
   ATTR_GUARDTRACE_ESCALATION_REASON,
   ATTR_GUARDTRACE_FALLBACK_TOOL,
   ATTR_GUARDTRACE_RECONCILE_STATUS,
@@ -44,6 +45,8 @@ export interface SpanFacts {
   latencyLeftMs: number | null;
   repairTokensLeft: number | null;
   escalationReason: string | null;
+  /** The call id a runtime-run discovery call was made for (guardtrace.discovery.for_call_id). */
+  discoveryFor: string | null;
   reconcileStatus: string | null;
   deduplicated: boolean;
   circuitState: string | null;
@@ -182,6 +185,7 @@ export async function loadSpanFacts(
       latencyLeftMs: attr(ATTR_GUARDTRACE_BUDGET_LATENCY_LEFT_MS),
       repairTokensLeft: attr(ATTR_GUARDTRACE_BUDGET_REPAIR_TOKENS_LEFT),
       escalationReason: attr(ATTR_GUARDTRACE_ESCALATION_REASON),
+      discoveryFor: attr(ATTR_GUARDTRACE_DISCOVERY_FOR_CALL_ID),
       reconcileStatus: attr(ATTR_GUARDTRACE_RECONCILE_STATUS),
       deduplicated: attr(ATTR_GUARDTRACE_DEDUPLICATED),
       circuitState: attr(ATTR_GUARDTRACE_CIRCUIT_STATE),
@@ -218,6 +222,7 @@ export async function loadSpanFacts(
       latencyLeftMs: num(r[at.latencyLeftMs] as Row['latencyLeftMs']),
       repairTokensLeft: num(r[at.repairTokensLeft] as Row['repairTokensLeft']),
       escalationReason: r[at.escalationReason] as Row['escalationReason'],
+      discoveryFor: r[at.discoveryFor] as Row['discoveryFor'],
       reconcileStatus: r[at.reconcileStatus] as Row['reconcileStatus'],
       deduplicated: (r[at.deduplicated] as Row['deduplicated']) === 'true',
       circuitState: r[at.circuitState] as Row['circuitState'],

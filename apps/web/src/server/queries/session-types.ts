@@ -152,6 +152,12 @@ export interface ToolCallStepDto {
   /** True when the call was answered from the idempotency store instead of running again. */
   deduplicated: boolean;
   escalationReason: string | null;
+  /**
+   * Set on a call the runtime ran itself, not the model: the declared discovery tool, run for the
+   * call with this call id after it was handed back (guardtrace.discovery.for_call_id). Absent or
+   * null otherwise.
+   */
+  discoveryFor?: string | null;
   /** The tools the model named in the attempts up to this step's last one, in order (`search_codebase`, `search_files`). */
   toolNames: string[];
   /**
@@ -247,6 +253,8 @@ export interface SessionHeaderDto {
   outcome: string | null;
   spanCount: number;
   toolCallCount: number;
+  /** Of those, the calls the runtime ran itself, not the model (a declared discovery tool: guardtrace.discovery.for_call_id). */
+  runtimeToolCallCount: number;
   attemptCount: number;
   failedAttemptCount: number;
   /** Spans with status ERROR, of any instrumentation. */

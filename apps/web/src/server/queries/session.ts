@@ -3,9 +3,10 @@ import { estimateCost, type PriceBook, type PrismaClient } from '@guardtrace/db'
 import { OP_INVOKE_AGENT } from '@guardtrace/semconv';
 import { type AutoRepairRow, autoRepairOf } from './auto-repair.ts';
 import { numberParts, splitAtRepairs, stepKey } from './call-parts.ts';
-import { type CostDto, estimateSessionCosts, priceBookOf } from './costs.ts';
+import { priceBookOf } from './costs.ts';
 import { escalationsOf, markReconcileResends } from './escalations.ts';
 import { linkRepairs, MAX_DEPTH, orderByChain, type RepairLink, type StepSequence, sequenceOf, spanTree } from './replay-steps.ts';
+import { headerOf } from './session-header.ts';
 import { loadSessionRows } from './session-rows.ts';
 import { loadSpanFacts, type SpanFacts } from './session-spans.ts';
 import type {
@@ -132,6 +133,7 @@ export async function getSessionDetail(
       reconcileStatus: f?.reconcileStatus ?? null,
       deduplicated: f?.deduplicated ?? false,
       escalationReason: f?.escalationReason ?? null,
+      discoveryFor: f?.discoveryFor ?? null,
       toolNames: [],
       part: null,
       attempts: [],
@@ -268,60 +270,12 @@ export async function getSessionDetail(
 
   const traceIds = new Set<string>();
   for (const rows of [spans, toolCalls, guardChecks, modelCalls]) for (const r of rows) traceIds.add(r.traceId);
-  const header = headerOf(session, [...traceIds], estimateCost(modelCalls, prices));
+  let runtimeCalls = 0;
+  for (const t of tools.values()) if (t.discoveryFor) runtimeCalls++;
+  const header = headerOf(session, [...traceIds], estimateCost(modelCalls, prices), false, runtimeCalls);
 
   // The span tree is every span again: the replay loads it only when the tree view opens.
   return { session: header, steps, spanTree: opts.spanTree === false ? [] : spanTree(spans, steps), escalations: escalationsOf(steps) };
-}
-
-type SessionRow = NonNullable<Awaited<ReturnType<PrismaClient['session']['findUnique']>>>;
-
-function headerOf(session: SessionRow, traceIds: string[], cost: CostDto, genAiEvents = false): SessionHeaderDto {
-  return {
-    id: session.id,
-    agentName: session.agentName,
-    serviceName: session.serviceName,
-    userId: session.userId,
-    startedAt: session.startedAt.toISOString(),
-    endedAt: session.endedAt?.toISOString() ?? null,
-    durationMs: session.endedAt ? session.endedAt.getTime() - session.startedAt.getTime() : null,
-    outcome: session.outcome,
-    spanCount: session.spanCount,
-    toolCallCount: session.toolCallCount,
-    attemptCount: session.attemptCount,
-    failedAttemptCount: session.failedAttemptCount,
-    errorSpanCount: session.errorSpanCount,
-    modelCallCount: session.modelCallCount,
-    inputTokens: Number(session.inputTokens),
-    outputTokens: Number(session.outputTokens),
-    repairTokens: Number(session.repairTokens),
-    cost,
-    samplingWeight: session.samplingWeight,
-    traceIds: [...traceIds].sort(),
-    genAiEvents,
-  };
-}
-
-/**
- * The session's header alone (its row and its trace ids), for the page's first paint: the
- * steps come separately (the replay route), so a 5,000-span session's page is as light as any.
- * Null when the id is unknown in the project.
- */
-export async function getSessionHeader(db: PrismaClient, projectId: string, sessionId: string, book?: PriceBook): Promise<SessionHeaderDto | null> {
-  const [session, traces, costs, events] = await Promise.all([
-    db.session.findUnique({ where: { projectId_id: { projectId, id: sessionId } } }),
-    db.$queryRaw<{ trace_id: string }[]>`
-      SELECT trace_id FROM spans WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
-      UNION SELECT trace_id FROM tool_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}
-      UNION SELECT trace_id FROM model_calls WHERE project_id = ${projectId}::uuid AND session_id = ${sessionId}`,
-    estimateSessionCosts(db, projectId, [sessionId], book),
-    // Its model calls' GenAI events by the genai_events key's prefix: a probe a model call, the first found ends it.
-    db.$queryRaw<{ found: boolean }[]>`
-      SELECT EXISTS (SELECT 1 FROM model_calls m
-        JOIN genai_events e ON e.project_id = m.project_id AND e.trace_id = m.trace_id AND e.span_id = m.span_id
-        WHERE m.project_id = ${projectId}::uuid AND m.session_id = ${sessionId}) AS found`,
-  ]);
-  return session ? headerOf(session, traces.map((t) => t.trace_id), costs.get(sessionId) as CostDto, events[0]?.found === true) : null;
 }
 
 function standInToolCall(spanId: string, traceId: string, toolName: string, startedAt: string) {

@@ -4,13 +4,18 @@ import { formatDateTime, formatDuration, formatInt, formatWeight } from '@/lib/f
 import { hrefWith } from '@/lib/search-params';
 import type { SessionHeaderDto } from '@/server/queries/session-types';
 
-function Stat({ label, value, tone, testId }: { label: string; value: string; tone?: string; testId?: string }) {
+function Stat({ label, value, tone, testId, note }: { label: string; value: string; tone?: string; testId?: string; note?: string }) {
   return (
     <div className="rounded-md border border-slate-200 bg-white px-4 py-3">
       <dt className="text-[11px] font-semibold uppercase tracking-wide text-slate-500">{label}</dt>
       <dd className={`mt-1 text-lg font-semibold tabular-nums ${tone ?? 'text-slate-900'}`} data-testid={testId}>
         {value}
       </dd>
+      {note ? (
+        <dd className="text-[11px] text-slate-500" data-testid={testId ? `${testId}-note` : undefined}>
+          {note}
+        </dd>
+      ) : null}
     </div>
   );
 }
@@ -64,7 +69,12 @@ export function SessionHeader({ s, project }: { s: SessionHeaderDto; project: st
         <Stat label="Duration" value={formatDuration(s.durationMs)} />
         <Stat label="Spans" value={formatInt(s.spanCount)} testId="session-spans" />
         <Stat label="Model calls" value={formatInt(s.modelCallCount)} testId="session-model-calls" />
-        <Stat label="Tool calls" value={formatInt(s.toolCallCount)} />
+        <Stat
+          label="Tool calls"
+          value={formatInt(s.toolCallCount)}
+          testId="session-tool-calls"
+          note={s.runtimeToolCallCount ? `${formatInt(s.runtimeToolCallCount)} run by the runtime (discovery), not the model` : undefined}
+        />
         <Stat label="Attempts" value={formatInt(s.attemptCount)} testId="session-attempts" />
         <Stat
           label="Failed attempts"

@@ -12,7 +12,7 @@ import { selectProject } from '@/server/context';
 import { db, heavyReadFrom } from '@/server/db';
 import { nonceOfPolicy } from '@/server/http-security';
 import { priceBookOf } from '@/server/queries/costs';
-import { getSessionHeader } from '@/server/queries/session';
+import { getSessionHeader } from '@/server/queries/session-header';
 import { sessionOfTrace } from '@/server/queries/trace-session';
 import { SaveDatasetForm } from '../../datasets/save-form';
 import { SessionHeader } from './header';

@@ -81,6 +81,11 @@ const Row = memo(function Row({
           {s.attempts.length > 12 ? <span className="text-[10px] text-slate-500">+{formatInt(s.attempts.length - 12)}</span> : null}
         </span>
       ) : null}
+      {s.kind === 'tool' && s.discoveryFor ? (
+        <span data-testid="runtime-call-mark" className="shrink-0 text-[10px] text-sky-800" title={`Run by the runtime for call ${s.discoveryFor}, not by the model`}>
+          runtime
+        </span>
+      ) : null}
       {s.kind === 'tool' && rowDecision(s) ? (
         <span className="hidden max-w-28 shrink-0 truncate font-mono text-[10px] text-slate-700 xl:inline">{rowDecision(s)}</span>
       ) : null}

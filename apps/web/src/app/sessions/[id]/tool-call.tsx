@@ -2,6 +2,7 @@ import type { ToolDefinitionSummary } from '@guardtrace/semconv';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
 import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failures';
+import { handedBack } from '@/lib/escalation-summary';
 import { fixtureCaveat, fixtureText } from '@/lib/fixture';
 import { formatDuration, formatInt, formatMicros } from '@/lib/format';
 import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
@@ -213,7 +214,13 @@ function Attempt({
         ) : null}
         {a.circuitState ? <FlagChip>circuit {a.circuitState}</FlagChip> : null}
         {a.fallbackTool ? <FlagChip>fallback → {a.fallbackTool}</FlagChip> : null}
-        {a.escalationReason ? (
+        {a.escalationReason && handedBack(a.decision, a.escalationReason) ? (
+          <FlagChip>
+            <span data-testid="handback-reason">
+              retries ran out ({a.escalationReason}): {a.decision === 'replan' ? 'handed back to the model' : 'handed to the fallback tool'}
+            </span>
+          </FlagChip>
+        ) : a.escalationReason ? (
           <FlagChip tone="red">
             <span data-testid="escalation-reason">escalated: {a.escalationReason}</span>
           </FlagChip>
@@ -289,6 +296,11 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
         <span className="text-xs font-semibold uppercase tracking-wide text-slate-400">Tool</span>
         <span className="min-w-0 font-mono text-sm font-semibold text-slate-900 wrap-anywhere">{call.toolName}</span>
         {call.callId ? <span className="min-w-0 font-mono text-[11px] text-slate-400 wrap-anywhere">{call.callId}</span> : null}
+        {call.discoveryFor ? (
+          <span data-testid="runtime-call" className="rounded bg-sky-50 px-1.5 py-0.5 text-[11px] text-sky-800 ring-1 ring-sky-200">
+            run by the runtime, not the model: discovery for call <span className="font-mono">{call.discoveryFor}</span>
+          </span>
+        ) : null}
         {f.readOnly ? <FlagChip>read-only</FlagChip> : null}
         {f.idempotent === false ? <FlagChip tone="red">non-idempotent</FlagChip> : null}
         {f.idempotent ? <FlagChip>idempotent</FlagChip> : null}
@@ -330,7 +342,14 @@ export function ToolCallCard({ call, selectedAttempt }: { call: ToolCallStepDto;
             answered from the store (not run again)
           </dd>
         ) : null}
-        {call.escalationReason ? (
+        {call.escalationReason && handedBack(call.decision, call.escalationReason) ? (
+          <div className="flex gap-1">
+            <dt>Retries ran out</dt>
+            <dd data-testid="call-handback" className="font-medium text-slate-800">
+              {call.escalationReason}, {call.decision === 'replan' ? 'handed back to the model' : 'handed to the fallback tool'}
+            </dd>
+          </div>
+        ) : call.escalationReason ? (
           <div className="flex gap-1">
             <dt>Escalated</dt>
             <dd className="font-medium text-red-800">{call.escalationReason}</dd>
