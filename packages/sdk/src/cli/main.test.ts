@@ -211,6 +211,17 @@ describe('guardtrace-replay --dataset, --upload, dataset create (against an HTTP
     expect(JSON.parse(requests[0]!.body)).toEqual({ name: 'docs reads', query: 'tool:read_file' });
   });
 
+  it('dataset create whose query matches no call: exit 2, saying so, and no id on stdout for the replay to run on', async () => {
+    handler = (_req, _body, res) => res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"ds_empty","name":"typo","itemCount":0}');
+    const r = await run(['dataset', 'create', '--name', 'typo', '--query', 'tool:raed_file', '--endpoint', endpoint, '--key', 'k']);
+    expect(r).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'guardtrace-replay: the query "tool:raed_file" matched no tool call: dataset "typo" (ds_empty) was created empty and has nothing to replay; try the query in the web app\'s session search first\n',
+    });
+  });
+
   it('dataset create with a query the collector refuses (400): exit 2, an input error, with its message', async () => {
     // the collector's answer to a bad query, as apps/collector answers it
     handler = (_req, _body, res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"code":3,"message":"Bad query: “tool:” needs a value (at column 1, “tool:”)"}');

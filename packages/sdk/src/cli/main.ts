@@ -177,6 +177,13 @@ async function create(cmd: CreateDatasetCommand, io: Io): Promise<number> {
       : undefined,
   });
   if (shown) io.stderr.write('\n');
+  if (ds.itemCount === 0) {
+    // an empty dataset replays nothing (the replay exits 2 on it): the query is what to fix, so say so here
+    io.stderr.write(
+      `guardtrace-replay: the query ${JSON.stringify(cmd.query)} matched no tool call: dataset "${ds.name}" (${ds.id}) was created empty and has nothing to replay; try the query in the web app's session search first\n`,
+    );
+    return EXIT.INPUT;
+  }
   io.stderr.write(`guardtrace-replay: created dataset "${ds.name}" with ${Number.isNaN(ds.itemCount) ? 'an unknown number of' : ds.itemCount} items from ${JSON.stringify(cmd.query)}\n`);
   // the id alone on stdout, so that DATASET=$(guardtrace-replay dataset create ...) works
   io.stdout.write(`${ds.id}\n`);
