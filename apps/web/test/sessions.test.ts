@@ -189,6 +189,21 @@ describe('listSessions', () => {
     expect(await parsed('tool:search_codebase')).toEqual([refused.id]);
     expect(await parsed('class:unknown_tool tool:search_codebase failed:2026-11-20')).toEqual([refused.id]);
     expect(await parsed('tool:search_codebase tool:read_file')).toEqual([]);
+
+    // A made-up name the model corrected within the same call (the SDK's unknown_tool rejection,
+    // then the call goes on as search_files): the call named that tool too, and is found by it.
+    const corrected = await seedSession(prisma, project.id, {
+      startedAt: minutes(7),
+      toolCalls: [
+        {
+          toolName: 'search_files',
+          atMs: 0,
+          attempts: [{ outcome: 'rejected', failureClass: 'unknown_tool', decision: 'reject_with_feedback', toolName: 'search_codebase' }, { outcome: 'success' }],
+        },
+      ],
+    });
+    expect(await parsed('tool:search_codebase')).toEqual([corrected.id, refused.id]);
+    expect(await parsed('tool:search_files')).toEqual([corrected.id]);
   });
 
   it('filters by the session’s own tokens and by the UTC day it started, as analytics’ cost buckets and days count them', async () => {

@@ -104,7 +104,13 @@ function callFilters(f: SessionQueryFilters, at: number): { sql: string; values:
     values.push(v);
     return `$${at + values.length - 1}`;
   };
-  if (f.tools.length > 0) parts.push(`t.tool_name = ANY(${param(f.tools)}::text[])`);
+  if (f.tools.length > 0) {
+    // the call's tool, or one an attempt of it named: a made-up name the model then corrected
+    // within the call (as the explorer's `tool:` finds the session)
+    const tools = param(f.tools);
+    parts.push(`(t.tool_name = ANY(${tools}::text[]) OR EXISTS (SELECT 1 FROM attempts n WHERE n.project_id = t.project_id
+      AND n.trace_id = t.trace_id AND n.tool_call_span_id = t.span_id AND n.tool_name = ANY(${tools}::text[])))`);
+  }
   const repaired = f.repaired;
   if (f.classes.length > 0 || f.failed.length > 0 || f.decisions?.length || f.budgets?.length || f.unfixed !== undefined || repaired !== undefined) {
     // One of the call's own attempts `c` failed so: of one of the classes, on the `failed:` days,

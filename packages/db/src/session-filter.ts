@@ -158,13 +158,14 @@ function whereClause(projectId: string, f: Partial<SessionQueryFilters>, terms: 
   )
     parts.push(...failureFilter(f));
   else {
-    // A call of the tool: its tool call span, or a call the instrumented library refused without
-    // one (an attempt under no tool call: a hallucinated tool name, arguments it could not parse).
+    // A call of the tool: its tool call span, or an attempt that named it: one the instrumented
+    // library refused without a tool call (a hallucinated tool name, arguments it could not
+    // parse), or a made-up name the model then corrected within the same call.
     for (const t of f.tools ?? []) {
       parts.push(sql`AND (EXISTS (SELECT 1 FROM tool_calls t
           WHERE t.project_id = s.project_id AND t.tool_name = ${t}::text AND t.session_id = s.id)
         OR EXISTS (SELECT 1 FROM attempts a
-          WHERE a.project_id = s.project_id AND a.tool_name = ${t}::text AND a.session_id = s.id AND a.tool_call_span_id IS NULL))`);
+          WHERE a.project_id = s.project_id AND a.tool_name = ${t}::text AND a.session_id = s.id))`);
     }
   }
   for (const { term, sessionIds } of terms) {

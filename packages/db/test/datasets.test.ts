@@ -196,6 +196,20 @@ it('narrows a query to the calls whose own attempt the decision:, budget:, unfix
   expect(await calls('repaired:<2027-03-01T10:07Z')).toEqual([]);
 });
 
+it('takes into a `tool:` dataset a call whose attempt named the tool before the model corrected the name', async () => {
+  const projectId = randomUUID();
+  await client.query('INSERT INTO projects (id, name) VALUES ($1, $2)', [projectId, 'p-ds-corrected']);
+  const { ids } = await session(projectId, 'corrected', '2027-03-01T10:00:00Z', 2);
+  // the first call's attempt named a tool that does not exist; the call went on as read_file
+  await client.query(`UPDATE attempts SET tool_name = 'read_files', failure_class = 'unknown_tool' WHERE project_id = $1 AND tool_call_span_id = $2`, [projectId, ids[0]]);
+  const q = pgQueryable(client);
+  const ds = await createDataset(q, { projectId, name: 'made-up', source: { kind: 'query', query: 'tool:read_files' } });
+  const lines: string[] = [];
+  for await (const line of datasetItemLines(q, ds.id)) lines.push(line);
+  expect(lines.map((l) => [JSON.parse(l).spanId, JSON.parse(l).tool, JSON.parse(l).attempts[0].tool])).toEqual([[ids[0], 'read_file', 'read_files']]);
+  expect((await createDataset(q, { projectId, name: 'read', source: { kind: 'query', query: 'tool:read_file' } })).itemCount).toBe(2);
+});
+
 it("orders a session's calls of one millisecond by the SDK's step sequence, not by their random span ids", async () => {
   // The SDK's clock records whole milliseconds: three calls made back to back can share one, and a
   // replay of the session's budgets depends on their order (the third escalates after two rejections).
