@@ -192,6 +192,15 @@ export const ATTR_GUARDTRACE_DEDUPLICATED = 'guardtrace.deduplicated' as const;
  * from such a span, so nothing is counted twice. @example 'chat'
  */
 export const ATTR_GUARDTRACE_RECORDED_AS = 'guardtrace.recorded_as' as const;
+/**
+ * The tool a LangChain tool run records, beside `guardtrace.recorded_as` in the run's metadata
+ * (`guardLangChainTools` sets both on the run of the original tool): a tracer that exports run
+ * metadata (OpenInference's LangChain instrumentation: its `metadata` JSON) carries them to the
+ * run's tool span, and the collector derives no row from a tool span of that tool so marked.
+ * Child runs inherit the metadata; the tool name keeps a nested tool's span counted.
+ * @example 'get_weather'
+ */
+export const ATTR_GUARDTRACE_RECORDED_TOOL = 'guardtrace.recorded_tool' as const;
 /** Bounded list of valid candidates a guard offered (paths, tool names), closest first. @example ['src/components/Button.tsx'] */
 export const ATTR_GUARDTRACE_GUARD_CANDIDATES = 'guardtrace.guard.candidates' as const;
 /** JSON pointers (RFC 6901) into the attempt's arguments of the fields a failed guard objects to; `''` is the whole arguments value. @example ['/items/3/qty'] */

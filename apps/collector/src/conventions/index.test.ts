@@ -32,6 +32,20 @@ describe('classify', () => {
     expect(classify(span('ai.generateText.doGenerate', { 'ai.operationId': 'ai.generateText.doGenerate', 'ai.usage.inputTokens': 9, 'gen_ai.usage.input_tokens': 9, 'guardtrace.recorded_as': 'chat' }))).toBeNull();
     expect(interpret(span('ai.toolCall', { 'ai.operationId': 'ai.toolCall', 'ai.toolCall.name': 'get_weather', ...marked }))).toBeNull();
   });
+
+  it("derives no row from OpenInference's TOOL span of a LangChain run guardLangChainTools marked in its metadata, only of the tool it names", () => {
+    const tool = (name: string, metadata: string) => span(name, { 'openinference.span.kind': 'TOOL', 'tool.name': name, metadata });
+    const runOf = (name: string) => JSON.stringify({ thread_id: 't1', 'guardtrace.recorded_as': 'execute_tool', 'guardtrace.recorded_tool': name });
+    expect(classify(tool('get_weather', runOf('get_weather')))).toBeNull();
+    // a tool the guarded tool calls inherits the metadata: its own span still counts
+    expect(classify(tool('geocode', runOf('get_weather')))).toBe('tool_call');
+    // unmarked, malformed or another value: a tool call as before
+    expect(classify(tool('get_weather', JSON.stringify({ thread_id: 't1' })))).toBe('tool_call');
+    expect(classify(tool('get_weather', '{"guardtrace.recorded_as": broken'))).toBe('tool_call');
+    expect(classify(tool('get_weather', JSON.stringify({ 'guardtrace.recorded_as': 'chat', 'guardtrace.recorded_tool': 'get_weather' })))).toBe('tool_call');
+    // an LLM span under it (inherited metadata) is still a model call
+    expect(classify(span('ChatOpenAI', { 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 9, metadata: runOf('get_weather') }))).toBe('model_call');
+  });
 });
 
 describe('sessionId', () => {

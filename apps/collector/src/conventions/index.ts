@@ -75,6 +75,8 @@ export function classify(span: NormSpan): SpanRole {
   // a framework's span whose call a Guardtrace span records as well (guardedAiSdk with the AI
   // SDK's own telemetry on): that span is the row, this one stays raw, nothing counts twice
   if (a[ATTR_GUARDTRACE_RECORDED_AS] !== undefined) return null;
+  // the same, said through a LangChain run's metadata (guardLangChainTools; OpenInference's tracer)
+  if (openinference.recordedByGuardtrace(a)) return null;
   const op = str(a, ATTR_GEN_AI_OPERATION_NAME);
   let r: SpanRole | undefined;
   if (op !== null) {

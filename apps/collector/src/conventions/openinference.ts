@@ -3,6 +3,7 @@
  * token counts, `tool.*` and `input.value` of tool spans, `session.id` / `user.id`; the tool calls
  * LangChain refused, from an LLM span's `llm.input_messages.*` (refusals.ts).
  */
+import { ATTR_GUARDTRACE_RECORDED_AS, ATTR_GUARDTRACE_RECORDED_TOOL, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
 import type { Attributes, NormSpan } from '../span.ts';
 import type { Meaning, SpanRole } from './meaning.ts';
 import { int, str, text } from './read.ts';
@@ -34,6 +35,30 @@ export function role(a: Attributes): SpanRole | undefined {
 
 export function hasUsage(a: Attributes): boolean {
   return a[PROMPT_TOKENS] !== undefined || a[COMPLETION_TOKENS] !== undefined;
+}
+
+const METADATA = 'metadata';
+const RECORDED_MARK = `"${ATTR_GUARDTRACE_RECORDED_AS}"`;
+
+/**
+ * A TOOL span of a LangChain run whose execution a Guardtrace span records too: guardLangChainTools
+ * puts `guardtrace.recorded_as` and `guardtrace.recorded_tool` in the run's metadata, which
+ * OpenInference exports as the `metadata` JSON string. Child runs inherit metadata, so only a span
+ * of the recorded tool itself is one (a tool the guarded tool calls still counts).
+ */
+export function recordedByGuardtrace(a: Attributes): boolean {
+  if (a[SPAN_KIND] !== 'TOOL') return false;
+  const metadata = a[METADATA];
+  if (typeof metadata !== 'string' || !metadata.includes(RECORDED_MARK)) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(metadata);
+  } catch {
+    return false;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return false;
+  const m = parsed as Record<string, unknown>;
+  return m[ATTR_GUARDTRACE_RECORDED_AS] === OP_EXECUTE_TOOL && typeof m[ATTR_GUARDTRACE_RECORDED_TOOL] === 'string' && m[ATTR_GUARDTRACE_RECORDED_TOOL] === a[TOOL_NAME];
 }
 
 /** Whether the span follows this convention at all (one lookup: most spans do not). */

@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import { FakeToolCallingModel, createAgent } from 'langchain';
+import { createAgent, FakeToolCallingModel } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { traced } from '../../test/helpers.ts';
@@ -44,6 +44,22 @@ const toolMessages = (messages: BaseMessage[]): Record<string, ToolMessage> =>
   Object.fromEntries(messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => [m.tool_call_id, m]));
 
 describe('LangChain guarded tools', () => {
+  it("runs the original tool with run metadata saying Guardtrace records it, beside the caller's own", async () => {
+    const { gt } = traced();
+    const seen: unknown[] = [];
+    const lookup = tool(
+      (_input: { city: string }, config?: { metadata?: Record<string, unknown> }) => {
+        seen.push(config?.metadata);
+        return 'ok';
+      },
+      { name: 'lookup', description: 'Look a city up', schema: z.object({ city: z.string() }) },
+    );
+    const guarded = guardLangChainTools(gt, [lookup], { agentName: 'a' });
+    await guarded.tools[0]?.invoke({ city: 'Lyon' }, { configurable: { thread_id: 't-meta' }, metadata: { team: 'ops' } });
+    await guarded.sessions.end('t-meta');
+    expect(seen).toEqual([expect.objectContaining({ team: 'ops', 'guardtrace.recorded_as': 'execute_tool', 'guardtrace.recorded_tool': 'lookup' })]);
+  });
+
   it('runs a real createAgent loop: rejected then corrected call, unknown tool continued by the right one, transient retry', async () => {
     const { gt, named } = traced();
     const calls: string[] = [];

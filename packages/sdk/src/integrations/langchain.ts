@@ -18,19 +18,21 @@
  * Session: `configurable.thread_id`, else the `session` option, else one session per
  * guardLangChainTools call; user: `configurable.user_id` unless `userId` says otherwise.
  */
-import type { RunnableConfig } from '@langchain/core/runnables';
+
+import { ATTR_GUARDTRACE_RECORDED_AS, ATTR_GUARDTRACE_RECORDED_TOOL, OP_EXECUTE_TOOL } from '@guardtrace/semconv';
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { ToolCall } from '@langchain/core/messages/tool';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import { StructuredTool, type StructuredToolInterface } from '@langchain/core/tools';
 import { createMiddleware } from 'langchain';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
 import type { CallFailure, CallResult, ModelCall } from '../types.ts';
-import { GuardtraceEscalation, InvocationScope, SessionMap, type SessionKey, type ToolMeta, escalateOrReturn, specOf } from './adapter.ts';
+import { escalateOrReturn, GuardtraceEscalation, InvocationScope, type SessionKey, SessionMap, specOf, type ToolMeta } from './adapter.ts';
 import { modelText } from './model-text.ts';
 
-export { GuardtraceEscalation, SessionMap };
 export type { SessionKey, ToolMeta };
+export { GuardtraceEscalation, SessionMap };
 
 export interface GuardLangChainToolsOptions {
   /** `gen_ai.agent.name` of the sessions. */
@@ -145,9 +147,13 @@ export function guardLangChainTools(gt: Guardtrace, tools: StructuredToolInterfa
   const guarded = tools.map((inner) => {
     const schema = zodOf(inner);
     const run = scope.execute(inner.name, async (args, _ctx, config) => {
-      // the original runs with the caller's callbacks and configurable, as a plain call
+      // the original runs with the caller's callbacks and configurable, as a plain call; its run's
+      // metadata says Guardtrace records this execution (its attempt span), so a tracer of the
+      // caller's callbacks that exports run metadata (OpenInference's `metadata`) marks its tool
+      // span and the collector counts the call once, as it does the AI SDK's ai.toolCall
       const { toolCall: _drop, ...rest } = config as RunnableConfig & { toolCall?: unknown };
-      const out: unknown = await inner.invoke(args as never, rest);
+      const metadata = { ...rest.metadata, [ATTR_GUARDTRACE_RECORDED_AS]: OP_EXECUTE_TOOL, [ATTR_GUARDTRACE_RECORDED_TOOL]: inner.name };
+      const out: unknown = await inner.invoke(args as never, { ...rest, metadata });
       return out instanceof ToolMessage ? out.content : out;
     });
     gt.tool(specOf(inner.name, inner.description, schema, run, opts.meta?.[inner.name]));
