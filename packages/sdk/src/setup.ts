@@ -129,8 +129,9 @@ export interface GuardtraceSpanProcessor extends SpanProcessor {
  * one): a batch processor around `exporter` (tuned by `batch`) behind a `TailSamplingProcessor`,
  * which holds each session's spans until its root span ends and forwards them all, or drops
  * them all when the session was clean and not sampled (`guardtrace.sampling.weight` 0, decided
- * from `new Guardtrace({ sampling: { cleanSessionRate } })`). Spans outside any session pass at
- * once. To put sampling in front of a processor of your own, use `new TailSamplingProcessor(processor, opts)`.
+ * from `new Guardtrace({ sampling: { cleanSessionRate } })`). Spans outside any session follow
+ * the sessions of their trace (sent once its local roots end, unless every session of it was
+ * dropped). To put sampling in front of a processor of your own, use `new TailSamplingProcessor(processor, opts)`.
  *
  * ```ts
  * const provider = new NodeTracerProvider({ spanProcessors: [tailSamplingProcessor(new OTLPTraceExporter({ url }))] });
