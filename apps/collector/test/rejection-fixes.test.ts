@@ -292,3 +292,93 @@ describe('a rejection is fixed by the call that corrects it', () => {
     expect(await fixedNext(projectId)).toEqual({ [`search_files|${rows[0].failure_class}`]: [1, 1] });
   });
 });
+
+describe('a correction that failed transiently and was retried in code', () => {
+  // The SDK retries a 503 in code (retry_backoff, no model turn): the model's correction went
+  // through once the outage passed, so the rejection is fixed; it is not when the retries ran out.
+  function scene() {
+    const s = new Session();
+    const c = { 'gen_ai.conversation.id': s.sessionId };
+    const t0 = Date.UTC(2026, 10, 30, 10);
+    const attempt = (parent: string, n: number, at: number, a: { outcome: string; decision: string; failureClass?: string }) => {
+      const spanId = hex(8);
+      s.spans.push(
+        jsonSpan({ traceId: s.traceId, spanId, parentSpanId: parent, name: 'guardtrace.attempt', startMs: at,
+          attrs: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': n, 'guardtrace.outcome': a.outcome, 'guardtrace.decision': a.decision,
+            ...(a.failureClass ? { 'guardtrace.failure.class': a.failureClass, 'guardtrace.feedback': a.failureClass === 'transient' ? 'HTTP 503' : 'Missing required field "path"' } : {}) } }),
+      );
+      return spanId;
+    };
+    const call = (at: number, outcome: string) => {
+      const spanId = hex(8);
+      s.spans.push(jsonSpan({ traceId: s.traceId, spanId, parentSpanId: s.root, name: 'execute_tool read_file', startMs: at,
+        attrs: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'read_file', 'guardtrace.outcome': outcome } }));
+      return spanId;
+    };
+    const turn = (at: number, repairs: string) => {
+      const spanId = hex(8);
+      s.spans.push(jsonSpan({ traceId: s.traceId, spanId, parentSpanId: s.root, name: 'chat gpt-4.1', startMs: at,
+        attrs: { ...c, 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 1, 'guardtrace.repair.attempt_span_id': repairs, 'guardtrace.repair.failure_class': 'invalid_arguments' } }));
+      return spanId;
+    };
+    return { s, t0, attempt, call, turn };
+  }
+  const rejectedAttempt = { outcome: 'rejected', decision: 'reject_with_feedback', failureClass: 'invalid_arguments' };
+  const outage = { outcome: 'failed', decision: 'retry_backoff', failureClass: 'transient' };
+  const retriesRanOut = { outcome: 'failed', decision: 'replan', failureClass: 'transient' };
+  const through = { outcome: 'success', decision: 'proceed' };
+
+  it('counts the correcting call as fixed once its retries get through, and not when they ran out', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const { s, t0, attempt, call, turn } = scene();
+    const callA = call(t0, 'rejected');
+    const badA = attempt(callA, 1, t0 + 1, rejectedAttempt);
+    turn(t0 + 5, badA);
+    const fixA = call(t0 + 10, 'success');
+    attempt(fixA, 1, t0 + 11, outage);
+    attempt(fixA, 2, t0 + 20, through);
+    const callB = call(t0 + 30, 'rejected');
+    const badB = attempt(callB, 1, t0 + 31, rejectedAttempt);
+    turn(t0 + 35, badB);
+    const fixB = call(t0 + 40, 'failed');
+    attempt(fixB, 1, t0 + 41, outage);
+    attempt(fixB, 2, t0 + 50, outage);
+    attempt(fixB, 3, t0 + 60, retriesRanOut);
+    await post(s.spans, key);
+    expect(await link(projectId, badA)).toMatchObject({ corrected: fixA, attempt: 1, fixed: true });
+    expect(await link(projectId, badB)).toMatchObject({ corrected: fixB, attempt: 1, fixed: false });
+    // the call handed back after its retries ran out is a rejection of its own (transient), not fixed yet
+    expect(await fixedNext(projectId)).toEqual({ 'read_file|invalid_arguments': [2, 1], 'read_file|transient': [1, 0] });
+  });
+
+  it('waits for the retries when they arrive in a later batch (not known, then fixed), and judges the same call the same way', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const { s, t0, attempt, call, turn } = scene();
+    const callA = call(t0, 'rejected');
+    const badA = attempt(callA, 1, t0 + 1, rejectedAttempt);
+    turn(t0 + 5, badA);
+    const fixA = call(t0 + 10, 'success');
+    attempt(fixA, 1, t0 + 11, outage);
+    const early = [...s.spans];
+    const late = attempt(fixA, 2, t0 + 20, through);
+    // The same call corrected by the model (attempt 2 of it), its 503 retried in code (attempt 3).
+    const callC = call(t0 + 30, 'success');
+    const badC = attempt(callC, 1, t0 + 31, rejectedAttempt);
+    turn(t0 + 35, badC);
+    attempt(callC, 2, t0 + 40, outage);
+    const lastC = attempt(callC, 3, t0 + 50, through);
+    await post(early, key);
+    expect(await link(projectId, badA)).toMatchObject({ corrected: fixA, fixed: null });
+    expect(await fixedNext(projectId)).toEqual({ 'read_file|invalid_arguments': [1, 0] });
+    await post(s.spans.filter((sp) => sp.spanId === late), key);
+    expect(await link(projectId, badA)).toMatchObject({ corrected: fixA, fixed: true });
+    // The same call's retried correction arrives without its last attempt, then with it.
+    await post(s.spans.filter((sp) => !early.includes(sp) && sp.spanId !== late && sp.spanId !== lastC), key);
+    expect(await link(projectId, badC)).toMatchObject({ corrected: callC, attempt: 2, fixed: null });
+    await post(s.spans, key);
+    expect(await link(projectId, badC)).toMatchObject({ corrected: callC, attempt: 2, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'read_file|invalid_arguments': [2, 2] });
+  });
+});
