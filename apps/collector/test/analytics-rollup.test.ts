@@ -68,32 +68,48 @@ async function fixedByLink(projectId: string): Promise<Map<string, boolean>> {
   const t = (d: Date) => d.getTime();
   const first = <T extends { started_at: Date; span_id: string }>(rows: T[]) =>
     [...rows].sort((a, b) => t(a.started_at) - t(b.started_at) || (a.span_id < b.span_id ? -1 : 1))[0];
+  const byNumber = <T extends { number: number; started_at: Date }>(rows: T[]) => [...rows].sort((a, b) => a.number - b.number || t(a.started_at) - t(b.started_at));
+  // Whether a correction went through, from its first attempt: an attempt that failed transiently
+  // and was retried in code (retry_backoff) is judged by the first later one of its call that was
+  // not; undefined while that one has not arrived.
+  const settled = (session: string, call: string, from: { number: number; outcome: string | null; decision: string | null }): boolean | undefined => {
+    if (from.outcome === 'success' || from.decision !== 'retry_backoff') return from.outcome === 'success';
+    const end = byNumber(attempts.filter((y) => y.session_id === session && y.tool_call_span_id === call && y.number > from.number)).find(
+      (y) => y.outcome === 'success' || y.decision !== 'retry_backoff',
+    );
+    return end ? end.outcome === 'success' : undefined;
+  };
   const out = new Map<string, boolean>();
   for (const r of attempts) {
     if (r.outcome === 'success') continue;
     const same = attempts.filter((n) => n.session_id === r.session_id && n.tool_call_span_id === r.tool_call_span_id && r.tool_call_span_id && n.number === r.number + 1);
     if (same[0]) {
-      out.set(r.span_id, same[0].outcome === 'success');
+      const v = settled(r.session_id, r.tool_call_span_id, same[0]);
+      if (v !== undefined) out.set(r.span_id, v);
       continue;
     }
     const mine = models.filter((m) => m.session_id === r.session_id);
+    // Recorded, else the first model call after it: any for no decision recorded; a repair turn for
+    // the runtime's feedback or replan (a rejection beside the one that turn names).
+    const next = first(mine.filter((m) => t(m.started_at) > t(r.started_at)));
     const turn =
       first(mine.filter((m) => m.repair_attempt_span_id === r.span_id)) ??
-      (r.decision === null ? first(mine.filter((m) => t(m.started_at) > t(r.started_at))) : undefined);
+      (r.decision === null || ((r.decision === 'reject_with_feedback' || r.decision === 'replan') && next?.repair_attempt_span_id) ? next : undefined);
     if (!turn) continue;
     const after = [
       ...calls.filter((c) => c.session_id === r.session_id && t(c.started_at) >= t(turn.started_at) && c.span_id !== r.tool_call_span_id),
+      // a call's first attempt only (a later one continues a call that started earlier)
       ...attempts
-        .filter((y) => y.session_id === r.session_id && t(y.started_at) >= t(turn.started_at) && y.call !== r.tool_call_span_id)
+        .filter((y) => y.session_id === r.session_id && y.number === 1 && t(y.started_at) >= t(turn.started_at) && y.call !== r.tool_call_span_id)
         .map((y) => ({ span_id: y.call as string, started_at: y.started_at as Date })),
     ];
     const corrected = first(after);
     if (!corrected) continue;
-    const firstAttempt = attempts
-      .filter((y) => y.session_id === r.session_id && y.call === corrected.span_id)
-      .sort((a, b) => a.number - b.number || t(a.started_at) - t(b.started_at))[0];
-    const outcome = firstAttempt ? firstAttempt.outcome : calls.find((c) => c.session_id === r.session_id && c.span_id === corrected.span_id)?.outcome;
-    out.set(r.span_id, outcome === 'success');
+    const firstAttempt = byNumber(attempts.filter((y) => y.session_id === r.session_id && y.call === corrected.span_id))[0];
+    const v = firstAttempt
+      ? settled(r.session_id, corrected.span_id, firstAttempt)
+      : calls.find((c) => c.session_id === r.session_id && c.span_id === corrected.span_id)?.outcome === 'success';
+    if (v !== undefined) out.set(r.span_id, v);
   }
   return out;
 }

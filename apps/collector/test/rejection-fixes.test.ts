@@ -382,3 +382,64 @@ describe('a correction that failed transiently and was retried in code', () => {
     expect(await fixedNext(projectId)).toEqual({ 'read_file|invalid_arguments': [2, 2] });
   });
 });
+
+describe('rejections of calls one model turn made in parallel', () => {
+  // The AI SDK and LangChain integrations name the first failure of a step on the next model turn;
+  // that turn answers every failure of the step. The correction of each is the first call after
+  // that turn, as for any rejection (not paired by tool: see the migration).
+  function parallel() {
+    const s = new Session();
+    const c = { 'gen_ai.conversation.id': s.sessionId };
+    const t0 = Date.UTC(2026, 10, 30, 11);
+    const call = (tool: string, at: number, outcome: string, decision: string) => {
+      const spanId = hex(8);
+      const attempt = hex(8);
+      s.spans.push(
+        jsonSpan({ traceId: s.traceId, spanId, parentSpanId: s.root, name: `execute_tool ${tool}`, startMs: at,
+          attrs: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'guardtrace.outcome': outcome } }),
+        jsonSpan({ traceId: s.traceId, spanId: attempt, parentSpanId: spanId, name: 'guardtrace.attempt', startMs: at,
+          attrs: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': outcome, 'guardtrace.decision': decision,
+            ...(outcome === 'success' ? {} : { 'guardtrace.failure.class': 'guard_violation', 'guardtrace.feedback': 'record r1 is locked' }) } }),
+      );
+      return { call: spanId, attempt };
+    };
+    const turn = (at: number, repairs?: string) => {
+      const spanId = hex(8);
+      s.spans.push(jsonSpan({ traceId: s.traceId, spanId, parentSpanId: s.root, name: 'chat gpt-4.1', startMs: at,
+        attrs: { ...c, 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 1,
+          ...(repairs ? { 'guardtrace.repair.attempt_span_id': repairs, 'guardtrace.repair.failure_class': 'guard_violation' } : {}) } }));
+      return spanId;
+    };
+    turn(t0);
+    const del = call('delete_record', t0 + 10, 'rejected', 'replan');
+    const arc = call('archive_record', t0 + 11, 'rejected', 'replan');
+    const before = s.spans.length;
+    const repair = turn(t0 + 20, del.attempt);
+    const arcFix = call('archive_record', t0 + 30, 'success', 'proceed');
+    call('delete_record', t0 + 31, 'success', 'proceed');
+    turn(t0 + 40);
+    return { s, del, arc, repair, arcFix, before };
+  }
+
+  it('links each to the turn that answered them both, and to the first call that turn made', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const { s, del, arc, repair, arcFix } = parallel();
+    await post(s.spans, key);
+    expect(await link(projectId, del.attempt)).toMatchObject({ repair, corrected: arcFix.call, fixed: true });
+    expect(await link(projectId, arc.attempt)).toMatchObject({ repair, corrected: arcFix.call, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'delete_record|guard_violation': [1, 1], 'archive_record|guard_violation': [1, 1] });
+  });
+
+  it('links the one the turn does not name when the turn arrives in a later batch', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const { s, del, arc, repair, arcFix, before } = parallel();
+    await post(s.spans.slice(0, before), key);
+    expect(await link(projectId, arc.attempt)).toMatchObject({ repair: null, fixed: null });
+    await post(s.spans.slice(before), key);
+    expect(await link(projectId, del.attempt)).toMatchObject({ repair, corrected: arcFix.call, fixed: true });
+    expect(await link(projectId, arc.attempt)).toMatchObject({ repair, corrected: arcFix.call, fixed: true });
+    expect(await fixedNext(projectId)).toEqual({ 'delete_record|guard_violation': [1, 1], 'archive_record|guard_violation': [1, 1] });
+  });
+});
