@@ -48,6 +48,8 @@ describe('replay: cause and effect', () => {
     const [failed, , part2] = steps as ToolCallStepDto[];
     expect([failed!.spanId, failed!.part]).toEqual([part2!.spanId, { index: 0, count: 2, steps: [1, 3] }]);
     expect(part2!.part).toEqual({ index: 1, count: 2, steps: [1, 3] });
+    // Each part lasts as long as its own attempts: the rejected one 30 ms, not the whole call's 80 ms.
+    expect([failed!.durationMs, part2!.durationMs]).toEqual([30, 30]);
     expect(failed!.attempts.map((a) => [a.number, a.toolName, a.repairedByStep])).toEqual([[1, 'reed_file', 2]]);
     expect(part2!.attempts.map((a) => [a.number, a.toolName, a.repairedByStep])).toEqual([[2, 'read_file', null]]);
     // The call's arguments stay on its first part; the span tree points at it.

@@ -52,7 +52,10 @@ export function splitAtRepairs(tools: ToolDraft[], repaired: Set<string>): ToolD
       const part = { index: p, count: bounds.length - 1, steps: [] as number[] };
       const toolNames = namesOf(t.attempts.slice(0, bounds[p + 1]), t.toolName);
       if (p === 0) {
-        out.push({ ...t, attempts, toolNames, part });
+        // the call's start, to the end of this part's last attempt (not the whole call's end:
+        // the correction after the repair turn, and its retries, belong to the later parts)
+        const durationMs = Math.max(0, Date.parse(last.startedAt) + last.durationMs - Date.parse(t.startedAt));
+        out.push({ ...t, attempts, toolNames, part, durationMs });
         continue;
       }
       const startedAt = first.startedAt;
