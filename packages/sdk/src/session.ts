@@ -1,5 +1,3 @@
-import type { Context, Span } from '@opentelemetry/api';
-import { SpanKind } from '@opentelemetry/api';
 import {
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
@@ -8,9 +6,9 @@ import {
   ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GUARDTRACE_REPAIR_ATTEMPT_SPAN_ID,
   ATTR_GUARDTRACE_REPAIR_FAILURE_CLASS,
   ATTR_GUARDTRACE_REPAIR_TOKENS,
@@ -24,6 +22,8 @@ import {
   OP_INVOKE_AGENT,
   type SessionOutcome,
 } from '@guardtrace/semconv';
+import type { Context, Span } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import type { RecordedAttempt } from './record.ts';
 import { type Runtime, SCHEMA_VERSION } from './runtime.ts';
 import { samplingWeight, sessionHash } from './sampling.ts';
@@ -143,10 +143,14 @@ export class SessionCore {
    * as an `execute_tool` span tree, without running anything.
    */
   recordToolCall(name: string, rec: RecordedToolCall): CallResult {
-    const call = this.toolCall(name, rec);
+    // the call spans its recorded attempts (their times, when given), not the moment it is recorded
+    const starts = rec.attempts.flatMap((a) => (a.startTime !== undefined ? [a.startTime] : []));
+    const ends = rec.attempts.flatMap((a) => (a.endTime !== undefined ? [a.endTime] : []));
+    const call = new ToolCall(this.#scope, name, starts.length > 0 ? { ...rec, startTime: Math.min(...starts) } : rec);
     for (const a of rec.attempts) call.recordAttempt(a);
-    const final: { value?: unknown; idempotencyKey?: string } = { value: rec.value };
+    const final: { value?: unknown; idempotencyKey?: string; endTime?: number } = { value: rec.value };
     if (rec.idempotencyKey) final.idempotencyKey = rec.idempotencyKey;
+    if (ends.length > 0) final.endTime = Math.max(...ends);
     return call.end(final);
   }
 

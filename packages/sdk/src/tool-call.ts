@@ -59,6 +59,8 @@ export class ToolCall {
   readonly #noAutoRepair: boolean;
   /** What each failed attempt objected to, for the policy's progress rule. */
   readonly #progress = new CallProgress();
+  /** When a call recorded after the fact ended (`end({ endTime })`); else it ends when ended. */
+  #endTime: number | undefined;
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
@@ -74,6 +76,8 @@ export class ToolCall {
       autoRepair?: false | undefined;
       /** The call id of the call this discovery call is run for: the runtime's call, not the model's. */
       discoveryFor?: string | undefined;
+      /** When the call started, for a call recorded after the fact (epoch ms; default: now). */
+      startTime?: number | undefined;
     } = {},
   ) {
     this.#meta = opts.meta;
@@ -92,7 +96,7 @@ export class ToolCall {
       step: scope.book.nextStep(), flags, definition: definitionAttrs(scope.definitionsSent, this.#tool),
     });
     if (opts.discoveryFor !== undefined) attrs[ATTR_GUARDTRACE_DISCOVERY_FOR_CALL_ID] = opts.discoveryFor;
-    this.#span = scope.rt.telemetry.start(so ? callSpanName(so, toolName) : `${OP_EXECUTE_TOOL} ${toolName}`, withExtra(so?.attributes, attrs), scope.span, undefined, so?.kind);
+    this.#span = scope.rt.telemetry.start(so ? callSpanName(so, toolName) : `${OP_EXECUTE_TOOL} ${toolName}`, withExtra(so?.attributes, attrs), scope.span, opts.startTime, so?.kind);
     scope.book.opened(this);
   }
 
@@ -311,8 +315,9 @@ export class ToolCall {
     this.#done = true;
     const { rt, book } = this.#scope;
     rt.telemetry.set(this.#span, finishedCallAttrs(result, this.attempts, this.#idempotencyKey));
-    if (result.ok) rt.telemetry.end(this.#span);
-    else rt.telemetry.end(this.#span, { error: result.failureClass });
+    const endTime = this.#endTime;
+    if (result.ok) rt.telemetry.end(this.#span, endTime !== undefined ? { endTime } : {});
+    else rt.telemetry.end(this.#span, endTime !== undefined ? { error: result.failureClass, endTime } : { error: result.failureClass });
     book.finished(this, result);
   }
 
@@ -336,8 +341,9 @@ export class ToolCall {
    * Ends the call. With no argument, the outcome follows the last attempt (an attempt still
    * awaiting the model's correction ends as it stands). Idempotent.
    */
-  end(final?: { value?: unknown; idempotencyKey?: string }): CallResult {
+  end(final?: { value?: unknown; idempotencyKey?: string; endTime?: number }): CallResult {
     if (final?.idempotencyKey) this.#idempotencyKey = final.idempotencyKey;
+    if (final?.endTime !== undefined) this.#endTime = final.endTime;
     if (this.#done && this.#last) return this.#last;
     const last = this.attempts.at(-1);
     let result: CallResult;

@@ -54,4 +54,21 @@ describe('instrument-only API (agents with their own loop and guards)', () => {
     expect(s.tokens).toMatchObject({ input: 10_000, output: 130, repair: 6040, repairByClass: { missing_resource: 6040 } });
     for (const sp of spans()) expect(sp.attributes['gen_ai.conversation.id']).toBe('own_loop_1');
   });
+
+  it('a call recorded after the fact spans its attempts, not the moment it was recorded', async () => {
+    const { gt, named } = traced();
+    const s = gt.session({ id: 'own_loop_times', agentName: 'a' });
+    const t0 = Date.now() - 5_000;
+    s.recordToolCall('search_docs', {
+      attempts: [
+        { args: { q: 'x' }, outcome: 'failed', failureClass: 'transient', decision: 'retry_backoff', startTime: t0, endTime: t0 + 200 },
+        { args: { q: 'x' }, outcome: 'success', startTime: t0 + 700, endTime: t0 + 900 },
+      ],
+    });
+    await s.end();
+    const [tool] = named('execute_tool');
+    const ms = (t: [number, number]) => t[0] * 1000 + t[1] / 1e6;
+    expect(ms(tool!.startTime)).toBeCloseTo(t0, 0);
+    expect(ms(tool!.endTime)).toBeCloseTo(t0 + 900, 0);
+  });
 });

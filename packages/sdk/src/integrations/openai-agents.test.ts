@@ -1,7 +1,7 @@
-import { Agent, Runner, ToolCallError, setTraceProcessors, setTracingDisabled } from '@openai/agents';
+import { Agent, Runner, setTraceProcessors, setTracingDisabled, ToolCallError } from '@openai/agents';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ScriptedModel, outputsSeen } from '../../examples/openai-agents-agent.ts';
+import { outputsSeen, ScriptedModel } from '../../examples/openai-agents-agent.ts';
 import { traced } from '../../test/helpers.ts';
 import { Fatal, TransientFailure } from '../errors.ts';
 import { GuardtraceEscalation, guardAgentsTools } from './openai-agents.ts';
@@ -202,11 +202,13 @@ describe('OpenAI Agents SDK guarded tools', () => {
     await guarded.sessions.end();
     expect(calls).toEqual(['get_weather:Oslo', 'get_time:Oslo']);
     // before: every call "unknown" (the option's default), so the web could price none of them.
-    // Calls are recorded from the run's usage at each guarded tool call: the handoff's request and
-    // the clock's first are one recorded call, named by the agent that asked last.
+    // Calls are recorded from the run's per-request usage at each guarded tool call: the handoff's
+    // request (front's) and the clock's first are two calls, each named by the agent that made it
+    // (before 2026-12-08 they were one call of 200 tokens named gpt-4.1, priced as such).
     expect(named('chat').map((c) => [c.attributes['gen_ai.request.model'], c.attributes['gen_ai.usage.input_tokens']])).toEqual([
       ['gpt-4.1-mini', 100],
-      ['gpt-4.1', 200],
+      ['gpt-4.1-mini', 100],
+      ['gpt-4.1', 100],
       ['gpt-4.1', 100],
     ]);
 
@@ -228,6 +230,20 @@ describe('OpenAI Agents SDK guarded tools', () => {
     await guarded2.sessions.end();
     // (each run's last call is recorded when its session ends)
     expect(named2('chat').map((c) => c.attributes['gen_ai.request.model'])).toEqual(['gpt-4.1-nano', 'fallback-model', 'gpt-4.1-nano', 'fallback-model']);
+  });
+
+  it('records every model call of two runs of one conversation (the same groupId), the first run\'s last one too', async () => {
+    const { gt, named } = traced();
+    const guarded = guardAgentsTools(gt, weatherDefs([]).slice(0, 2), { agentName: 'concierge' });
+    const runner = new Runner({ groupId: 'conv_two_runs' });
+    const first = new ScriptedModel([{ call: ['call_1', 'get_weather', '{"city":"Oslo"}'] }, { text: 'clear' }]);
+    await runner.run(new Agent({ name: 'front', model: first, tools: guarded.tools }), 'Weather?', guarded.runOptions);
+    const second = new ScriptedModel([{ call: ['call_2', 'get_time', '{"city":"Oslo"}'] }, { text: 'noon' }]);
+    await runner.run(new Agent({ name: 'front', model: second, tools: guarded.tools }), 'Time?', guarded.runOptions);
+    await guarded.sessions.end();
+    // before: 3 calls (the first run's answer, after its last tool call, was never recorded)
+    expect(named('chat').map((c) => c.attributes['gen_ai.usage.input_tokens'])).toEqual([100, 100, 100, 100]);
+    expect(new Set(named('chat').map((c) => c.attributes['gen_ai.conversation.id']))).toEqual(new Set(['conv_two_runs']));
   });
 
   it('refuses a definition without a zod schema, saying which tool and what it needs', () => {

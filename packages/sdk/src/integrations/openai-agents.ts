@@ -16,16 +16,16 @@
  * Session: the run's trace group id (a conversation), else its trace id, else one session per
  * run; `session` picks your own.
  */
-import { type CallModelInputFilter, type FunctionTool, type RunContext, type ToolErrorFormatter, getCurrentTrace, tool } from '@openai/agents';
+import { type CallModelInputFilter, type FunctionTool, getCurrentTrace, type RunContext, type ToolErrorFormatter, tool } from '@openai/agents';
 import { z } from 'zod';
 import type { Guardtrace } from '../guardtrace.ts';
 import type { CallOptions, Session } from '../session.ts';
 import type { CallFailure, ModelCall } from '../types.ts';
-import { GuardtraceEscalation, InvocationScope, SessionMap, type SessionKey, type ToolMeta, escalateOrReturn, specOf } from './adapter.ts';
+import { escalateOrReturn, GuardtraceEscalation, InvocationScope, type SessionKey, SessionMap, specOf, type ToolMeta } from './adapter.ts';
 import { modelText } from './model-text.ts';
 
-export { GuardtraceEscalation, SessionMap };
 export type { SessionKey, ToolMeta };
+export { GuardtraceEscalation, SessionMap };
 
 /** Per-call details the SDK passes to a tool (the model's function call, abort signal). */
 export type ToolCallDetails = Parameters<FunctionTool['invoke']>[2];
@@ -79,6 +79,8 @@ interface UsageMark {
   requests: number;
   input: number;
   output: number;
+  /** Its per-request usage entries then (`usage.requestUsageEntries`). */
+  entries: number;
 }
 
 /** Traces whose agent's model is remembered at once (runs that call no tool are never cleaned up otherwise). */
@@ -113,20 +115,39 @@ export function guardAgentsTools<TContext = unknown>(
   const modelByTrace = new Map<string, string>();
   const modelByContext = new WeakMap<object, string>();
   const sessionModel = new Map<string, string>();
+  // With tracing on, the model of each request of a run, in order (a run is a trace of its own):
+  // the run's per-request usage entries are named by it, so a handoff's requests keep their models.
+  const requestModels = new Map<string, string[]>();
+  const runTrace = new WeakMap<RunContext<TContext>, string>();
   const recordModelCalls = (session: Session, runContext: RunContext<TContext>): void => {
-    const traceId = currentTraceId();
+    const traceId = currentTraceId() ?? runTrace.get(runContext);
+    if (traceId !== undefined) runTrace.set(runContext, traceId);
     const ctx = runContext.context;
     const seen = (traceId !== undefined ? modelByTrace.get(traceId) : undefined) ?? (typeof ctx === 'object' && ctx !== null ? modelByContext.get(ctx) : undefined);
     if (seen !== undefined) sessionModel.set(session.id, seen);
     const u = runContext.usage;
-    const mark = marks.get(runContext) ?? { requests: 0, input: 0, output: 0 };
+    const mark = marks.get(runContext) ?? { requests: 0, input: 0, output: 0, entries: 0 };
     if (u.requests <= mark.requests) return;
-    const call: ModelCall = { model: sessionModel.get(session.id) ?? opts.model ?? 'unknown', provider: opts.provider ?? 'openai', inputTokens: u.inputTokens - mark.input, outputTokens: u.outputTokens - mark.output };
+    const fallback = sessionModel.get(session.id) ?? opts.model ?? 'unknown';
+    const provider = opts.provider ?? 'openai';
+    const entries = u.requestUsageEntries ?? [];
+    // One call per request when the usage has an entry for each new request; else (a provider that
+    // reports no per-request usage) what was added since the mark, as one call.
+    const calls: ModelCall[] =
+      entries.length - mark.entries === u.requests - mark.requests
+        ? entries.slice(mark.entries).map((e, i) => ({
+            model: (traceId !== undefined ? requestModels.get(traceId)?.[mark.entries + i] : undefined) ?? fallback,
+            provider,
+            inputTokens: e.inputTokens,
+            outputTokens: e.outputTokens,
+          }))
+        : [{ model: fallback, provider, inputTokens: u.inputTokens - mark.input, outputTokens: u.outputTokens - mark.output }];
+    // the first failed call since the last model call is what the next one repairs
     const repairs = toRepair.get(session.id);
-    if (repairs) call.repairs = repairs;
+    if (repairs && calls[0]) calls[0].repairs = repairs;
     toRepair.delete(session.id);
-    session.recordModelCall(call);
-    marks.set(runContext, { requests: u.requests, input: u.inputTokens, output: u.outputTokens });
+    for (const c of calls) session.recordModelCall(c);
+    marks.set(runContext, { requests: u.requests, input: u.inputTokens, output: u.outputTokens, entries: entries.length });
   };
 
   // An escalation met while answering an unknown tool name cannot be thrown there (the SDK
@@ -158,6 +179,7 @@ export function guardAgentsTools<TContext = unknown>(
       if (id !== session.id) continue;
       byTrace.delete(trace);
       modelByTrace.delete(trace);
+      requestModels.delete(trace);
     }
   });
 
@@ -177,6 +199,9 @@ export function guardAgentsTools<TContext = unknown>(
   const call = async (runContext: RunContext<TContext>, name: string, input: unknown, details?: ToolCallDetails, placeholder = false): Promise<string> => {
     const session = sessions.get(keyOf(runContext));
     throwPending(session.id);
+    // a new run of the conversation (the same groupId): the last run's calls not recorded yet first
+    const previous = lastRun.get(session.id);
+    if (previous !== undefined && previous !== runContext) recordModelCalls(session, previous);
     recordModelCalls(session, runContext);
     lastRun.set(session.id, runContext);
     const traceId = currentTraceId();
@@ -224,6 +249,13 @@ export function guardAgentsTools<TContext = unknown>(
   const callModelInputFilter: CallModelInputFilter<TContext> = ({ modelData, agent, context }) => {
     const traceId = currentTraceId();
     const model = typeof agent.model === 'string' && agent.model !== '' ? agent.model : undefined;
+    if (traceId !== undefined) {
+      // this request's model, by its place in the run (a Model object's: the option's, or unknown)
+      if (!requestModels.has(traceId) && requestModels.size >= MAX_TRACKED_TRACES) requestModels.delete(requestModels.keys().next().value as string);
+      const list = requestModels.get(traceId) ?? [];
+      list.push(model ?? opts.model ?? 'unknown');
+      requestModels.set(traceId, list);
+    }
     if (model !== undefined) {
       if (traceId !== undefined) {
         // runs that never call a tool open no session to clean up after: keep the newest only
