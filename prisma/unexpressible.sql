@@ -146,7 +146,7 @@ SELECT 's', s.project_id, s.session_id, s.start_time, s.end_time_unix_nano, s.se
   s.status_code, s.attributes, false, false, 0, 0, false, false
 FROM t JOIN spans s ON s.project_id = t.project_id AND s.session_id = t.id
 UNION ALL
-SELECT 'c', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false, false
+SELECT 'c', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision IN ('escalate_human', 'fail_reconcile'), false, 0, 0, false, false
 FROM t JOIN tool_calls d ON d.project_id = t.project_id AND d.session_id = t.id
 UNION ALL
 SELECT 'a', d.project_id, d.session_id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human',
@@ -190,7 +190,7 @@ FROM r JOIN spans s ON s.project_id = r.project_id AND s.trace_start = r.trace_s
   AND s.span_id = r.span_id AND s.session_id = r.id AND s.start_time = r.start_time
 WHERE r.kind = 's'
 UNION ALL
-SELECT 'c', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision = 'escalate_human', false, 0, 0, false, false
+SELECT 'c', r.project_id, r.id, NULL, NULL, NULL, NULL, NULL, NULL, d.decision IN ('escalate_human', 'fail_reconcile'), false, 0, 0, false, false
 FROM r JOIN tool_calls d ON d.project_id = r.project_id AND d.trace_id = r.trace_id AND d.span_id = r.span_id
   AND d.session_id = r.id AND d.started_at = r.start_time
 WHERE r.kind = 'c'
@@ -223,8 +223,9 @@ $fn$;
 -- the outcome attribute is the one of the span that ended last (outcome_attr_at: its end, as
 -- ended_at reads it), so a part of the session that a tool service ended inside the agent's never
 -- overrides the agent's verdict. Spans that start (or end) at the same instant are ordered by
--- their value (nulls last), so a tie gives the same value in every recomputation. Outcome: the attribute, else `escalated` (an
--- escalate_human decision), `failed` (a root span with status ERROR), `success` (a root span).
+-- their value (nulls last), so a tie gives the same value in every recomputation. Outcome: the attribute, else `escalated` (a
+-- tool call that ended escalate_human or fail_reconcile, as the SDK closes a session), `failed` (a root span with status
+-- ERROR), `success` (a root span).
 -- It reads no table itself: one plan serves every call (plan_cache_mode).
 CREATE OR REPLACE FUNCTION guardtrace_session_totals(projects uuid[], ids text[], whole boolean, row_sessions int[],
   row_kinds text[], row_times timestamptz[], row_starts timestamptz[], row_traces text[], row_spans text[])

@@ -46,6 +46,32 @@ describe('session totals in SQL', () => {
     expect(rows.map((r) => r.w)).toEqual(cases.map(([f, k, d]) => sessionSamplingWeight(f, k, d)));
   });
 
+  it('reads a session whose root gave no outcome as escalated after a call ended fail_reconcile, as the SDK closes it', async () => {
+    const outcome = async (id: string) => (await one<{ o: string }>(env.sql, 'SELECT outcome AS o FROM sessions WHERE project_id = $1 AND id = $2', [env.projectId, id])).o;
+    const session = (decision: string, attemptDecision: string) => {
+      const sessionId = `reconcile_${randomBytes(6).toString('hex')}`;
+      const traceId = randomBytes(16).toString('hex');
+      const c = { 'gen_ai.conversation.id': sessionId };
+      const call = randomBytes(8).toString('hex');
+      // no invoke_agent root arrived (the agent crashed before its end): the model turn is a root span
+      return {
+        sessionId,
+        spans: [
+          jsonSpan({ traceId, name: 'chat gpt-4.1', attrs: { ...c, 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 1 } }),
+          jsonSpan({ traceId, spanId: call, name: 'execute_tool charge_card', attrs: { ...c, 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'charge_card', 'guardtrace.outcome': decision === 'proceed' ? 'success' : 'failed', 'guardtrace.decision': decision } }),
+          jsonSpan({ traceId, parentSpanId: call, name: 'guardtrace.attempt', attrs: { ...c, 'gen_ai.operation.name': 'guardtrace.attempt', 'guardtrace.attempt': 1, 'guardtrace.outcome': 'failed', 'guardtrace.failure.class': 'uncertain_side_effect', 'guardtrace.decision': attemptDecision } }),
+        ],
+      };
+    };
+    const uncertain = session('fail_reconcile', 'fail_reconcile');
+    await writer.submit(env.projectId, normalize(jsonRequest(uncertain.spans)));
+    expect(await outcome(uncertain.sessionId)).toBe('escalated');
+    // sent again after its reconcile answered not_committed, and went through: not an escalation
+    const resent = session('proceed', 'fail_reconcile');
+    await writer.submit(env.projectId, normalize(jsonRequest(resent.spans)));
+    expect(await outcome(resent.sessionId)).toBe('success');
+  });
+
   it('takes the user from the keys the conventions name, in their order', async () => {
     const { src } = await one<{ src: string }>(env.sql, "SELECT prosrc AS src FROM pg_proc WHERE proname = 'guardtrace_session_totals'");
     const at = USER_ID_KEYS.map((k) => src.indexOf(`'${k}'`));
