@@ -5,6 +5,8 @@
  * and agrees with analytics_daily's failed_tokens of the same day, tool and class; the spend of
  * every model call per session start day and model (analytics_model_spend_daily) likewise.
  */
+
+import { costOf, PriceBook } from '@guardtrace/db';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, hex, jsonRequest, jsonSpan, sdkSession, setupApp, setupDatabase } from './helpers.ts';
@@ -130,3 +132,29 @@ describe('repair turns per model in the write transaction', () => {
     expect(await spend(projectId)).toEqual({});
   });
 });
+
+describe('priced per call', () => {
+  it('sums a call whose cached input is above its input as priced alone, so the day prices as its calls do', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const traceId = hex(16);
+    const root = hex(8);
+    const c = { 'gen_ai.conversation.id': `sess_${hex(6)}` };
+    const chat = (input: number, cached: number, output: number) =>
+      jsonSpan({ traceId, parentSpanId: root, name: 'chat claude-sonnet-4-5',
+        attrs: { ...c, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'claude-sonnet-4-5', 'gen_ai.usage.input_tokens': input,
+          'gen_ai.usage.cache_read.input_tokens': cached, 'gen_ai.usage.output_tokens': output } });
+    // One call reports its cache reads beside its input (as Anthropic's API does), one has none.
+    const calls = [[100, 1000, 10], [5000, 0, 100]] as const;
+    await post([jsonSpan({ traceId, spanId: root, name: 'invoke_agent a', attrs: { ...c, 'gen_ai.operation.name': 'invoke_agent' } }), ...calls.map(([i, k, o]) => chat(i, k, o))], key);
+    const book = new PriceBook([]);
+    const price = book.lookup('claude-sonnet-4-5')?.price;
+    if (!price) throw new Error('no built-in price for claude-sonnet-4-5');
+    const alone = calls.reduce((sum, [i, k, o]) => sum + costOf({ inputTokens: i, cachedInputTokens: k, outputTokens: o }, price), 0);
+    const [row] = Object.values(await spend(projectId));
+    const [input, output, cached] = row as number[];
+    // before: input 5,100 with cached 1,000 priced the surplus cached tokens against the other call's input
+    expect(costOf({ inputTokens: input as number, outputTokens: output as number, cachedInputTokens: cached as number }, price)).toBeCloseTo(alone, 12);
+  });
+});
+

@@ -54,6 +54,8 @@ interface ModelCallSeed {
   atMs: number;
   inputTokens: number;
   outputTokens: number;
+  /** Cached input (gen_ai.usage.cache_read.input_tokens); 0 when not given. */
+  cachedInputTokens?: number;
   repairFailureClass?: string;
   /** The attempt this turn repairs: [tool call index, attempt index] of this session. */
   repairs?: [number, number];
@@ -175,6 +177,7 @@ export async function seedSession(prisma: PrismaClient, projectId: string, seed:
         durationMs: 500,
         inputTokens: m.inputTokens,
         outputTokens: m.outputTokens,
+        cachedInputTokens: m.cachedInputTokens ?? 0,
         repairFailureClass: m.repairFailureClass ?? null,
         repairAttemptSpanId: m.repairs ? (attemptSpanIds[m.repairs[0]]?.[m.repairs[1]] ?? null) : null,
         ...(m.sequence !== undefined ? { parentSpanId: rootSpanId, stepSequence: m.sequence } : {}),

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseSessionQuery } from '../src/lib/session-query.ts';
 import { SESSION_SORTS, type SessionSort } from '../src/lib/session-sort.ts';
+import { estimateSessionCosts } from '../src/server/queries/costs.ts';
+import { getSessionDetail } from '../src/server/queries/session.ts';
 import { encodeCursor, orderBy } from '../src/server/queries/session-sort.ts';
 import { listSessions, projectHasHeldSessions, projectHasSessions, type SessionListQuery } from '../src/server/queries/sessions.ts';
 import { setupTestDatabase } from './db.ts';
@@ -204,6 +206,23 @@ describe('listSessions', () => {
     });
     expect(await parsed('tool:search_codebase')).toEqual([corrected.id, refused.id]);
     expect(await parsed('tool:search_files')).toEqual([corrected.id]);
+  });
+
+  it('prices a session in the list as its calls priced alone, as its page does, when a call reports cached input beside its input', async () => {
+    const prisma = db.prisma();
+    const project = await seedProject(prisma);
+    const s = await seedSession(prisma, project.id, {
+      startedAt: minutes(9),
+      modelCalls: [
+        { model: 'claude-sonnet-4-5', atMs: 0, inputTokens: 100, cachedInputTokens: 1000, outputTokens: 10 },
+        { model: 'claude-sonnet-4-5', atMs: 10, inputTokens: 5000, outputTokens: 100 },
+      ],
+    });
+    const listed = (await estimateSessionCosts(prisma, project.id, [s.id])).get(s.id);
+    const page = (await getSessionDetail(prisma, project.id, s.id))?.session.cost;
+    // before: $0.01440 (the 1,000 cached tokens priced against the other call's 5,000 input), the page $0.01695
+    expect(listed?.usd).toBeCloseTo(0.01695, 8);
+    expect(listed?.usd).toBeCloseTo(page?.usd ?? Number.NaN, 10);
   });
 
   it('filters by the session’s own tokens and by the UTC day it started, as analytics’ cost buckets and days count them', async () => {

@@ -1,5 +1,5 @@
 import 'server-only';
-import { type CostEstimate, estimateCost, type ModelTokens, type PrismaClient, PriceBook } from '@guardtrace/db';
+import { type CostEstimate, estimateCost, type ModelTokens, PriceBook, type PrismaClient } from '@guardtrace/db';
 import type { DayWindow } from './analytics.ts';
 
 /**
@@ -43,12 +43,19 @@ function byKey(rows: TokenRow[], book: PriceBook): Map<string, CostDto> {
   return new Map([...groups].map(([k, g]) => [k, estimateCost(g.map(tokens), book)]));
 }
 
-/** Each session's estimated cost (its own tokens, as recorded: not scaled by sampling weight). */
+/**
+ * Each session's estimated cost (its own tokens, as recorded: not scaled by sampling weight). Its
+ * calls' input is summed per call as the larger of its input and its cached input, so the sum
+ * prices as its calls priced alone: costOf reads a call's cached input above its input as reported
+ * beside it (no uncached input), and summed first, one call's surplus would cancel another's
+ * uncached input. The per-model rollups the analytics read are summed so too (the collector's
+ * guardtrace_update_model_costs).
+ */
 export async function estimateSessionCosts(db: PrismaClient, projectId: string, sessionIds: string[], book?: PriceBook): Promise<Map<string, CostDto>> {
   if (sessionIds.length === 0) return new Map();
   const [rows, prices] = await Promise.all([
     db.$queryRaw<TokenRow[]>`
-      SELECT session_id AS key, model, sum(input_tokens)::bigint AS input, sum(output_tokens)::bigint AS output,
+      SELECT session_id AS key, model, sum(greatest(input_tokens, cached_input_tokens))::bigint AS input, sum(output_tokens)::bigint AS output,
         sum(cached_input_tokens)::bigint AS cached
       FROM model_calls
       WHERE project_id = ${projectId}::uuid AND session_id = ANY(${sessionIds}::text[])
