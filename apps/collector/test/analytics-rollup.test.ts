@@ -64,7 +64,7 @@ async function fixedByLink(projectId: string): Promise<Map<string, boolean>> {
      FROM attempts WHERE project_id = $1`,
   );
   const calls = await q('SELECT session_id, span_id, started_at, outcome FROM tool_calls WHERE project_id = $1');
-  const models = await q('SELECT session_id, span_id, started_at, repair_attempt_span_id FROM model_calls WHERE project_id = $1');
+  const models = await q('SELECT session_id, span_id, started_at, repair_attempt_span_id, repair_failure_class FROM model_calls WHERE project_id = $1');
   const t = (d: Date) => d.getTime();
   const first = <T extends { started_at: Date; span_id: string }>(rows: T[]) =>
     [...rows].sort((a, b) => t(a.started_at) - t(b.started_at) || (a.span_id < b.span_id ? -1 : 1))[0];
@@ -94,7 +94,9 @@ async function fixedByLink(projectId: string): Promise<Map<string, boolean>> {
     const next = first(mine.filter((m) => t(m.started_at) > t(r.started_at)));
     const turn =
       first(mine.filter((m) => m.repair_attempt_span_id === r.span_id)) ??
-      (r.decision === null || ((r.decision === 'reject_with_feedback' || r.decision === 'replan') && next?.repair_attempt_span_id) ? next : undefined);
+      (r.decision === null || ((r.decision === 'reject_with_feedback' || r.decision === 'replan') && (next?.repair_attempt_span_id || next?.repair_failure_class))
+        ? next
+        : undefined);
     if (!turn) continue;
     const after = [
       ...calls.filter((c) => c.session_id === r.session_id && t(c.started_at) >= t(turn.started_at) && c.span_id !== r.tool_call_span_id),

@@ -442,4 +442,21 @@ describe('rejections of calls one model turn made in parallel', () => {
     expect(await link(projectId, arc.attempt)).toMatchObject({ repair, corrected: arcFix.call, fixed: true });
     expect(await fixedNext(projectId)).toEqual({ 'delete_record|guard_violation': [1, 1], 'archive_record|guard_violation': [1, 1] });
   });
+
+  it('links a rejection to the next model call that names only the class it repairs', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const s = new Session();
+    s.chat();
+    const bad = s.sdkCall('delete_file', { outcome: 'rejected', failureClass: 'guard_violation', decision: 'replan', feedback: 'outside the workspace' });
+    const turn = hex(8);
+    s.spans.push(
+      jsonSpan({ traceId: s.traceId, spanId: turn, parentSpanId: s.root, name: 'chat gpt-4.1',
+        attrs: { 'gen_ai.conversation.id': s.sessionId, 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 1, 'guardtrace.repair.failure_class': 'guard_violation' } }),
+    );
+    const next = s.sdkCall('delete_file', { outcome: 'rejected', failureClass: 'guard_violation', decision: 'replan', feedback: 'outside the workspace' });
+    await post(s.spans, key);
+    expect(await link(projectId, bad.attempt)).toMatchObject({ repair: turn, corrected: next.call, fixed: false });
+  });
 });
+

@@ -134,7 +134,8 @@ linked AS (
   ) nf ON true
   -- The repair turn: recorded, else the first model call after the rejection: with no decision
   -- recorded, whatever it is; for a rejection of the runtime's (feedback or a replan), when that
-  -- call repairs a failure (a rejection beside the one it names: calls made in parallel).
+  -- call repairs a failure (names an attempt or a class: a rejection beside the one it names,
+  -- calls made in parallel).
   LEFT JOIN LATERAL (
     SELECT m.span_id, m.started_at
     FROM (SELECT m.* FROM model_calls m WHERE m.repair_attempt_span_id = r.span_id OFFSET 0) m
@@ -143,12 +144,12 @@ linked AS (
   ) e ON true
   LEFT JOIN LATERAL (
     SELECT m.span_id, m.started_at FROM (
-      SELECT m.span_id, m.started_at, m.repair_attempt_span_id FROM model_calls m
+      SELECT m.span_id, m.started_at, m.repair_attempt_span_id, m.repair_failure_class FROM model_calls m
       WHERE e.span_id IS NULL AND (r.decision IS NULL OR r.decision IN ('reject_with_feedback', 'replan'))
         AND m.project_id = r.project_id AND m.session_id = r.session_id AND m.started_at > r.started_at
       ORDER BY m.started_at, m.span_id LIMIT 1
     ) m
-    WHERE r.decision IS NULL OR m.repair_attempt_span_id IS NOT NULL
+    WHERE r.decision IS NULL OR m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL
   ) i ON true
   -- 2. The first call started at or after the repair turn (by its span, or by an attempt of it).
   LEFT JOIN LATERAL (
