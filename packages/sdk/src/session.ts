@@ -75,6 +75,13 @@ export interface CallOptions {
    * adapter's placeholder for a framework that does not hand them over).
    */
   autoRepair?: false;
+  /**
+   * `true`: the arguments passed are an adapter's stand-in for arguments the framework did not
+   * hand over (the OpenAI Agents SDK's unknown tool name): the attempts made with them record no
+   * arguments (the replay says none were recorded, rather than showing the stand-in as the
+   * model's), and are never repaired in code.
+   */
+  argumentsUnknown?: true;
 }
 
 /** Token totals of a session; repair tokens are broken down by the failure class they repaired. */
@@ -177,9 +184,10 @@ export class SessionCore {
       const attemptAttributes = span?.attemptAttributes;
       const more = opts.callId !== undefined ? { callId: opts.callId, tool: name, attemptAttributes } : { tool: name, attemptAttributes };
       const withMeta = 'meta' in opts ? { ...more, meta: opts.meta } : more;
-      return waiting.attempt(rawArgs, opts.autoRepair === false ? { ...withMeta, autoRepair: false } : withMeta);
+      const repair = opts.autoRepair === false ? { ...withMeta, autoRepair: false as const } : withMeta;
+      return waiting.attempt(rawArgs, opts.argumentsUnknown === true ? { ...repair, argumentsUnknown: true } : repair);
     }
-    return this.toolCall(name, opts).attempt(rawArgs);
+    return this.toolCall(name, opts).attempt(rawArgs, opts.argumentsUnknown === true ? { argumentsUnknown: true } : {});
   }
 
   /**

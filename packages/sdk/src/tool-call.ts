@@ -61,6 +61,8 @@ export class ToolCall {
   readonly #progress = new CallProgress();
   /** When a call recorded after the fact ended (`end({ endTime })`); else it ends when ended. */
   #endTime: number | undefined;
+  /** Attempt spans run on an adapter's stand-in arguments (`argumentsUnknown`): none are recorded on them. */
+  readonly #standIn = new WeakSet<Span>();
 
   /** @internal Calls are opened by `session.toolCall(name)` or `session.callTool(...)`. */
   constructor(
@@ -141,13 +143,16 @@ export class ToolCall {
 
   /** Under `failures`, a failed or repaired attempt's arguments go on its span before it ends. */
   #lateArgs(span: Span, args: string): void {
-    if (this.#content() === 'failures') this.#scope.rt.telemetry.set(span, { [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args });
+    if (this.#content() === 'failures' && !this.#standIn.has(span)) this.#scope.rt.telemetry.set(span, { [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: args });
   }
 
-  #attemptSpan(n: number, callId: string, rawArgs: unknown, extra: Attributes | undefined): { span: Span; args: string } {
+  #attemptSpan(n: number, callId: string, rawArgs: unknown, extra: Attributes | undefined, standIn: boolean): { span: Span; args: string } {
     const { rt, sessionId } = this.#scope;
     const args = clip(sanitizeFeedback(typeof rawArgs === 'string' ? rawArgs : jsonText(rawArgs), rt.sanitize));
-    const span = rt.telemetry.start(SPAN_ATTEMPT, withExtra(extra, attemptAttrs({ sessionId, toolName: this.toolName, callId, n, args, content: this.#content() })), this.#span);
+    // stand-in arguments are not the model's: recorded as none (the replay says so), never as `{}`
+    const content = standIn ? 'never' : this.#content();
+    const span = rt.telemetry.start(SPAN_ATTEMPT, withExtra(extra, attemptAttrs({ sessionId, toolName: this.toolName, callId, n, args, content })), this.#span);
+    if (standIn) this.#standIn.add(span);
     return { span, args };
   }
 
@@ -158,7 +163,10 @@ export class ToolCall {
    * absent, those of the call's `span` option. `meta` is the tool's `ctx.meta` for this run's
    * attempts (default: the call's own `meta` option).
    */
-  async attempt(rawArgs: unknown, opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined; meta?: unknown; autoRepair?: false } = {}): Promise<CallResult> {
+  async attempt(
+    rawArgs: unknown,
+    opts: { callId?: string; tool?: string; attemptAttributes?: Attributes | undefined; meta?: unknown; autoRepair?: false; argumentsUnknown?: true } = {},
+  ): Promise<CallResult> {
     if (this.#done) throw new Error(`guardtrace: tool call ${this.callId} already ended`);
     if (opts.tool !== undefined && opts.tool !== this.#toolName) this.#switchTool(opts.tool);
     const { rt, book, sessionId } = this.#scope;
@@ -173,7 +181,7 @@ export class ToolCall {
       const n = this.attempts.length + 1;
       if (n > 1) book.retrying();
       const callId = opts.callId ?? this.callId;
-      const { span, args } = this.#attemptSpan(n, callId, raw, extra);
+      const { span, args } = this.#attemptSpan(n, callId, raw, extra, opts.argumentsUnknown === true);
       const t0 = rt.clock.now();
       const run = await runAttempt({
         rt, tool: this.#tool, toolName: this.toolName, rawArgs: raw, attemptSpan: span,
@@ -183,7 +191,7 @@ export class ToolCall {
       if (run.idempotencyKey) this.#idempotencyKey = run.idempotencyKey;
       if (run.ok) return this.#succeed(run, span, n, callId, args, durationMs);
       // one sound correction: fixed in code and run as the next attempt, no model turn
-      const canRepair = !this.#noAutoRepair && opts.autoRepair !== false && this.#corrections.length < MAX_AUTO_REPAIRS && n < maxAttempts && book.budgets(maxAttempts - n).sessionRetriesLeft > 0;
+      const canRepair = !this.#noAutoRepair && opts.autoRepair !== false && opts.argumentsUnknown !== true && this.#corrections.length < MAX_AUTO_REPAIRS && n < maxAttempts && book.budgets(maxAttempts - n).sessionRetriesLeft > 0;
       const fix = canRepair ? planAutoRepair(rt, this.#tool, this.toolName, run) : undefined;
       if (fix) {
         book.attemptFailed(durationMs);
@@ -300,6 +308,7 @@ export class ToolCall {
     const afterFailure = this.attempts.length > 0;
     this.attempts.push(record);
     const attrs = succeededAttemptAttrs(run, { content: this.#content(), afterFailure, args, result: () => clip(sanitizeFeedback(jsonText(run.value), rt.sanitize)) });
+    if (this.#standIn.has(span)) delete attrs[ATTR_GEN_AI_TOOL_CALL_ARGUMENTS];
     rt.telemetry.set(span, attrs);
     rt.telemetry.end(span);
     const result: CallResult = { ok: true, value: run.value, tool: this.toolName, callId: this.callId, attempts: [...this.attempts] };

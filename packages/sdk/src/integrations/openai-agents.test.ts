@@ -94,6 +94,11 @@ describe('OpenAI Agents SDK guarded tools', () => {
       ['book_table', 'transient', 'retry_backoff'],
       ['book_table', undefined, 'proceed'],
     ]);
+    // the made-up name's attempt ran on the adapter's stand-in {} (the SDK hands over no arguments):
+    // it records none, where the rejected get_weather records what the model sent
+    const args = named('guardtrace.attempt').map((a) => a.attributes['gen_ai.tool.call.arguments']);
+    expect(args[2]).toBeUndefined();
+    expect(args[0]).toBe('{"town":"Paris"}');
     // every model request is a chat span (from the run's usage); the turn after a failed call is its repair
     const chats = named('chat');
     expect(chats.map((c) => c.attributes['guardtrace.repair.failure_class'])).toEqual([undefined, 'invalid_arguments', undefined, 'unknown_tool', undefined, undefined]);

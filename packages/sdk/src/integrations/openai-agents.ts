@@ -210,7 +210,11 @@ export function guardAgentsTools<TContext = unknown>(
     const callId = details?.toolCall?.callId;
     const opts: CallOptions = callId !== undefined ? { callId } : {};
     // arguments the adapter made up are never run under a corrected tool name
-    if (placeholder) opts.autoRepair = false;
+    if (placeholder) {
+      opts.autoRepair = false;
+      // nor recorded as what the model sent: the SDK hands over no arguments for a made-up name
+      opts.argumentsUnknown = true;
+    }
     const r = await scope.run({ runContext, details }, () => session.callTool(name, input, opts));
     if (!r.ok && !toRepair.has(session.id)) toRepair.set(session.id, r);
     return modelText(escalateOrReturn(r));
