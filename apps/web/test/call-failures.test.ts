@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { diffAttempts } from '@/lib/call-failures';
 import { diffRows } from '@/lib/attempt-diff-rows';
+import { diffAttempts } from '@/lib/call-failures';
 import type { AttemptDto, ToolCallStepDto } from '@/server/queries/session-types';
 
 const attempt = (n: number, toolName: string | null, args: string, failureClass: string | null, pointers: string[] = []): AttemptDto =>
@@ -43,6 +43,15 @@ describe('diffAttempts', () => {
       ['argument', '/query', 'removed', false, null],
     ]);
     expect(changes).toBe(3);
+  });
+
+  it('compares no arguments with an attempt whose arguments were not recorded (a made-up name the Agents SDK hands over none for)', () => {
+    const unrecorded = { ...attempt(1, 'get_forecast', '', 'unknown_tool'), arguments: null } as unknown as AttemptDto;
+    const d = diffAttempts(call([unrecorded, attempt(2, 'get_weather', '{"city":"Paris"}', null)]));
+    const diff = diffRows(d[0]!, d[1]!);
+    // before: "/city added" (a diff from nothing, as if the model had sent no city)
+    expect(diff.rows.map((r) => [r.field, r.kind, r.verdict])).toEqual([['tool', 'changed', 'fixed']]);
+    expect([diff.changes, diff.unrecorded]).toEqual([1, 1]);
   });
 
   it('keeps argument pointers as the guards recorded them when the tools differ, and says when a renamed tool still fails', () => {

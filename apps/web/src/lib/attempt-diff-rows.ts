@@ -93,8 +93,18 @@ function toolRow(before: DiffAttempt, after: DiffAttempt, argsChanged: boolean):
   };
 }
 
-/** Every row of the diff from `before` to `after`: the tool, each changed path, and each failed path left unchanged. */
-export function diffRows(before: DiffAttempt, after: DiffAttempt): { rows: DiffRow[]; changes: number } {
+/**
+ * Every row of the diff from `before` to `after`: the tool, each changed path, and each failed path
+ * left unchanged. When either attempt's arguments were not recorded (content capture left them
+ * out, or its instrumentation hands over none), only the tool row: `unrecorded` names the attempt,
+ * rather than a diff from or to nothing.
+ */
+export function diffRows(before: DiffAttempt, after: DiffAttempt): { rows: DiffRow[]; changes: number; unrecorded: number | null } {
+  const missing = before.args === null ? before.attempt : after.args === null ? after.attempt : null;
+  if (missing !== null) {
+    const tool = toolRow(before, after, false);
+    return { rows: tool ? [tool] : [], changes: tool?.kind === 'changed' ? 1 : 0, unrecorded: missing };
+  }
   const changes = diffJson(before.args, after.args);
   const outcomes: PointerOutcome[] = pointerVerdicts(before, after, changes);
   const rows: DiffRow[] = [];
@@ -126,5 +136,5 @@ export function diffRows(before: DiffAttempt, after: DiffAttempt): { rows: DiffR
       verdict: o.verdict,
     });
   }
-  return { rows, changes: changes.length + (tool?.kind === 'changed' ? 1 : 0) };
+  return { rows, changes: changes.length + (tool?.kind === 'changed' ? 1 : 0), unrecorded: null };
 }

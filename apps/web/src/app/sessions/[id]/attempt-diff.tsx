@@ -88,7 +88,12 @@ export function AttemptDiff({ attempts, initialMode = 'previous', initialAttempt
       ) : (
         <>
           <p className="mt-2 text-xs text-slate-700" data-testid="diff-pair">
-            Attempt #{before.attempt} → #{after.attempt}: {diff.changes === 0 ? 'call unchanged' : `${diff.changes} changed field${diff.changes === 1 ? '' : 's'}`}
+            Attempt #{before.attempt} → #{after.attempt}:{' '}
+            {diff.unrecorded !== null
+              ? `the arguments of #${diff.unrecorded} were not recorded, so they are not compared${diff.changes ? '; the tool name changed' : ''}`
+              : diff.changes === 0
+                ? 'call unchanged'
+                : `${diff.changes} changed field${diff.changes === 1 ? '' : 's'}`}
             {failedAt(before) > 0 ? `; #${before.attempt} failed at ${failedAt(before)} field${failedAt(before) === 1 ? '' : 's'}` : ''}
           </p>
           {diff.rows.length > 0 ? <AttemptDiffTable rows={diff.rows} before={before.attempt} after={after.attempt} /> : null}
