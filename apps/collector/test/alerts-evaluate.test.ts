@@ -104,6 +104,26 @@ describe('each rule kind measures the rollup', () => {
     expect((await value('repair_dollars', { failure_class: 'transient' })).worst).toBe(worst);
   });
 
+  it('prices repair turns one by one when one reports cached input beside its input', async () => {
+    const p = await newProjectKey();
+    await env.sql.query(
+      `INSERT INTO model_prices (project_id, model, input_per_mtok, output_per_mtok, cached_input_per_mtok) VALUES ($1, 'model-c', 10, 0, 1)`,
+      [p.projectId],
+    );
+    // One turn: 100 input, 1,000 cached beside it (no uncached input by costOf's rule): $0.001.
+    // Another: 5,000 input, none cached: $0.05. Summed first, $0.041 (the surplus offset the input).
+    const s = failingSession({
+      startMs: T0 + 40 * 60_000,
+      tool: 'search',
+      failures: [
+        { cls: 'transient', repair: { model: 'model-c', input: 100, output: 0, cached: 1000 } },
+        { cls: 'transient', repair: { model: 'model-c', input: 5000, output: 0 } },
+      ],
+    });
+    await send(s.spans, p.key);
+    expect((await measured(rule(p.projectId, 'repair_dollars', { threshold: 1 }), at(41))).value).toBeCloseTo(0.051, 9);
+  });
+
   it('fires a repair-cost rule at exactly its threshold, and links to the session that spent the most dollars', async () => {
     const p = await newProjectKey();
     await env.sql.query(

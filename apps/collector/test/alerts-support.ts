@@ -73,7 +73,7 @@ export interface AttemptSpec {
   decision?: string;
   exhausted?: string;
   /** A repair turn answering this attempt, with its model and tokens, `afterMs` after it (default 100). */
-  repair?: { model: string; input: number; output: number; afterMs?: number };
+  repair?: { model: string; input: number; output: number; afterMs?: number; cached?: number };
 }
 
 /**
@@ -135,6 +135,7 @@ export function failingSession(opts: { startMs: number; tool: string; failures: 
             'gen_ai.request.model': f.repair.model,
             'gen_ai.usage.input_tokens': f.repair.input,
             'gen_ai.usage.output_tokens': f.repair.output,
+            ...(f.repair.cached !== undefined ? { 'gen_ai.usage.cache_read.input_tokens': f.repair.cached } : {}),
             'guardtrace.repair.attempt_span_id': id,
           },
         }),

@@ -72,8 +72,8 @@ export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<
   if (r.kind === 'new_failure_class' || r.kind === 'new_failing_tool') return measureNew(q, r, from, now);
   let value: number;
   if (r.kind === 'repair_dollars') {
-    const rows = await q<{ model: string; i: number; o: number; ci: number }>(
-      `SELECT model, sum(repair_input_tokens)::float8 AS i, sum(repair_output_tokens)::float8 AS o, sum(repair_cached_input_tokens)::float8 AS ci
+    const rows = await q<{ model: string; u: number; o: number; ci: number }>(
+      `SELECT model, sum(repair_uncached_input_tokens)::float8 AS u, sum(repair_output_tokens)::float8 AS o, sum(repair_cached_input_tokens)::float8 AS ci
        FROM alert_minutes WHERE ${SCOPE} AND ${CLASS} AND model <> '' GROUP BY model`,
       args,
     );
@@ -88,8 +88,8 @@ export async function measure(q: QueryRows, r: RuleRow, now: Date): Promise<Map<
     for (const m of rows) {
       const p = book.lookup(m.model)?.price;
       if (!p) continue;
-      const uncached = Math.max(m.i - m.ci, 0);
-      value += (uncached * p.inputPerMTok + m.ci * p.cachedInputPerMTok + m.o * p.outputPerMTok) / 1_000_000;
+      // each turn's uncached input as it is priced alone (costOf), summed by the rollup
+      value += (m.u * p.inputPerMTok + m.ci * p.cachedInputPerMTok + m.o * p.outputPerMTok) / 1_000_000;
     }
   } else {
     const sum = SUMS[r.kind] as string;
