@@ -100,15 +100,16 @@ export function rollupHarness() {
          SELECT date_trunc('minute', a.started_at) AS minute, a.tool, coalesce(a.failure_class, '') AS cls, '' AS model,
            1 AS attempts, s.sampling_weight AS weighted_attempts, (a.outcome IS DISTINCT FROM 'success')::int AS failed_attempts,
            (a.outcome IS DISTINCT FROM 'success' AND a.decision IN ('escalate_human', 'fail_reconcile', 'abort'))::int AS escalations,
-           (a.budget_exhausted IS NOT NULL)::int AS exhausted, 0 AS rejections_unfixed, 0 AS i, 0 AS o, 0 AS ci
+           (a.budget_exhausted IS NOT NULL)::int AS exhausted, 0 AS rejections_unfixed, 0 AS i, 0 AS o, 0 AS ci, 0 AS u
          FROM a JOIN sessions s ON s.project_id = a.project_id AND s.id = a.session_id
          UNION ALL
-         SELECT date_trunc('minute', a.correction_started_at), a.tool, coalesce(a.failure_class, ''), '', 0, 0, 0, 0, 0, 1, 0, 0, 0
+         SELECT date_trunc('minute', a.correction_started_at), a.tool, coalesce(a.failure_class, ''), '', 0, 0, 0, 0, 0, 1, 0, 0, 0, 0
          FROM a WHERE a.fixed IS FALSE AND a.correction_started_at IS NOT NULL
            AND (a.decision IN ('reject_with_feedback', 'replan') OR (a.decision IS NULL AND a.outcome IS DISTINCT FROM 'success'))
          UNION ALL
          SELECT date_trunc('minute', m.started_at), coalesce(r.tool, ''), coalesce(r.failure_class, m.repair_failure_class, ''),
-           coalesce(m.model, ''), 0, 0, 0, 0, 0, 0, m.input_tokens, m.output_tokens, m.cached_input_tokens
+           coalesce(m.model, ''), 0, 0, 0, 0, 0, 0, m.input_tokens, m.output_tokens, m.cached_input_tokens,
+           greatest(m.input_tokens - m.cached_input_tokens, 0)
          FROM model_calls m
          LEFT JOIN LATERAL (SELECT a.tool, a.failure_class FROM a WHERE a.span_id = m.repair_attempt_span_id LIMIT 1) r ON true
          WHERE m.project_id = $1 AND (m.repair_attempt_span_id IS NOT NULL OR m.repair_failure_class IS NOT NULL)
@@ -116,7 +117,8 @@ export function rollupHarness() {
        SELECT to_char(minute AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI') || ' ' || tool || ' ' || cls || ' ' || model AS k,
          sum(attempts) AS attempts, sum(weighted_attempts) AS weighted_attempts, sum(failed_attempts) AS failed_attempts,
          sum(escalations) AS escalations, sum(exhausted) AS exhausted, sum(rejections_unfixed) AS rejections_unfixed,
-         sum(i) AS repair_input_tokens, sum(o) AS repair_output_tokens, sum(ci) AS repair_cached_input_tokens
+         sum(i) AS repair_input_tokens, sum(o) AS repair_output_tokens, sum(ci) AS repair_cached_input_tokens,
+         sum(u) AS repair_uncached_input_tokens
        FROM parts GROUP BY 1`,
       [projectId],
     );
@@ -164,6 +166,7 @@ const COLUMNS = [
   'repair_input_tokens',
   'repair_output_tokens',
   'repair_cached_input_tokens',
+  'repair_uncached_input_tokens',
 ] as const;
 
 function byKey(rows: (Row & { k: string })[]): Record<string, Row> {
