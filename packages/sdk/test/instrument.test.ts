@@ -58,7 +58,7 @@ describe('instrument-only API (agents with their own loop and guards)', () => {
   it('a call recorded after the fact spans its attempts, not the moment it was recorded', async () => {
     const { gt, named } = traced();
     const s = gt.session({ id: 'own_loop_times', agentName: 'a' });
-    const t0 = Date.now() - 5_000;
+    const t0 = Date.UTC(2026, 10, 30, 12);
     s.recordToolCall('search_docs', {
       attempts: [
         { args: { q: 'x' }, outcome: 'failed', failureClass: 'transient', decision: 'retry_backoff', startTime: t0, endTime: t0 + 200 },
