@@ -86,6 +86,9 @@ describe('stepping in the browser', () => {
     expect(placeAttempt(list, 3, 2)).toEqual({ step: 3, attempt: 2 });
     const whole = wholeCall(list, fixed) as ToolCallStepDto;
     expect([whole.step, whole.attempts.map((a) => a.number), whole.toolNames]).toEqual([3, [1, 2], ['search_codebase', 'search_files']]);
+    // The whole call lasts from its first part's start to its last part's end, not its first part's 1 ms.
+    const later = { ...fixed, startedAt: '2026-11-21T09:00:00.026Z' };
+    expect((wholeCall([failed, turn, later], later) as ToolCallStepDto).durationMs).toBe(27);
     expect(wholeCall(list, steps[0]!)).toBe(steps[0]);
   });
 

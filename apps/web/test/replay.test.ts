@@ -80,6 +80,9 @@ describe('replay: cause and effect', () => {
     expect(model.repairs).toEqual({ step: 1, attempt: 1, toolName: 'read_config' });
     expect(model.repairsInferred).toBe(true);
     expect(model.repairFailureClass).toBeNull();
+    // The failed attempt says so too (before: "Repaired by the model turn at step 2", as if recorded).
+    const failed = detail!.steps.find((x) => x.kind === 'tool') as ToolCallStepDto;
+    expect([failed.attempts[0]?.repairedByStep, failed.attempts[0]?.repairedByInferred]).toEqual([2, true]);
     // Its tokens are no repair tokens: the session's count has none.
     expect(detail!.session.repairTokens).toBe(0);
   });

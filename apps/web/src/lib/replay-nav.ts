@@ -59,7 +59,12 @@ export function wholeCall(steps: TimelineStepDto[], s: TimelineStepDto): Timelin
   const parts = partSteps(steps, s);
   const first = parts[0];
   if (first?.kind !== 'tool') return s;
-  return { ...first, step: s.step, part: s.part, toolNames: s.toolNames, attempts: parts.flatMap(attemptsOf) };
+  // the whole call lasts from its first part's start to its last part's end (each part is cut to
+  // its own attempts: call-parts.ts)
+  let end = Date.parse(first.startedAt) + first.durationMs;
+  for (const p of parts) if (p.kind === 'tool') end = Math.max(end, Date.parse(p.startedAt) + p.durationMs);
+  const durationMs = Math.max(0, end - Date.parse(first.startedAt));
+  return { ...first, step: s.step, part: s.part, toolNames: s.toolNames, attempts: parts.flatMap(attemptsOf), durationMs };
 }
 
 /** Where attempt `attempt` of the call at `step` is: the part of the call that holds it (the same step when it is not listed in parts). */

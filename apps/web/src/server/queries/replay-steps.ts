@@ -194,6 +194,7 @@ export function linkRepairs(steps: TimelineStepDto[], toolOfAttempt: Map<string,
       if (m && !m.repairs) {
         link(m, tool, i);
         m.repairsInferred = true;
+        a.repairedByInferred = true;
       }
     });
   }

@@ -71,6 +71,11 @@ export interface AttemptDto {
   guardChecks: GuardCheckDto[];
   /** The model turn that repaired this attempt (`repair_attempt_span_id`), by its step. */
   repairedByStep: number | null;
+  /**
+   * The link to that turn is the collector's inference (the first model call after a failure of
+   * an instrumentation that records no repair), not a recorded repair. Absent when recorded.
+   */
+  repairedByInferred?: boolean;
   /** Set when the SDK corrected this attempt in code (decision `auto_repair`): no model turn. */
   autoRepair: AutoRepairDto | null;
 }

@@ -263,10 +263,11 @@ function Attempt({
       {a.autoRepair ? <AutoRepairNote repair={a.autoRepair} /> : null}
       {a.repairedByStep !== null ? (
         <p data-testid="repaired-by" className="mt-2 text-xs text-slate-600">
-          Repaired by the model turn at{' '}
+          {a.repairedByInferred ? 'Answered by the model turn at' : 'Repaired by the model turn at'}{' '}
           <button type="button" className="font-medium text-indigo-700 underline" onClick={() => select(a.repairedByStep as number, null, 'click')}>
             step {formatInt(a.repairedByStep)}
           </button>
+          {a.repairedByInferred ? ' (the first model call after it: its instrumentation marks no repair turn, so no repair is counted)' : null}
         </p>
       ) : null}
       <div className="mt-3">
