@@ -182,7 +182,7 @@ function step(c: Ctx, scenario: Scenario, forTool?: ToolDef, depth = 0): void {
         errorType: '503', guards: [schema, logical(flaky)],
       }));
       const last = attempts[2] as AttemptSpec;
-      Object.assign(last, { failureClass: 'budget_exhausted', decision: 'escalate_human', backoffMs: undefined, exhausted: true, escalation: 'attempts_per_call' });
+      Object.assign(last, { failureClass: 'budget_exhausted', decision: 'escalate_human', backoffMs: undefined, exhausted: 'attempts_per_call', escalation: 'attempts_per_call' });
       toolCall(c, flaky, flaky.name, attempts);
       c.worse('escalated');
       return;

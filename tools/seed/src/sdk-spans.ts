@@ -48,6 +48,7 @@ import {
   ATTR_GUARDTRACE_TOOL_IDEMPOTENT,
   ATTR_GUARDTRACE_TOOL_READ_ONLY,
   ATTR_GUARDTRACE_VERSION,
+  type BudgetReason,
   type Decision,
   type FailureClass,
   OP_APPLY_GUARDRAIL,
@@ -77,7 +78,8 @@ export interface AttemptSpec {
   feedback?: string;
   backoffMs?: number;
   errorType?: string;
-  exhausted?: boolean;
+  /** The budget that ran out (a `BUDGET_REASONS` name, as the SDK writes it). */
+  exhausted?: BudgetReason;
   escalation?: string;
   deduplicated?: boolean;
   guards: GuardSpec[];
@@ -215,7 +217,7 @@ export function toolCall(c: Ctx, tool: ToolDef, name: string, attempts: AttemptS
         [ATTR_ERROR_TYPE]: ok ? undefined : (a.errorType ?? a.failureClass),
         [ATTR_GUARDTRACE_BUDGET_ATTEMPTS_LEFT]: attemptsLeft,
         [ATTR_GUARDTRACE_BUDGET_SESSION_RETRIES_LEFT]: c.sessionRetries,
-        [ATTR_GUARDTRACE_BUDGET_EXHAUSTED]: a.exhausted || undefined,
+        [ATTR_GUARDTRACE_BUDGET_EXHAUSTED]: a.exhausted,
         [ATTR_GUARDTRACE_ESCALATION_REASON]: a.escalation,
         [ATTR_GEN_AI_TOOL_CALL_RESULT]: ok ? JSON.stringify(tool.result(r)) : undefined,
         [ATTR_GUARDTRACE_IDEMPOTENCY_KEY]: ok ? opts.idempotencyKey : undefined,

@@ -1,4 +1,6 @@
 /** The generator alone (no collector): the shapes a 50,000-session run holds. */
+
+import { isBudgetReason } from '@guardtrace/semconv';
 import { describe, expect, it } from 'vitest';
 import { generateSession } from './session.ts';
 
@@ -67,4 +69,18 @@ describe('generateSession', () => {
     expect(failedAgain).toBeGreaterThan(0);
     expect(failedAgain).toBeLessThan(repairs / 2);
   });
+
+  it('names the budget that ran out, as the SDK does (a BUDGET_REASONS name, never a boolean)', () => {
+    const seen: unknown[] = [];
+    for (let i = 0; i < 400; i++) {
+      for (const s of generateSession(RUN, i).groups.flatMap((g) => g.spans)) {
+        const v = s.attributes.find((a) => a.key === 'guardtrace.budget.exhausted')?.value;
+        if (v) seen.push(Object.values(v)[0]);
+      }
+    }
+    // before: every one `true` (the replay showed "budget exhausted: true")
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((v) => !isBudgetReason(v))).toEqual([]);
+  });
 });
+
