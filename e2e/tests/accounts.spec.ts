@@ -177,14 +177,16 @@ test("another project's sessions, keys, settings and audit log: every page, acti
   await page.getByTestId('create-project-form').getByRole('button', { name: 'Create project' }).click();
   await expect(page).toHaveURL(/\/settings\?project=/);
   const home = new URL(page.url()).searchParams.get('project') as string;
-  const outsider = await signUpFromInvitation(browser, await invite(page, home, 'owner'), `outsider-${rand()}@example.test`);
+  const outsiderEmail = `outsider-${rand()}@example.test`;
+  const outsider = await signUpFromInvitation(browser, await invite(page, home, 'owner'), outsiderEmail);
   const target = ownerProject();
   const session = await prisma.session.findFirstOrThrow({ where: { projectId: target }, select: { id: true } });
   const key = await prisma.apiKey.create({ data: { id: randomUUID(), projectId: target, name: `victim ${rand()}`, prefix: 'gt_victim', hash: rand() + rand() } });
   const before = {
     keys: await prisma.apiKey.count({ where: { projectId: target } }),
     rate: (await prisma.project.findUniqueOrThrow({ where: { id: target } })).cleanSampleRate,
-    audit: await prisma.auditEntry.count({ where: { projectId: target } }),
+    // the outsider's entries only: the alerts test runs beside this one and audits its rules in the same project
+    audit: await prisma.auditEntry.count({ where: { projectId: target, actorEmail: outsiderEmail } }),
     members: await prisma.projectMember.count({ where: { projectId: target } }),
     invitations: await prisma.invitation.count({ where: { projectId: target } }),
   };
@@ -267,7 +269,7 @@ test("another project's sessions, keys, settings and audit log: every page, acti
   const after = {
     keys: await prisma.apiKey.count({ where: { projectId: target } }),
     rate: (await prisma.project.findUniqueOrThrow({ where: { id: target } })).cleanSampleRate,
-    audit: await prisma.auditEntry.count({ where: { projectId: target } }),
+    audit: await prisma.auditEntry.count({ where: { projectId: target, actorEmail: outsiderEmail } }),
     members: await prisma.projectMember.count({ where: { projectId: target } }),
     invitations: await prisma.invitation.count({ where: { projectId: target } }),
   };
