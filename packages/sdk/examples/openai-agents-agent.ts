@@ -9,14 +9,15 @@
  *   GUARDTRACE_ENDPOINT=... GUARDTRACE_API_KEY=... tsx examples/openai-agents-agent.ts   # also exports the session
  */
 import { pathToFileURL } from 'node:url';
-import { Agent, type Model, type ModelRequest, type ModelResponse, Runner, Usage, setTraceProcessors, setTracingDisabled } from '@openai/agents';
+import { Agent, type Model, type ModelRequest, type ModelResponse, Runner, setTraceProcessors, setTracingDisabled, Usage } from '@openai/agents';
 import type { Tracer } from '@opentelemetry/api';
 import { z } from 'zod';
 import { Guardtrace, TransientFailure } from '../src/index.ts';
 import { guardAgentsTools } from '../src/integrations/openai-agents.ts';
 import { setupGuardtrace } from '../src/setup.ts';
 
-export type ScriptedTurn = { call: [callId: string, name: string, args: string] } | { text: string };
+/** One scripted response; `cached`: its prompt-cache reads (part of its 100 input tokens). */
+export type ScriptedTurn = ({ call: [callId: string, name: string, args: string] } | { text: string }) & { cached?: number };
 
 /** The SDK's public `Model` interface, answered from a script: one response per turn; requests are kept. */
 export class ScriptedModel implements Model {
@@ -31,7 +32,8 @@ export class ScriptedModel implements Model {
       'call' in turn
         ? [{ type: 'function_call', callId: turn.call[0], name: turn.call[1], arguments: turn.call[2], status: 'completed' }]
         : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text }] }];
-    return { usage: new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110 }), output, responseId: `resp_${this.#i}` };
+    const details = turn.cached === undefined ? {} : { inputTokensDetails: { cached_tokens: turn.cached } };
+    return { usage: new Usage({ requests: 1, inputTokens: 100, outputTokens: 10, totalTokens: 110, ...details }), output, responseId: `resp_${this.#i}` };
   }
   // biome-ignore lint/correctness/useYield: the scripted model does not stream
   async *getStreamedResponse(): AsyncIterable<never> {

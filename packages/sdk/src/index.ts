@@ -176,6 +176,7 @@ export { idempotencyKey, MemoryIdempotencyStore } from './idempotency.ts';
 export type {
   AnthropicToolResult,
   AnthropicToolUse,
+  AnthropicUsage,
   OpenAIFunctionCallItem,
   OpenAIFunctionCallOutput,
   OpenAIToolCall,

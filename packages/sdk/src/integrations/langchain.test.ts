@@ -1,6 +1,6 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
-import { createAgent, FakeToolCallingModel } from 'langchain';
+import { createAgent, createMiddleware, FakeToolCallingModel } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { traced } from '../../test/helpers.ts';
@@ -142,6 +142,31 @@ describe('LangChain guarded tools', () => {
     expect(err).toBeInstanceOf(GuardtraceEscalation);
     expect((err as GuardtraceEscalation).result).toMatchObject({ tool: 'get_forecast', decision: 'escalate_human', failureClass: 'unknown_tool' });
     expect(await guarded.sessions.end()).toEqual({ t_esc: 'escalated' });
+  });
+
+  it('records the model turns\' prompt-cache reads (usage_metadata.input_token_details.cache_read) as cached input', async () => {
+    const { gt, named } = traced();
+    const guarded = guardLangChainTools(gt, lunchTools([]), { agentName: 'concierge' });
+    const model = new FakeToolCallingModel({ toolCalls: [[{ name: 'get_time', args: { city: 'Oslo' }, id: 'call_1' }], []] });
+    // the provider's usage, as a chat model integration reports it (input_tokens counts every input type)
+    let turn = 0;
+    const usage = createMiddleware({
+      name: 'ProviderUsage',
+      wrapModelCall: async (request, handler) => {
+        const response = await handler(request);
+        turn += 1;
+        response.usage_metadata = { input_tokens: 1200, output_tokens: 30, total_tokens: 1230, input_token_details: turn === 1 ? { cache_read: 1024 } : {} };
+        return response;
+      },
+    });
+    const agent = createAgent({ model, tools: guarded.tools, middleware: [guarded.middleware, usage] });
+    await agent.invoke({ messages: [new HumanMessage('time in Oslo?')] }, { configurable: { thread_id: 'thread_cached' } });
+    await guarded.sessions.end('thread_cached');
+    // before: [1200, undefined] twice (the 1,024 cached tokens priced at the full input rate)
+    expect(named('chat').map((c) => [c.attributes['gen_ai.usage.input_tokens'], c.attributes['gen_ai.usage.cache_read.input_tokens']])).toEqual([
+      [1200, 1024],
+      [1200, undefined],
+    ]);
   });
 
   it('works in a hand loop: bindTools on the fake model, ToolMessages back, one session per guard without a thread id', async () => {

@@ -182,6 +182,9 @@ export function guardLangChainTools(gt: Guardtrace, tools: StructuredToolInterfa
           outputTokens: response.usage_metadata?.output_tokens ?? 0,
           startTime,
         };
+        // LangChain's input_tokens is the sum of every input token type; cache reads are one of them.
+        const cached = response.usage_metadata?.input_token_details?.cache_read;
+        if (cached) call.cachedInputTokens = cached;
         if (typeof meta?.model_provider === 'string') call.provider = meta.model_provider;
         const repairs = toRepair.get(session.id);
         if (repairs) call.repairs = repairs;

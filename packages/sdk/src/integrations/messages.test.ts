@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { traced } from '../../test/helpers.ts';
 import { registerSeedTools } from '../../test/fixtures.ts';
+import { traced } from '../../test/helpers.ts';
 import {
   anthropicTools,
   openAITools,
@@ -78,6 +78,20 @@ describe('Anthropic-format tool uses', () => {
     expect(block.content).toContain('Missing required field: "amount_cents"');
     expect(block.content).toContain('Unexpected field: "amount" (did you mean "amount_cents"?)');
     expect(named('chat')[0]?.attributes['gen_ai.provider.name']).toBe('anthropic');
+  });
+
+  it('counts prompt-cache reads and writes, which Anthropic reports beside input_tokens, in the input', () => {
+    const { gt, named } = traced();
+    const s = gt.session({ agentName: 'claude-agent' });
+    recordAnthropicUsage(s, { model: 'claude-sonnet-4-5', usage: { input_tokens: 40, cache_creation_input_tokens: 2000, output_tokens: 90 } });
+    recordAnthropicUsage(s, { model: 'claude-sonnet-4-5', usage: { input_tokens: 25, cache_read_input_tokens: 2000, cache_creation_input_tokens: 0, output_tokens: 80 } });
+    recordAnthropicUsage(s, { model: 'claude-sonnet-4-5', usage: { input_tokens: 30, cache_read_input_tokens: null, output_tokens: 5 } });
+    // before: 40, 25 and 30 input tokens, no cached ones (the 4,000 cached and written tokens were never counted)
+    expect(named('chat').map((c) => [c.attributes['gen_ai.usage.input_tokens'], c.attributes['gen_ai.usage.cache_read.input_tokens']])).toEqual([
+      [2040, undefined],
+      [2025, 2000],
+      [30, undefined],
+    ]);
   });
 });
 

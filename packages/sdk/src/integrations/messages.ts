@@ -151,18 +151,33 @@ export async function runAnthropicToolUses(
   return out;
 }
 
-/** Records an Anthropic response's usage. */
+/** The usage of an Anthropic Messages API response (prompt-cache fields beside the input). */
+export interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+}
+
+/**
+ * Records an Anthropic response's usage. Anthropic reports prompt-cache reads and writes beside
+ * `input_tokens` (which counts only the rest of the prompt): the call's input is their sum, with the
+ * cache reads as its cached part (cache writes are priced as ordinary input).
+ */
 export function recordAnthropicUsage(
   session: Session,
-  response: { model?: string; usage?: { input_tokens?: number; output_tokens?: number } },
+  response: { model?: string; usage?: AnthropicUsage | null },
   opts: { repairs?: CallFailure | undefined } = {},
 ): void {
+  const u = response.usage ?? {};
+  const cached = u.cache_read_input_tokens ?? 0;
   const call: ModelCall = {
     model: response.model ?? 'unknown',
     provider: 'anthropic',
-    inputTokens: response.usage?.input_tokens ?? 0,
-    outputTokens: response.usage?.output_tokens ?? 0,
+    inputTokens: (u.input_tokens ?? 0) + cached + (u.cache_creation_input_tokens ?? 0),
+    outputTokens: u.output_tokens ?? 0,
   };
+  if (cached > 0) call.cachedInputTokens = cached;
   if (opts.repairs) call.repairs = opts.repairs;
   session.recordModelCall(call);
 }

@@ -251,6 +251,19 @@ describe('OpenAI Agents SDK guarded tools', () => {
     expect(new Set(named('chat').map((c) => c.attributes['gen_ai.conversation.id']))).toEqual(new Set(['conv_two_runs']));
   });
 
+  it('records each request\'s prompt-cache reads as its cached input tokens', async () => {
+    const { gt, named } = traced();
+    const guarded = guardAgentsTools(gt, weatherDefs([]).slice(0, 1), { agentName: 'concierge' });
+    const model = new ScriptedModel([{ call: ['call_1', 'get_weather', '{"city":"Oslo"}'], cached: 64 }, { text: 'clear' }]);
+    await new Runner({ groupId: 'conv_cached' }).run(new Agent({ name: 'front', model, tools: guarded.tools }), 'Weather?', guarded.runOptions);
+    await guarded.sessions.end();
+    // before: no cached tokens recorded, so the 64 were priced at the full input rate
+    expect(named('chat').map((c) => [c.attributes['gen_ai.usage.input_tokens'], c.attributes['gen_ai.usage.cache_read.input_tokens']])).toEqual([
+      [100, 64],
+      [100, undefined],
+    ]);
+  });
+
   it('refuses a definition without a zod schema, saying which tool and what it needs', () => {
     const { gt } = traced();
     const def = { name: 'raw', description: 'x', parameters: { type: 'object' } as unknown as z.ZodObject, execute: () => 'x' };

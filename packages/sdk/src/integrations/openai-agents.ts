@@ -81,7 +81,18 @@ interface UsageMark {
   output: number;
   /** Its per-request usage entries then (`usage.requestUsageEntries`). */
   entries: number;
+  /** Its input token details then (`usage.inputTokensDetails`, one per request). */
+  details: number;
 }
+
+/** Prompt-cache reads in input token details (`cached_tokens`, part of the input tokens). */
+function cachedTokens(details: readonly (Record<string, number> | undefined)[]): number {
+  let n = 0;
+  for (const d of details) n += typeof d?.cached_tokens === 'number' ? d.cached_tokens : 0;
+  return n;
+}
+
+const withCached = (cached: number): { cachedInputTokens?: number } => (cached > 0 ? { cachedInputTokens: cached } : {});
 
 /** Traces whose agent's model is remembered at once (runs that call no tool are never cleaned up otherwise). */
 const MAX_TRACKED_TRACES = 10_000;
@@ -126,7 +137,7 @@ export function guardAgentsTools<TContext = unknown>(
     const seen = (traceId !== undefined ? modelByTrace.get(traceId) : undefined) ?? (typeof ctx === 'object' && ctx !== null ? modelByContext.get(ctx) : undefined);
     if (seen !== undefined) sessionModel.set(session.id, seen);
     const u = runContext.usage;
-    const mark = marks.get(runContext) ?? { requests: 0, input: 0, output: 0, entries: 0 };
+    const mark = marks.get(runContext) ?? { requests: 0, input: 0, output: 0, entries: 0, details: 0 };
     if (u.requests <= mark.requests) return;
     const fallback = sessionModel.get(session.id) ?? opts.model ?? 'unknown';
     const provider = opts.provider ?? 'openai';
@@ -140,14 +151,23 @@ export function guardAgentsTools<TContext = unknown>(
             provider,
             inputTokens: e.inputTokens,
             outputTokens: e.outputTokens,
+            ...withCached(cachedTokens([e.inputTokensDetails])),
           }))
-        : [{ model: fallback, provider, inputTokens: u.inputTokens - mark.input, outputTokens: u.outputTokens - mark.output }];
+        : [
+            {
+              model: fallback,
+              provider,
+              inputTokens: u.inputTokens - mark.input,
+              outputTokens: u.outputTokens - mark.output,
+              ...withCached(cachedTokens(u.inputTokensDetails.slice(mark.details))),
+            },
+          ];
     // the first failed call since the last model call is what the next one repairs
     const repairs = toRepair.get(session.id);
     if (repairs && calls[0]) calls[0].repairs = repairs;
     toRepair.delete(session.id);
     for (const c of calls) session.recordModelCall(c);
-    marks.set(runContext, { requests: u.requests, input: u.inputTokens, output: u.outputTokens, entries: entries.length });
+    marks.set(runContext, { requests: u.requests, input: u.inputTokens, output: u.outputTokens, entries: entries.length, details: u.inputTokensDetails.length });
   };
 
   // An escalation met while answering an unknown tool name cannot be thrown there (the SDK
