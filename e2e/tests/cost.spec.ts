@@ -10,8 +10,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
-import { goToStep } from './replay-helpers.ts';
 import { newProjectWithKey } from '../projects.ts';
+import { goToStep } from './replay-helpers.ts';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 // A fixed day (the analytics window below names it): nothing depends on the day the test runs.
@@ -181,4 +181,35 @@ test('costs in dollars from raw OTLP to the replay, the sessions list and analyt
   await expect(page.locator('[data-testid=model-price-row][data-model="gpt-4.1"]')).toContainText('platform.openai.com');
   await openReplay(page, project, priced);
   await expect(page.getByTestId('session-cost')).toHaveText('≈ $0.38, estimated');
+});
+
+test('a turn whose cache tokens were reported beside its input (Anthropic\'s fields as they are) is counted and priced whole', async ({ page }) => {
+  const { project, apiKey } = await newProjectWithKey(page, 'Cache beside');
+  const sessionId = `cost-cache-${hex(4)}`;
+  const t = hex(16);
+  const conv = { 'gen_ai.conversation.id': sessionId };
+  const root = hex(8);
+  // 40,000 uncached input, 200,000 cache reads, 10,000 cache writes, 2,000 output at claude-sonnet-4-5's
+  // $3 / $0.30 / $15: $0.12 + $0.06 + $0.03 + $0.03 = $0.24 (before: $0.09, the 40,000 and the writes unpriced)
+  await post(apiKey, [
+    span(t, 'invoke_agent cache-agent', { ...conv, 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'cache-agent' }, { spanId: root }),
+    span(
+      t,
+      'chat claude-sonnet-4-5',
+      {
+        ...conv,
+        ...chat('claude-sonnet-4-5-20250929', 40_000, 2_000, {
+          'gen_ai.usage.cache_read.input_tokens': 200_000,
+          'gen_ai.usage.cache_creation.input_tokens': 10_000,
+        }),
+      },
+      { parent: root },
+    ),
+  ]);
+  await openReplay(page, project, sessionId);
+  await expect(page.getByTestId('session-cost')).toHaveText('≈ $0.24, estimated');
+  await expect(await turnCost(page, 'claude-sonnet-4-5-20250929')).toHaveText('≈ $0.24, estimated');
+  await expect(page.getByTestId('model-call').filter({ hasText: 'claude-sonnet-4-5-20250929' })).toContainText('250,000 in (200,000 cached)');
+  await page.goto(`/sessions?project=${project}`);
+  await expect(page.getByTestId('session-row').filter({ hasText: sessionId }).getByTestId('session-row-cost')).toHaveText('≈ $0.24 est.');
 });

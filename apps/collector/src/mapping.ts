@@ -5,8 +5,8 @@
  * Meaning, the same way whichever convention it came from.
  */
 import { ATTR_GUARDTRACE_TOOL_DEFINITION_HASH } from '@guardtrace/semconv';
-import { copyField } from './copy.ts';
 import { type EventCheck, eventChecks, type ImpliedAttempt, interpret, type Meaning, type SpanRole } from './conventions/index.ts';
+import { copyField } from './copy.ts';
 import { keyText } from './key-text.ts';
 import type { NormSpan } from './span.ts';
 
@@ -206,7 +206,7 @@ function modelCallRow(span: NormSpan, m: Meaning, projectId: string, sessionId: 
     duration_ms: durationMs(span),
     input_tokens: m.inputTokens ?? 0,
     output_tokens: m.outputTokens ?? 0,
-    // Stored as recorded; the price table treats them as part of input_tokens (packages/db/src/prices.ts).
+    // Part of input_tokens (the conventions' reading; conventions/index.ts withCacheTokens), as the price table treats them.
     cached_input_tokens: m.cachedInputTokens ?? 0,
     repair_attempt_span_id: m.repairAttemptSpanId,
     repair_failure_class: m.repairFailureClass,

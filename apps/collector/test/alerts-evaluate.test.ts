@@ -110,8 +110,9 @@ describe('each rule kind measures the rollup', () => {
       `INSERT INTO model_prices (project_id, model, input_per_mtok, output_per_mtok, cached_input_per_mtok) VALUES ($1, 'model-c', 10, 0, 1)`,
       [p.projectId],
     );
-    // One turn: 100 input, 1,000 cached beside it (no uncached input by costOf's rule): $0.001.
-    // Another: 5,000 input, none cached: $0.05. Summed first, $0.041 (the surplus offset the input).
+    // One turn: 100 input, 1,000 cached beside it (stored as 1,100 input of which 1,000 cached):
+    // $0.001 + $0.001. Another: 5,000 input, none cached: $0.05. Summed first, the surplus cached
+    // tokens offset the other turn's input ($0.041); before the cache tokens counted in the input, $0.051.
     const s = failingSession({
       startMs: T0 + 40 * 60_000,
       tool: 'search',
@@ -121,7 +122,7 @@ describe('each rule kind measures the rollup', () => {
       ],
     });
     await send(s.spans, p.key);
-    expect((await measured(rule(p.projectId, 'repair_dollars', { threshold: 1 }), at(41))).value).toBeCloseTo(0.051, 9);
+    expect((await measured(rule(p.projectId, 'repair_dollars', { threshold: 1 }), at(41))).value).toBeCloseTo(0.052, 9);
   });
 
   it('fires a repair-cost rule at exactly its threshold, and links to the session that spent the most dollars', async () => {

@@ -6,10 +6,16 @@
  * every model call per session start day and model (analytics_model_spend_daily) likewise.
  */
 
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { costOf, PriceBook } from '@guardtrace/db';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Env, hex, jsonRequest, jsonSpan, sdkSession, setupApp, setupDatabase } from './helpers.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const LATEST_CACHE_MIGRATION = '20261208090000_model_call_input_with_cache';
 
 let env: Env;
 let app: FastifyInstance;
@@ -133,28 +139,62 @@ describe('repair turns per model in the write transaction', () => {
   });
 });
 
-describe('priced per call', () => {
-  it('sums a call whose cached input is above its input as priced alone, so the day prices as its calls do', async () => {
-    const projectId = await env.newProject();
-    const { key } = await env.newKey(projectId);
+describe('prompt-cache tokens reported beside the input', () => {
+  // Anthropic's usage copied as it is: 100 uncached input tokens beside 1,000 cache reads.
+  async function send(key: string): Promise<string> {
     const traceId = hex(16);
     const root = hex(8);
-    const c = { 'gen_ai.conversation.id': `sess_${hex(6)}` };
+    const sessionId = `sess_${hex(6)}`;
+    const c = { 'gen_ai.conversation.id': sessionId };
     const chat = (input: number, cached: number, output: number) =>
       jsonSpan({ traceId, parentSpanId: root, name: 'chat claude-sonnet-4-5',
         attrs: { ...c, 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'claude-sonnet-4-5', 'gen_ai.usage.input_tokens': input,
           'gen_ai.usage.cache_read.input_tokens': cached, 'gen_ai.usage.output_tokens': output } });
-    // One call reports its cache reads beside its input (as Anthropic's API does), one has none.
-    const calls = [[100, 1000, 10], [5000, 0, 100]] as const;
-    await post([jsonSpan({ traceId, spanId: root, name: 'invoke_agent a', attrs: { ...c, 'gen_ai.operation.name': 'invoke_agent' } }), ...calls.map(([i, k, o]) => chat(i, k, o))], key);
-    const book = new PriceBook([]);
-    const price = book.lookup('claude-sonnet-4-5')?.price;
-    if (!price) throw new Error('no built-in price for claude-sonnet-4-5');
-    const alone = calls.reduce((sum, [i, k, o]) => sum + costOf({ inputTokens: i, cachedInputTokens: k, outputTokens: o }, price), 0);
+    await post([jsonSpan({ traceId, spanId: root, name: 'invoke_agent a', attrs: { ...c, 'gen_ai.operation.name': 'invoke_agent' } }), chat(100, 1000, 10), chat(5000, 0, 100)], key);
+    return sessionId;
+  }
+  const price = new PriceBook([]).lookup('claude-sonnet-4-5')?.price;
+  // $3 / $0.30 / $15 per million: 100 uncached and 1,000 cached input + 10 output, then 5,000 input + 100 output
+  const truth = (100 * 3 + 1000 * 0.3 + 10 * 15 + 5000 * 3 + 100 * 15) / 1e6;
+
+  async function totals(projectId: string, sessionId: string) {
+    const calls = await env.sql.query('SELECT input_tokens, cached_input_tokens FROM model_calls WHERE project_id = $1 AND session_id = $2 ORDER BY started_at', [projectId, sessionId]);
+    const session = await env.sql.query('SELECT input_tokens FROM sessions WHERE project_id = $1 AND id = $2', [projectId, sessionId]);
     const [row] = Object.values(await spend(projectId));
     const [input, output, cached] = row as number[];
-    // before: input 5,100 with cached 1,000 priced the surplus cached tokens against the other call's input
-    expect(costOf({ inputTokens: input as number, outputTokens: output as number, cachedInputTokens: cached as number }, price)).toBeCloseTo(alone, 12);
+    if (!price) throw new Error('no built-in price for claude-sonnet-4-5');
+    return {
+      calls: calls.rows.map((r) => [r.input_tokens, r.cached_input_tokens]),
+      sessionInput: Number(session.rows[0]?.input_tokens),
+      dayCost: costOf({ inputTokens: input as number, outputTokens: output as number, cachedInputTokens: cached as number }, price),
+    };
+  }
+
+  it('stores the call\'s input as their sum, so the session counts them and the day prices each part at its rate', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const sessionId = await send(key);
+    const t = await totals(projectId, sessionId);
+    // before: the call's input 100 (the session's 5,100), its 100 uncached tokens priced at nothing ($0.0171)
+    expect(t.calls).toEqual([[1100, 1000], [5000, 0]]);
+    expect(t.sessionInput).toBe(6100);
+    expect(t.dayCost).toBeCloseTo(truth, 12);
+  });
+
+  it('the migration gives calls stored before the same input, and recounts their sessions and rollups', async () => {
+    const projectId = await env.newProject();
+    const { key } = await env.newKey(projectId);
+    const sessionId = await send(key);
+    // as stored before: the input as reported, the session and rollups counted from it
+    await env.sql.query('UPDATE model_calls SET input_tokens = 100 WHERE project_id = $1 AND cached_input_tokens = 1000', [projectId]);
+    await env.sql.query('SELECT guardtrace_refresh_sessions(ARRAY[$1]::uuid[], ARRAY[$2]::text[])', [projectId, sessionId]);
+    await env.sql.query('SELECT guardtrace_update_model_costs(ARRAY[$1]::uuid[], ARRAY[$2]::text[])', [projectId, sessionId]);
+    expect((await totals(projectId, sessionId)).sessionInput).toBe(5100);
+    const migration = path.join(here, '../../../prisma/migrations', LATEST_CACHE_MIGRATION, 'migration.sql');
+    await env.sql.query(readFileSync(migration, 'utf8'));
+    const t = await totals(projectId, sessionId);
+    expect(t.calls).toEqual([[1100, 1000], [5000, 0]]);
+    expect(t.sessionInput).toBe(6100);
+    expect(t.dayCost).toBeCloseTo(truth, 12);
   });
 });
-

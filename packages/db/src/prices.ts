@@ -122,8 +122,9 @@ export interface ModelTokens {
 
 /**
  * USD of tokens at a price: the input not served from cache at the input price, the cached input
- * at the cached price, the output at the output price. Cached tokens above the input count (an
- * emitter that reports them beside the input, as Anthropic's API does) leave no uncached input.
+ * at the cached price, the output at the output price. The collector stores a call whose cache
+ * tokens were reported beside its input with the input as their sum; cached tokens above the input
+ * (none stored since migration model_call_input_with_cache) leave no uncached input.
  */
 export function costOf(t: Omit<ModelTokens, 'model'>, p: ModelPrice): number {
   const uncached = Math.max(t.inputTokens - t.cachedInputTokens, 0);

@@ -4,4 +4,4 @@
  * that is ahead of the schema (the collector migrates, or waits for the migrator, itself). A new
  * migration updates this name: test/schema-version.test.ts fails until it does.
  */
-export const LATEST_MIGRATION = '20261208080000_alert_repair_cost_per_call';
+export const LATEST_MIGRATION = '20261208090000_model_call_input_with_cache';

@@ -52,6 +52,13 @@ export const ATTR_GEN_AI_USAGE_COMPLETION_TOKENS = 'gen_ai.usage.completion_toke
 export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = 'gen_ai.usage.cache_read.input_tokens' as const;
 /** Older name of `gen_ai.usage.cache_read.input_tokens` (OpenLLMetry and others), still read. */
 export const ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS_OLD = 'gen_ai.usage.cache_read_input_tokens' as const;
+/**
+ * Input tokens written to the provider's prompt cache (included in `gen_ai.usage.input_tokens`);
+ * read only to tell an input reported without its cache tokens, priced as ordinary input. @example 2048
+ */
+export const ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS = 'gen_ai.usage.cache_creation.input_tokens' as const;
+/** Older name of `gen_ai.usage.cache_creation.input_tokens` (OpenLLMetry and others), still read. */
+export const ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS_OLD = 'gen_ai.usage.cache_creation_input_tokens' as const;
 /** Tool name. @example 'read_file' */
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name' as const;
 /** Tool call id given by the model. @example 'call_mszuSIzqtI65i1wAUOE8w5H4' */

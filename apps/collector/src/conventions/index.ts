@@ -146,8 +146,26 @@ export function interpret(span: NormSpan): Meaning | null {
       m.guardName ??= span.name;
       m.verdict ??= failed ? 'fail' : 'pass';
       break;
+    case 'model_call':
+      withCacheTokens(m);
+      break;
   }
   return m;
+}
+
+/**
+ * A model call's input counting its prompt-cache tokens. Every convention read here counts cache
+ * reads and writes within the input; an emitter that copies Anthropic's usage fields as they are
+ * reports them beside it (`input_tokens` is then only the rest of the prompt: the AI SDK 5's
+ * Anthropic provider, hand-written GenAI spans). Reads and writes above the input can only be
+ * that: the input is then their sum, so that the cached part is priced at the cached rate and the
+ * rest at the input rate. Reported beside but below the input, they cannot be told apart from an
+ * input that holds them.
+ */
+function withCacheTokens(m: Meaning): void {
+  const cache = (m.cachedInputTokens ?? 0) + (m.cacheWriteInputTokens ?? 0);
+  const input = m.inputTokens ?? 0;
+  if (cache > input) m.inputTokens = input + cache;
 }
 
 /**

@@ -75,6 +75,8 @@ export interface Meaning {
   outputTokens: number | null;
   /** Input tokens served from the provider's prompt cache (part of inputTokens). */
   cachedInputTokens: number | null;
+  /** Input tokens written to the provider's prompt cache (part of inputTokens; not stored). */
+  cacheWriteInputTokens: number | null;
   repairAttemptSpanId: string | null;
   repairFailureClass: string | null;
   /** Attempts this span implies (see ImpliedAttempt): refused calls it reports, or its own one attempt. */
@@ -121,6 +123,7 @@ export function newMeaning(): Meaning {
     inputTokens: null,
     outputTokens: null,
     cachedInputTokens: null,
+    cacheWriteInputTokens: null,
     repairAttemptSpanId: null,
     repairFailureClass: null,
     implied: null,
@@ -168,6 +171,7 @@ export function resetMeaning(m: Meaning, role: SpanRole): Meaning {
   m.inputTokens = null;
   m.outputTokens = null;
   m.cachedInputTokens = null;
+  m.cacheWriteInputTokens = null;
   m.repairAttemptSpanId = null;
   m.repairFailureClass = null;
   m.implied = null;

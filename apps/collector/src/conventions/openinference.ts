@@ -16,6 +16,7 @@ const SYSTEM = 'llm.system';
 const PROMPT_TOKENS = 'llm.token_count.prompt';
 const COMPLETION_TOKENS = 'llm.token_count.completion';
 const CACHE_READ_TOKENS = 'llm.token_count.prompt_details.cache_read';
+const CACHE_WRITE_TOKENS = 'llm.token_count.prompt_details.cache_write';
 const TOOL_NAME = 'tool.name';
 const TOOL_CALL_ID = 'tool_call.id';
 const INPUT = 'input.value';
@@ -78,6 +79,7 @@ export function read(span: NormSpan, m: Meaning): void {
     m.inputTokens ??= int(a, PROMPT_TOKENS);
     m.outputTokens ??= int(a, COMPLETION_TOKENS);
     m.cachedInputTokens ??= int(a, CACHE_READ_TOKENS);
+    m.cacheWriteInputTokens ??= int(a, CACHE_WRITE_TOKENS);
     // Tool calls the agent refused (LangChain), answered in the input messages; `input.value` holds
     // them too (LangChain's serialized messages), the cheap test before reading the flattened keys.
     const input = text(a, INPUT);

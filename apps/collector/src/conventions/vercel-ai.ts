@@ -29,6 +29,7 @@ const USAGE_OUTPUT = 'ai.usage.outputTokens';
 /** Cached input tokens: ai 6's detail, and its older flat name. */
 const USAGE_CACHE_READ = 'ai.usage.inputTokenDetails.cacheReadTokens';
 const USAGE_CACHED_INPUT = 'ai.usage.cachedInputTokens';
+const USAGE_CACHE_WRITE = 'ai.usage.inputTokenDetails.cacheWriteTokens';
 const MODEL_ID = 'ai.model.id';
 const MODEL_PROVIDER = 'ai.model.provider';
 const PROMPT_MESSAGES = 'ai.prompt.messages';
@@ -80,6 +81,7 @@ export function read(span: NormSpan, m: Meaning): void {
     m.inputTokens ??= int(a, USAGE_INPUT) ?? int(a, USAGE_PROMPT);
     m.outputTokens ??= int(a, USAGE_OUTPUT) ?? int(a, USAGE_COMPLETION);
     m.cachedInputTokens ??= int(a, USAGE_CACHE_READ) ?? int(a, USAGE_CACHED_INPUT);
+    m.cacheWriteInputTokens ??= int(a, USAGE_CACHE_WRITE);
     const messages = a[PROMPT_MESSAGES];
     if (typeof messages === 'string' && messages.includes('"error-text"')) m.implied = rejectedCalls(span, messages);
   }
