@@ -25,7 +25,7 @@ const CLOCKS = [
 const SUITES = [
   ['packages/db', ['test/partitions.test.ts']],
   ['packages/dev-postgres', ['test/writeback.test.ts', 'test/throwaway.test.ts']],
-  ['apps/web', ['test/analytics.test.ts', 'test/sessions.test.ts']],
+  ['apps/web', ['test/analytics.test.ts', 'test/sessions.test.ts', 'test/sessions-paging.test.ts']],
   ['apps/collector', ['test/ingest.test.ts', 'test/ops.test.ts']],
   // the runtime's tests: Retry-After dates, the repair-token window, backoff on the injected clock
   ['packages/sdk', ['src/classify.test.ts', 'test/span-tree.test.ts', 'test/corrections.test.ts', 'test/retries.test.ts', 'test/budgets.test.ts']],
