@@ -1,99 +1,22 @@
 import type { ToolDefinitionSummary } from '@guardtrace/semconv';
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge, VerdictBadge } from '@/components/badges';
+import { useEffect, useMemo, useState } from 'react';
+import { DecisionChip, FailureClassBadge, FlagChip, OutcomeBadge } from '@/components/badges';
 import { diffAttempts, failureSignature, signatureKey } from '@/lib/call-failures';
 import { handedBack } from '@/lib/escalation-summary';
 import { fixtureCaveat, fixtureText } from '@/lib/fixture';
-import { formatDuration, formatInt, formatMicros } from '@/lib/format';
-import type { AttemptDto, GuardCheckDto, ToolCallStepDto } from '@/server/queries/session-types';
+import { formatDuration, formatInt } from '@/lib/format';
+import type { ToolCallStepDto } from '@/server/queries/session-types';
 import { SaveDatasetForm } from '../../datasets/save-form';
 import { AttemptDiff } from './attempt-diff';
+import { Attempt } from './attempt-row';
 import { AttemptTimeline } from './attempt-timeline';
-import { AutoRepairNote } from './auto-repair-note';
 import { DefinitionFacts } from './definition-facts';
 import { FailureReason } from './failure-reason';
 import { FixtureButton } from './fixture-button';
-import { GuardrailFacts } from './guardrail-facts';
+import { GuardTable } from './guard-table';
 import { Payload } from './payload';
 import { useReplayContext } from './replay-context';
 import { SameFailureLinks } from './same-failure-links';
-
-function GuardTable({ checks }: { checks: GuardCheckDto[] }) {
-  if (checks.length === 0) return <p className="text-xs text-slate-400">No guard results recorded.</p>;
-  return (
-    <table className="w-full table-fixed text-xs">
-      <thead>
-        <tr className="text-left text-[11px] uppercase tracking-wide text-slate-400">
-          <th className="w-[22%] py-1 pr-3 font-medium">Guard</th>
-          <th className="w-[13%] py-1 pr-3 font-medium">Stage</th>
-          <th className="w-[10%] py-1 pr-3 font-medium">Result</th>
-          <th className="py-1 pr-3 font-medium">Reason</th>
-          <th className="w-[10%] py-1 text-right font-medium">Duration</th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {checks.map((g) => (
-          <tr key={g.spanId} data-testid="guard-check" data-verdict={g.verdict} className="align-top">
-            <td className="truncate py-1.5 pr-3 font-mono text-slate-800" title={g.guardName}>
-              {g.guardName}
-            </td>
-            <td className="py-1.5 pr-3 text-slate-600">{g.stage ?? '—'}</td>
-            <td className="py-1.5 pr-3">
-              <VerdictBadge verdict={g.verdict} />
-            </td>
-            <td className="py-1.5 pr-3 text-slate-700">
-              {g.reason ? (
-                <span data-testid="guard-reason" title={g.reason} className="line-clamp-3 whitespace-pre-line wrap-anywhere">
-                  {g.reason}
-                </span>
-              ) : (
-                <span className="text-slate-400">—</span>
-              )}
-              {g.failureClass && g.verdict !== 'pass' ? (
-                <span className="mt-1 inline-block">
-                  <FailureClassBadge failureClass={g.failureClass} />
-                </span>
-              ) : null}
-              <GuardrailFacts check={g} />
-            </td>
-            <td className="py-1.5 text-right tabular-nums text-slate-600">{formatMicros(g.durationUs)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function Budgets({ a }: { a: AttemptDto }) {
-  const b = a.budgets;
-  const items: [string, string | null][] = [
-    ['attempts left', b.attemptsLeft === null ? null : formatInt(b.attemptsLeft)],
-    ['session retries left', b.sessionRetriesLeft === null ? null : formatInt(b.sessionRetriesLeft)],
-    ['rejections left', b.rejectionsLeft === null ? null : formatInt(b.rejectionsLeft)],
-    ['latency left', b.latencyLeftMs === null ? null : formatDuration(b.latencyLeftMs)],
-    ['repair tokens left (user)', b.repairTokensLeft === null ? null : formatInt(b.repairTokensLeft)],
-  ];
-  const known = items.filter(([, v]) => v !== null);
-  if (!known.length && !b.exhausted) return null;
-  return (
-    <dl data-testid="budgets" className="flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-slate-500">
-      {known.map(([label, value]) => (
-        <div key={label} className="flex gap-1" data-testid="budget">
-          <dt>{label}</dt>
-          <dd className="font-medium tabular-nums text-slate-800">{value}</dd>
-        </div>
-      ))}
-      {b.exhausted ? (
-        <div className="flex">
-          <dt className="sr-only">Budget exhausted</dt>
-          <dd>
-            <FlagChip tone="red">budget exhausted: {b.exhausted}</FlagChip>
-          </dd>
-        </div>
-      ) : null}
-    </dl>
-  );
-}
 
 /**
  * The call with each attempt's whole arguments: the page holds previews, and the diff and the
@@ -152,130 +75,6 @@ function useDefinition(call: ToolCallStepDto): { summary: ToolDefinitionSummary 
   }, [basePath, project, call.traceId, call.spanId, call.definitionHash]);
   if (!call.definitionHash) return { summary: null, loading: false };
   return state?.span === call.spanId ? { summary: state.summary, loading: false } : { summary: null, loading: true };
-}
-
-function Attempt({
-  a,
-  call,
-  selected,
-}: {
-  a: AttemptDto;
-  call: ToolCallStepDto;
-  selected: boolean;
-}) {
-  const { select } = useReplayContext();
-  const failed = a.outcome !== null && a.outcome !== 'success';
-  const otherTool = a.toolName && a.toolName !== call.toolName ? a.toolName : null;
-  // The class once: an error type or a reason that only repeats it (or each other) is not printed again.
-  const errorType = a.errorType && a.errorType !== a.failureClass ? a.errorType : null;
-  const reason = a.failureReason && a.failureReason !== a.failureClass && a.failureReason !== a.errorType ? a.failureReason : null;
-  const ref = useRef<HTMLLIElement>(null);
-  useEffect(() => {
-    if (selected) ref.current?.scrollIntoView({ block: 'nearest' });
-  }, [selected]);
-  return (
-    <li
-      ref={ref}
-      data-testid="attempt"
-      data-number={a.number}
-      data-outcome={a.outcome ?? ''}
-      data-selected={selected ? 'true' : undefined}
-      className={`relative rounded-md border p-3 ${failed ? 'border-red-200 bg-red-50/30' : 'border-slate-200 bg-white'} ${
-        selected ? 'ring-2 ring-indigo-500' : ''
-      }`}
-    >
-      <div data-testid="attempt-header" className="flex flex-wrap items-center gap-2">
-        <button
-          type="button"
-          data-testid="attempt-select"
-          onClick={() => select(call.step, a.number, 'click')}
-          className="rounded bg-slate-800 px-1.5 py-0.5 font-mono text-[11px] font-semibold text-white"
-          aria-label={`Select attempt ${a.number}`}
-        >
-          #{a.number}
-        </button>
-        {otherTool ? (
-          <span data-testid="attempt-tool" className="min-w-0 font-mono text-xs text-indigo-800 wrap-anywhere">
-            as {otherTool}
-          </span>
-        ) : null}
-        <OutcomeBadge outcome={a.outcome} />
-        {a.failureClass ? <FailureClassBadge failureClass={a.failureClass} /> : null}
-        <DecisionChip decision={a.decision} />
-        {a.internalRetry ? (
-          <span data-testid="internal-retry" className="rounded bg-sky-50 px-1.5 py-0.5 text-[11px] text-sky-800 ring-1 ring-sky-200">
-            internal retry (SDK backoff)
-          </span>
-        ) : null}
-        {a.resentAfterReconcile ? (
-          <span data-testid="reconcile-resend" className="rounded bg-sky-50 px-1.5 py-0.5 text-[11px] text-sky-800 ring-1 ring-sky-200">
-            sent again by the SDK (reconcile: not committed)
-          </span>
-        ) : null}
-        {a.circuitState ? <FlagChip>circuit {a.circuitState}</FlagChip> : null}
-        {a.fallbackTool ? <FlagChip>fallback → {a.fallbackTool}</FlagChip> : null}
-        {a.escalationReason && handedBack(a.decision, a.escalationReason) ? (
-          <FlagChip>
-            <span data-testid="handback-reason">
-              retries ran out ({a.escalationReason}): {a.decision === 'replan' ? 'handed back to the model' : 'handed to the fallback tool'}
-            </span>
-          </FlagChip>
-        ) : a.escalationReason ? (
-          <FlagChip tone="red">
-            <span data-testid="escalation-reason">escalated: {a.escalationReason}</span>
-          </FlagChip>
-        ) : null}
-        {errorType ? (
-          <span data-testid="error-type" className="min-w-0 font-mono text-xs text-red-700 wrap-anywhere">
-            {errorType}
-          </span>
-        ) : null}
-        <span className="ml-auto flex items-center gap-3 text-xs text-slate-500 tabular-nums">
-          {a.backoffMs !== null ? <span data-testid="backoff">backoff {formatDuration(a.backoffMs)}</span> : null}
-          <span>{formatDuration(a.durationMs)}</span>
-        </span>
-      </div>
-      <FailureReason reason={reason} />
-      <div className="mt-1">
-        <Budgets a={a} />
-      </div>
-      <div className="mt-3 grid gap-3 lg:grid-cols-2">
-        {a.arguments ? (
-          <Payload label="Arguments" kind="arguments" traceId={call.traceId} spanId={a.spanId} preview={a.arguments} />
-        ) : (
-          <p className="text-xs text-slate-600" data-testid="arguments-not-captured">
-            Arguments not recorded for this attempt: content capture left them out (the SDK's <code>capture</code>, or a
-            clean session not sampled in for content), or its instrumentation does not record them.
-          </p>
-        )}
-        {a.feedback ? (
-          <Payload
-            label={a.internalRetry || a.resentAfterReconcile ? 'Error kept by the SDK (not shown to the model)' : a.autoRepair ? 'Correction told to the model with the result' : 'Feedback shown to the model'}
-            kind="feedback"
-            traceId={call.traceId}
-            spanId={a.spanId}
-            preview={a.feedback}
-            tone="amber"
-            json={false}
-          />
-        ) : null}
-      </div>
-      {a.autoRepair ? <AutoRepairNote repair={a.autoRepair} /> : null}
-      {a.repairedByStep !== null ? (
-        <p data-testid="repaired-by" className="mt-2 text-xs text-slate-600">
-          {a.repairedByInferred ? 'Answered by the model turn at' : 'Repaired by the model turn at'}{' '}
-          <button type="button" className="font-medium text-indigo-700 underline" onClick={() => select(a.repairedByStep as number, null, 'click')}>
-            step {formatInt(a.repairedByStep)}
-          </button>
-          {a.repairedByInferred ? ' (the first model call after it: its instrumentation marks no repair turn, so no repair is counted)' : null}
-        </p>
-      ) : null}
-      <div className="mt-3">
-        <h4 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-slate-500">Guards</h4>
-        <GuardTable checks={a.guardChecks} />
-      </div>
-    </li>
-  );
 }
 
 /** The selected call: its attempts on a timeline, each attempt with budgets, payloads, feedback, guards and the repair chain. */
