@@ -55,6 +55,16 @@ describe('cached input tokens of a model call', () => {
       expect(m?.inputTokens, JSON.stringify(attrs)).toBe(2540);
       expect(m?.cachedInputTokens, JSON.stringify(attrs)).toBe(2000);
     }
+    // ai 5's Anthropic provider: cache writes only in the provider's metadata
+    const ai5 = interpret(
+      span('ai.generateText.doGenerate', {
+        'ai.operationId': 'ai.generateText.doGenerate',
+        'ai.usage.inputTokens': 40,
+        'ai.usage.cachedInputTokens': 2000,
+        'ai.response.providerMetadata': JSON.stringify({ anthropic: { cacheCreationInputTokens: 500, usage: { input_tokens: 40 } } }),
+      }),
+    );
+    expect([ai5?.inputTokens, ai5?.cachedInputTokens]).toEqual([2540, 2000]);
     // only cache writes above the input (a prompt's first call), and no input at all
     expect(interpret(span('chat c', { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.cache_creation.input_tokens': 900 }))?.inputTokens).toBe(910);
     expect(interpret(span('chat c', { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.cache_read.input_tokens': 300 }))?.inputTokens).toBe(300);

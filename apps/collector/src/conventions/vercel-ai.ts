@@ -30,6 +30,8 @@ const USAGE_OUTPUT = 'ai.usage.outputTokens';
 const USAGE_CACHE_READ = 'ai.usage.inputTokenDetails.cacheReadTokens';
 const USAGE_CACHED_INPUT = 'ai.usage.cachedInputTokens';
 const USAGE_CACHE_WRITE = 'ai.usage.inputTokenDetails.cacheWriteTokens';
+/** The provider's own metadata, JSON: ai 5's Anthropic provider reports its cache writes only there. */
+const PROVIDER_METADATA = 'ai.response.providerMetadata';
 const MODEL_ID = 'ai.model.id';
 const MODEL_PROVIDER = 'ai.model.provider';
 const PROMPT_MESSAGES = 'ai.prompt.messages';
@@ -81,7 +83,7 @@ export function read(span: NormSpan, m: Meaning): void {
     m.inputTokens ??= int(a, USAGE_INPUT) ?? int(a, USAGE_PROMPT);
     m.outputTokens ??= int(a, USAGE_OUTPUT) ?? int(a, USAGE_COMPLETION);
     m.cachedInputTokens ??= int(a, USAGE_CACHE_READ) ?? int(a, USAGE_CACHED_INPUT);
-    m.cacheWriteInputTokens ??= int(a, USAGE_CACHE_WRITE);
+    m.cacheWriteInputTokens ??= int(a, USAGE_CACHE_WRITE) ?? anthropicCacheWrites(a);
     const messages = a[PROMPT_MESSAGES];
     if (typeof messages === 'string' && messages.includes('"error-text"')) m.implied = rejectedCalls(span, messages);
   }
@@ -150,4 +152,19 @@ function rejection(span: NormSpan, part: Part, calls: Map<string, Part>): Implie
     reason,
     errorType: null,
   };
+}
+
+/**
+ * Cache writes in the Anthropic provider's metadata (`{"anthropic":{"cacheCreationInputTokens":N}}`),
+ * read when the usage names none (ai 5, whose usage leaves them out of its input as Anthropic's API does).
+ */
+function anthropicCacheWrites(a: Attributes): number | null {
+  const meta = a[PROVIDER_METADATA];
+  if (typeof meta !== 'string' || !meta.includes('"cacheCreationInputTokens"')) return null;
+  try {
+    const n = (JSON.parse(meta) as { anthropic?: { cacheCreationInputTokens?: unknown } } | null)?.anthropic?.cacheCreationInputTokens;
+    return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : null;
+  } catch {
+    return null;
+  }
 }
