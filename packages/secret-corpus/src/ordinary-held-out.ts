@@ -171,3 +171,30 @@ export const EIGHTH_NEAR_MISSES: readonly string[] = [
   'VALIDATOR_PUBKEY=0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
   'Phrase: hello world (the greeting the bot answers with)',
 ];
+
+// Near-misses of the ninth held-out set's kinds (siblings-ninth.ts): test runners' PASS lines, a
+// URI scheme's word before an address, an image's tag before its digest, a package's version, git's
+// ssh address, a transaction hash and a public key, JSON keys that are names, firmware names, codes
+// of an IBAN's form (dotted, lower case) that fail its check, hashes and paths that are no base64 of text.
+export const NINTH_NEAR_MISSES: readonly string[] = [
+  'PASS  src/app.test.ts (2.1 s)\nPASS  src/api.test.ts\nTests: 12 passed, 12 total',
+  'Contact mailto:ops@example.com or sip:desk@pbx.example.com',
+  'docker pull node:20-alpine@sha256:9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0',
+  'npm:react@18.2.0 resolved from registry.npmjs.org',
+  'git clone git@github.com:acme/api.git && cd api',
+  'meeting at 10:30@conference.example.com tomorrow',
+  'tx hash 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318 confirmed',
+  'public key 0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318',
+  JSON.stringify({ key: 'user_profile_settings', value: 1 }),
+  JSON.stringify({ key: 'ArrowDown', code: 'ArrowDown' }),
+  JSON.stringify({ key: 'reports/2026/q3/summary.pdf', bucket: 'acme-artifacts' }),
+  'flash fw_updateAvailableForDevice and reboot',
+  'version DE12.3456.7890.1234.5678.90 of the parts list',
+  'order gb00 abcd 1234 5678 9012 34 shipped',
+  'commit 3f2a9c1e8b7d6f5a4c3b2a1908f7e6d5c4b3a291 by dana',
+  'see 550e8400-e29b-41d4-a716-446655440000 in /usr/local/lib/node_modules/typescript/lib/tsc.js',
+  'Command refused: SGVsbG8gd29ybGQsIHRoaXMgaXMgYSBwbGFpbiBtZXNzYWdlLg== (not allowed)',
+  'KEYBOARD_LAYOUT=us\nLANG=en_US.UTF-8',
+  'EXEC sp_helplogins; EXEC sp_who2',
+  'db.getUsers()\ndb.changeUserPassword(user, passwordPrompt())',
+];

@@ -9,6 +9,7 @@ import { SIBLING_SHAPES } from './siblings.ts';
 import { EIGHTH_SIBLING_SHAPES } from './siblings-eighth.ts';
 import { FIFTH_SIBLING_SHAPES } from './siblings-fifth.ts';
 import { FOURTH_SIBLING_SHAPES } from './siblings-fourth.ts';
+import { NINTH_SIBLING_SHAPES } from './siblings-ninth.ts';
 import { SEVENTH_SIBLING_SHAPES } from './siblings-seventh.ts';
 import { SIXTH_SIBLING_SHAPES } from './siblings-sixth.ts';
 
@@ -366,6 +367,6 @@ for (const [id, template] of [
 }
 
 // --- Siblings of the kinds above that a second held-out set found (2026-12-06): siblings.ts ----
-shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES, ...SIXTH_SIBLING_SHAPES, ...SEVENTH_SIBLING_SHAPES, ...EIGHTH_SIBLING_SHAPES);
+shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES, ...SIXTH_SIBLING_SHAPES, ...SEVENTH_SIBLING_SHAPES, ...EIGHTH_SIBLING_SHAPES, ...NINTH_SIBLING_SHAPES);
 
 export const SECRET_SHAPES: readonly SecretShape[] = shapes;

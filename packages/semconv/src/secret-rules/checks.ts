@@ -36,9 +36,9 @@ const IBAN_LENGTHS: Record<string, number> = Object.fromEntries(
     .map((e) => [e.slice(0, 2), Number(e.slice(2))]),
 );
 
-/** An IBAN (spaces and dashes ignored, any case): a known country, its length, and the ISO 7064 mod-97 check. */
+/** An IBAN (spaces, no-break spaces, dashes and dots ignored, any case): a known country, its length, and the ISO 7064 mod-97 check. */
 export function iban(s: string): boolean {
-  const compact = s.replace(/[ -]/g, '').toUpperCase();
+  const compact = s.replace(/[ \u00a0\u202f\u2009.-]/g, '').toUpperCase();
   if (IBAN_LENGTHS[compact.slice(0, 2)] !== compact.length) return false;
   const rearranged = compact.slice(4) + compact.slice(0, 4);
   let rest = 0;

@@ -3,6 +3,7 @@
  * spreads them where they stood): wallet keys and seed phrases, second factors (TOTP seeds,
  * recovery codes), session cookies set by code, values a CI log masks, Vault's legacy tokens.
  */
+import { isPlaceholder } from './names.ts';
 import { AT_ALNUM, notPlaceholder, re, SAME_COMMAND, type ShapeRule } from './rule-kit.ts';
 
 /** One recovery code (GitHub's, Discord's, Google's, an app's), as the recovery-code rule lists them. */
@@ -46,6 +47,31 @@ export const CREDENTIAL_RULES: readonly ShapeRule[] = [
     name: 'private_key',
     pattern: re(String.raw`(?:${AT_ALNUM}(?![A-Z0-9_]*PUB)[A-Z][A-Z0-9_]*(?:KEY|PK)[ \t]*[=:][ \t]*\\?["']?|\baccounts:[ \t]*\[[ \t]*\\?["'])(?<secret>0x[0-9a-fA-F]{64})(?![0-9a-fA-F])`),
     gate: ['key=', 'key:', 'key =', 'pk=', 'pk:', 'accounts:'],
+  },
+  // The same key right after the word `key` in prose (`imported wallet with key 0x…`, `pk: 0x…`), not a public one.
+  {
+    name: 'private_key',
+    pattern: re(String.raw`(?<![Pp]ublic[ \t_-])\b(?:[Kk]ey|KEY|privkey|pk|PK)\b[ \t]*(?:is[ \t]+|[=:][ \t]*)?\\?["']?(?<secret>0x[0-9a-fA-F]{64})(?![0-9a-fA-F])`),
+    gate: ['key', 'pk'],
+  },
+  // A JSON member named just `key` whose value reads as generated: 32+ hex digits, or 24+ base64
+  // characters with a capital, a small letter and a digit (a cache key, a file's or a map's key is a name).
+  {
+    name: 'api_key',
+    pattern: re(String.raw`\\?"key\\?"[ \t]*:[ \t]*\\?"(?<secret>[0-9a-fA-F]{32,}|(?=[A-Za-z0-9+/_=-]*[A-Z])(?=[A-Za-z0-9+/_=-]*[a-z])(?=[A-Za-z0-9+/_=-]*\d)[A-Za-z0-9+/_-]{24,}={0,2})\\?"`),
+    gate: ['"key"', '\\"key\\"'],
+  },
+  // A user and password before a host without a scheme (`scp f ops:…@backup.internal:/srv`, `rsync
+  // … deploy:…@10.0.0.5:/data`): a generated-looking password (letters and digits), a host with a
+  // dot; not a URI scheme's word (`mailto:x@…`) or an image's tag before its digest (`node:20@sha256:…`).
+  {
+    name: 'url_password',
+    pattern: re(
+      String.raw`(?<![\w/:.@%+\\-])(?!(?:mailto|sips?|tel|xmpp|news|urn|data|javascript|git|ssh|https?|ftps?|s3|gs|docker|npm|node|file|jdbc|redis|mongodb|postgres(?:ql)?|mysql|amqps?):)[A-Za-z][\w.-]{0,31}:(?<secret>[^\s:@/'"\\]{6,64})@(?=(?:[A-Za-z0-9-]+\.)+[A-Za-z0-9-]+(?:[:/\s'"]|$))`,
+      'gi',
+    ),
+    check: (_, secret) => secret !== undefined && /[A-Za-z]/.test(secret) && /\d/.test(secret) && !isPlaceholder(secret),
+    gate: ['@'],
   },
   // A wallet's recovery words after the words that name them (`my seed phrase is …`, `--mnemonic "…"`,
   // `Save this seed phrase…` then the words): 12 to 24 lower-case words, no other word after them.

@@ -22,7 +22,9 @@ const SECRET_NAME = new RegExp(
   '(?:password|passwd|passphrase|passcode|passkey|pwd|(?<!by|com|sur|tres|under|over)pass|(?:^|db|bind|user|admin|root|mail|smtp|ftp)pw|' +
     '(?<!existing)secrets?|(?<!page|next|continuation|cursor|sync|max)token|apikey|' +
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
-    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write|functions|master|host|preshared|network)key|psk|tempauth|authtok|' +
+    'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write|functions|master|host|preshared|network|' +
+    // Fernet's (Airflow's `FERNET_KEY`), a webhook's, a shared one, a cipher's, an unlock or a wrapping key.
+    'fernet|decryption|webhook|shared|cipher|unlock|wrapping)key|psk|tempauth|authtok|bearer(?:token)?|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode|' +
@@ -37,6 +39,8 @@ const SECRET_NAME = new RegExp(
 );
 
 const PAT_NAME = /(?:^|[_.-])pat$/i;
+/** `…_PW` after any word (`REDIS_PW`, `MYSQL_ROOT_PW`): a separator before it, not a word that ends so. */
+const PW_NAME = /(?:^|[_.-])pw$/i;
 
 const nameCache = new Map<string, boolean>();
 
@@ -45,7 +49,7 @@ export function isSecretName(name: string): boolean {
   let hit = nameCache.get(name);
   if (hit === undefined) {
     // `…_PAT` (a personal access token: ASANA_PAT, AZURE_DEVOPS_EXT_PAT), not a word that ends so (`compat`).
-    hit = SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, '')) || PAT_NAME.test(name);
+    hit = SECRET_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, '')) || PAT_NAME.test(name) || PW_NAME.test(name);
     // Names repeat across spans: remember them, up to a bound (any name is allowed in).
     if (nameCache.size > 50_000) nameCache.clear();
     nameCache.set(name, hit);
@@ -53,7 +57,7 @@ export function isSecretName(name: string): boolean {
   return hit;
 }
 
-const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin|verifier|[_.-]pat\b|sonar.login/;
+const SECRET_WORDS = /pass|pw|secret|token|key|auth|cookie|cred|dsn|sig|connection|mnemonic|phrase|codes|pepper|salt|seed|psk|cvv|cvc|pin|verifier|bearer|[_.-]pat\b|sonar.login/;
 
 /**
  * Whether `s` holds any of the words a secret name ends in: strings without one skip the
@@ -79,7 +83,7 @@ export function hasSecretWord(s: string): boolean {
  * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization|tok)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|verifier|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|(?<=sonar[_.])login)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization|tok)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|verifier|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|bearer|(?<=sonar[_.])login)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
   String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:[A-Z][\w.]*|str|string|number|bigint|any|unknown|bytes|int|float|bool|boolean|char|usize|[iu](?:8|16|32|64|128)|object)(?:<[^<>\n]{0,80}>)?(?:\[\])?(?:[ \t]+=(?![=>])|=(?=[ \t]*\\?["'\x60]))|[?:+]=|=>|[:=])[ \t]*)` +
   String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +

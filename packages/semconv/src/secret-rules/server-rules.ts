@@ -52,6 +52,15 @@ export const SERVER_RULES: readonly ShapeRule[] = [
     check: notPlaceholder,
     gate: ['PASS '],
   },
+  // The same transcript without client markers: a `PASS` line in text that also has a `USER` line and
+  // a server's reply (`331 Password required`, POP3's `+OK`), which test runners' output has not.
+  {
+    name: 'config_secret',
+    pattern: re(String.raw`(?<=^|\n|\\n)[ \t]*PASS[ \t]+(?<secret>[^\s\\'"]+)`),
+    when: (s) => /(?:^|\n|\\n)[ \t]*USER[ \t]+\S/.test(s) && /(?:^|\n|\\n)(?:[23]\d\d[ \t-]|\+OK\b)/.test(s),
+    check: notPlaceholder,
+    gate: ['PASS '],
+  },
   {
     name: 'config_secret',
     pattern: re(String.raw`\bAUTH[ \t]+PLAIN[ \t]+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`),
@@ -105,12 +114,31 @@ export const SERVER_RULES: readonly ShapeRule[] = [
     check: notPlaceholder,
     gate: ['AUTH '],
   },
-  // IMAP's `LOGIN <user> <password>` in a transcript (`a1 LOGIN ops@example.org "…"`): after its tag.
+  // IMAP's `LOGIN <user> <password>` in a transcript (`a1 LOGIN ops@example.org "…"`): after its tag,
+  // at the start of a line or after a client marker (`C: a1 LOGIN …`, quoted in a message).
   {
     name: 'config_secret',
-    pattern: re(String.raw`${LINE_START}[ \t]*[A-Za-z0-9.]{1,10}[ \t]+LOGIN[ \t]+(?:"[^"\n\\]*"|[^\s"\\]+)[ \t]+"?(?<secret>[^\s"\\]+)"?${LINE_END}`),
+    pattern: re(String.raw`(?:${LINE_START}[ \t]*|(?:C:|>|-->)[ \t]*)[A-Za-z0-9.]{1,10}[ \t]+LOGIN[ \t]+(?:"[^"\n\\]*"|[^\s"\\]+)[ \t]+"?(?<secret>[^\s"\\]+)"?${LINE_END}`),
     check: notPlaceholder,
     gate: ['LOGIN '],
+  },
+  // SQL Server's stored procedures that set a login's password (`EXEC sp_addlogin 'name', '…'`, with
+  // or without `@loginame =`/`@passwd =`; `sp_password 'old', '…', 'login'`, the new one second), and
+  // MongoDB's shell (`db.changeUserPassword("name", "…")`, `db.auth("name", "…")`).
+  {
+    name: 'sql_password',
+    pattern: re(
+      String.raw`\bsp_(?:addlogin|password)\s+(?:@\w+\s*=\s*)?(?:NULL|N?'(?:[^'\n]|'')*')\s*,\s*(?:@\w+\s*=\s*)?N?'(?<secret>(?:[^'\n]|'')+)'`,
+      'gi',
+    ),
+    check: notPlaceholder,
+    gate: ['sp_addlogin', 'sp_password'],
+  },
+  {
+    name: 'sql_password',
+    pattern: re(String.raw`\b(?:changeUserPassword|auth)\(\s*\\?(["'])[^"'\n\\]*\\?\1\s*,\s*\\?(["'])(?<secret>[^"'\n\\]+)\\?\2\s*\)`),
+    check: notPlaceholder,
+    gate: ['changeuserpassword(', 'auth('],
   },
   // A Wi-Fi network's QR code payload (`WIFI:T:WPA;S:<ssid>;P:<password>;;`): its `P:` field.
   {

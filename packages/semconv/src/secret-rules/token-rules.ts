@@ -296,18 +296,23 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
     check: (_, secret) => secret !== undefined && luhn(secret.split('^')[0] as string),
     gate: ['%B'],
   },
-  // Printed in groups of four (the last one shorter) or written compact; the country's length
-  // and the mod-97 check keep order numbers and product codes of the same form.
+  // Printed in groups of four (the last one shorter), the groups apart by a space (also the
+  // no-break spaces French and German typography put there), a dash or a dot; or written compact.
+  // The country's length and the mod-97 check keep order numbers and product codes of the same
+  // form. (Lower case is read after the word IBAN only, below: a branch for it here, where every
+  // string is scanned, cost the ordinary payloads' redaction 1.7x.)
   {
     name: 'iban',
-    pattern: re(String.raw`${AT_ALNUM}[A-Z]{2}\d{2}(?:(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?|(?:-[A-Z0-9]{4}){2,7}(?:-[A-Z0-9]{1,3})?|[A-Z0-9]{11,30})(?![A-Za-z0-9])`),
+    pattern: re(
+      String.raw`${AT_ALNUM}(?:[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?:[ \u00a0\u202f\u2009.-][A-Z0-9]{4}){2,7}(?:[ \u00a0\u202f\u2009.-][A-Z0-9]{1,3})?))(?![A-Za-z0-9])`,
+    ),
     check: iban,
   },
   // Any case right after the word IBAN (`iban: de89…`): without the word, a lower-case id of the
   // right length passes mod 97 once in 97.
   {
     name: 'iban',
-    pattern: re(String.raw`\biban\b["']?\s*[:=]?\s*["']?(?<secret>[A-Za-z]{2}\d{2}(?:[ -]?[A-Za-z0-9]{1,4}){3,9})(?![A-Za-z0-9])`, 'gi'),
+    pattern: re(String.raw`\biban\b["']?\s*[:=]?\s*["']?(?<secret>[A-Za-z]{2}\d{2}(?:[ \u00a0\u202f\u2009.-]?[A-Za-z0-9]{1,4}){3,9})(?![A-Za-z0-9])`, 'gi'),
     check: (_, secret) => secret !== undefined && iban(secret),
     gate: ['iban', 'IBAN', 'Iban'],
   },

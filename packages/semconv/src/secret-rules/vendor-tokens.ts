@@ -122,4 +122,6 @@ export const GATED_VENDOR_TOKENS: readonly { pattern: string; gate: string }[] =
   { pattern: 'eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC[A-Za-z0-9+/=]{20,}', gate: 'eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC' },
   { pattern: 'eyJ0eXBlIjoic2VydmljZV9hY2NvdW50[A-Za-z0-9+/=]{20,}', gate: 'eyJ0eXBlIjoic2VydmljZV9hY2NvdW50' },
   { pattern: 'eyJhdXRocyI6[A-Za-z0-9+/=]{20,}', gate: 'eyJhdXRocyI6' },
+  // Fireworks AI's API key (with a digit and a capital: firmware names also start `fw_`).
+  { pattern: 'fw_(?=[A-Za-z0-9]{0,39}\\d)(?=[A-Za-z0-9]{0,39}[A-Z])[A-Za-z0-9]{20,40}(?![A-Za-z0-9_])', gate: 'fw_' },
 ];
