@@ -13,6 +13,8 @@
 const WHOLE = /^[A-Za-z0-9+/_-]{16,}={0,2}$/;
 /** A whole string that may be hex of text (at least 12 bytes). */
 const HEX = /^(?:[0-9a-fA-F]{2}){12,}$/;
+/** Hex digits and dashes only. */
+const HEXISH = /^[0-9a-fA-F-]+$/;
 /** The longest whole string decoded (1 MiB). */
 const MAX_WHOLE_CHARS = 1 << 20;
 /** Inside a longer string: a JSON string literal that is all base64 (24+ characters), up to 64 KB. */
@@ -137,9 +139,10 @@ export function mayHoldBase64(s: string): boolean {
  * own redaction one layer deeper.
  */
 export function replaceBase64(s: string, clean: (decoded: string) => string, marker: string): string {
-  // A run is read as base64, and (an even number of hex digits) as hex.
+  // A run is read as base64, and (an even number of hex digits) as hex. Hex digits and dashes alone
+  // (ids, hashes, UUIDs) are not base64 of text, which has capitals: not decoded as base64.
   const one = (run: string): string => {
-    const text = base64Text(run);
+    const text = HEXISH.test(run) ? null : base64Text(run);
     if (text !== null && clean(text) !== text) return marker;
     const hex = HEX.test(run) ? textOf(hexBytes(run)) : null;
     return hex === null || clean(hex) === hex ? run : marker;
