@@ -4,7 +4,15 @@
  */
 import { createHash } from 'node:crypto';
 import { b64, fake, grouped, ibanPrinted, LOWER_HEX, nonIbanNumber, nonLuhnNumber } from './fake.ts';
-import { EIGHTH_NEAR_MISSES, FIFTH_NEAR_MISSES, FOURTH_NEAR_MISSES, NINTH_NEAR_MISSES, SEVENTH_NEAR_MISSES, SIXTH_NEAR_MISSES } from './ordinary-held-out.ts';
+import {
+  EIGHTH_NEAR_MISSES,
+  FIFTH_NEAR_MISSES,
+  FOURTH_NEAR_MISSES,
+  NINTH_NEAR_MISSES,
+  SEVENTH_NEAR_MISSES,
+  SIXTH_NEAR_MISSES,
+  TENTH_NEAR_MISSES,
+} from './ordinary-held-out.ts';
 
 export interface OrdinaryPayload {
   id: string;
@@ -324,5 +332,6 @@ add('sixth', [...SIXTH_NEAR_MISSES]);
 add('seventh', [...SEVENTH_NEAR_MISSES]);
 add('eighth', [...EIGHTH_NEAR_MISSES]);
 add('ninth', [...NINTH_NEAR_MISSES]);
+add('tenth', [...TENTH_NEAR_MISSES]);
 
 export const ORDINARY_PAYLOADS: readonly OrdinaryPayload[] = items;

@@ -12,6 +12,7 @@ import { FOURTH_SIBLING_SHAPES } from './siblings-fourth.ts';
 import { NINTH_SIBLING_SHAPES } from './siblings-ninth.ts';
 import { SEVENTH_SIBLING_SHAPES } from './siblings-seventh.ts';
 import { SIXTH_SIBLING_SHAPES } from './siblings-sixth.ts';
+import { TENTH_SIBLING_SHAPES } from './siblings-tenth.ts';
 
 const f = fake;
 const shapes: SecretShape[] = [];
@@ -367,6 +368,6 @@ for (const [id, template] of [
 }
 
 // --- Siblings of the kinds above that a second held-out set found (2026-12-06): siblings.ts ----
-shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES, ...SIXTH_SIBLING_SHAPES, ...SEVENTH_SIBLING_SHAPES, ...EIGHTH_SIBLING_SHAPES, ...NINTH_SIBLING_SHAPES);
+shapes.push(...SIBLING_SHAPES, ...FOURTH_SIBLING_SHAPES, ...FIFTH_SIBLING_SHAPES, ...SIXTH_SIBLING_SHAPES, ...SEVENTH_SIBLING_SHAPES, ...EIGHTH_SIBLING_SHAPES, ...NINTH_SIBLING_SHAPES, ...TENTH_SIBLING_SHAPES);
 
 export const SECRET_SHAPES: readonly SecretShape[] = shapes;

@@ -43,7 +43,10 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
   },
   {
     name: 'cli_password',
-    pattern: re(String.raw`${AT}(?:echo|printf)\s+(?:-\w+\s+)*${CLI_VALUE}\s*\|(?=[^\n|;&]{0,200}--password-stdin)`),
+    // (Also piped into a secret store: `| gh secret set X`, `| gcloud secrets versions add …`, `| docker secret create`.)
+    pattern: re(
+      String.raw`${AT}(?:echo|printf)\s+(?:-\w+\s+)*${CLI_VALUE}\\?['"]?\s*\|(?=[^\n|;&]{0,200}--password-stdin|\s*(?:gh\s+secret\s+set|gcloud\s+secrets\s+(?:versions\s+add|create)|docker\s+secret\s+create|wrangler\s+secret\s+put)\b)`,
+    ),
     check: notPlaceholder,
     gate: ['echo', 'printf'],
   },
@@ -99,6 +102,18 @@ export const COMMAND_LINE_RULES: readonly ShapeRule[] = [
     // Not a redirection (`openssl passwd -6 -stdin < pw.txt`).
     check: (_, secret) => secret !== undefined && secret.length >= 4 && !isPlaceholder(secret),
     gate: ['zip', 'ssh-keygen', 'openssl'],
+  },
+  // More clients' password and key options: `unzip -P`, NuGet's `push -k`, Vercel's `-t`, Couchbase's
+  // `couchbase-cli … -p`, macOS' `security add-generic-password … -w`, HTTPie's `-a user:…`, and a
+  // secret store's value (`aws ssm put-parameter … --value`, `aws secretsmanager … --secret-string`,
+  // `az keyvault secret set … --value`).
+  {
+    name: 'cli_password',
+    pattern: re(
+      String.raw`${AT}(?:unzip\b${SAME_COMMAND}\s-P\s*|nuget\s+push\b${SAME_COMMAND}\s-k\s+|vercel\b${SAME_COMMAND}\s-t\s+|couchbase-cli\b${SAME_COMMAND}\s-p\s+|security\s+add-(?:generic|internet)-password\b${SAME_COMMAND}\s-w\s+|https?\s${SAME_COMMAND}(?:-a|--auth)[ =][^\s:'"]{1,100}:|(?:ssm\s+put-parameter|secretsmanager\s+(?:create-secret|put-secret-value|update-secret)|keyvault\s+secret\s+set)\b${SAME_COMMAND}\s--(?:value|secret-string)[ =])${CLI_VALUE}`,
+    ),
+    check: (_, secret) => secret !== undefined && secret.length >= 4 && !isPlaceholder(secret) && !secret.startsWith('file://'),
+    gate: ['unzip', 'nuget', 'vercel', 'couchbase-cli', 'security add-', 'http', 'ssm', 'secretsmanager', 'keyvault'],
   },
   // FreeRDP's `/p:<password>` (attached: a leading `-` is the password's).
   {

@@ -9,7 +9,8 @@
  * `password_confirmation`, `password_new`, `password1`. (`password_hash`, `password_policy`,
  * `secret_name`, `token_count` are not among them: they name something else.)
  */
-const QUALIFIERS = 'value|val|base|b64|base64|b32|base32|hex|raw|plain|plaintext|str|string|text|data|bytes|confirm|confirmation|again|repeat|retype|verify|new|old|current|\\d{1,2}';
+const QUALIFIERS =
+  'value|val|base|b64|base64|b32|base32|hex|raw|plain|plaintext|str|string|text|data|bytes|confirm|confirmation|again|repeat|retype|verify|new|old|current|prod|production|live|staging|\\d{1,2}';
 
 /**
  * A name whose value is a secret, tested on the name lower-cased with everything but letters
@@ -24,7 +25,9 @@ const SECRET_NAME = new RegExp(
     '(?:access|secret|private|account|signing|encryption|master|subscription|license|hmac|jwt|auth|session|client|consumer|' +
     'servicerole|app|application|storage|admin|root|totp|mfa|otp|recovery|sdk|aes|des|wifi|write|functions|master|host|preshared|network|' +
     // Fernet's (Airflow's `FERNET_KEY`), a webhook's, a shared one, a cipher's, an unlock or a wrapping key.
-    'fernet|decryption|webhook|shared|cipher|unlock|wrapping)key|psk|tempauth|authtok|bearer(?:token)?|' +
+    'fernet|decryption|webhook|shared|cipher|unlock|wrapping|ingestion)key|psk|tempauth|authtok|bearer(?:token)?|' +
+    // Honeycomb's header (`x-honeycomb-team`), a JWT's or a cookie's signing secret (`JWT_SIGNING`).
+    'honeycombteam|(?:jwt|token|cookie|session)signing|' +
     '(?:basic|http|proxy)auth|authorization|^auth|cookie|credentials?|creds|connectionstrings?[a-z0-9]*|dsn|signature|^sig|' +
     // A wallet's recovery words, an app's pepper and salts (WordPress' `AUTH_SALT`), a one-time-password seed, a card's check code and PIN.
     'mnemonic|seedphrase|recoveryphrase|recoverycodes?|backupcodes?|pepper|salt|(?:mfa|totp|otp)seed|cvv2?|cvc2?|^pin|^pincode|' +
@@ -83,10 +86,10 @@ export function hasSecretWord(s: string): boolean {
  * raw JSON text does: else `DB_PASSWORD=${X}\nNEXT=1` read as one value took the next line).
  */
 const NAMED_VALUE_SOURCE =
-  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization|tok)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|mnemonic|phrase|codes?|verifier|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|bearer|(?<=sonar[_.])login)` +
+  String.raw`(?<name>[A-Za-z0-9_.-]*(?:pass(?:word|wd|phrase|code|key|e)?|pwd|pw|secrets?|token|key|auth(?:orization|tok)?|(?<=[_.-])pat|cookie|credentials?|creds|connection[_.-]?strings?(?:__\w+)?|dsn|signature|sig|(?<=(?:jwt|token|cookie|session)[_.-]?)signing|mnemonic|phrase|codes?|verifier|pepper|salt|seed|psk|cvv2?|cvc2?|pin(?:code)?|bearer|(?<=sonar[_.])login)` +
   `(?:[_.-]?(?:${QUALIFIERS}))?)` +
   String.raw`(?<sep>\*{0,2}\\?["']?\]?[ \t]*(?::[ \t]*&?(?:'static[ \t]+)?(?:[A-Z][\w.]*|str|string|number|bigint|any|unknown|bytes|int|float|bool|boolean|char|usize|[iu](?:8|16|32|64|128)|object)(?:<[^<>\n]{0,80}>)?(?:\[\])?(?:[ \t]+=(?![=>])|=(?=[ \t]*\\?["'\x60]))|[?:+]=|=>|[:=])[ \t]*)` +
-  String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
+  String.raw`(?:(?<epre>[fFrRbBuU]{1,2})?\\"(?<edq>(?:[^"\\\n]|\\[^"nr])*)\\"|(?<pre>[fFrRbBuU]{1,2})?"(?<dq>(?:[^"\\\n]|\\.)*)"|(?:[NnEe]|[fFrRbBuU]{1,2})?'(?<sq>(?:[^'\n]|'')*)'|\{(?<br>[^{}"'\n:]{1,200})\}|(?<block>[|>][-+]?[ \t]*(?:\r?\n[ \t]+[^\n]*)+)|` +
   String.raw`(?<bare>\[REDACTED[^\]\n]*\][^\s&;,"'<>)}\]\\]*|%\([\w.]+\)[sdr]|(?![[{\\=\x60(])(?:\$\{\{[^}\n]*\}\}|\$\{[^}\s]*\}|\[REDACTED[^\]\n]*\]|[^\s&;,"'<>)}\]\\]|&(?![\w.[\]-]+=|[a-z]+;|#)|(?<=:[ \t]+[^\s?=&]+(?:&[^\s?&]*)*)&(?![a-z]+;|#)|\\(?![nrt"\\]))+))`;
 /**
  * A name is a run of these characters followed by its separator: a word with none after it is

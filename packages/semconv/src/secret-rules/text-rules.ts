@@ -13,6 +13,9 @@ import { AT, AT_ALNUM, LINE_START, looksGenerated, notPlaceholder, QUOTED, re, t
  * those languages' verbs (`La password dell'account è: …`).
  */
 const PASSWORD_WORD_LIST = [
+  // Spanish's and German's word for a key (`La clave del wifi es …`, `API-Schlüssel: …`).
+  'clave',
+  'schlüssel',
   'mot de passe',
   'passwort',
   'kennwort',

@@ -122,6 +122,37 @@ export const GATED_VENDOR_TOKENS: readonly { pattern: string; gate: string }[] =
   { pattern: 'eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC[A-Za-z0-9+/=]{20,}', gate: 'eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudC' },
   { pattern: 'eyJ0eXBlIjoic2VydmljZV9hY2NvdW50[A-Za-z0-9+/=]{20,}', gate: 'eyJ0eXBlIjoic2VydmljZV9hY2NvdW50' },
   { pattern: 'eyJhdXRocyI6[A-Za-z0-9+/=]{20,}', gate: 'eyJhdXRocyI6' },
+  // AI and agent platforms of 2025-2026: Together, ElevenLabs (`sk_` and 48 hex digits), Voyage (`pa-`),
+  // Vercel's AI Gateway, Cursor's admin key, E2B, Apify, LlamaCloud, Browserbase, Mem0.
+  { pattern: 'tgp_v1_[A-Za-z0-9_-]{30,}', gate: 'tgp_v1_' },
+  { pattern: 'sk_[0-9a-f]{48}(?![0-9a-f])', gate: 'sk_' },
+  { pattern: 'pa-(?=[A-Za-z0-9_-]{0,59}\\d)(?=[A-Za-z0-9_-]{0,59}[A-Z])[A-Za-z0-9_-]{40,60}(?![A-Za-z0-9_-])', gate: 'pa-' },
+  { pattern: 'vck_[A-Za-z0-9]{40,}', gate: 'vck_' },
+  { pattern: 'key_[0-9a-f]{64}(?![0-9a-f])', gate: 'key_' },
+  { pattern: 'e2b_[0-9a-f]{40}(?![0-9a-f])', gate: 'e2b_' },
+  { pattern: 'apify_api_[A-Za-z0-9]{30,}', gate: 'apify_api_' },
+  { pattern: 'llx-[A-Za-z0-9]{40,}', gate: 'llx-' },
+  { pattern: 'bb_(?:live|test)_[A-Za-z0-9_-]{20,}', gate: 'bb_' },
+  { pattern: 'm0-(?=[A-Za-z0-9]{0,59}\\d)(?=[A-Za-z0-9]{0,59}[A-Z])[A-Za-z0-9]{40,60}(?![A-Za-z0-9])', gate: 'm0-' },
+  // Observability: Honeycomb's ingest key, Axiom's API and personal tokens.
+  { pattern: 'hc[ax]i[ck]_[A-Za-z0-9]{40,}', gate: 'hc' },
+  { pattern: 'xa[ap]t-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', gate: 'xa' },
+  // Payments: Paddle, Mollie (`live_`/`test_` and 30 characters, with a digit and a capital), Checkout.com's sandbox.
+  { pattern: 'pdl_(?:live|sdbx)_apikey_[A-Za-z0-9_]{30,}', gate: 'pdl_' },
+  { pattern: '(?:live|test)_(?=[A-Za-z0-9]{0,29}\\d)(?=[A-Za-z0-9]{0,29}[A-Z])[A-Za-z0-9]{30}(?![A-Za-z0-9])', gate: '_' },
+  { pattern: 'sk_sbox_[a-z0-9]{26,}', gate: 'sk_sbox_' },
+  // CI, packages and app platforms: 1Password service accounts, NuGet, Statsig's server secret,
+  // Trigger.dev, Stytch, PlanetScale, DataStax Astra, Convex's deploy key.
+  { pattern: 'ops_eyJ[A-Za-z0-9+/=_-]{50,}', gate: 'ops_eyJ' },
+  { pattern: 'oy2[a-z0-9]{43}(?![a-z0-9])', gate: 'oy2' },
+  { pattern: 'secret-(?:(?:live|test)-[A-Za-z0-9_=+/-]{20,}|(?=[A-Za-z0-9]{0,59}\\d)(?=[A-Za-z0-9]{0,59}[A-Z])[A-Za-z0-9]{40,60}(?![A-Za-z0-9]))', gate: 'secret-' },
+  { pattern: 'tr_(?:prod|dev|stg)_[A-Za-z0-9]{20,}', gate: 'tr_' },
+  { pattern: 'pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_.-]{30,}', gate: 'pscale_' },
+  { pattern: 'AstraCS:[A-Za-z0-9]{20,}:[0-9a-f]{64}', gate: 'AstraCS:' },
+  { pattern: '(?:prod|dev|preview):[a-z0-9-]+\\|eyJ[A-Za-z0-9+/=_-]{20,}', gate: '|eyJ' },
+  // Wallets and keys: a Nostr private key, a Tor onion service's key, an LND macaroon in a header.
+  { pattern: 'nsec1[02-9ac-hj-np-z]{58}', gate: 'nsec1' },
+  { pattern: 'ED25519-V3:[A-Za-z0-9+/]{86}', gate: 'ED25519-V3:' },
   // Fireworks AI's API key (with a digit and a capital: firmware names also start `fw_`).
   { pattern: 'fw_(?=[A-Za-z0-9]{0,39}\\d)(?=[A-Za-z0-9]{0,39}[A-Z])[A-Za-z0-9]{20,40}(?![A-Za-z0-9_])', gate: 'fw_' },
 ];
