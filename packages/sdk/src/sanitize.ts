@@ -81,14 +81,14 @@ function internalHostRe(extra: string[] | undefined): RegExp {
 
 /**
  * Cheap passes before the full one: a secret needs a shape, or a secret name meeting its value
- * at `:` or `=`; a `\uXXXX` escape, `\'`, an HTML entity, URL encoding or base64 may spell either. The
+ * at `:` or `=`; a `\uXXXX` or `\xNN` escape, `\'`, an HTML entity, URL encoding or base64 may spell either (hasEncoding, the rules' own test). The
  * rest of what feedback loses (internal hosts and addresses, stack traces, instruction-like text)
  * has its own fragments.
  */
 const mayHoldSecret = (text: string) =>
   mayHoldShape(text) ||
   ((text.includes(':') || text.includes('=')) && hasSecretWord(text)) ||
-  /\\u[0-9a-f]{4}|\\'|&[#a-z0-9]{2,8};|%[0-9a-f]{2}/i.test(text) ||
+  hasEncoding(text) ||
   mayHoldBase64(text);
 const MAYBE_OTHER =
   /\b(?:10|127|192|172|169)\.\d|f[de][0-9a-f]{2}:|\.(?:internal|local|lan|corp|intranet|svc|arpa)\b|\bat\s|File "|Traceback|ignore|disregard|forget|override|you are now|instruction|system|<\||##|assistant|\bAI\b|model/i;

@@ -74,6 +74,8 @@ const cases: [id: string, kind: SecretKind, text: string, secret: string][] = [
   ["grpc-metadata-macaroon", 'header', "grpcurl -H \"macaroon: 0201036c6e6402f801030a10c54c0fdd0058c6fc7a7b104046872fd11201301a160a0761646472657373120472656164120577726974651a130a04696e666f120472656164\" lnd:10009 lnrpc.Lightning/GetInfo", "0201036c6e6402f801030a10c54c0fdd0058c6fc7a7b104046872fd11201301a160a0761646472657373120472656164120577726974651a130a04696e666f120472656164"],
   ["nostr-nsec", 'private-key', "NOSTR_NSEC=nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5", "nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5"],
   ["tor-onion-secret-key", 'private-key', "ADD_ONION ED25519-V3:uFO8dHj3eK5qW0m7pYbRz2sN4cT6vX9aL1gJ8kD3fE5hQ2wP7rU0yI4oM6nB9vC1xZ3aS5dF7gH9jK2lQ4wE6r Port=80,127.0.0.1:8080", "uFO8dHj3eK5qW0m7pYbRz2sN4cT6vX9aL1gJ8kD3fE5hQ2wP7rU0yI4oM6nB9vC1xZ3aS5dF7gH9jK2lQ4wE6r"],
+  ["html-numeric-entities", 'env', "password=&#88;&#107;&#50;&#57;&#100;&#102;&#81;&#97;&#55;&#122;", "&#88;&#107;&#50;&#57;"],
+  ["js-hex-escapes", 'env', "const k = \"\\x73\\x6b\\x5f\\x6c\\x69\\x76\\x65\\x5f\\x35\\x31\\x4e\\x66\\x51\\x65\\x32\\x4c\\x6b\\x64\\x49\\x77\\x48\\x75\\x37\\x69\\x78\\x43\\x36\\x5a\\x33\\x4c\\x62\\x7a\";", "\\x73\\x6b\\x5f\\x6c\\x69\\x76\\x65"],
 ];
 
 export const TENTH_SIBLING_SHAPES: readonly SecretShape[] = cases.map(([id, kind, text, secret]) => ({ id: `tenth-${id}`, kind, secret, text }));

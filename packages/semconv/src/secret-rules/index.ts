@@ -188,11 +188,19 @@ function simpleStarts(source: string): string {
 }
 
 /** An encoding a secret's name or quotes can hide behind that no JSON literal undoes. */
-const ENCODED = /\\u[0-9a-fA-F]{4}|\\'|&(?:quot|apos|amp|#x?[0-9a-fA-F]{1,6});|%(?:3[dDaA]|2[26cCfF]|27|40)/;
+const ENCODED = /\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\'|&(?:quot|apos|amp|#x?[0-9a-fA-F]{1,6});|%(?:3[dDaA]|2[26cCfF]|27|40)/;
 
-/** One encoded character or run: `\u0022`, `\'`, an HTML entity, a run of `%XX`. */
-const ENCODED_TOKEN = /\\u([0-9a-fA-F]{4})|\\'|&(quot|#34|#x22|apos|#39|#x27|lt|gt|amp);|(?:%[0-9a-fA-F]{2})+/gi;
-const ENTITIES: Record<string, string> = { quot: '"', '#34': '"', '#x22': '"', apos: "'", '#39': "'", '#x27': "'", lt: '<', gt: '>', amp: '&' };
+/** One encoded character or run: `\u0022`, `\x73` (JS, Python, C), `\'`, an HTML entity (named or numeric), a run of `%XX`. */
+const ENCODED_TOKEN = /\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\'|&(quot|apos|lt|gt|amp|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});|(?:%[0-9a-fA-F]{2})+/gi;
+const ENTITIES: Record<string, string> = { quot: '"', apos: "'", lt: '<', gt: '>', amp: '&' };
+
+/** The character of a named or numeric HTML entity's name (`quot`, `#34`, `#x22`), or undefined. */
+function entity(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (!lower.startsWith('#')) return ENTITIES[lower];
+  const code = lower[1] === 'x' ? Number.parseInt(lower.slice(2), 16) : Number.parseInt(lower.slice(1), 10);
+  return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : undefined;
+}
 
 /**
  * `s` decoded for a second look, or null when it holds no such encoding: `\u0022`-style escapes
@@ -219,8 +227,9 @@ function decodedForm(s: string): { text: string; starts: number[]; ends: number[
     const end = m.index + m[0].length;
     let chars: string;
     if (m[1] !== undefined) chars = String.fromCharCode(Number.parseInt(m[1], 16));
+    else if (m[2] !== undefined) chars = String.fromCharCode(Number.parseInt(m[2], 16));
     else if (m[0] === "\\'") chars = "'";
-    else if (m[2] !== undefined) chars = ENTITIES[m[2].toLowerCase()] ?? m[0];
+    else if (m[3] !== undefined) chars = entity(m[3]) ?? m[0];
     else {
       try {
         chars = decodeURIComponent(m[0]);
