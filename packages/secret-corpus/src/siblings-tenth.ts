@@ -76,6 +76,7 @@ const cases: [id: string, kind: SecretKind, text: string, secret: string][] = [
   ["tor-onion-secret-key", 'private-key', "ADD_ONION ED25519-V3:uFO8dHj3eK5qW0m7pYbRz2sN4cT6vX9aL1gJ8kD3fE5hQ2wP7rU0yI4oM6nB9vC1xZ3aS5dF7gH9jK2lQ4wE6r Port=80,127.0.0.1:8080", "uFO8dHj3eK5qW0m7pYbRz2sN4cT6vX9aL1gJ8kD3fE5hQ2wP7rU0yI4oM6nB9vC1xZ3aS5dF7gH9jK2lQ4wE6r"],
   ["html-numeric-entities", 'env', "password=&#88;&#107;&#50;&#57;&#100;&#102;&#81;&#97;&#55;&#122;", "&#88;&#107;&#50;&#57;"],
   ["js-hex-escapes", 'env', "const k = \"\\x73\\x6b\\x5f\\x6c\\x69\\x76\\x65\\x5f\\x35\\x31\\x4e\\x66\\x51\\x65\\x32\\x4c\\x6b\\x64\\x49\\x77\\x48\\x75\\x37\\x69\\x78\\x43\\x36\\x5a\\x33\\x4c\\x62\\x7a\";", "\\x73\\x6b\\x5f\\x6c\\x69\\x76\\x65"],
+  ['url-password-with-at-and-hash', 'connection-string', "DATABASE_URL=postgres://app:p@ss#Wq7z2026xK@db.acme.internal:5432/app", "p@ss#Wq7z2026xK"],
 ];
 
 export const TENTH_SIBLING_SHAPES: readonly SecretShape[] = cases.map(([id, kind, text, secret]) => ({ id: `tenth-${id}`, kind, secret, text }));

@@ -225,10 +225,11 @@ export const TOKEN_RULES: readonly ShapeRule[] = [
   },
   { name: 'basic_auth', pattern: re(String.raw`${AT}Basic\s+(?<secret>[A-Za-z0-9+/]{8,}={0,2})`), check: basicCredential, gate: ['Basic'] },
   // (The user may be an email address, `@` unencoded: `smtps://alerts@acme.example:<password>@smtp…`; the
-  // password too, `builder:Pa55@word@host`: it ends at the last `@` before the host.)
+  // password too, `builder:Pa55@word@host`, `app:p@ss#Wq7z@db…`: it ends at the last `@` before the
+  // host, not at a `#` after the first one.)
   {
     name: 'url_password',
-    pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*(?:@[^\s:/@"']*)?:(?<secret>[^\s@/"']+(?:@[^\s@/"']+)*?)@(?=[^\s@/"']*(?:[/?#\s"'\\]|$))`),
+    pattern: re(String.raw`${AT}[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^\s:/@"']*(?:@[^\s:/@"']*)?:(?<secret>[^\s@/"']+(?:@[^\s@/"'?]+)*)@(?=[^\s@/"']*(?:[/?#\s"'\\]|$))`),
     // (Not a JDBC URL's properties before a password holding `@`: `sqlserver://h:1433;user=app;password=…@…`.)
     check: (_, secret) => notPlaceholder(_, secret) && !/;[\w.-]+=/.test(secret ?? ''),
     gate: ['://'],
