@@ -77,6 +77,10 @@ const cases: [id: string, kind: SecretKind, text: string, secret: string][] = [
   ["html-numeric-entities", 'env', "password=&#88;&#107;&#50;&#57;&#100;&#102;&#81;&#97;&#55;&#122;", "&#88;&#107;&#50;&#57;"],
   ["js-hex-escapes", 'env', "const k = \"\\x73\\x6b\\x5f\\x6c\\x69\\x76\\x65\\x5f\\x35\\x31\\x4e\\x66\\x51\\x65\\x32\\x4c\\x6b\\x64\\x49\\x77\\x48\\x75\\x37\\x69\\x78\\x43\\x36\\x5a\\x33\\x4c\\x62\\x7a\";", "\\x73\\x6b\\x5f\\x6c\\x69\\x76\\x65"],
   ['url-password-with-at-and-hash', 'connection-string', "DATABASE_URL=postgres://app:p@ss#Wq7z2026xK@db.acme.internal:5432/app", "p@ss#Wq7z2026xK"],
+  ["cohere-key-bare-in-prose", 'log-password', "the cohere key C6Z3Lbzmv24KmH7ZKWX91u3dQSLdcKx37zuMOkXk was revoked", "C6Z3Lbzmv24KmH7ZKWX91u3dQSLdcKx37zuMOkXk"],
+  ["api-key-in-german-error", 'log-password', "Fehler 401: API-Schlüssel Lx2pKn7vTz4wMq8rBc5dYh3n ist ungültig oder abgelaufen", "Lx2pKn7vTz4wMq8rBc5dYh3n"],
+  ["totp-seed-in-json-export", 'private-key', "{\"issuer\":\"AWS\",\"account\":\"root@acme.io\",\"seed\":\"G4JOYVTP3BEOYNKDFXXGLDEB2PE37QHB\",\"digits\":6,\"period\":30}", "G4JOYVTP3BEOYNKDFXXGLDEB2PE37QHB"],
+  ["pagerduty-routing-key", 'key-name', "{\"routing_key\": \"R02878a9b4b420e3c054d7fe252a841e\", \"event_action\": \"trigger\", \"payload\": {\"summary\": \"db down\", \"severity\": \"critical\"}}", "R02878a9b4b420e3c054d7fe252a841e"],
 ];
 
 export const TENTH_SIBLING_SHAPES: readonly SecretShape[] = cases.map(([id, kind, text, secret]) => ({ id: `tenth-${id}`, kind, secret, text }));

@@ -76,4 +76,25 @@ export const CODE_RULES: readonly ShapeRule[] = [
     check: notPlaceholder,
     gate: ['expect'],
   },
+  // A key in prose right after the word for it (`the cohere key <key> was revoked`, German's
+  // `API-Schlüssel <key> ist ungültig`): 24 to 64 letters and digits with capitals, small letters and digits.
+  {
+    name: 'api_key',
+    pattern: re(String.raw`\b(?:[Kk]ey|KEY|[Ss]chlüssel|[Cc]lave|[Cc]lé)[ \t]+(?<secret>(?=[A-Za-z0-9]{0,63}\d)(?=[A-Za-z0-9]{0,63}[A-Z])(?=[A-Za-z0-9]{0,63}[a-z])[A-Za-z0-9]{24,64})(?![A-Za-z0-9])`),
+    gate: ['key', 'schlüssel', 'clave', 'clé'],
+  },
+  // PagerDuty's integration key under its Events API name (an AMQP routing key is dotted words), a
+  // one-time-password seed (base32) under \`seed\` in an authenticator's export.
+  {
+    name: 'api_key',
+    pattern: re(String.raw`\\?"routing_key\\?"[ \t]*:[ \t]*\\?"(?<secret>[A-Za-z0-9]{32})\\?"`),
+    check: (_, secret) => secret !== undefined && /\d/.test(secret) && /[a-z]/i.test(secret),
+    gate: ['routing_key'],
+  },
+  {
+    name: 'api_key',
+    pattern: re(String.raw`\\?"seed\\?"[ \t]*:[ \t]*\\?"(?<secret>[A-Z2-7]{16,64}={0,6})\\?"`),
+    check: (_, secret) => secret !== undefined && /[A-Z]/.test(secret) && /[2-7]/.test(secret),
+    gate: ['"seed"', '\\"seed\\"'],
+  },
 ];
