@@ -22,7 +22,7 @@ export const CODE_RULES: readonly ShapeRule[] = [
   // Some(p))`, Elasticsearch's `api_key=(id, key)`); and a key given to a signing or cipher call
   // (`hmac.new(b"…"`, `AES.new(b'…'`, Go's `SignedString([]byte("…"))`, `Keys.hmacShaKeyFor("…"`,
   // Rust's `bearer_auth("…")`, Node's `createHmac(alg, "…")` and `createCipheriv(alg,
-  // Buffer.from("…"`, Apple's keychain `kSecValueData as String: "…"`).
+  // Buffer.from(<hex>`, Apple's keychain `kSecValueData as String: "…"`).
   {
     name: 'config_secret',
     pattern: re(
