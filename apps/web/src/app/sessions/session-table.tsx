@@ -1,12 +1,13 @@
 import Link from 'next/link';
 import { ErrorsInsideBadge, OutcomeBadge } from '@/components/badges';
 import { CursorPagination } from '@/components/pagination';
+import { lagText } from '@/components/replica-lag';
 import { formatCost, formatCostShort } from '@/lib/cost';
 import { formatDateTime, formatDuration, formatInt, formatWeight } from '@/lib/format';
 import { hrefWith } from '@/lib/search-params';
 import { isFiltered, type ParsedSessionQuery } from '@/lib/session-query';
 import { defaultDirection, type SessionSort, type SortDirection } from '@/lib/session-sort';
-import { db, heavyRead } from '@/server/db';
+import { db, heavyRead, replicaLagNotice } from '@/server/db';
 import { priceBookOf } from '@/server/queries/costs';
 import { listSessions, projectHasHeldSessions, projectHasSessions, type SessionRowDto } from '@/server/queries/sessions';
 import { ClassBar } from './class-bar';
@@ -64,9 +65,16 @@ export async function SessionTable({ project, q, query, sort, dir, after, before
     if (!isFiltered(query) && !(await heavyRead((d) => projectHasSessions(d, project), { orPrimaryWhen: (has) => !has }))) return <EmptyState project={project} collectorUrl={collectorUrl} />;
     const sampling = query.filters.sampling ?? 'kept';
     const held = sampling === 'kept' && (await heavyRead((d) => projectHasHeldSessions(d, project)));
+    // Read from a replica behind the collector: say so, not that nothing matches (a new project's
+    // first sessions are on the primary only, and no filter was set).
+    const lag = await replicaLagNotice();
     return (
       <div data-testid="sessions-none" className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-16 text-center text-sm text-slate-600">
-        No sessions match this query.
+        {lag === null
+          ? 'No sessions match this query.'
+          : isFiltered(query)
+            ? `No sessions match this query in the data as of ${lagText(lag.lagMs)} ago (read replica lagging).`
+            : `None of this project's sessions has reached the read replica yet (it is ${lagText(lag.lagMs)} behind): they show here once it catches up.`}
         {held ? (
           <p className="mt-2">
             Sessions waiting for a sampling decision are not listed:{' '}
