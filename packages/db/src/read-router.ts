@@ -54,6 +54,13 @@ export interface ReadRouterOptions {
   checkEveryMs?: number;
   /** A check that takes longer counts as an unreachable replica (default 2 s). */
   checkTimeoutMs?: number;
+  /**
+   * After a read fails on the replica, reads stay on the primary this long before a check may send
+   * them back (default 15 s), doubled after each failure in a row up to 8 times it: a replica whose
+   * open connections answer checks while new ones cannot connect (a frozen server) fails one read
+   * per hold, not one per check.
+   */
+  failureHoldMs?: number;
   /** Monotonic milliseconds (tests pass their own). */
   clock?: () => number;
   /** Told when where reads go changes (the replica, or the primary and why), once per change. */
@@ -94,6 +101,10 @@ export class ReadRouter {
   private readonly onChange: ((choice: ReadChoice) => void) | undefined;
   /** The last source and fallback told to onChange. */
   private told: string | null = null;
+  private readonly failureHoldMs: number;
+  /** Until when reads stay on the primary after a read failed on the replica, and how many failed in a row. */
+  private heldUntil = 0;
+  private failures = 0;
 
   constructor(opts: ReadRouterOptions) {
     this.primary = opts.primary;
@@ -104,6 +115,7 @@ export class ReadRouter {
     // 2 s: a replica that answers slower than that would make every page slow; the primary is there.
     this.checkTimeoutMs = opts.checkTimeoutMs ?? 2000;
     this.clock = opts.clock ?? (() => performance.now());
+    this.failureHoldMs = opts.failureHoldMs ?? 15_000;
     this.onChange = opts.onChange;
   }
 
@@ -130,6 +142,7 @@ export class ReadRouter {
   choose(): Promise<ReadChoice> {
     if (!this.replica) return Promise.resolve(this.onPrimary(null));
     const now = this.clock();
+    if (now < this.heldUntil) return Promise.resolve(this.onPrimary('unreachable'));
     if (this.last && now - this.last.at < this.checkEveryMs) return this.last.choice;
     if (this.settled?.fallback === 'unreachable') {
       const known = this.settled;
@@ -163,11 +176,14 @@ export class ReadRouter {
     try {
       value = await read(choice.db);
     } catch {
-      // Reads go to the primary now; the next one checks the replica again, beside its read.
+      // Reads go to the primary now and for the hold; the first one after it checks the replica again, beside its read.
       this.last = null;
       this.settled = this.onPrimary('unreachable');
+      this.failures++;
+      this.heldUntil = this.clock() + this.failureHoldMs * 2 ** Math.min(this.failures - 1, 3);
       return { value: await read(this.primary), choice: this.tell(this.settled) };
     }
+    this.failures = 0;
     if (opts.orPrimaryWhen?.(value)) return { value: await read(this.primary), choice: this.onPrimary(null) };
     return { value, choice };
   }

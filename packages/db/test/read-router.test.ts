@@ -109,7 +109,7 @@ it('runs again on the primary a read the replica does not answer in time, and sa
   // that stopped answering: the read waited for ever).
   const slow = createPrisma(withDatabase(replica?.url as string, 'guardtrace'), { max: 1, connectionTimeoutMillis: 1000, queryTimeoutMillis: 300 });
   try {
-    const r = new ReadRouter({ primary, replica: slow, maxLagMs: 60_000, checkEveryMs: 0, onChange: (c) => told.push(`${c.source}:${c.fallback}`) });
+    const r = new ReadRouter({ primary, replica: slow, maxLagMs: 60_000, checkEveryMs: 0, failureHoldMs: 0, onChange: (c) => told.push(`${c.source}:${c.fallback}`) });
     const read = (c: PrismaClient) => c.$queryRaw<{ r: boolean }[]>`SELECT pg_is_in_recovery() AS r FROM pg_sleep(1)`.then((x) => x[0]?.r);
     const t = performance.now();
     const { value, choice } = await r.read(read);
@@ -124,6 +124,40 @@ it('runs again on the primary a read the replica does not answer in time, and sa
   } finally {
     await slow.$disconnect();
   }
+});
+
+it('after a read fails on the replica, reads stay on the primary for a hold that doubles with each failure in a row, though checks pass', async () => {
+  // A replica whose checks answer while reads on it fail (a frozen server whose open connections
+  // still answer): before, each check sent the reads back and each next read failed again.
+  let now = 0;
+  const r = new ReadRouter({ primary, replica: onReplica, maxLagMs: 60_000, checkEveryMs: 0, clock: () => now });
+  const failing = (c: PrismaClient) => (c === onReplica ? Promise.reject(new Error('connection timeout')) : inRecovery(c));
+  expect((await r.read(failing)).choice).toMatchObject({ source: 'primary', fallback: 'unreachable' });
+  // Back on the replica once a check (run beside the reads) has found it answering: polled for 1 s.
+  const back = async () => {
+    for (let i = 0; i < 20; i++) {
+      if ((await r.choose()).source === 'replica') return true;
+      await sleep(50);
+    }
+    return false;
+  };
+  now = 14_000;
+  // Within the hold, however the checks answer (before: back at the first check).
+  expect(await back()).toBe(false);
+  expect(await r.choose()).toMatchObject({ source: 'primary', fallback: 'unreachable' });
+  now = 15_000;
+  expect(await back()).toBe(true);
+  // A second failure in a row: 30 s.
+  expect((await r.read(failing)).choice.source).toBe('primary');
+  now = 15_000 + 29_000;
+  expect(await back()).toBe(false);
+  now = 15_000 + 30_000;
+  expect(await back()).toBe(true);
+  expect((await r.read(inRecovery)).choice.source).toBe('replica');
+  // A read that succeeded on the replica: the next failure holds 15 s again.
+  expect((await r.read(failing)).choice.source).toBe('primary');
+  now = 45_000 + 15_000;
+  expect(await back()).toBe(true);
 });
 
 it('while a hung replica gives no answer, reads go to the primary at once, each next check running beside them', async () => {
