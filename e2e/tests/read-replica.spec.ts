@@ -14,7 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { createPrisma, createSignInLink, type PrismaClient, signInLinkPath } from '@guardtrace/db';
+import { createApiKey, createOwnedProject, createPrisma, createSignInLink, type PrismaClient, signInLinkPath } from '@guardtrace/db';
 import { freePort, type RunningReplica, startStreamingReplica } from '@guardtrace/db/dev';
 import { Guardtrace } from '@guardtrace/sdk';
 import { type BrowserContext, expect, request, test } from '@playwright/test';
@@ -50,8 +50,8 @@ async function listening(port: number, child: ChildProcess, timeoutMs: number): 
 }
 
 /** One session recorded by a real agent through the suite's collector (a failed call: always kept). */
-async function recordSession(id: string): Promise<void> {
-  const otel = agentTelemetry('replica-agent');
+async function recordSession(id: string, apiKey?: string): Promise<void> {
+  const otel = agentTelemetry('replica-agent', apiKey ? { apiKey } : {});
   const gt = new Guardtrace({ tracer: otel.tracer });
   gt.tool({ name: 'echo', description: 'Echo text', schema: z.object({ text: z.string() }), flags: { readOnly: true }, execute: (a) => a.text });
   const s = gt.session({ id, agentName: 'replica-agent' });
@@ -176,4 +176,28 @@ test('a lagging replica: the explorer says how old its data is, a new session op
   }).toPass({ timeout: 30_000 });
   await expect(notice).toHaveCount(0);
   await ctx.close();
+});
+
+test('a new project whose first session the lagging replica has not replayed lists it from the primary, not "no match"', async ({ browser }) => {
+  const ctx = await browser.newContext({ baseURL, storageState });
+  const page = await ctx.newPage();
+  const prisma = createPrisma(env('GUARDTRACE_DATABASE_URL'), { max: 1 });
+  const id = `replica-new-${randomBytes(4).toString('hex')}`;
+  await replicaAdmin?.$executeRawUnsafe('SELECT pg_wal_replay_pause()');
+  try {
+    const owner = await prisma.authUser.findUniqueOrThrow({ where: { email: env('GUARDTRACE_OWNER_EMAIL').toLowerCase() } });
+    const project = await createOwnedProject(prisma, `replica new ${id}`, { id: owner.id, email: owner.email });
+    const { key } = await createApiKey(prisma, project.id);
+    await recordSession(id, key);
+    // Before: "No sessions match this query." with no query set (the list came from the replica).
+    await expect(async () => {
+      await page.goto(`/sessions?project=${project.id}`);
+      await expect(page.getByTestId('session-row').filter({ hasText: id })).toBeVisible({ timeout: 1000 });
+    }).toPass({ timeout: 30_000 });
+    await expect(page.getByTestId('sessions-none')).toHaveCount(0);
+  } finally {
+    await replicaAdmin?.$executeRawUnsafe('SELECT pg_wal_replay_resume()');
+    await prisma.$disconnect();
+    await ctx.close();
+  }
 });

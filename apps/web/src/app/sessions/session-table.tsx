@@ -56,7 +56,12 @@ interface Props {
 export async function SessionTable({ project, q, query, sort, dir, after, before, collectorUrl }: Props) {
   // Prices are set in Settings: read from the primary, so a change shows at once (read-your-writes).
   const book = await priceBookOf(db(), project);
-  const list = await heavyRead((d) => listSessions(d, project, { filters: query.filters, terms: query.terms, sort, dir, after, before }, book));
+  // An unfiltered first page the replica has nothing for may lack only what it has not replicated
+  // yet (a new project's first sessions): the primary is asked then.
+  const first = !after && !before && !isFiltered(query);
+  const list = await heavyRead((d) => listSessions(d, project, { filters: query.filters, terms: query.terms, sort, dir, after, before }, book), {
+    orPrimaryWhen: (l) => first && l.rows.length === 0,
+  });
   const keep = { project, q: q || undefined, sort: sort === 'started' ? undefined : sort, dir: dir === defaultDirection(sort) ? undefined : dir };
   const page = (over: Record<string, string | undefined>) => hrefWith('/sessions', keep, over);
 
