@@ -135,18 +135,24 @@ export const GATED_VENDOR_TOKENS: readonly { pattern: string; gate: string }[] =
   { pattern: 'bb_(?:live|test)_[A-Za-z0-9_-]{20,}', gate: 'bb_' },
   { pattern: 'm0-(?=[A-Za-z0-9]{0,59}\\d)(?=[A-Za-z0-9]{0,59}[A-Z])[A-Za-z0-9]{40,60}(?![A-Za-z0-9])', gate: 'm0-' },
   // Observability: Honeycomb's ingest key, Axiom's API and personal tokens.
-  { pattern: 'hc[ax]i[ck]_[A-Za-z0-9]{40,}', gate: 'hc' },
-  { pattern: 'xa[ap]t-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', gate: 'xa' },
+  { pattern: 'hcaik_[A-Za-z0-9]{40,}', gate: 'hcaik_' },
+  { pattern: 'hcxik_[A-Za-z0-9]{40,}', gate: 'hcxik_' },
+  { pattern: 'xaat-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', gate: 'xaat-' },
+  { pattern: 'xapt-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', gate: 'xapt-' },
   // Payments: Paddle, Mollie (`live_`/`test_` and 30 characters, with a digit and a capital), Checkout.com's sandbox.
   { pattern: 'pdl_(?:live|sdbx)_apikey_[A-Za-z0-9_]{30,}', gate: 'pdl_' },
-  { pattern: '(?:live|test)_(?=[A-Za-z0-9]{0,29}\\d)(?=[A-Za-z0-9]{0,29}[A-Z])[A-Za-z0-9]{30}(?![A-Za-z0-9])', gate: '_' },
+  // (Gated by its prefix, not `_`: a one-character gate would try this rule on every identifier.)
+  { pattern: 'live_(?=[A-Za-z0-9]{0,29}\\d)(?=[A-Za-z0-9]{0,29}[A-Z])[A-Za-z0-9]{30}(?![A-Za-z0-9])', gate: 'live_' },
+  { pattern: 'test_(?=[A-Za-z0-9]{0,29}\\d)(?=[A-Za-z0-9]{0,29}[A-Z])[A-Za-z0-9]{30}(?![A-Za-z0-9])', gate: 'test_' },
   { pattern: 'sk_sbox_[a-z0-9]{26,}', gate: 'sk_sbox_' },
   // CI, packages and app platforms: 1Password service accounts, NuGet, Statsig's server secret,
   // Trigger.dev, Stytch, PlanetScale, DataStax Astra, Convex's deploy key.
   { pattern: 'ops_eyJ[A-Za-z0-9+/=_-]{50,}', gate: 'ops_eyJ' },
   { pattern: 'oy2[a-z0-9]{43}(?![a-z0-9])', gate: 'oy2' },
   { pattern: 'secret-(?:(?:live|test)-[A-Za-z0-9_=+/-]{20,}|(?=[A-Za-z0-9]{0,59}\\d)(?=[A-Za-z0-9]{0,59}[A-Z])[A-Za-z0-9]{40,60}(?![A-Za-z0-9]))', gate: 'secret-' },
-  { pattern: 'tr_(?:prod|dev|stg)_[A-Za-z0-9]{20,}', gate: 'tr_' },
+  { pattern: 'tr_prod_[A-Za-z0-9]{20,}', gate: 'tr_prod_' },
+  { pattern: 'tr_dev_[A-Za-z0-9]{20,}', gate: 'tr_dev_' },
+  { pattern: 'tr_stg_[A-Za-z0-9]{20,}', gate: 'tr_stg_' },
   { pattern: 'pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_.-]{30,}', gate: 'pscale_' },
   { pattern: 'AstraCS:[A-Za-z0-9]{20,}:[0-9a-f]{64}', gate: 'AstraCS:' },
   { pattern: '(?:prod|dev|preview):[a-z0-9-]+\\|eyJ[A-Za-z0-9+/=_-]{20,}', gate: '|eyJ' },
